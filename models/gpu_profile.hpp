@@ -1,0 +1,53 @@
+#pragma once
+/// GPU profiles and the roofline model that turns a layer table into per-layer compute times.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/model.hpp"
+
+namespace dtsim::models {
+
+/// Arithmetic precision of the training run.
+enum class Precision { fp32, tf32, fp16, bf16 };
+
+/// Peak rates of one GPU and the fractions of them that DNN kernels reach.
+struct GpuProfile {
+  std::string name;
+  std::string source;                 ///< datasheet the numbers come from
+  double fp32_flops = 0;              ///< flop/s
+  double tf32_flops = 0;              ///< flop/s, 0 if unsupported
+  double fp16_flops = 0;              ///< flop/s (tensor cores, dense)
+  double bf16_flops = 0;              ///< flop/s, 0 if unsupported
+  double memory_Bps = 0;              ///< HBM/GDDR bandwidth, bytes/s
+  double compute_efficiency = 0;      ///< achieved / peak flop/s for dense layers
+  double memory_efficiency = 0;       ///< achieved / peak bandwidth for memory-bound layers
+  /// Peak flop/s at `p`; throws core::InputError when the GPU does not support it.
+  double peak_flops(Precision p) const;
+};
+
+/// Per-layer compute times for one iteration at a given per-GPU batch.
+struct LayerTime {
+  double forward_s = 0;
+  double backward_s = 0;
+  double update_s = 0;  ///< optimizer step for this layer's parameters (memory-bound)
+};
+
+/// Roofline: time = max(flops / (peak * compute_efficiency), bytes / (memory_Bps * memory_efficiency)).
+/// Backward costs twice the forward flops and memory traffic. Layers with `measured` use those times.
+/// When `measured_iteration_s` is set, every roofline time is scaled so that forward + backward + update
+/// of one GPU equals it (calibration to a measured single-GPU iteration).
+std::vector<LayerTime> layer_times(const Model& model, const GpuProfile& gpu, int batch_per_gpu, Precision p,
+                                   std::optional<double> measured_iteration_s = std::nullopt);
+
+/// Names of the built-in GPU profiles (registry keys: "v100", "a100", "h100", "rtx2080ti").
+std::vector<std::string> gpu_names();
+/// The built-in profile called `name`; throws core::InputError listing the known names.
+GpuProfile gpu_profile(std::string_view name);
+/// Parses "fp32" | "tf32" | "fp16" | "bf16"; throws core::InputError.
+Precision parse_precision(std::string_view name);
+/// Name of a precision, as written in scenario files.
+std::string_view precision_name(Precision p);
+
+}  // namespace dtsim::models

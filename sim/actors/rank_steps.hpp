@@ -1,0 +1,18 @@
+#pragma once
+/// A plan seen from one rank: per step, whom it sends to and whom it receives from.
+#include <vector>
+
+#include "sim/collectives/schedule.hpp"
+
+namespace dtsim::actors {
+
+/// One rank's part of one step.
+struct RankStep {
+  std::vector<collectives::Transfer> sends;
+  std::vector<collectives::Transfer> receives;
+};
+
+/// steps_by_rank[r][s]: rank r's transfers in step s (steps where r is idle are kept, empty).
+std::vector<std::vector<RankStep>> split_by_rank(const collectives::Schedule& schedule);
+
+}  // namespace dtsim::actors

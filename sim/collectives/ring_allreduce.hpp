@@ -1,0 +1,21 @@
+#pragma once
+/// Ring all-reduce (Patarasuk & Yuan 2009): ring reduce-scatter then ring all-gather, 2(p-1) steps.
+#include "sim/collectives/collective.hpp"
+
+namespace dtsim::collectives {
+
+/// Rank r sends to r+1 (mod p). The vector is cut into p chunks whose sizes differ by at most one byte;
+/// in reduce-scatter step s rank r sends chunk (r - s) mod p, in all-gather step s chunk (r + 1 - s) mod p.
+///
+///   step 0..p-2 (reduce-scatter)     step p-1..2p-3 (all-gather)
+///   0 -> 1 -> 2 -> ... -> p-1 -> 0   same ring, reduced chunks
+///
+/// Cost: 2(p-1) alpha + 2(p-1)/p n beta.
+class RingAllreduce final : public Collective {
+ public:
+  std::string_view name() const override { return "ring"; }
+  Schedule plan(int ranks, std::int64_t bytes) const override;
+  double closed_form_s(int ranks, double bytes, AlphaBeta link) const override;
+};
+
+}  // namespace dtsim::collectives

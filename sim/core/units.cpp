@@ -1,0 +1,117 @@
+#include "sim/core/units.hpp"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <utility>
+
+#include "sim/core/error.hpp"
+
+namespace dtsim::core {
+namespace {
+
+struct Suffix {
+  std::string_view name;
+  double factor;
+};
+
+/// Splits "12.5GBps" into 12.5 and "GBps", then looks the suffix up in `table`.
+double parse_with(std::string_view text, const Suffix* table, std::size_t count, std::string_view what,
+                  std::string_view allowed) {
+  auto fail = [&](const std::string& problem) {
+    throw InputError(problem, std::string("a ") + std::string(what) + " is a number and a unit such as " +
+                                  std::string(allowed));
+  };
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  while (begin < end && *begin == ' ') ++begin;
+  double value = 0.0;
+  auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec != std::errc() || ptr == begin) fail("'" + std::string(text) + "' does not start with a number");
+  std::string_view unit(ptr, static_cast<std::size_t>(end - ptr));
+  while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
+  if (!std::isfinite(value) || value < 0) fail("'" + std::string(text) + "' is negative or not finite");
+  for (std::size_t i = 0; i < count; ++i)
+    if (table[i].name == unit) return value * table[i].factor;
+  if (unit.empty()) fail("'" + std::string(text) + "' has no unit");
+  fail("'" + std::string(text) + "' has an unknown unit '" + std::string(unit) + "'");
+  return 0.0;  // unreachable
+}
+
+constexpr std::array kBandwidth{
+    Suffix{"bps", 1.0 / 8},        Suffix{"Kbps", 1e3 / 8},      Suffix{"Mbps", 1e6 / 8},
+    Suffix{"Gbps", 1e9 / 8},       Suffix{"Tbps", 1e12 / 8},     Suffix{"Bps", 1.0},
+    Suffix{"KBps", 1e3},           Suffix{"MBps", 1e6},          Suffix{"GBps", 1e9},
+    Suffix{"TBps", 1e12},          Suffix{"KiBps", 1024.0},      Suffix{"MiBps", 1048576.0},
+    Suffix{"GiBps", 1073741824.0},
+};
+constexpr std::array kDuration{
+    Suffix{"ns", 1e-9}, Suffix{"us", 1e-6}, Suffix{"ms", 1e-3}, Suffix{"s", 1.0}, Suffix{"min", 60.0},
+};
+constexpr std::array kSize{
+    Suffix{"B", 1.0},   Suffix{"KB", 1e3},          Suffix{"MB", 1e6},          Suffix{"GB", 1e9},
+    Suffix{"TB", 1e12}, Suffix{"KiB", 1024.0},      Suffix{"MiB", 1048576.0},   Suffix{"GiB", 1073741824.0},
+    Suffix{"TiB", 1099511627776.0},
+};
+constexpr std::array kFlopRate{
+    Suffix{"FLOPS", 1.0}, Suffix{"GFLOPS", 1e9}, Suffix{"TFLOPS", 1e12}, Suffix{"PFLOPS", 1e15},
+};
+
+}  // namespace
+
+BytesPerSecond parse_bandwidth(std::string_view text) {
+  double v = parse_with(text, kBandwidth.data(), kBandwidth.size(), "bandwidth",
+                        "\"10Gbps\" (bit/s), \"12.5GBps\" (byte/s); units bps Kbps Mbps Gbps Tbps Bps KBps MBps "
+                        "GBps TBps KiBps MiBps GiBps");
+  if (v <= 0) throw InputError("bandwidth '" + std::string(text) + "' is zero", "a bandwidth must be positive");
+  return v;
+}
+
+Seconds parse_duration(std::string_view text) {
+  return parse_with(text, kDuration.data(), kDuration.size(), "duration",
+                    "\"5us\", \"1.2ms\"; units ns us ms s min");
+}
+
+Bytes parse_size(std::string_view text) {
+  double v = parse_with(text, kSize.data(), kSize.size(), "size",
+                        "\"25MiB\", \"1MB\", \"512B\"; units B KB MB GB TB KiB MiB GiB TiB");
+  if (v != std::floor(v) || v > 9.0e18)
+    throw InputError("size '" + std::string(text) + "' is not a whole number of bytes",
+                     "a size is a whole number of bytes below 9e18");
+  return static_cast<Bytes>(v);
+}
+
+FlopsPerSecond parse_flop_rate(std::string_view text) {
+  double v = parse_with(text, kFlopRate.data(), kFlopRate.size(), "compute rate",
+                        "\"15.7TFLOPS\"; units FLOPS GFLOPS TFLOPS PFLOPS");
+  if (v <= 0) throw InputError("compute rate '" + std::string(text) + "' is zero", "a rate must be positive");
+  return v;
+}
+
+std::string format_bytes(double bytes) {
+  constexpr std::array<std::pair<double, const char*>, 4> units{
+      {{1099511627776.0, "TiB"}, {1073741824.0, "GiB"}, {1048576.0, "MiB"}, {1024.0, "KiB"}}};
+  char buf[64];
+  for (auto [factor, name] : units) {
+    if (bytes >= factor) {
+      std::snprintf(buf, sizeof buf, "%.2f %s", bytes / factor, name);
+      return buf;
+    }
+  }
+  std::snprintf(buf, sizeof buf, "%.0f B", bytes);
+  return buf;
+}
+
+std::string format_duration(Seconds s) {
+  char buf[64];
+  if (s >= 1.0)
+    std::snprintf(buf, sizeof buf, "%.3f s", s);
+  else if (s >= 1e-3)
+    std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.3f us", s * 1e6);
+  return buf;
+}
+
+}  // namespace dtsim::core

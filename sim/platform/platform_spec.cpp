@@ -1,0 +1,57 @@
+#include "sim/platform/platform_spec.hpp"
+
+#include <array>
+#include <utility>
+
+#include "sim/core/error.hpp"
+
+namespace dtsim::platform {
+namespace {
+
+constexpr std::array kTopologies{std::pair{Topology::star, "star"}, std::pair{Topology::two_level, "two_level"}};
+constexpr std::array kModels{std::pair{NetworkModel::alpha_beta, "alpha_beta"}, std::pair{NetworkModel::cm02, "CM02"},
+                             std::pair{NetworkModel::lv08, "LV08"}};
+
+template <class Table>
+std::vector<std::string> names_of(const Table& table) {
+  std::vector<std::string> names;
+  for (const auto& [value, name] : table) names.emplace_back(name);
+  return names;
+}
+
+template <class Table, class Value>
+std::string name_of(const Table& table, Value v) {
+  for (const auto& [value, name] : table)
+    if (value == v) return name;
+  DTSIM_CHECK(false, "enum value without a name");
+}
+
+template <class Table>
+auto parse_in(const Table& table, const std::string& text, std::string_view what) {
+  for (const auto& [value, name] : table)
+    if (text == name) return value;
+  throw core::unknown_name(what, text, names_of(table));
+}
+
+}  // namespace
+
+std::string topology_name(Topology t) { return name_of(kTopologies, t); }
+std::string network_model_name(NetworkModel m) { return name_of(kModels, m); }
+std::vector<std::string> topology_names() { return names_of(kTopologies); }
+std::vector<std::string> network_model_names() { return names_of(kModels); }
+Topology parse_topology(const std::string& name) { return parse_in(kTopologies, name, "topology"); }
+NetworkModel parse_network_model(const std::string& name) { return parse_in(kModels, name, "network model"); }
+
+std::vector<std::string> network_settings(NetworkModel m) {
+  switch (m) {
+    case NetworkModel::alpha_beta:
+      return {"network/model:CM02", "network/crosstraffic:0", "network/TCP-gamma:1e30"};
+    case NetworkModel::cm02:
+      return {"network/model:CM02"};
+    case NetworkModel::lv08:
+      return {"network/model:LV08"};
+  }
+  DTSIM_CHECK(false, "unknown network model");
+}
+
+}  // namespace dtsim::platform

@@ -1,0 +1,24 @@
+#pragma once
+/// The `analytic` level: the iteration recurrence in closed form, no SimGrid.
+#include <vector>
+
+#include "sim/collectives/rank_traffic.hpp"
+#include "sim/run/timeline.hpp"
+#include "sim/scheduling/iteration_plan.hpp"
+
+namespace dtsim::run {
+
+/// Closed-form cost of one bucket's collective and the bytes each rank moves for it.
+struct BucketCost {
+  double time_s = 0;
+  std::vector<collectives::RankTraffic> traffic;  ///< indexed by rank
+};
+
+/// BSP iterations with one FIFO communication stream per worker (Shi et al.'s WFBP recurrence):
+///   ready[b] = end of backward of bucket b's ready layer
+///   start[b] = max(end[b-1], ready[b]),  end[b] = start[b] + cost[b]
+/// The next iteration starts after the last bucket and the optimizer step. All workers are identical.
+Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vector<BucketCost>& costs, int workers,
+                           int iterations);
+
+}  // namespace dtsim::run

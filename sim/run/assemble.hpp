@@ -1,0 +1,13 @@
+#pragma once
+/// Turns a raw Timeline into iteration times, throughput, efficiency and breakdowns.
+#include "sim/run/run_result.hpp"
+#include "sim/run/timeline.hpp"
+
+namespace dtsim::run {
+
+/// Job iteration i ends when its last worker finishes the optimizer step; its time is that end minus the
+/// previous iteration's end. Per worker: forward, backward, update and exposed communication come from its
+/// own marks, idle is the rest of the job's iteration. Efficiency compares with `single_worker_iteration_s`.
+RunResult assemble_result(RunInfo info, Timeline timeline, double single_worker_iteration_s);
+
+}  // namespace dtsim::run

@@ -1,0 +1,81 @@
+#pragma once
+/// What one simulation run produces; everything viz/ writes comes from here.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dtsim::run {
+
+/// Where one worker's time in one iteration went. forward + backward + update + exposed_comm + idle
+/// equals the iteration time.
+struct Breakdown {
+  double forward_s = 0;
+  double backward_s = 0;
+  double update_s = 0;        ///< optimizer step
+  double exposed_comm_s = 0;  ///< communication not hidden behind compute
+  double idle_s = 0;          ///< waiting for other workers
+};
+
+/// One iteration of the whole job (BSP: all workers).
+struct IterationResult {
+  int index = 0;
+  double start_s = 0;
+  double end_s = 0;
+  double time_s = 0;                    ///< end_s - start_s
+  double samples_per_s = 0;            ///< global batch / time_s
+  double scaling_efficiency = 0;       ///< samples_per_s / (workers * single-worker samples/s)
+  std::vector<Breakdown> per_worker;   ///< indexed by worker
+};
+
+/// Bytes one worker put on and took off the network over the whole run.
+struct WorkerTraffic {
+  std::int64_t bytes_sent = 0;
+  std::int64_t bytes_received = 0;
+};
+
+/// One interval on the timeline (Chrome trace "X" event).
+struct TraceEvent {
+  int worker = 0;
+  std::string lane;   ///< "compute" or "comm"
+  std::string name;   ///< e.g. "fwd conv1", "bwd layer4.2.conv3", "allreduce bucket 3"
+  std::string category;  ///< "forward", "backward", "update", "comm"
+  double start_s = 0;
+  double end_s = 0;
+  std::int64_t bytes = 0;  ///< payload bytes of a communication event, 0 otherwise
+};
+
+/// Identification of the run, echoed into every report.
+struct RunInfo {
+  std::string scenario;        ///< file path or "built-in default"
+  std::string model;
+  std::string gpu;
+  std::string precision;
+  std::string platform;        ///< platform name
+  std::string topology;        ///< "star", "two_level", ...
+  std::string network_model;   ///< SimGrid network model, e.g. "CM02"
+  std::vector<std::string> network_settings;  ///< every SimGrid setting applied, "key:value"
+  std::string sync;
+  std::string collective;
+  std::string scheduler;
+  std::string fidelity;
+  int workers = 0;
+  int batch_per_worker = 0;
+  int iterations = 0;
+  std::int64_t parameters = 0;
+  std::int64_t gradient_tensors = 0;
+  std::int64_t buckets = 0;    ///< communication messages (buckets) per iteration
+};
+
+/// The full result of one run.
+struct RunResult {
+  RunInfo info;
+  std::vector<IterationResult> iterations;
+  double mean_iteration_s = 0;            ///< mean over iterations
+  double samples_per_s = 0;               ///< global batch / mean_iteration_s
+  double single_worker_iteration_s = 0;   ///< forward + backward + update of one worker, no communication
+  double scaling_efficiency = 0;
+  std::vector<WorkerTraffic> traffic;     ///< indexed by worker
+  std::vector<TraceEvent> events;         ///< timeline, in start order
+};
+
+}  // namespace dtsim::run

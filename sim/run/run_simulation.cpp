@@ -1,0 +1,78 @@
+#include "sim/run/run_simulation.hpp"
+
+#include "sim/actors/message_level.hpp"
+#include "sim/collectives/schedule_time.hpp"
+#include "sim/platform/fabric.hpp"
+#include "sim/run/analytic_timeline.hpp"
+#include "sim/run/assemble.hpp"
+#include "sim/scheduling/scheduler.hpp"
+
+namespace dtsim::run {
+namespace {
+
+/// Gradients are fp32 on the wire (frameworks keep fp32 master gradients under mixed precision too).
+constexpr std::int64_t kGradientElementBytes = 4;
+
+RunInfo make_info(const scenario::Scenario& s, const scheduling::IterationPlan& plan) {
+  RunInfo info;
+  info.scenario = s.source;
+  info.model = s.model.name;
+  info.gpu = s.gpu.name;
+  info.precision = std::string(models::precision_name(s.precision));
+  info.platform = s.platform.name;
+  info.topology = platform::topology_name(s.platform.topology);
+  info.network_model = platform::network_model_name(s.platform.network_model);
+  if (s.fidelity != scenario::Fidelity::analytic) info.network_settings = platform::network_settings(s.platform.network_model);
+  info.sync = s.sync;
+  info.collective = s.collective;
+  info.scheduler = s.scheduler;
+  info.fidelity = scenario::fidelity_name(s.fidelity);
+  info.workers = s.workers;
+  info.batch_per_worker = s.batch_size;
+  info.iterations = s.iterations;
+  info.parameters = s.model.parameter_count();
+  info.gradient_tensors = s.model.tensor_count();
+  info.buckets = static_cast<std::int64_t>(plan.buckets.size());
+  return info;
+}
+
+std::vector<BucketCost> analytic_costs(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
+                                       const collectives::Collective& collective) {
+  const platform::Fabric fabric(s.platform);
+  std::vector<BucketCost> costs;
+  for (const scheduling::Bucket& b : plan.buckets) {
+    const collectives::Schedule schedule = collective.plan(s.workers, b.bytes);
+    costs.push_back({collectives::schedule_time_s(schedule, fabric), collectives::traffic_by_rank(schedule)});
+  }
+  return costs;
+}
+
+}  // namespace
+
+scheduling::IterationPlan make_iteration_plan(const scenario::Scenario& s) {
+  scheduling::IterationPlan plan;
+  const std::vector<models::LayerTime> times =
+      models::layer_times(s.model, s.gpu, s.batch_size, s.precision, s.measured_iteration_s);
+  std::vector<scheduling::GradientTensor> tensors;
+  for (std::size_t l = 0; l < s.model.layers.size(); ++l) {
+    const models::Layer& layer = s.model.layers[l];
+    plan.layers.push_back({layer.name, times[l].forward_s, times[l].backward_s, times[l].update_s});
+    for (const models::Tensor& t : layer.tensors)
+      tensors.push_back({static_cast<int>(l), t.numel() * kGradientElementBytes});
+  }
+  plan.buckets = scheduling::make_scheduler(s.scheduler)->buckets(tensors);
+  return plan;
+}
+
+RunResult run_simulation(const scenario::Scenario& s) {
+  const scheduling::IterationPlan plan = make_iteration_plan(s);
+  const auto collective = collectives::make_collective(s.collective);
+  Timeline timeline = s.fidelity == scenario::Fidelity::analytic
+                          ? analytic_timeline(plan, analytic_costs(s, plan, *collective), s.workers, s.iterations)
+                          : actors::simulate_message_level(s.platform, plan, *collective, s.workers, s.iterations);
+  double single_worker_s = 0;
+  for (const auto& layer : plan.layers) single_worker_s += layer.forward_s + layer.backward_s + layer.update_s;
+  return assemble_result(make_info(s, plan), std::move(timeline), single_worker_s);
+}
+
+}  // namespace dtsim::run

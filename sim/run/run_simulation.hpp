@@ -1,0 +1,16 @@
+#pragma once
+/// The library's front door: a validated scenario in, a RunResult out.
+#include "sim/run/run_result.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/scheduling/iteration_plan.hpp"
+
+namespace dtsim::run {
+
+/// Per-layer compute times of the scenario's model on its GPU and the scheduler's buckets.
+scheduling::IterationPlan make_iteration_plan(const scenario::Scenario& scenario);
+
+/// Simulates the scenario at its fidelity. The `message` level creates this process's SimGrid engine,
+/// so call it at most once per process at that level.
+RunResult run_simulation(const scenario::Scenario& scenario);
+
+}  // namespace dtsim::run

@@ -1,0 +1,13 @@
+#pragma once
+/// Names of timeline events, shared by every executor so traces from all levels look the same.
+#include <string>
+
+#include "sim/scheduling/iteration_plan.hpp"
+
+namespace dtsim::run {
+
+inline std::string forward_event(const scheduling::LayerPhase& layer) { return "forward " + layer.name; }
+inline std::string backward_event(const scheduling::LayerPhase& layer) { return "backward " + layer.name; }
+inline std::string bucket_event(int bucket) { return "allreduce bucket " + std::to_string(bucket); }
+
+}  // namespace dtsim::run

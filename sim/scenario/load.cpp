@@ -1,0 +1,218 @@
+#include "sim/scenario/load.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "models/layer_table.hpp"
+#include "models/zoo.hpp"
+#include "sim/collectives/collective.hpp"
+#include "sim/core/error.hpp"
+#include "sim/scenario/embedded_files.hpp"
+#include "sim/scenario/overrides.hpp"
+#include "sim/scenario/platform_section.hpp"
+#include "sim/scenario/section.hpp"
+#include "sim/scheduling/scheduler.hpp"
+
+namespace dtsim::scenario {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr const char* kDefaultScenario = "scenarios/default.toml";
+constexpr int kMaxWorkers = 1 << 20;
+
+std::optional<std::string_view> embedded(std::string_view path) {
+  for (const EmbeddedFile& f : embedded_files())
+    if (f.path == path) return f.contents;
+  return std::nullopt;
+}
+
+toml::table parse_toml(std::string_view text, const std::string& source) {
+  try {
+    return toml::parse(text, source);
+  } catch (const toml::parse_error& e) {
+    throw core::InputError(where(e.source()), std::string(e.description()), "the file must be valid TOML v1.0");
+  }
+}
+
+std::string read_file(const std::string& path, const std::string& referrer, const std::string& what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw core::InputError(referrer, "cannot read " + what + " '" + path + "'", "give the path of a readable file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// A platform reference: a built-in name ("v100_4x4_10gbe") or a path relative to the scenario's folder.
+toml::table platform_table(const std::string& ref, const std::string& ref_where, const fs::path& base,
+                           std::string& source) {
+  if (ref.find('/') == std::string::npos && !ref.ends_with(".toml")) {
+    const std::string path = "platforms/" + ref + ".toml";
+    const auto text = embedded(path);
+    if (!text) throw core::unknown_name("platform", ref, builtin_platform_names()).at(ref_where);
+    source = "built-in " + ref;
+    return parse_toml(*text, path);
+  }
+  const std::string path = (base / ref).lexically_normal().string();
+  source = path;
+  return parse_toml(read_file(path, ref_where, "platform file"), path);
+}
+
+models::Layer table_layer(Section& s) {
+  models::Layer layer;
+  layer.name = s.required_string("name");
+  const std::int64_t params = s.integer("parameters", 0, 0, std::int64_t{1} << 40);
+  if (params > 0) layer.tensors.push_back({layer.name + ".weight", {params}});
+  if (s.has("forward_flops")) {
+    layer.forward_flops = s.number("forward_flops", 0, 1e18);
+  } else {
+    models::MeasuredTime t;
+    t.forward_s = s.duration("forward_time");
+    t.backward_s = s.duration("backward_time");
+    layer.measured = t;
+  }
+  s.finish();
+  return layer;
+}
+
+models::Model load_model(Section& m, const fs::path& base) {
+  if (m.has("layers")) {
+    models::Model model;
+    model.name = m.required_string("name");
+    model.source = "layer table in " + m.where_table();
+    for (Section& l : m.tables("layers")) model.layers.push_back(table_layer(l));
+    if (model.layers.empty())
+      throw core::InputError(m.where_key("layers"), "the layer table is empty", "give at least one [[model.layers]]");
+    return model;
+  }
+  if (auto file = m.optional_string("file")) {
+    const std::string path = (base / *file).lexically_normal().string();
+    try {
+      return models::read_layer_table_csv(path);
+    } catch (const core::InputError& e) {
+      if (fs::exists(path)) throw;
+      throw e.at(m.where_key("file"));
+    }
+  }
+  const std::string name = m.required_string("name");
+  try {
+    return models::make_model(name);
+  } catch (const core::InputError& e) {
+    throw e.at(m.where_key("name"));
+  }
+}
+
+void load_gpu(Section& g, Scenario& s) {
+  const std::string profile = g.string("profile", "v100");
+  try {
+    s.gpu = models::gpu_profile(profile);
+  } catch (const core::InputError& e) {
+    throw e.at(g.where_key("profile"));
+  }
+  const std::string precision = g.choice("precision", "fp32", {"fp32", "tf32", "fp16", "bf16"});
+  s.precision = models::parse_precision(precision);
+  try {
+    s.gpu.peak_flops(s.precision);
+  } catch (const core::InputError& e) {
+    throw e.at(g.where_key("precision"));
+  }
+  s.measured_iteration_s = g.optional_duration("measured_iteration_time");
+  if (s.measured_iteration_s && *s.measured_iteration_s <= 0)
+    throw core::InputError(g.where_key("measured_iteration_time"), "the measured iteration time is zero",
+                           "it must be positive");
+  g.finish();
+}
+
+Scenario build(toml::table& root, const std::string& source, const fs::path& base) {
+  Scenario s;
+  s.source = source;
+  Section top(root, "");
+
+  const toml::node* platform_node = root.get("platform");
+  toml::table platform_overlay;
+  std::string platform_ref;
+  std::string ref_where = top.where_key("platform");
+  if (platform_node && platform_node->is_table()) {
+    Section p(*platform_node->as_table(), "platform");
+    platform_ref = p.required_string("file");
+    ref_where = p.where_key("file");
+    platform_overlay = *platform_node->as_table();
+    platform_overlay.erase("file");
+  } else {
+    platform_ref = top.required_string("platform");
+  }
+  top.has("platform");
+  toml::table platform = platform_table(platform_ref, ref_where, base, s.platform_source);
+  merge_into(platform, platform_overlay);
+  s.platform = load_platform(platform);
+
+  auto model = top.table("model");
+  if (!model) throw core::InputError(top.where_table(), "missing table [model]", "name a built-in model or a layer table");
+  s.model = load_model(*model, base);
+  model->finish();
+
+  auto gpu = top.table("gpu");
+  toml::table empty;
+  Section no_gpu(empty, "gpu");
+  load_gpu(gpu ? *gpu : no_gpu, s);
+
+  s.workers = static_cast<int>(top.required_integer("workers", 1, kMaxWorkers));
+  if (s.workers > s.platform.hosts())
+    throw core::InputError(top.where_key("workers"),
+                           "workers = " + std::to_string(s.workers) + " exceeds the " +
+                               std::to_string(s.platform.hosts()) + " GPUs of platform '" + s.platform.name + "'",
+                           "at most " + std::to_string(s.platform.hosts()) + " on this platform");
+  s.batch_size = static_cast<int>(top.required_integer("batch_size", 1, 1 << 24));
+  s.iterations = static_cast<int>(top.integer("iterations", 3, 1, 100000));
+
+  if (auto strategy = top.table("strategy")) {
+    s.sync = strategy->choice("sync", "bsp", {"bsp"});
+    s.collective = strategy->choice("collective", "ring", collectives::collective_names());
+    s.scheduler = strategy->choice("scheduler", "wfbp", scheduling::scheduler_names());
+    const std::string fidelity = strategy->choice("fidelity", "message", fidelity_names());
+    s.fidelity = fidelity == "analytic" ? Fidelity::analytic : Fidelity::message;
+    if (s.fidelity == Fidelity::analytic && s.platform.network_model != platform::NetworkModel::alpha_beta)
+      throw core::InputError(strategy->where_key("fidelity"),
+                             "fidelity 'analytic' is closed-form alpha-beta and cannot model network model '" +
+                                 platform::network_model_name(s.platform.network_model) + "'",
+                             "use fidelity = \"message\", or network.model = \"alpha_beta\" in the platform");
+    strategy->finish();
+  }
+  if (auto output = top.table("output")) {
+    s.output.dir = output->string("dir", s.output.dir);
+    s.output.timeline = output->boolean("timeline", s.output.timeline);
+    output->finish();
+  }
+  top.finish();
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> fidelity_names() { return {"analytic", "message"}; }
+
+std::string fidelity_name(Fidelity f) { return f == Fidelity::analytic ? "analytic" : "message"; }
+
+std::vector<std::string> builtin_platform_names() {
+  std::vector<std::string> names;
+  for (const EmbeddedFile& f : embedded_files())
+    if (f.path.starts_with("platforms/"))
+      names.emplace_back(f.path.substr(10, f.path.size() - 10 - 5));
+  return names;
+}
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  toml::table root = parse_toml(read_file(path, path, "scenario file"), path);
+  apply_overrides(root, overrides);
+  return build(root, path, fs::path(path).parent_path());
+}
+
+Scenario load_default_scenario(const std::vector<std::string>& overrides) {
+  const auto text = embedded(kDefaultScenario);
+  DTSIM_CHECK(text.has_value(), "the default scenario is not embedded");
+  toml::table root = parse_toml(*text, kDefaultScenario);
+  apply_overrides(root, overrides);
+  return build(root, "built-in default (" + std::string(kDefaultScenario) + ")", fs::current_path());
+}
+
+}  // namespace dtsim::scenario

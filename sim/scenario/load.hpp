@@ -1,0 +1,18 @@
+#pragma once
+/// Reading scenario and platform files: the only code in dtsim that reads TOML.
+#include <string>
+#include <vector>
+
+#include "sim/scenario/scenario.hpp"
+
+namespace dtsim::scenario {
+
+/// Loads and validates `path`, applying `overrides` ("section.key=value", value in TOML syntax or a bare
+/// string) on top. Every problem is a core::InputError "file:line:col: problem; what is allowed".
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
+/// The built-in default scenario (scenarios/default.toml, compiled in), with `overrides` applied.
+Scenario load_default_scenario(const std::vector<std::string>& overrides = {});
+/// Names of the built-in platforms (platforms/<name>.toml, compiled in).
+std::vector<std::string> builtin_platform_names();
+
+}  // namespace dtsim::scenario

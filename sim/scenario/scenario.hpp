@@ -1,0 +1,49 @@
+#pragma once
+/// A fully validated what-if: plain structs, no TOML. Produced only by load_scenario.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/gpu_profile.hpp"
+#include "models/model.hpp"
+#include "sim/platform/platform_spec.hpp"
+
+namespace dtsim::scenario {
+
+/// How communication is simulated (DESIGN.md section 2).
+enum class Fidelity {
+  analytic,  ///< closed-form alpha-beta per collective step, no SimGrid
+  message,   ///< every point-to-point message on SimGrid
+};
+
+/// Names accepted for `strategy.fidelity`.
+std::vector<std::string> fidelity_names();
+/// Name of a fidelity as written in scenario files.
+std::string fidelity_name(Fidelity f);
+
+/// Where and what to write.
+struct Output {
+  std::string dir = "dtsim-out";
+  bool timeline = true;  ///< write timeline.json (Chrome trace)
+};
+
+/// One validated scenario.
+struct Scenario {
+  std::string source;           ///< scenario file path, or "built-in default"
+  std::string platform_source;  ///< platform file path or "built-in <name>"
+  platform::PlatformSpec platform;
+  models::Model model;
+  models::GpuProfile gpu;
+  models::Precision precision = models::Precision::fp32;
+  std::optional<double> measured_iteration_s;  ///< calibrate compute to this single-GPU iteration time
+  int workers = 1;
+  int batch_size = 1;  ///< per worker
+  int iterations = 1;
+  std::string sync = "bsp";
+  std::string collective = "ring";
+  std::string scheduler = "wfbp";
+  Fidelity fidelity = Fidelity::message;
+  Output output;
+};
+
+}  // namespace dtsim::scenario

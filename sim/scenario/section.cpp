@@ -1,0 +1,163 @@
+#include "sim/scenario/section.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "sim/core/error.hpp"
+#include "sim/core/units.hpp"
+
+namespace dtsim::scenario {
+
+std::string where(const toml::source_region& source) {
+  const std::string path = source.path ? *source.path : std::string("<input>");
+  if (path.rfind("--set ", 0) == 0) return path;
+  const auto line = source.begin.line == 0 ? 1u : source.begin.line;
+  const auto column = source.begin.column == 0 ? 1u : source.begin.column;
+  return path + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+Section::Section(const toml::table& table, std::string name) : table_(&table), name_(std::move(name)) {}
+
+std::string Section::where_table() const { return where(table_->source()); }
+
+std::string Section::where_key(const std::string& key) const {
+  const toml::node* n = table_->get(key);
+  return n ? where(n->source()) : where_table();
+}
+
+std::string Section::dotted(const std::string& key) const { return name_.empty() ? key : name_ + "." + key; }
+
+const toml::node* Section::node(const std::string& key) {
+  read_.insert(key);
+  return table_->get(key);
+}
+
+bool Section::has(const std::string& key) { return node(key) != nullptr; }
+
+void Section::type_error(const std::string& key, const std::string& expected) const {
+  const toml::node* n = table_->get(key);
+  throw core::InputError(where(n->source()),
+                         "'" + dotted(key) + "' has type " + std::string(toml::impl::node_type_friendly_names
+                                                                              [static_cast<int>(n->type())]),
+                         "it must be " + expected);
+}
+
+std::optional<std::string> Section::optional_string(const std::string& key) {
+  const toml::node* n = node(key);
+  if (!n) return std::nullopt;
+  if (!n->is_string()) type_error(key, "a string");
+  return n->value<std::string>();
+}
+
+std::string Section::string(const std::string& key, const std::string& fallback) {
+  return optional_string(key).value_or(fallback);
+}
+
+std::string Section::required_string(const std::string& key) {
+  auto v = optional_string(key);
+  if (!v) throw core::InputError(where_table(), "missing key '" + dotted(key) + "'", "it is required here");
+  return *v;
+}
+
+std::string Section::choice(const std::string& key, const std::string& fallback,
+                            const std::vector<std::string>& allowed) {
+  std::string v = string(key, fallback);
+  for (const std::string& a : allowed)
+    if (a == v) return v;
+  throw core::unknown_name(dotted(key), v, allowed).at(where_key(key));
+}
+
+std::int64_t Section::integer(const std::string& key, std::int64_t fallback, std::int64_t min, std::int64_t max) {
+  const toml::node* n = node(key);
+  if (!n) return fallback;
+  if (!n->is_integer()) type_error(key, "an integer");
+  const std::int64_t v = *n->value<std::int64_t>();
+  if (v < min || v > max)
+    throw core::InputError(where(n->source()), "'" + dotted(key) + "' = " + std::to_string(v) + " is out of range",
+                           "allowed: " + std::to_string(min) + " to " + std::to_string(max));
+  return v;
+}
+
+std::int64_t Section::required_integer(const std::string& key, std::int64_t min, std::int64_t max) {
+  if (!table_->get(key)) {
+    read_.insert(key);
+    throw core::InputError(where_table(), "missing key '" + dotted(key) + "'", "it is required here");
+  }
+  return integer(key, 0, min, max);
+}
+
+double Section::number(const std::string& key, double min, double max) {
+  const toml::node* n = node(key);
+  if (!n) throw core::InputError(where_table(), "missing key '" + dotted(key) + "'", "it is required here");
+  if (!n->is_number()) type_error(key, "a number");
+  const double v = *n->value<double>();
+  if (!std::isfinite(v) || v < min || v > max)
+    throw core::InputError(where(n->source()), "'" + dotted(key) + "' = " + std::to_string(v) + " is out of range",
+                           "allowed: " + std::to_string(min) + " to " + std::to_string(max));
+  return v;
+}
+
+bool Section::boolean(const std::string& key, bool fallback) {
+  const toml::node* n = node(key);
+  if (!n) return fallback;
+  if (!n->is_boolean()) type_error(key, "true or false");
+  return *n->value<bool>();
+}
+
+namespace {
+
+template <class Parse>
+double with_unit(Section& s, const std::string& key, Parse parse) {
+  const std::string text = s.required_string(key);
+  try {
+    return parse(text);
+  } catch (const core::InputError& e) {
+    throw e.at(s.where_key(key));
+  }
+}
+
+}  // namespace
+
+double Section::bandwidth(const std::string& key) { return with_unit(*this, key, core::parse_bandwidth); }
+
+double Section::duration(const std::string& key) { return with_unit(*this, key, core::parse_duration); }
+
+std::optional<double> Section::optional_duration(const std::string& key) {
+  if (!table_->get(key)) return std::nullopt;
+  return duration(key);
+}
+
+std::optional<Section> Section::table(const std::string& key) {
+  const toml::node* n = node(key);
+  if (!n) return std::nullopt;
+  if (!n->is_table()) type_error(key, "a table");
+  return Section(*n->as_table(), dotted(key));
+}
+
+std::vector<Section> Section::tables(const std::string& key) {
+  std::vector<Section> out;
+  const toml::node* n = node(key);
+  if (!n) return out;
+  if (!n->is_array_of_tables()) type_error(key, "an array of tables ([[" + dotted(key) + "]])");
+  int i = 0;
+  for (const toml::node& element : *n->as_array())
+    out.emplace_back(*element.as_table(), dotted(key) + "[" + std::to_string(i++) + "]");
+  return out;
+}
+
+void Section::finish() const {
+  for (const auto& [key, value] : *table_) {
+    const std::string k(key.str());
+    if (read_.count(k)) continue;
+    std::string list;
+    for (const std::string& a : read_) {
+      if (!list.empty()) list.append(", ");
+      list.append(a);
+    }
+    throw core::InputError(where(key.source()), "unknown key '" + dotted(k) + "'",
+                           "allowed" + std::string(name_.empty() ? " at the top level" : " in [" + name_ + "]") +
+                               ": " + list);
+  }
+}
+
+}  // namespace dtsim::scenario

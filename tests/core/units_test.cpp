@@ -1,0 +1,51 @@
+#include "sim/core/units.hpp"
+
+#include <gtest/gtest.h>
+
+#include "sim/core/error.hpp"
+
+namespace dtsim::core {
+namespace {
+
+TEST(Units, BandwidthInBitsAndBytes) {
+  EXPECT_DOUBLE_EQ(parse_bandwidth("10Gbps"), 1.25e9);
+  EXPECT_DOUBLE_EQ(parse_bandwidth("12.5GBps"), 12.5e9);
+  EXPECT_DOUBLE_EQ(parse_bandwidth("100 Mbps"), 12.5e6);
+  EXPECT_DOUBLE_EQ(parse_bandwidth("1GiBps"), 1073741824.0);
+}
+
+TEST(Units, Durations) {
+  EXPECT_DOUBLE_EQ(parse_duration("5us"), 5e-6);
+  EXPECT_DOUBLE_EQ(parse_duration("1.2ms"), 1.2e-3);
+  EXPECT_DOUBLE_EQ(parse_duration("40ns"), 40e-9);
+  EXPECT_DOUBLE_EQ(parse_duration("2min"), 120.0);
+  EXPECT_DOUBLE_EQ(parse_duration("0s"), 0.0);
+}
+
+TEST(Units, Sizes) {
+  EXPECT_EQ(parse_size("25MiB"), 25 * 1048576);
+  EXPECT_EQ(parse_size("1MB"), 1000000);
+  EXPECT_EQ(parse_size("512B"), 512);
+  EXPECT_EQ(parse_size("1.5KiB"), 1536);
+}
+
+TEST(Units, FlopRates) { EXPECT_DOUBLE_EQ(parse_flop_rate("15.7TFLOPS"), 15.7e12); }
+
+TEST(Units, ErrorsSayWhatIsAllowed) {
+  try {
+    parse_bandwidth("10Gbit");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.problem(), "'10Gbit' has an unknown unit 'Gbit'");
+    EXPECT_NE(e.allowed().find("Gbps"), std::string::npos);
+  }
+  EXPECT_THROW(parse_duration("fast"), InputError);
+  EXPECT_THROW(parse_duration("-1s"), InputError);
+  EXPECT_THROW(parse_duration("5"), InputError);
+  EXPECT_THROW(parse_size("0.5B"), InputError);
+  EXPECT_THROW(parse_bandwidth("0Gbps"), InputError);
+  EXPECT_THROW(parse_duration("nanus"), InputError);
+}
+
+}  // namespace
+}  // namespace dtsim::core

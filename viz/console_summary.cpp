@@ -1,0 +1,38 @@
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "sim/core/units.hpp"
+#include "viz/mean_breakdown.hpp"
+#include "viz/reports.hpp"
+
+namespace dtsim::viz {
+
+void print_console_summary(std::ostream& out, const run::RunResult& r) {
+  const run::RunInfo& i = r.info;
+  fmt::print(out, "dtsim: {}\n", i.scenario);
+  fmt::print(out, "  model      {} ({} parameters, {} gradient tensors), batch {} per GPU, {} {}\n", i.model,
+             i.parameters, i.gradient_tensors, i.batch_per_worker, i.gpu, i.precision);
+  fmt::print(out, "  cluster    {} workers on {} ({}), network model {}\n", i.workers, i.platform, i.topology,
+             i.network_model);
+  fmt::print(out, "  strategy   {} sync, {} all-reduce, scheduler {} ({} buckets), fidelity {}\n\n", i.sync,
+             i.collective, i.scheduler, i.buckets, i.fidelity);
+  fmt::print(out, "{:>5} {:>12} {:>12} {:>10} {:>11} {:>11} {:>11} {:>11} {:>11}\n", "iter", "time", "samples/s",
+             "scaling", "forward", "backward", "update", "exposed", "idle");
+  for (const run::IterationResult& it : r.iterations) {
+    const run::Breakdown b = mean_breakdown(it);
+    fmt::print(out, "{:>5} {:>12} {:>12.1f} {:>9.1f}% {:>11} {:>11} {:>11} {:>11} {:>11}\n", it.index,
+               core::format_duration(it.time_s), it.samples_per_s, 100 * it.scaling_efficiency,
+               core::format_duration(b.forward_s), core::format_duration(b.backward_s),
+               core::format_duration(b.update_s), core::format_duration(b.exposed_comm_s),
+               core::format_duration(b.idle_s));
+  }
+  fmt::print(out, "\nmean iteration {}  |  {:.1f} samples/s  |  scaling efficiency {:.1f}% (1 GPU: {})\n",
+             core::format_duration(r.mean_iteration_s), r.samples_per_s, 100 * r.scaling_efficiency,
+             core::format_duration(r.single_worker_iteration_s));
+  if (!r.traffic.empty())
+    fmt::print(out, "worker 0 sent {} and received {} in {} iterations\n",
+               core::format_bytes(static_cast<double>(r.traffic[0].bytes_sent)),
+               core::format_bytes(static_cast<double>(r.traffic[0].bytes_received)), i.iterations);
+}
+
+}  // namespace dtsim::viz

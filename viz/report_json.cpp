@@ -1,0 +1,63 @@
+#include <nlohmann/json.hpp>
+
+#include "viz/atomic_file.hpp"
+#include "viz/reports.hpp"
+
+namespace dtsim::viz {
+namespace {
+
+nlohmann::json breakdown_json(const run::Breakdown& b) {
+  return {{"forward_s", b.forward_s},       {"backward_s", b.backward_s}, {"update_s", b.update_s},
+          {"exposed_comm_s", b.exposed_comm_s}, {"idle_s", b.idle_s}};
+}
+
+}  // namespace
+
+void write_report_json(const std::string& path, const run::RunResult& r) {
+  const run::RunInfo& i = r.info;
+  nlohmann::json report;
+  report["schema"] = "dtsim.report/1";
+  report["setup"] = {{"scenario", i.scenario},
+                     {"model", i.model},
+                     {"parameters", i.parameters},
+                     {"gradient_tensors", i.gradient_tensors},
+                     {"gpu", i.gpu},
+                     {"precision", i.precision},
+                     {"batch_per_worker", i.batch_per_worker},
+                     {"workers", i.workers},
+                     {"platform", i.platform},
+                     {"topology", i.topology},
+                     {"network_model", i.network_model},
+                     {"network_settings", i.network_settings},
+                     {"sync", i.sync},
+                     {"collective", i.collective},
+                     {"scheduler", i.scheduler},
+                     {"buckets", i.buckets},
+                     {"fidelity", i.fidelity},
+                     {"iterations", i.iterations}};
+  report["summary"] = {{"mean_iteration_s", r.mean_iteration_s},
+                       {"samples_per_s", r.samples_per_s},
+                       {"single_worker_iteration_s", r.single_worker_iteration_s},
+                       {"scaling_efficiency", r.scaling_efficiency}};
+  nlohmann::json iterations = nlohmann::json::array();
+  for (const run::IterationResult& it : r.iterations) {
+    nlohmann::json workers = nlohmann::json::array();
+    for (const run::Breakdown& b : it.per_worker) workers.push_back(breakdown_json(b));
+    iterations.push_back({{"index", it.index},
+                          {"start_s", it.start_s},
+                          {"end_s", it.end_s},
+                          {"time_s", it.time_s},
+                          {"samples_per_s", it.samples_per_s},
+                          {"scaling_efficiency", it.scaling_efficiency},
+                          {"breakdown_per_worker", workers}});
+  }
+  report["iterations"] = iterations;
+  nlohmann::json traffic = nlohmann::json::array();
+  for (std::size_t w = 0; w < r.traffic.size(); ++w)
+    traffic.push_back({{"worker", w}, {"bytes_sent", r.traffic[w].bytes_sent},
+                       {"bytes_received", r.traffic[w].bytes_received}});
+  report["traffic"] = traffic;
+  write_atomically(path, [&](std::ostream& out) { out << report.dump(2) << '\n'; });
+}
+
+}  // namespace dtsim::viz

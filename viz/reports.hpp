@@ -1,0 +1,20 @@
+#pragma once
+/// The outputs of `dtsim run`: console table, report.json, summary.csv and timeline.json.
+#include <ostream>
+#include <string>
+
+#include "sim/run/run_result.hpp"
+
+namespace dtsim::viz {
+
+/// A human-readable summary: setup, per-iteration table, breakdown of worker 0, traffic.
+void print_console_summary(std::ostream& out, const run::RunResult& result);
+/// report.json: the whole result except the timeline (schema in README.md).
+void write_report_json(const std::string& path, const run::RunResult& result);
+/// summary.csv: one row per iteration with the breakdown averaged over workers.
+void write_summary_csv(const std::string& path, const run::RunResult& result);
+/// timeline.json in Chrome trace-event format (Perfetto, chrome://tracing): a process per worker,
+/// a thread per lane (compute, comm), one complete ("X") event per layer phase and bucket.
+void write_chrome_trace(const std::string& path, const run::RunResult& result);
+
+}  // namespace dtsim::viz
