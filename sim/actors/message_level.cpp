@@ -1,5 +1,6 @@
 #include "sim/actors/message_level.hpp"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -38,6 +39,33 @@ BucketSteps plan_buckets(const scheduling::IterationPlan& plan, const collective
 
 sg4::Mailbox* mailbox(int to, int from) {
   return sg4::Mailbox::by_name("m" + std::to_string(to) + "<" + std::to_string(from));
+}
+
+/// Executes one rank's part of a plan: per step, post every receive and send, then wait for all of them.
+void execute_steps(int rank, const std::vector<RankStep>& steps, run::WorkerTraffic& traffic) {
+  static char payload = 0;
+  static char* sink = nullptr;
+  for (const RankStep& step : steps) {
+    std::vector<sg4::CommPtr> pending;
+    for (const auto& t : step.receives) {
+      pending.push_back(mailbox(rank, t.from)->get_async<char>(&sink));
+      traffic.bytes_received += t.bytes;
+    }
+    for (const auto& t : step.sends) {
+      pending.push_back(mailbox(t.to, rank)->put_async(&payload, static_cast<uint64_t>(t.bytes)));
+      traffic.bytes_sent += t.bytes;
+    }
+    sg4::Comm::wait_all(pending);
+  }
+}
+
+/// The process's SimGrid engine with SimGrid's own logging limited to warnings.
+sg4::Engine make_engine() {
+  int argc = 2;
+  char name[] = "dtsim";
+  char quiet[] = "--log=root.thresh:warning";
+  char* argv[] = {name, quiet, nullptr};
+  return sg4::Engine(&argc, argv);
 }
 
 /// Shared between one worker's compute and communication actors.
@@ -89,18 +117,7 @@ class MessageLevel {
       for (std::size_t b = 0; b < plan_.buckets.size(); ++b) {
         w.bucket_ready->acquire();
         const double start = sg4::Engine::get_clock();
-        for (const RankStep& step : (*steps_[b])[static_cast<std::size_t>(w.rank)]) {
-          std::vector<sg4::CommPtr> pending;
-          for (const auto& t : step.receives) {
-            pending.push_back(mailbox(w.rank, t.from)->get_async<char>(&sink_));
-            traffic.bytes_received += t.bytes;
-          }
-          for (const auto& t : step.sends) {
-            pending.push_back(mailbox(t.to, w.rank)->put_async(&payload_, static_cast<uint64_t>(t.bytes)));
-            traffic.bytes_sent += t.bytes;
-          }
-          sg4::Comm::wait_all(pending);
-        }
+        execute_steps(w.rank, (*steps_[b])[static_cast<std::size_t>(w.rank)], traffic);
         timeline_.events.push_back({w.rank, "comm", run::bucket_event(static_cast<int>(b)), "comm", start,
                                     sg4::Engine::get_clock(), plan_.buckets[b].bytes});
       }
@@ -121,20 +138,30 @@ class MessageLevel {
   BucketSteps steps_;
   int iterations_;
   run::Timeline timeline_;
-  char payload_ = 0;
-  char* sink_ = nullptr;
 };
 
 }  // namespace
 
+double simulate_schedule_s(const platform::PlatformSpec& platform, const collectives::Schedule& schedule) {
+  DTSIM_CHECK(schedule.ranks >= 1 && schedule.ranks <= platform.hosts(), "ranks must fit on the platform");
+  sg4::Engine engine = make_engine();
+  const std::vector<sg4::Host*> hosts = platform::build_simgrid_platform(platform);
+  const auto by_rank = split_by_rank(schedule);
+  std::vector<run::WorkerTraffic> traffic(static_cast<std::size_t>(schedule.ranks));
+  double end_s = 0;
+  for (int r = 0; r < schedule.ranks; ++r)
+    sg4::Actor::create("rank" + std::to_string(r), hosts[static_cast<std::size_t>(r)], [&, r] {
+      execute_steps(r, by_rank[static_cast<std::size_t>(r)], traffic[static_cast<std::size_t>(r)]);
+      end_s = std::max(end_s, sg4::Engine::get_clock());
+    });
+  engine.run();
+  return end_s;
+}
+
 run::Timeline simulate_message_level(const platform::PlatformSpec& platform, const scheduling::IterationPlan& plan,
                                      const collectives::Collective& collective, int workers, int iterations) {
   DTSIM_CHECK(workers >= 1 && workers <= platform.hosts(), "workers must fit on the platform");
-  int argc = 2;
-  char name[] = "dtsim";
-  char quiet[] = "--log=root.thresh:warning";
-  char* argv[] = {name, quiet, nullptr};
-  sg4::Engine engine(&argc, argv);
+  sg4::Engine engine = make_engine();
   const std::vector<sg4::Host*> hosts = platform::build_simgrid_platform(platform);
   MessageLevel sim(plan, plan_buckets(plan, collective, workers), workers, iterations);
   std::vector<WorkerState> states(static_cast<std::size_t>(workers));

@@ -7,6 +7,10 @@
 
 namespace dtsim::actors {
 
+/// Time of one collective plan executed message by message on `platform` (ranks on its first hosts), from a
+/// common start. Creates the process's one SimGrid engine: call at most once per process.
+double simulate_schedule_s(const platform::PlatformSpec& platform, const collectives::Schedule& schedule);
+
 /// Runs `iterations` BSP iterations of `plan` on `workers` ranks placed on the first hosts of `platform`.
 /// Each worker has a compute actor (forward, backward, update replayed with sleep_for) and a communication
 /// actor that executes each bucket's collective step by step, FIFO, as soon as the bucket is ready.

@@ -7,27 +7,32 @@ namespace dtsim::collectives {
 
 double schedule_time_s(const Schedule& schedule, const core::PathModel& network) {
   std::vector<int> flows_on_link(static_cast<std::size_t>(network.link_count()), 0);
+  std::vector<double> ready(static_cast<std::size_t>(schedule.ranks), 0.0);
+  std::vector<double> next_ready;
   std::vector<core::Path> paths;
-  double total = 0;
   for (const Step& step : schedule.steps) {
     paths.clear();
     for (const Transfer& t : step.transfers) {
       paths.push_back(network.path(t.from, t.to));
       for (int link : paths.back().links) ++flows_on_link[static_cast<std::size_t>(link)];
     }
-    double slowest = 0;
+    next_ready = ready;
     for (std::size_t i = 0; i < step.transfers.size(); ++i) {
+      const Transfer& t = step.transfers[i];
       double share = std::numeric_limits<double>::infinity();
       for (int link : paths[i].links)
         share = std::min(share, network.link_bandwidth_Bps(link) / flows_on_link[static_cast<std::size_t>(link)]);
-      const double bytes = static_cast<double>(step.transfers[i].bytes);
-      slowest = std::max(slowest, paths[i].latency_s + (bytes > 0 ? bytes / share : 0.0));
+      const double bytes = static_cast<double>(t.bytes);
+      const double start = std::max(ready[static_cast<std::size_t>(t.from)], ready[static_cast<std::size_t>(t.to)]);
+      const double end = start + paths[i].latency_s + (bytes > 0 ? bytes / share : 0.0);
+      for (int rank : {t.from, t.to})
+        next_ready[static_cast<std::size_t>(rank)] = std::max(next_ready[static_cast<std::size_t>(rank)], end);
     }
     for (const core::Path& p : paths)
       for (int link : p.links) flows_on_link[static_cast<std::size_t>(link)] = 0;
-    total += slowest;
+    ready.swap(next_ready);
   }
-  return total;
+  return ready.empty() ? 0.0 : *std::max_element(ready.begin(), ready.end());
 }
 
 }  // namespace dtsim::collectives

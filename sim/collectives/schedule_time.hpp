@@ -5,9 +5,11 @@
 
 namespace dtsim::collectives {
 
-/// Sum over steps of the slowest transfer, where a transfer takes its path latency plus bytes over its
-/// bottleneck share: min over its links of (link bandwidth / transfers of this step on that link).
-/// Exact when no link is shared; an equal-share estimate of contention otherwise.
+/// Replays the plan's dependencies without a simulator. A rank is ready for step s when its own transfers of
+/// step s-1 are done; a transfer starts when both its ranks are ready and takes its path latency plus its
+/// bytes over its bottleneck share: min over its links of (link bandwidth / transfers of this step on the
+/// link). Returns when the last rank finishes. Exact (equal to SimGrid's alpha-beta) when no link is shared
+/// inside a step; an equal-share estimate of contention otherwise.
 double schedule_time_s(const Schedule& schedule, const core::PathModel& network);
 
 }  // namespace dtsim::collectives
