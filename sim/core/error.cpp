@@ -8,13 +8,17 @@ InputError::InputError(const std::string& where, const std::string& problem, con
 InputError::InputError(const std::string& problem, const std::string& allowed)
     : std::runtime_error(problem + "; " + allowed), problem_(problem), allowed_(allowed) {}
 
-InputError unknown_name(std::string_view what, std::string_view name, const std::vector<std::string>& known) {
+std::string join_names(const std::vector<std::string>& names) {
   std::string list;
-  for (const std::string& k : known) {
+  for (const std::string& n : names) {
     if (!list.empty()) list.append(", ");
-    list.append(k);
+    list.append(n);
   }
-  return InputError("unknown " + std::string(what) + " '" + std::string(name) + "'", "known: " + list);
+  return list;
+}
+
+InputError unknown_name(std::string_view what, std::string_view name, const std::vector<std::string>& known) {
+  return InputError("unknown " + std::string(what) + " '" + std::string(name) + "'", "known: " + join_names(known));
 }
 
 void fail_check(const char* condition, const char* file, int line, const std::string& message) {

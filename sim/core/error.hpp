@@ -29,6 +29,9 @@ class InternalError : public std::logic_error {
   using std::logic_error::logic_error;
 };
 
+/// "a, b, c": the list part of error messages.
+std::string join_names(const std::vector<std::string>& names);
+
 /// "unknown <what> '<name>'; known: a, b, c": the error of every registry lookup.
 InputError unknown_name(std::string_view what, std::string_view name, const std::vector<std::string>& known);
 

@@ -1,6 +1,7 @@
 #include "sim/run/assemble.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 #include "sim/core/error.hpp"
 
@@ -42,7 +43,7 @@ RunResult assemble_result(RunInfo info, Timeline timeline, double single_worker_
   r.traffic = std::move(timeline.traffic);
   r.events = std::move(timeline.events);
   std::stable_sort(r.events.begin(), r.events.end(), [](const TraceEvent& a, const TraceEvent& b) {
-    return a.start_s != b.start_s ? a.start_s < b.start_s : a.worker < b.worker;
+    return std::tie(a.start_s, a.worker, a.lane) < std::tie(b.start_s, b.worker, b.lane);
   });
   return r;
 }

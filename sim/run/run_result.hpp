@@ -75,7 +75,7 @@ struct RunResult {
   double single_worker_iteration_s = 0;   ///< forward + backward + update of one worker, no communication
   double scaling_efficiency = 0;
   std::vector<WorkerTraffic> traffic;     ///< indexed by worker
-  std::vector<TraceEvent> events;         ///< timeline, in start order
+  std::vector<TraceEvent> events;         ///< timeline, ordered by (start, worker, lane)
 };
 
 }  // namespace dtsim::run

@@ -59,6 +59,7 @@ toml::table platform_table(const std::string& ref, const std::string& ref_where,
 }
 
 models::Layer table_layer(Section& s) {
+  s.allow({"name", "parameters", "forward_flops", "forward_time", "backward_time"});
   models::Layer layer;
   layer.name = s.required_string("name");
   const std::int64_t params = s.integer("parameters", 0, 0, std::int64_t{1} << 40);
@@ -76,6 +77,7 @@ models::Layer table_layer(Section& s) {
 }
 
 models::Model load_model(Section& m, const fs::path& base) {
+  m.allow({"name", "file", "layers"});
   if (m.has("layers")) {
     models::Model model;
     model.name = m.required_string("name");
@@ -103,6 +105,7 @@ models::Model load_model(Section& m, const fs::path& base) {
 }
 
 void load_gpu(Section& g, Scenario& s) {
+  g.allow({"profile", "precision", "measured_iteration_time"});
   const std::string profile = g.string("profile", "v100");
   try {
     s.gpu = models::gpu_profile(profile);
@@ -127,8 +130,9 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
   Scenario s;
   s.source = source;
   Section top(root, "");
+  top.allow({"platform", "workers", "batch_size", "iterations", "model", "gpu", "strategy", "output"});
 
-  const toml::node* platform_node = root.get("platform");
+  toml::node* platform_node = root.get("platform");
   toml::table platform_overlay;
   std::string platform_ref;
   std::string ref_where = top.where_key("platform");
@@ -136,14 +140,14 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
     Section p(*platform_node->as_table(), "platform");
     platform_ref = p.required_string("file");
     ref_where = p.where_key("file");
-    platform_overlay = *platform_node->as_table();
+    platform_overlay = std::move(*platform_node->as_table());
     platform_overlay.erase("file");
   } else {
     platform_ref = top.required_string("platform");
   }
   top.has("platform");
   toml::table platform = platform_table(platform_ref, ref_where, base, s.platform_source);
-  merge_into(platform, platform_overlay);
+  merge_into(platform, std::move(platform_overlay));
   s.platform = load_platform(platform);
 
   auto model = top.table("model");
@@ -166,6 +170,7 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
   s.iterations = static_cast<int>(top.integer("iterations", 3, 1, 100000));
 
   if (auto strategy = top.table("strategy")) {
+    strategy->allow({"sync", "collective", "scheduler", "fidelity"});
     s.sync = strategy->choice("sync", "bsp", {"bsp"});
     s.collective = strategy->choice("collective", "ring", collectives::collective_names());
     s.scheduler = strategy->choice("scheduler", "wfbp", scheduling::scheduler_names());
@@ -179,6 +184,7 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
     strategy->finish();
   }
   if (auto output = top.table("output")) {
+    output->allow({"dir", "timeline"});
     s.output.dir = output->string("dir", s.output.dir);
     s.output.timeline = output->boolean("timeline", s.output.timeline);
     output->finish();

@@ -49,9 +49,9 @@ void apply_overrides(toml::table& root, const std::vector<std::string>& override
     for (const std::string& part : path)
       if (part.empty()) throw core::InputError("--set " + argument, "the key has an empty part", allowed);
     if (path.size() > 1 && path[0] == "platform") {
-      if (const toml::node* ref = root.get("platform"); ref && ref->is_string()) {
+      if (toml::node* ref = root.get("platform"); ref && ref->is_string()) {
         toml::table as_table;
-        as_table.insert("file", *ref);
+        as_table.insert("file", std::move(*ref->as_string()));
         root.insert_or_assign("platform", std::move(as_table));
       }
     }
@@ -65,17 +65,17 @@ void apply_overrides(toml::table& root, const std::vector<std::string>& override
       table = next->as_table();
     }
     toml::table parsed = parse_value(argument.substr(eq + 1), argument);
-    table->insert_or_assign(path.back(), *parsed.get("v"));
+    table->insert_or_assign(path.back(), std::move(*parsed.get("v")));
   }
 }
 
-void merge_into(toml::table& base, const toml::table& overlay) {
-  for (const auto& [key, value] : overlay) {
+void merge_into(toml::table& base, toml::table&& overlay) {
+  for (auto&& [key, value] : overlay) {
     toml::node* existing = base.get(key);
     if (existing && existing->is_table() && value.is_table())
-      merge_into(*existing->as_table(), *value.as_table());
+      merge_into(*existing->as_table(), std::move(*value.as_table()));
     else
-      base.insert_or_assign(key, value);
+      base.insert_or_assign(key, std::move(value));
   }
 }
 

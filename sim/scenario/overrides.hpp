@@ -12,7 +12,8 @@ namespace dtsim::scenario {
 /// A key under `platform.` turns `platform = "name"` into a table { file = "name", ... }.
 void apply_overrides(toml::table& root, const std::vector<std::string>& overrides);
 
-/// Deep-merges `overlay` into `base`: tables merge key by key, any other value replaces.
-void merge_into(toml::table& base, const toml::table& overlay);
+/// Deep-merges `overlay` into `base` by moving its nodes (moves keep their file:line:col; toml++ copies do
+/// not): tables merge key by key, any other value replaces.
+void merge_into(toml::table& base, toml::table&& overlay);
 
 }  // namespace dtsim::scenario

@@ -13,6 +13,7 @@ platform::LinkSpec load_link(Section& parent, const std::string& key) {
   if (!link)
     throw core::InputError(parent.where_table(), "missing table [platform." + key + "]",
                            "give its bandwidth and latency, e.g. bandwidth = \"10Gbps\", latency = \"5us\"");
+  link->allow({"bandwidth", "latency"});
   platform::LinkSpec spec{link->bandwidth("bandwidth"), link->duration("latency")};
   link->finish();
   return spec;
@@ -22,6 +23,8 @@ platform::LinkSpec load_link(Section& parent, const std::string& key) {
 
 platform::PlatformSpec load_platform(const toml::table& table) {
   Section s(table, "platform");
+  s.allow({"name", "description", "topology", "hosts", "link", "nodes", "gpus_per_node", "intra_link", "inter_link",
+           "network"});
   platform::PlatformSpec spec;
   spec.name = s.required_string("name");
   s.has("description");
@@ -41,6 +44,7 @@ platform::PlatformSpec load_platform(const toml::table& table) {
     spec.inter = load_link(s, "inter_link");
   }
   if (auto network = s.table("network")) {
+    network->allow({"model"});
     spec.network_model = platform::parse_network_model(
         network->choice("model", "alpha_beta", platform::network_model_names()));
     network->finish();

@@ -1,5 +1,6 @@
 #include "sim/scenario/section.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -145,18 +146,22 @@ std::vector<Section> Section::tables(const std::string& key) {
   return out;
 }
 
+void Section::allow(const std::vector<std::string>& known) const {
+  for (const auto& [key, value] : *table_) {
+    const std::string k(key.str());
+    if (std::find(known.begin(), known.end(), k) != known.end()) continue;
+    throw core::InputError(where(key.source()), "unknown key '" + dotted(k) + "'",
+                           "allowed" + std::string(name_.empty() ? " at the top level" : " in [" + name_ + "]") +
+                               ": " + core::join_names(known));
+  }
+}
+
 void Section::finish() const {
   for (const auto& [key, value] : *table_) {
     const std::string k(key.str());
     if (read_.count(k)) continue;
-    std::string list;
-    for (const std::string& a : read_) {
-      if (!list.empty()) list.append(", ");
-      list.append(a);
-    }
-    throw core::InputError(where(key.source()), "unknown key '" + dotted(k) + "'",
-                           "allowed" + std::string(name_.empty() ? " at the top level" : " in [" + name_ + "]") +
-                               ": " + list);
+    throw core::InputError(where(key.source()), "key '" + dotted(k) + "' does not apply here",
+                           "used with these settings: " + core::join_names({read_.begin(), read_.end()}));
   }
 }
 

@@ -44,7 +44,10 @@ class Section {
   std::optional<Section> table(const std::string& key);
   /// An array of tables ([[key]]); throws if `key` is something else.
   std::vector<Section> tables(const std::string& key);
-  /// Throws on the first key that was never read; the keys that were read are the allowed ones.
+  /// Throws at the first key of the table that is not in `known` (typos, keys from another section).
+  void allow(const std::vector<std::string>& known) const;
+  /// Throws at the first key that is known but was never read: it does not apply in this configuration
+  /// (for example `nodes` in a star platform).
   void finish() const;
 
  private:

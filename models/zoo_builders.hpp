@@ -1,0 +1,36 @@
+#pragma once
+/// Builders of the zoo's models, one source file per family; zoo.cpp registers them by name.
+#include "models/model.hpp"
+
+namespace dtsim::models {
+
+/// torchvision resnet18 (BasicBlock x [2, 2, 2, 2]).
+Model build_resnet18();
+/// torchvision resnet50 (Bottleneck v1.5 x [3, 4, 6, 3]).
+Model build_resnet50();
+/// torchvision resnet101 (Bottleneck v1.5 x [3, 4, 23, 3]).
+Model build_resnet101();
+/// torchvision resnet152 (Bottleneck v1.5 x [3, 8, 36, 3]).
+Model build_resnet152();
+/// torchvision vgg16 (configuration D, no batch norm).
+Model build_vgg16();
+/// torchvision vgg19 (configuration E, no batch norm).
+Model build_vgg19();
+/// torchvision alexnet.
+Model build_alexnet();
+/// torchvision inception_v3 with AuxLogits, 299x299 inputs.
+Model build_inception_v3();
+/// Hugging Face BertModel, bert-base-uncased configuration, sequence length 128.
+Model build_bert_base();
+/// Hugging Face BertModel, bert-large-uncased configuration, sequence length 128.
+Model build_bert_large();
+/// Hugging Face GPT2Model, gpt2 configuration, sequence length 1024.
+Model build_gpt2_small();
+/// Hugging Face GPT2Model, gpt2-medium configuration, sequence length 1024.
+Model build_gpt2_medium();
+/// CIFAR-10 ResNet-20 of He et al. 2016 with option-A (zero-padding) shortcuts.
+Model build_resnet20();
+/// The Keras MNIST MLP 784-512-512-10.
+Model build_mlp();
+
+}  // namespace dtsim::models

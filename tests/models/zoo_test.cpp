@@ -1,0 +1,183 @@
+#include "models/zoo.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "input_error.hpp"
+
+namespace dtsim::models {
+namespace {
+
+struct Reference {
+  const char* name;
+  std::int64_t parameters;  // sum(p.numel() for p in model.parameters()) in torchvision / transformers
+  std::int64_t tensors;     // len(list(model.parameters()))
+};
+
+// resnet20 is derived by hand (option-A shortcuts, see models/resnet_cifar.cpp); mlp is 784-512-512-10.
+const Reference references[] = {
+    {"resnet18", 11'689'512, 62},     {"resnet50", 25'557'032, 161},
+    {"resnet101", 44'549'160, 314},   {"resnet152", 60'192'808, 467},
+    {"vgg16", 138'357'544, 32},       {"vgg19", 143'667'240, 38},
+    {"alexnet", 61'100'840, 16},      {"inception_v3", 27'161'264, 292},
+    {"bert_base", 109'482'240, 199},  {"bert_large", 335'141'888, 391},
+    {"gpt2_small", 124'439'808, 148}, {"gpt2_medium", 354'823'168, 292},
+    {"resnet20", 269'722, 59},        {"mlp", 669'706, 6},
+};
+
+class ZooModel : public testing::TestWithParam<Reference> {};
+
+TEST_P(ZooModel, ParameterTotalEqualsReference) {
+  EXPECT_EQ(make_model(GetParam().name).parameter_count(), GetParam().parameters);
+}
+
+TEST_P(ZooModel, TensorCountEqualsReference) {
+  EXPECT_EQ(make_model(GetParam().name).tensor_count(), GetParam().tensors);
+}
+
+TEST_P(ZooModel, IsWellFormed) {
+  const Model m = make_model(GetParam().name);
+  EXPECT_EQ(m.name, GetParam().name);
+  EXPECT_FALSE(m.source.empty());
+  std::set<std::string> layer_names;
+  std::set<std::string> tensor_names;
+  for (const Layer& l : m.layers) {
+    EXPECT_TRUE(layer_names.insert(l.name).second) << "duplicate layer " << l.name;
+    EXPECT_GT(l.output_elements, 0) << l.name;
+    EXPECT_GE(l.forward_flops, 0) << l.name;
+    EXPECT_FALSE(l.measured) << l.name;
+    for (const Tensor& t : l.tensors) {
+      EXPECT_TRUE(tensor_names.insert(t.name).second) << "duplicate tensor " << t.name;
+      EXPECT_EQ(t.name.rfind(l.name + ".", 0), 0u) << t.name << " outside layer " << l.name;
+      EXPECT_GT(t.numel(), 0) << t.name;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllModels, ZooModel, testing::ValuesIn(references),
+                         [](const testing::TestParamInfo<Reference>& info) {
+                           return std::string(info.param.name);
+                         });
+
+TEST(Zoo, NamesAreTheRegistryKeys) {
+  std::vector<std::string> expected;
+  for (const Reference& r : references) expected.emplace_back(r.name);
+  EXPECT_EQ(model_names(), expected);
+}
+
+TEST(Zoo, UnknownModelListsTheKnownNames) {
+  EXPECT_EQ(
+      input_error([] { make_model("resnet51"); }),
+      "unknown model 'resnet51'; known: resnet18, resnet50, resnet101, resnet152, vgg16, vgg19, alexnet, "
+      "inception_v3, bert_base, bert_large, gpt2_small, gpt2_medium, resnet20, mlp");
+}
+
+const Tensor& find_tensor(const Model& m, const std::string& name) {
+  for (const Layer& l : m.layers) {
+    for (const Tensor& t : l.tensors) {
+      if (t.name == name) return t;
+    }
+  }
+  throw std::runtime_error("no tensor " + name + " in " + m.name);
+}
+
+using Shape = std::vector<std::int64_t>;
+
+TEST(Zoo, TensorShapesFollowTheReferenceFrameworks) {
+  const Model resnet50 = make_model("resnet50");
+  EXPECT_EQ(find_tensor(resnet50, "conv1.weight").shape, (Shape{64, 3, 7, 7}));
+  EXPECT_EQ(find_tensor(resnet50, "layer1.0.downsample.0.weight").shape, (Shape{256, 64, 1, 1}));
+  EXPECT_EQ(find_tensor(resnet50, "layer2.0.conv2.weight").shape, (Shape{128, 128, 3, 3}));
+  EXPECT_EQ(find_tensor(resnet50, "layer4.2.bn3.bias").shape, (Shape{2048}));
+  EXPECT_EQ(find_tensor(resnet50, "fc.weight").shape, (Shape{1000, 2048}));
+  EXPECT_EQ(resnet50.layers.front().tensors.front().name, "conv1.weight");
+  EXPECT_EQ(resnet50.layers.back().tensors.back().name, "fc.bias");
+
+  EXPECT_EQ(find_tensor(make_model("vgg16"), "classifier.0.weight").shape, (Shape{4096, 25088}));
+  EXPECT_EQ(find_tensor(make_model("vgg19"), "features.34.weight").shape, (Shape{512, 512, 3, 3}));
+  EXPECT_EQ(find_tensor(make_model("alexnet"), "features.0.weight").shape, (Shape{64, 3, 11, 11}));
+
+  const Model inception = make_model("inception_v3");
+  EXPECT_EQ(find_tensor(inception, "Mixed_6b.branch7x7_2.conv.weight").shape, (Shape{128, 128, 1, 7}));
+  EXPECT_EQ(find_tensor(inception, "Mixed_7c.branch3x3dbl_3b.conv.weight").shape, (Shape{384, 384, 3, 1}));
+  EXPECT_EQ(find_tensor(inception, "AuxLogits.conv1.conv.weight").shape, (Shape{768, 128, 5, 5}));
+  EXPECT_EQ(find_tensor(inception, "fc.weight").shape, (Shape{1000, 2048}));
+
+  const Model bert = make_model("bert_base");
+  EXPECT_EQ(find_tensor(bert, "embeddings.word_embeddings.weight").shape, (Shape{30522, 768}));
+  EXPECT_EQ(find_tensor(bert, "encoder.layer.11.intermediate.dense.weight").shape, (Shape{3072, 768}));
+  EXPECT_EQ(find_tensor(bert, "pooler.dense.bias").shape, (Shape{768}));
+  EXPECT_EQ(find_tensor(make_model("bert_large"), "encoder.layer.23.output.dense.weight").shape,
+            (Shape{1024, 4096}));
+
+  const Model gpt2 = make_model("gpt2_small");
+  EXPECT_EQ(find_tensor(gpt2, "wte.weight").shape, (Shape{50257, 768}));
+  EXPECT_EQ(find_tensor(gpt2, "wpe.weight").shape, (Shape{1024, 768}));
+  EXPECT_EQ(find_tensor(gpt2, "h.0.attn.c_attn.weight").shape, (Shape{768, 2304}));
+  EXPECT_EQ(find_tensor(gpt2, "h.11.mlp.c_proj.weight").shape, (Shape{3072, 768}));
+  EXPECT_EQ(find_tensor(make_model("gpt2_medium"), "ln_f.weight").shape, (Shape{1024}));
+
+  const Model resnet20 = make_model("resnet20");
+  EXPECT_EQ(find_tensor(resnet20, "layer3.0.conv1.weight").shape, (Shape{64, 32, 3, 3}));
+  EXPECT_EQ(find_tensor(resnet20, "linear.weight").shape, (Shape{10, 64}));
+  EXPECT_EQ(find_tensor(make_model("mlp"), "fc1.weight").shape, (Shape{512, 784}));
+}
+
+TEST(Zoo, ResNet50ActivationShapes) {
+  const Model m = make_model("resnet50");
+  EXPECT_EQ(m.layers[0].name, "conv1");
+  EXPECT_EQ(m.layers[0].input_elements, 3 * 224 * 224);
+  EXPECT_EQ(m.layers[0].output_elements, 64 * 112 * 112);
+  EXPECT_EQ(m.layers[3].name, "maxpool");
+  EXPECT_EQ(m.layers[3].output_elements, 64 * 56 * 56);
+  EXPECT_EQ(m.layers.back().name, "fc");
+  EXPECT_EQ(m.layers.back().input_elements, 2048);
+  EXPECT_EQ(m.layers.back().forward_flops, 1000.0 * (2 * 2048 + 1));
+}
+
+// torchvision's documented GFLOPS are multiply-adds; one multiply-add is 2 FLOPs here. Our totals add the
+// element-wise layers (batch norm, ReLU, pooling), about 1 % more.
+TEST(Zoo, ForwardFlopsMatchTorchvisionMultiplyAdds) {
+  const std::pair<const char*, double> giga_macs[] = {
+      {"resnet18", 1.81}, {"resnet50", 4.09}, {"resnet101", 7.80}, {"resnet152", 11.51},
+      {"vgg16", 15.47},   {"vgg19", 19.63},   {"alexnet", 0.71},   {"inception_v3", 5.71}};
+  for (const auto& [name, macs] : giga_macs) {
+    const double flops = make_model(name).forward_flops();
+    EXPECT_NEAR(flops / (2e9 * macs), 1.0, 0.02) << name << " " << flops;
+  }
+}
+
+// Transformers: 2 FLOPs per weight per token for the encoder/decoder matrices, plus Q K^T and P V.
+TEST(Zoo, TransformerFlopsMatchTheClosedForm) {
+  struct Case {
+    const char* name;
+    double tokens, hidden, layers, embedding_parameters;
+  };
+  const Case cases[] = {{"bert_base", 128, 768, 12, (30522 + 512 + 2) * 768.0},
+                        {"gpt2_small", 1024, 768, 12, (50257 + 1024) * 768.0}};
+  for (const Case& c : cases) {
+    const Model m = make_model(c.name);
+    const double dense = static_cast<double>(m.parameter_count()) - c.embedding_parameters;
+    const double attention = 4 * c.tokens * c.tokens * c.hidden * c.layers;
+    EXPECT_NEAR(m.forward_flops() / (2 * dense * c.tokens + attention), 1.0, 0.02) << c.name;
+  }
+}
+
+TEST(Zoo, ResNet20UsesParameterFreeShortcuts) {
+  const Model m = make_model("resnet20");
+  int shortcuts = 0;
+  for (const Layer& l : m.layers) {
+    if (l.name.ends_with(".shortcut")) {
+      ++shortcuts;
+      EXPECT_TRUE(l.tensors.empty());
+      // Stride-2 subsampling keeps a quarter of the positions, zero padding doubles the channels.
+      EXPECT_EQ(l.output_elements, l.input_elements / 2);
+    }
+  }
+  EXPECT_EQ(shortcuts, 2);
+}
+
+}  // namespace
+}  // namespace dtsim::models

@@ -1,0 +1,111 @@
+// The dtsim binary as a user runs it: exit codes, --help, and every file in scenarios/ runs.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int code = -1;
+  std::string output;  ///< stdout and stderr together
+};
+
+Outcome dtsim(const std::string& arguments) {
+  const std::string command = std::string(DTSIM_BINARY) + " " + arguments + " 2>&1";
+  Outcome o;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return o;
+  char buffer[4096];
+  std::size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) o.output.append(buffer, n);
+  const int status = pclose(pipe);
+  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return o;
+}
+
+fs::path temporary_folder(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("dtsim-cli-" + name + "-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  return dir;
+}
+
+TEST(Cli, HelpOnEveryCommand) {
+  for (const char* command : {"", "run", "validate", "list"}) {
+    const Outcome o = dtsim(std::string(command) + " --help");
+    EXPECT_EQ(o.code, 0) << command;
+    EXPECT_NE(o.output.find("Usage"), std::string::npos) << command << ": " << o.output;
+  }
+}
+
+TEST(Cli, DefaultScenarioRunsAndWritesReports) {
+  const fs::path out = temporary_folder("default");
+  const Outcome o = dtsim("run --out " + out.string() + " --set strategy.fidelity=analytic");
+  ASSERT_EQ(o.code, 0) << o.output;
+  EXPECT_NE(o.output.find("resnet50"), std::string::npos);
+  EXPECT_NE(o.output.find("scaling efficiency"), std::string::npos);
+  for (const char* file : {"report.json", "summary.csv", "timeline.json"}) EXPECT_TRUE(fs::exists(out / file)) << file;
+  std::ifstream csv(out / "summary.csv");
+  std::string header;
+  std::getline(csv, header);
+  EXPECT_EQ(header, "iteration,time_s,samples_per_s,scaling_efficiency,forward_s,backward_s,update_s,exposed_comm_s,idle_s");
+  fs::remove_all(out);
+}
+
+TEST(Cli, BadInputExitsWithTwoAndALocatedMessage) {
+  const Outcome o = dtsim("run --set workers=0");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.output,
+            "dtsim: error: --set workers=0: 'workers' = 0 is out of range; allowed: 1 to 1048576\n");
+  EXPECT_EQ(dtsim("validate").code, 2);
+  EXPECT_EQ(dtsim("list nothing").code, 2);
+  EXPECT_EQ(dtsim("frobnicate").code, 2);
+  EXPECT_EQ(dtsim("validate /nonexistent.toml").code, 2);
+}
+
+TEST(Cli, ListsEveryRegistry) {
+  for (const char* what : {"models", "gpus", "collectives", "schedulers", "platforms"}) {
+    const Outcome o = dtsim(std::string("list ") + what);
+    EXPECT_EQ(o.code, 0) << what;
+    EXPECT_FALSE(o.output.empty()) << what;
+  }
+  EXPECT_NE(dtsim("list models").output.find("25557032"), std::string::npos);
+}
+
+TEST(Cli, SameScenarioSameBytes) {
+  const fs::path a = temporary_folder("a"), b = temporary_folder("b");
+  ASSERT_EQ(dtsim("run --out " + a.string()).code, 0);
+  ASSERT_EQ(dtsim("run --out " + b.string()).code, 0);
+  for (const char* file : {"report.json", "summary.csv", "timeline.json"}) {
+    std::ifstream fa(a / file), fb(b / file);
+    std::stringstream sa, sb;
+    sa << fa.rdbuf();
+    sb << fb.rdbuf();
+    EXPECT_EQ(sa.str(), sb.str()) << file;
+  }
+  fs::remove_all(a);
+  fs::remove_all(b);
+}
+
+TEST(Scenarios, EveryFileInScenariosRuns) {
+  int ran = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(fs::path(DTSIM_SOURCE_DIR) / "scenarios")) {
+    if (entry.path().extension() != ".toml") continue;
+    const fs::path out = temporary_folder("scenario");
+    const Outcome o = dtsim("run " + entry.path().string() + " --out " + out.string());
+    EXPECT_EQ(o.code, 0) << entry.path() << "\n" << o.output;
+    EXPECT_TRUE(fs::exists(out / "report.json")) << entry.path();
+    fs::remove_all(out);
+    ++ran;
+  }
+  EXPECT_GE(ran, 1);
+}
+
+}  // namespace

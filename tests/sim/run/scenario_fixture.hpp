@@ -1,0 +1,39 @@
+#pragma once
+// A scenario built in code: a synthetic model with measured layer times on a star platform.
+#include "models/gpu_profile.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "tests/sim/star.hpp"
+
+namespace dtsim::testing {
+
+/// Layer l has `params[l]` parameters, forward `fwd[l]` and backward `bwd[l]` seconds.
+inline scenario::Scenario synthetic(int workers, const std::vector<std::int64_t>& params,
+                                    const std::vector<double>& fwd, const std::vector<double>& bwd,
+                                    const std::string& scheduler, scenario::Fidelity fidelity) {
+  scenario::Scenario s;
+  s.source = "test";
+  s.platform = star(workers);
+  s.model.name = "synthetic";
+  for (std::size_t l = 0; l < params.size(); ++l) {
+    models::Layer layer;
+    layer.name = "layer" + std::to_string(l);
+    if (params[l] > 0) layer.tensors.push_back({layer.name + ".weight", {params[l]}});
+    layer.measured = models::MeasuredTime{fwd[l], bwd[l]};
+    s.model.layers.push_back(layer);
+  }
+  s.gpu = models::gpu_profile("v100");
+  s.workers = workers;
+  s.batch_size = 32;
+  s.iterations = 3;
+  s.scheduler = scheduler;
+  s.fidelity = fidelity;
+  return s;
+}
+
+/// A five-layer model whose communication and compute overlap partially under WFBP.
+inline scenario::Scenario five_layers(int workers, const std::string& scheduler, scenario::Fidelity fidelity) {
+  return synthetic(workers, {2000000, 0, 500000, 3000000, 1000}, {1e-3, 2e-4, 5e-4, 2e-3, 1e-4},
+                   {2e-3, 4e-4, 1e-3, 4e-3, 2e-4}, scheduler, fidelity);
+}
+
+}  // namespace dtsim::testing

@@ -1,0 +1,144 @@
+#include "sim/scenario/load.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "sim/core/error.hpp"
+
+namespace dtsim::scenario {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kHere = fs::path(DTSIM_SOURCE_DIR) / "tests/sim/scenario";
+
+/// Runs `body` with the working directory set to `dir`, so messages carry short relative paths.
+template <class Body>
+void in_directory(const fs::path& dir, Body body) {
+  const fs::path previous = fs::current_path();
+  fs::current_path(dir);
+  try {
+    body();
+  } catch (...) {
+    fs::current_path(previous);
+    throw;
+  }
+  fs::current_path(previous);
+}
+
+TEST(BadScenarios, EachFileFailsWithItsExactMessage) {
+  int checked = 0;
+  in_directory(kHere / "bad", [&] {
+    for (const auto& entry : fs::directory_iterator(".")) {
+      const std::string name = entry.path().filename().string();
+      std::ifstream in(entry.path());
+      std::string line, expected;
+      while (std::getline(in, line))
+        if (line.rfind("# expect: ", 0) == 0) expected = line.substr(10);
+      ASSERT_FALSE(expected.empty()) << name << " has no '# expect: ' line";
+      try {
+        load_scenario(name);
+        ADD_FAILURE() << name << " was accepted";
+      } catch (const core::InputError& e) {
+        EXPECT_EQ(e.what(), expected) << name;
+      }
+      ++checked;
+    }
+  });
+  EXPECT_GE(checked, 16);
+}
+
+TEST(GoodScenarios, DefaultsAndPlatformFileRelativeToTheScenario) {
+  const Scenario s = load_scenario((kHere / "good/minimal.toml").string());
+  EXPECT_EQ(s.platform.name, "test-star");
+  EXPECT_EQ(s.platform.hosts(), 8);
+  EXPECT_DOUBLE_EQ(s.platform.intra.bandwidth_Bps, 1.25e9);
+  EXPECT_DOUBLE_EQ(s.platform.intra.latency_s, 5e-6);
+  EXPECT_EQ(s.model.parameter_count(), 11689512);
+  EXPECT_EQ(s.workers, 4);
+  EXPECT_EQ(s.batch_size, 16);
+  EXPECT_EQ(s.iterations, 3);
+  EXPECT_EQ(s.scheduler, "wfbp");
+  EXPECT_EQ(s.collective, "ring");
+  EXPECT_EQ(s.fidelity, Fidelity::message);
+  EXPECT_EQ(s.gpu.name, "v100");
+  EXPECT_EQ(s.output.dir, "dtsim-out");
+}
+
+TEST(GoodScenarios, OverridesReachEveryKindOfKey) {
+  const Scenario s = load_scenario((kHere / "good/minimal.toml").string(),
+                                   {"workers=8", "strategy.scheduler=none", "strategy.fidelity=analytic",
+                                    "platform.link.bandwidth=100Gbps", "gpu.precision=fp16", "output.timeline=false",
+                                    "model.name=vgg16"});
+  EXPECT_EQ(s.workers, 8);
+  EXPECT_EQ(s.scheduler, "none");
+  EXPECT_EQ(s.fidelity, Fidelity::analytic);
+  EXPECT_DOUBLE_EQ(s.platform.intra.bandwidth_Bps, 12.5e9);
+  EXPECT_EQ(s.precision, models::Precision::fp16);
+  EXPECT_FALSE(s.output.timeline);
+  EXPECT_EQ(s.model.name, "vgg16");
+}
+
+TEST(GoodScenarios, OverrideErrorsNameTheArgument) {
+  const std::string path = (kHere / "good/minimal.toml").string();
+  auto message = [&](const std::string& set) {
+    try {
+      load_scenario(path, {set});
+    } catch (const core::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(message("workers"), "--set workers: expected key=value; write --set section.key=value, e.g. --set "
+                                "strategy.scheduler=none");
+  EXPECT_EQ(message("workers=100"),
+            "--set workers=100: workers = 100 exceeds the 8 GPUs of platform 'test-star'; at most 8 on this platform");
+  EXPECT_EQ(message("strategy.fidelity=exact"),
+            "--set strategy.fidelity=exact: unknown strategy.fidelity 'exact'; known: analytic, message");
+  EXPECT_EQ(message("workers.count=3"),
+            "--set workers.count=3: 'workers' is not a table in the scenario; only keys inside tables can be set "
+            "with a dotted key");
+}
+
+TEST(GoodScenarios, InlineLayerTable) {
+  const Scenario s = load_scenario((kHere / "good/layers.toml").string());
+  ASSERT_EQ(s.model.layers.size(), 2u);
+  EXPECT_EQ(s.model.name, "tiny");
+  EXPECT_EQ(s.model.parameter_count(), 1010);
+  EXPECT_DOUBLE_EQ(s.model.layers[0].forward_flops, 2000);
+  ASSERT_TRUE(s.model.layers[1].measured.has_value());
+  EXPECT_DOUBLE_EQ(s.model.layers[1].measured->backward_s, 2e-3);
+  EXPECT_EQ(s.scheduler, "none");
+}
+
+TEST(GoodScenarios, BuiltInDefaultIsResNet50On16V100) {
+  const Scenario s = load_default_scenario();
+  EXPECT_EQ(s.model.name, "resnet50");
+  EXPECT_EQ(s.workers, 16);
+  EXPECT_EQ(s.platform.nodes, 4);
+  EXPECT_EQ(s.platform.gpus_per_node, 4);
+  EXPECT_EQ(s.platform.topology, platform::Topology::two_level);
+  EXPECT_DOUBLE_EQ(s.platform.inter.bandwidth_Bps, 1.25e9);
+  EXPECT_EQ(s.sync, "bsp");
+  EXPECT_EQ(s.scheduler, "wfbp");
+  EXPECT_EQ(s.collective, "ring");
+}
+
+TEST(GoodScenarios, EveryBuiltInPlatformLoads) {
+  for (const std::string& name : builtin_platform_names())
+    EXPECT_NO_THROW(load_default_scenario({"platform=" + name, "workers=1"})) << name;
+}
+
+TEST(GoodScenarios, MissingScenarioFile) {
+  try {
+    load_scenario("no/such/file.toml");
+    FAIL();
+  } catch (const core::InputError& e) {
+    EXPECT_STREQ(e.what(), "no/such/file.toml: cannot read scenario file 'no/such/file.toml'; give the path of a "
+                           "readable file");
+  }
+}
+
+}  // namespace
+}  // namespace dtsim::scenario
