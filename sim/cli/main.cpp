@@ -69,7 +69,10 @@ int list_command(const std::string& what) {
     for (const std::string& name : scheduling::scheduler_names())
       std::printf("%-8s %s\n", name.c_str(), scheduling::scheduler_description(name).c_str());
   } else {
-    for (const std::string& name : scenario::builtin_platform_names()) std::printf("%s\n", name.c_str());
+    for (const std::string& name : scenario::builtin_platform_names()) {
+      const scenario::Scenario s = scenario::load_default_scenario({"platform=" + name, "workers=1"});
+      std::printf("%-18s %5d GPUs  %s\n", name.c_str(), s.platform.hosts(), s.platform.description.c_str());
+    }
   }
   return 0;
 }
@@ -89,11 +92,15 @@ int main(int argc, char** argv) {
   CLI::App* run = app.add_subcommand("run", "simulate a scenario and write the reports");
   run->add_option("scenario", file, "scenario TOML file (default: the built-in default scenario)");
   run->add_option("--out", out_dir, "output folder (default: output.dir of the scenario)");
-  run->add_option("--set", overrides, "override a scenario key: --set section.key=value (repeatable)");
+  run->add_option("--set", overrides, "override a scenario key: --set section.key=value (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 
   CLI::App* validate = app.add_subcommand("validate", "check a scenario file without simulating");
   validate->add_option("scenario", file, "scenario TOML file")->required();
-  validate->add_option("--set", overrides, "override a scenario key: --set section.key=value (repeatable)");
+  validate->add_option("--set", overrides, "override a scenario key: --set section.key=value (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 
   CLI::App* list = app.add_subcommand("list", "list built-in models, GPUs, collectives, schedulers or platforms");
   list->add_option("what", what, "models | gpus | collectives | schedulers | platforms")

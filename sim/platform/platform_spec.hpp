@@ -27,6 +27,7 @@ enum class NetworkModel {
 /// Everything needed to build the cluster.
 struct PlatformSpec {
   std::string name;
+  std::string description;  ///< one line for listings and reports
   Topology topology = Topology::star;
   int nodes = 1;          ///< star: number of hosts
   int gpus_per_node = 1;  ///< star: 1

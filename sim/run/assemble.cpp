@@ -31,7 +31,7 @@ RunResult assemble_result(RunInfo info, Timeline timeline, double single_worker_
       b.backward_s = m.backward_end_s - m.forward_end_s;
       b.exposed_comm_s = m.comm_end_s - m.backward_end_s;
       b.update_s = m.end_s - m.comm_end_s;
-      b.idle_s = ir.time_s - (b.forward_s + b.backward_s + b.exposed_comm_s + b.update_s);
+      b.idle_s = ir.end_s - m.end_s;
       ir.per_worker.push_back(b);
     }
     previous_end = ir.end_s;

@@ -7,7 +7,9 @@ namespace dtsim::run {
 
 /// Job iteration i ends when its last worker finishes the optimizer step; its time is that end minus the
 /// previous iteration's end. Per worker: forward, backward, update and exposed communication come from its
-/// own marks, idle is the rest of the job's iteration. Efficiency compares with `single_worker_iteration_s`.
+/// own marks, idle is the time from its optimizer step's end to the job's iteration end (waiting for the last
+/// worker). Workers that start together have phases that add up to the iteration time. Efficiency compares
+/// with `single_worker_iteration_s`.
 RunResult assemble_result(RunInfo info, Timeline timeline, double single_worker_iteration_s);
 
 }  // namespace dtsim::run

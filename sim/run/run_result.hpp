@@ -6,14 +6,14 @@
 
 namespace dtsim::run {
 
-/// Where one worker's time in one iteration went. forward + backward + update + exposed_comm + idle
-/// equals the iteration time.
+/// Where one worker's time in one iteration went. When the workers start the iteration together,
+/// forward + backward + update + exposed_comm + idle equals the iteration time.
 struct Breakdown {
   double forward_s = 0;
   double backward_s = 0;
   double update_s = 0;        ///< optimizer step
   double exposed_comm_s = 0;  ///< communication not hidden behind compute
-  double idle_s = 0;          ///< waiting for other workers
+  double idle_s = 0;          ///< from this worker's end of iteration to the last worker's
 };
 
 /// One iteration of the whole job (BSP: all workers).

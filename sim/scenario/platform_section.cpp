@@ -27,7 +27,7 @@ platform::PlatformSpec load_platform(const toml::table& table) {
            "network"});
   platform::PlatformSpec spec;
   spec.name = s.required_string("name");
-  s.has("description");
+  spec.description = s.string("description", "");
   const std::string topology = s.choice("topology", "star", platform::topology_names());
   spec.topology = platform::parse_topology(topology);
   if (spec.topology == platform::Topology::star) {

@@ -16,6 +16,8 @@ struct Reference {
   std::int64_t tensors;     // len(list(model.parameters()))
 };
 
+void PrintTo(const Reference& r, std::ostream* os) { *os << r.name; }
+
 // resnet20 is derived by hand (option-A shortcuts, see models/resnet_cifar.cpp); mlp is 784-512-512-10.
 const Reference references[] = {
     {"resnet18", 11'689'512, 62},     {"resnet50", 25'557'032, 161},

@@ -70,6 +70,14 @@ TEST(Cli, BadInputExitsWithTwoAndALocatedMessage) {
   EXPECT_EQ(dtsim("validate /nonexistent.toml").code, 2);
 }
 
+TEST(Cli, SetTakesOneValueSoTheScenarioCanFollow) {
+  const std::string file = std::string(DTSIM_SOURCE_DIR) + "/tests/sim/scenario/good/minimal.toml";
+  const Outcome o = dtsim("validate --set workers=2 --set strategy.scheduler=none " + file);
+  EXPECT_EQ(o.code, 0) << o.output;
+  EXPECT_NE(o.output.find("2 workers"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("none"), std::string::npos) << o.output;
+}
+
 TEST(Cli, ListsEveryRegistry) {
   for (const char* what : {"models", "gpus", "collectives", "schedulers", "platforms"}) {
     const Outcome o = dtsim(std::string("list ") + what);
