@@ -8,6 +8,7 @@
 #include "models/zoo.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/units.hpp"
 #include "sim/scenario/embedded_files.hpp"
 #include "sim/scenario/overrides.hpp"
 #include "sim/scenario/platform_section.hpp"
@@ -104,14 +105,33 @@ models::Model load_model(Section& m, const fs::path& base) {
   }
 }
 
+/// A rate with a unit ("15.7TFLOPS", "900GBps") that replaces one field of the named profile.
+void override_rate(Section& g, const std::string& key, double& field, double (*parse)(std::string_view)) {
+  if (!g.has(key)) return;
+  const std::string text = g.required_string(key);
+  try {
+    field = parse(text);
+  } catch (const core::InputError& e) {
+    throw e.at(g.where_key(key));
+  }
+}
+
 void load_gpu(Section& g, Scenario& s) {
-  g.allow({"profile", "precision", "measured_iteration_time"});
+  g.allow({"profile", "precision", "measured_iteration_time", "fp32", "tf32", "fp16", "bf16", "memory_bandwidth",
+           "compute_efficiency", "memory_efficiency"});
   const std::string profile = g.string("profile", "v100");
   try {
     s.gpu = models::gpu_profile(profile);
   } catch (const core::InputError& e) {
     throw e.at(g.where_key("profile"));
   }
+  override_rate(g, "fp32", s.gpu.fp32_flops, core::parse_flop_rate);
+  override_rate(g, "tf32", s.gpu.tf32_flops, core::parse_flop_rate);
+  override_rate(g, "fp16", s.gpu.fp16_flops, core::parse_flop_rate);
+  override_rate(g, "bf16", s.gpu.bf16_flops, core::parse_flop_rate);
+  override_rate(g, "memory_bandwidth", s.gpu.memory_Bps, core::parse_bandwidth);
+  if (g.has("compute_efficiency")) s.gpu.compute_efficiency = g.number("compute_efficiency", 1e-3, 1.0);
+  if (g.has("memory_efficiency")) s.gpu.memory_efficiency = g.number("memory_efficiency", 1e-3, 1.0);
   const std::string precision = g.choice("precision", "fp32", {"fp32", "tf32", "fp16", "bf16"});
   s.precision = models::parse_precision(precision);
   try {

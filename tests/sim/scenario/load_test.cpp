@@ -101,6 +101,20 @@ TEST(GoodScenarios, OverrideErrorsNameTheArgument) {
             "with a dotted key");
 }
 
+TEST(GoodScenarios, GpuFieldsOverrideTheNamedProfile) {
+  const Scenario s = load_scenario((kHere / "good/minimal.toml").string(),
+                                   {"gpu.profile=a100", "gpu.fp16=\"400TFLOPS\"", "gpu.memory_bandwidth=3TBps",
+                                    "gpu.compute_efficiency=0.7", "gpu.precision=fp16"});
+  EXPECT_EQ(s.gpu.name, "a100");
+  EXPECT_DOUBLE_EQ(s.gpu.fp16_flops, 400e12);
+  EXPECT_DOUBLE_EQ(s.gpu.fp32_flops, 19.5e12);
+  EXPECT_DOUBLE_EQ(s.gpu.memory_Bps, 3e12);
+  EXPECT_DOUBLE_EQ(s.gpu.compute_efficiency, 0.7);
+  EXPECT_THROW(load_scenario((kHere / "good/minimal.toml").string(), {"gpu.fp16=400"}), core::InputError);
+  EXPECT_THROW(load_scenario((kHere / "good/minimal.toml").string(), {"gpu.memory_efficiency=1.5"}),
+               core::InputError);
+}
+
 TEST(GoodScenarios, InlineLayerTable) {
   const Scenario s = load_scenario((kHere / "good/layers.toml").string());
   ASSERT_EQ(s.model.layers.size(), 2u);
