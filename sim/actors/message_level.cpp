@@ -24,14 +24,14 @@ namespace {
 using BucketSteps = std::vector<std::shared_ptr<const std::vector<std::vector<RankStep>>>>;
 
 BucketSteps plan_buckets(const scheduling::IterationPlan& plan, const collectives::Collective& collective,
-                         int workers) {
+                         const collectives::Group& group) {
   std::map<std::int64_t, std::shared_ptr<const std::vector<std::vector<RankStep>>>> by_size;
   BucketSteps steps;
   for (const scheduling::Bucket& b : plan.buckets) {
     auto& cached = by_size[b.bytes];
     if (!cached)
       cached = std::make_shared<const std::vector<std::vector<RankStep>>>(
-          split_by_rank(collective.plan(workers, b.bytes)));
+          split_by_rank(collective.plan(group, b.bytes)));
     steps.push_back(cached);
   }
   return steps;
@@ -163,7 +163,8 @@ run::Timeline simulate_message_level(const platform::PlatformSpec& platform, con
   DTSIM_CHECK(workers >= 1 && workers <= platform.hosts(), "workers must fit on the platform");
   sg4::Engine engine = make_engine();
   const std::vector<sg4::Host*> hosts = platform::build_simgrid_platform(platform);
-  MessageLevel sim(plan, plan_buckets(plan, collective, workers), workers, iterations);
+  const collectives::Group group{workers, platform.gpus_per_node};
+  MessageLevel sim(plan, plan_buckets(plan, collective, group), workers, iterations);
   std::vector<WorkerState> states(static_cast<std::size_t>(workers));
   for (int r = 0; r < workers; ++r) {
     WorkerState& w = states[static_cast<std::size_t>(r)];

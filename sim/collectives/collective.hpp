@@ -16,16 +16,33 @@ struct AlphaBeta {
   double beta_s_per_byte = 0;
 };
 
+/// Per-message costs inside a node and between nodes (equal on flat networks).
+struct LinkCosts {
+  AlphaBeta intra;
+  AlphaBeta inter;
+  /// The same cost everywhere.
+  static LinkCosts uniform(AlphaBeta ab) { return {ab, ab}; }
+};
+
+/// The ranks taking part: ranks 0 .. ranks-1, placed ranks_per_node to a node in rank order.
+struct Group {
+  int ranks = 1;
+  int ranks_per_node = 1;
+  /// Number of nodes the group spans.
+  int nodes() const { return (ranks + ranks_per_node - 1) / ranks_per_node; }
+};
+
 /// An all-reduce (or other collective) algorithm.
 class Collective {
  public:
   virtual ~Collective() = default;
   /// Registry key, e.g. "ring".
   virtual std::string_view name() const = 0;
-  /// The plan for `ranks` ranks each contributing a vector of `bytes` bytes.
-  virtual Schedule plan(int ranks, std::int64_t bytes) const = 0;
-  /// Closed-form time on a homogeneous, uncongested network with per-message cost `link`.
-  virtual double closed_form_s(int ranks, double bytes, AlphaBeta link) const = 0;
+  /// The plan for the group's ranks, each contributing a vector of `bytes` bytes.
+  virtual Schedule plan(const Group& group, std::int64_t bytes) const = 0;
+  /// Closed-form time on an uncongested network where a message inside a node costs `costs.intra` and one
+  /// between nodes `costs.inter`.
+  virtual double closed_form_s(const Group& group, double bytes, const LinkCosts& costs) const = 0;
 };
 
 /// Registry keys of the all-reduce algorithms, in the order `dtsim list collectives` prints them.

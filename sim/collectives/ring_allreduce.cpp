@@ -5,7 +5,8 @@
 
 namespace dtsim::collectives {
 
-Schedule RingAllreduce::plan(int ranks, std::int64_t bytes) const {
+Schedule RingAllreduce::plan(const Group& group, std::int64_t bytes) const {
+  const int ranks = group.ranks;
   DTSIM_CHECK(ranks >= 1 && bytes >= 0, "ring all-reduce needs at least one rank and a non-negative size");
   Schedule schedule{ranks, {}};
   if (ranks == 1) return schedule;
@@ -24,9 +25,10 @@ Schedule RingAllreduce::plan(int ranks, std::int64_t bytes) const {
   return schedule;
 }
 
-double RingAllreduce::closed_form_s(int ranks, double bytes, AlphaBeta link) const {
-  if (ranks <= 1) return 0.0;
-  const double p = ranks;
+double RingAllreduce::closed_form_s(const Group& group, double bytes, const LinkCosts& costs) const {
+  if (group.ranks <= 1) return 0.0;
+  const double p = group.ranks;
+  const AlphaBeta link = group.nodes() > 1 ? costs.inter : costs.intra;
   return 2.0 * (p - 1) * link.alpha_s + 2.0 * (p - 1) / p * bytes * link.beta_s_per_byte;
 }
 

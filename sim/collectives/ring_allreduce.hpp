@@ -10,12 +10,13 @@ namespace dtsim::collectives {
 ///   step 0..p-2 (reduce-scatter)     step p-1..2p-3 (all-gather)
 ///   0 -> 1 -> 2 -> ... -> p-1 -> 0   same ring, reduced chunks
 ///
-/// Cost: 2(p-1) alpha + 2(p-1)/p n beta.
+/// Cost: 2(p-1) alpha + 2(p-1)/p n beta, with the inter-node alpha and beta once the ring spans nodes (every
+/// step then has a transfer crossing a node boundary).
 class RingAllreduce final : public Collective {
  public:
   std::string_view name() const override { return "ring"; }
-  Schedule plan(int ranks, std::int64_t bytes) const override;
-  double closed_form_s(int ranks, double bytes, AlphaBeta link) const override;
+  Schedule plan(const Group& group, std::int64_t bytes) const override;
+  double closed_form_s(const Group& group, double bytes, const LinkCosts& costs) const override;
 };
 
 }  // namespace dtsim::collectives

@@ -1,5 +1,7 @@
 #include "sim/platform/fabric.hpp"
 
+#include <algorithm>
+
 #include "sim/core/error.hpp"
 
 namespace dtsim::platform {
@@ -37,5 +39,13 @@ core::Path Fabric::path(int from, int to) const {
 }
 
 double Fabric::link_bandwidth_Bps(int link) const { return links_[static_cast<std::size_t>(link)].bandwidth_Bps; }
+
+collectives::LinkCosts link_costs(const PlatformSpec& spec) {
+  const LinkSpec& gpu = spec.intra;
+  const collectives::AlphaBeta intra{2 * gpu.latency_s, 1.0 / gpu.bandwidth_Bps};
+  if (spec.topology == Topology::star) return collectives::LinkCosts::uniform(intra);
+  const LinkSpec& nic = spec.inter;
+  return {intra, {2 * gpu.latency_s + 2 * nic.latency_s, 1.0 / std::min(gpu.bandwidth_Bps, nic.bandwidth_Bps)}};
+}
 
 }  // namespace dtsim::platform

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/collectives/collective.hpp"
 #include "sim/core/path_model.hpp"
 #include "sim/platform/platform_spec.hpp"
 
@@ -41,5 +42,9 @@ class Fabric final : public core::PathModel {
   PlatformSpec spec_;
   std::vector<DirectedLink> links_;
 };
+
+/// Alpha-beta cost of one message between two GPUs of one node and between GPUs of different nodes
+/// (route latency, bottleneck bandwidth), as the closed forms and MG-WFBP use them.
+collectives::LinkCosts link_costs(const PlatformSpec& spec);
 
 }  // namespace dtsim::platform

@@ -41,7 +41,7 @@ std::vector<BucketCost> analytic_costs(const scenario::Scenario& s, const schedu
   const platform::Fabric fabric(s.platform);
   std::vector<BucketCost> costs;
   for (const scheduling::Bucket& b : plan.buckets) {
-    const collectives::Schedule schedule = collective.plan(s.workers, b.bytes);
+    const collectives::Schedule schedule = collective.plan({s.workers, s.platform.gpus_per_node}, b.bytes);
     costs.push_back({collectives::schedule_time_s(schedule, fabric), collectives::traffic_by_rank(schedule)});
   }
   return costs;

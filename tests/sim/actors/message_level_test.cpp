@@ -16,7 +16,7 @@ class RingOnStar : public ::testing::TestWithParam<std::tuple<int, std::int64_t>
 TEST_P(RingOnStar, MessageLevelEqualsClosedFormAndAnalytic) {
   const auto [p, n] = GetParam();
   const auto spec = testing::star(p);
-  const collectives::Schedule plan = collectives::RingAllreduce().plan(p, n);
+  const collectives::Schedule plan = collectives::RingAllreduce().plan({p, 1}, n);
   const double expected = testing::ring_formula_s(p, static_cast<double>(n), testing::star_alpha_beta());
   const double simulated = simulate_schedule_s(spec, plan);
   EXPECT_NEAR(simulated, expected, 1e-9 * expected);
@@ -32,7 +32,7 @@ TEST(MessageLevel, UnevenChunksMatchAnalyticToSimGridsTimingPrecision) {
   // Chunks of 142858 and 142857 bytes differ by 0.08 ns at 12.5 GB/s, below SimGrid's surf/precision (1 ns),
   // so SimGrid may finish each of the 12 steps up to that much earlier than the exact analytic replay.
   const auto spec = testing::star(7);
-  const collectives::Schedule plan = collectives::RingAllreduce().plan(7, 1000003);
+  const collectives::Schedule plan = collectives::RingAllreduce().plan({7, 1}, 1000003);
   const double analytic = collectives::schedule_time_s(plan, platform::Fabric(spec));
   EXPECT_NEAR(simulate_schedule_s(spec, plan), analytic, 1e-9 * static_cast<double>(plan.steps.size()));
 }
@@ -49,14 +49,16 @@ TEST(MessageLevel, TwoLevelRingIsBoundByTheNicHop) {
   // Every step has one transfer per node boundary: GPU link, NIC up, NIC down, GPU link.
   const double alpha = 2 * 1e-6 + 2 * 12.5e-6;
   const double expected = 2.0 * 15 * (alpha + (n / 16.0) / 1.25e9);
-  EXPECT_NEAR(simulate_schedule_s(spec, collectives::RingAllreduce().plan(16, n)), expected, 1e-9 * expected);
+  EXPECT_NEAR(collectives::RingAllreduce().closed_form_s({16, 4}, n, platform::link_costs(spec)), expected,
+              1e-12 * expected);
+  EXPECT_NEAR(simulate_schedule_s(spec, collectives::RingAllreduce().plan({16, 4}, n)), expected, 1e-9 * expected);
 }
 
 TEST(MessageLevel, Lv08ModelIsSlowerThanAlphaBeta) {
   auto spec = testing::star(4);
   spec.network_model = platform::NetworkModel::lv08;
   const double formula = testing::ring_formula_s(4, 4e6, testing::star_alpha_beta());
-  EXPECT_GT(simulate_schedule_s(spec, collectives::RingAllreduce().plan(4, 4000000)), 1.01 * formula);
+  EXPECT_GT(simulate_schedule_s(spec, collectives::RingAllreduce().plan({4, 1}, 4000000)), 1.01 * formula);
 }
 
 }  // namespace

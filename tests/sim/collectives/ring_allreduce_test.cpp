@@ -17,7 +17,7 @@ constexpr std::int64_t kBytes[] = {1344, 1344 * 1000, 1344 * 74403};
 
 TEST(RingAllreduce, PlanHasTwoPMinusOneStepsOfOneSendPerRank) {
   for (int p : kRanks) {
-    const Schedule s = RingAllreduce().plan(p, 1344 * 10);
+    const Schedule s = RingAllreduce().plan({p, 1}, 1344 * 10);
     ASSERT_EQ(s.steps.size(), static_cast<std::size_t>(2 * (p - 1)));
     for (const Step& step : s.steps) {
       ASSERT_EQ(step.transfers.size(), static_cast<std::size_t>(p));
@@ -40,7 +40,7 @@ TEST(RingAllreduce, ReduceScatterGivesEachRankOneFullyReducedChunk) {
   std::vector<std::vector<long>> data(p, std::vector<long>(n));
   for (int r = 0; r < p; ++r)
     for (int i = 0; i < n; ++i) data[static_cast<std::size_t>(r)][static_cast<std::size_t>(i)] = (r + 1) * 100 + i;
-  const Schedule s = RingAllreduce().plan(p, n);
+  const Schedule s = RingAllreduce().plan({p, 1}, n);
   auto chunk_of = [&](int c) {
     std::int64_t begin = 0;
     for (int k = 0; k < c; ++k) begin += n / p + (k < n % p ? 1 : 0);
@@ -73,9 +73,9 @@ TEST(RingAllreduce, AnalyticOnStarEqualsClosedForm) {
     const platform::Fabric fabric(testing::star(p));
     for (std::int64_t n : kBytes) {
       const double expected = testing::ring_formula_s(p, static_cast<double>(n), testing::star_alpha_beta());
-      const double analytic = schedule_time_s(RingAllreduce().plan(p, n), fabric);
+      const double analytic = schedule_time_s(RingAllreduce().plan({p, 1}, n), fabric);
       EXPECT_NEAR(analytic, expected, 1e-9 * expected) << "p=" << p << " n=" << n;
-      EXPECT_NEAR(RingAllreduce().closed_form_s(p, static_cast<double>(n), testing::star_alpha_beta()), expected,
+      EXPECT_NEAR(RingAllreduce().closed_form_s({p, 1}, static_cast<double>(n), LinkCosts::uniform(testing::star_alpha_beta())), expected,
                   1e-9 * expected);
     }
   }
@@ -86,13 +86,13 @@ TEST(RingAllreduce, UnevenChunksCostTheLargestChunkPerStep) {
   const std::int64_t n = 4001;  // chunks 1001, 1000, 1000, 1000: every step carries one 1001-byte chunk
   const auto ab = testing::star_alpha_beta();
   const double expected = 2.0 * (p - 1) * (ab.alpha_s + 1001 * ab.beta_s_per_byte);
-  EXPECT_NEAR(schedule_time_s(RingAllreduce().plan(p, n), platform::Fabric(testing::star(p))), expected,
+  EXPECT_NEAR(schedule_time_s(RingAllreduce().plan({p, 1}, n), platform::Fabric(testing::star(p))), expected,
               1e-12 * expected);
 }
 
 TEST(RingAllreduce, OneRankHasNothingToDo) {
-  EXPECT_TRUE(RingAllreduce().plan(1, 1000).steps.empty());
-  EXPECT_EQ(RingAllreduce().closed_form_s(1, 1000, testing::star_alpha_beta()), 0.0);
+  EXPECT_TRUE(RingAllreduce().plan({1, 1}, 1000).steps.empty());
+  EXPECT_EQ(RingAllreduce().closed_form_s({1, 1}, 1000, LinkCosts::uniform(testing::star_alpha_beta())), 0.0);
 }
 
 TEST(ScheduleTime, SharedLinkSplitsBandwidthEqually) {
