@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <queue>
 #include <string>
+#include <tuple>
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
@@ -30,21 +32,21 @@ BucketSteps plan_buckets(const scheduling::IterationPlan& plan, const collective
   for (const scheduling::Bucket& b : plan.buckets) {
     auto& cached = by_size[b.bytes];
     if (!cached)
-      cached = std::make_shared<const std::vector<std::vector<RankStep>>>(
-          split_by_rank(collective.plan(group, b.bytes)));
+      cached = std::make_shared<const std::vector<std::vector<RankStep>>>(split_by_rank(collective.plan(group, b.bytes)));
     steps.push_back(cached);
   }
   return steps;
 }
 
-sg4::Mailbox* mailbox(int to, int from) {
-  return sg4::Mailbox::by_name("m" + std::to_string(to) + "<" + std::to_string(from));
-}
-
 /// Executes one rank's part of a plan: per step, post every receive and send, then wait for all of them.
-void execute_steps(int rank, const std::vector<RankStep>& steps, run::WorkerTraffic& traffic) {
+/// `channel` separates collectives that may run at the same time (their messages must not match).
+void execute_steps(int rank, const std::vector<RankStep>& steps, const std::string& channel,
+                   run::WorkerTraffic& traffic) {
   static char payload = 0;
   static char* sink = nullptr;
+  auto mailbox = [&](int to, int from) {
+    return sg4::Mailbox::by_name(channel + std::to_string(to) + "<" + std::to_string(from));
+  };
   for (const RankStep& step : steps) {
     std::vector<sg4::CommPtr> pending;
     for (const auto& t : step.receives) {
@@ -68,75 +70,187 @@ sg4::Engine make_engine() {
   return sg4::Engine(&argc, argv);
 }
 
-/// Shared between one worker's compute and communication actors.
+/// Shared between one worker's actors.
 struct WorkerState {
   int rank = 0;
-  sg4::SemaphorePtr bucket_ready = sg4::Semaphore::create(0);
-  sg4::SemaphorePtr comm_done = sg4::Semaphore::create(0);
+  double backward_start_s = 0;
+  sg4::SemaphorePtr bucket_ready = sg4::Semaphore::create(0);  ///< FIFO: compute -> communication
+  sg4::SemaphorePtr comm_done = sg4::Semaphore::create(0);     ///< FIFO: all buckets of an iteration done
+  std::vector<int> layer_pending;                             ///< priority: buckets of a layer not yet done
+  std::vector<sg4::SemaphorePtr> layer_synced;                ///< priority: a layer's buckets are done
 };
 
 class MessageLevel {
  public:
   MessageLevel(const scheduling::IterationPlan& plan, BucketSteps steps, int workers, int iterations)
-      : plan_(plan), steps_(std::move(steps)), iterations_(iterations) {
+      : plan_(plan), steps_(std::move(steps)), workers_(workers), iterations_(iterations),
+        states_(static_cast<std::size_t>(workers)), ready_count_(plan.buckets.size() * iterations, 0),
+        done_count_(plan.buckets.size() * iterations, 0) {
     timeline_.marks.assign(static_cast<std::size_t>(workers), {});
     timeline_.traffic.assign(static_cast<std::size_t>(workers), {});
-  }
-
-  void compute(WorkerState& w) {
-    const int layers = static_cast<int>(plan_.layers.size());
-    for (int it = 0; it < iterations_; ++it) {
-      run::IterationMarks m;
-      m.start_s = sg4::Engine::get_clock();
-      for (const auto& layer : plan_.layers) phase(w.rank, "compute", run::forward_event(layer), "forward", layer.forward_s);
-      m.forward_end_s = sg4::Engine::get_clock();
-      std::size_t next_bucket = 0;
-      for (int l = layers - 1; l >= 0; --l) {
-        const auto& layer = plan_.layers[static_cast<std::size_t>(l)];
-        phase(w.rank, "compute", run::backward_event(layer), "backward", layer.backward_s);
-        while (next_bucket < plan_.buckets.size() && plan_.buckets[next_bucket].ready_layer == l) {
-          w.bucket_ready->release();
-          ++next_bucket;
-        }
-      }
-      DTSIM_CHECK(next_bucket == plan_.buckets.size(), "buckets must be in non-increasing ready_layer order");
-      m.backward_end_s = sg4::Engine::get_clock();
-      w.comm_done->acquire();
-      m.comm_end_s = sg4::Engine::get_clock();
-      double update_s = 0;
-      for (const auto& layer : plan_.layers) update_s += layer.update_s;
-      phase(w.rank, "compute", "update", "update", update_s);
-      m.end_s = sg4::Engine::get_clock();
-      timeline_.marks[static_cast<std::size_t>(w.rank)].push_back(m);
+    buckets_per_layer_.assign(plan.layers.size(), 0);
+    for (const auto& b : plan.buckets) ++buckets_per_layer_[static_cast<std::size_t>(b.ready_layer)];
+    for (int r = 0; r < workers; ++r) {
+      WorkerState& w = states_[static_cast<std::size_t>(r)];
+      w.rank = r;
+      w.layer_pending = buckets_per_layer_;
+      for (std::size_t l = 0; l < plan.layers.size(); ++l) w.layer_synced.push_back(sg4::Semaphore::create(0));
     }
   }
 
-  void communicate(WorkerState& w) {
-    auto& traffic = timeline_.traffic[static_cast<std::size_t>(w.rank)];
-    for (int it = 0; it < iterations_; ++it) {
-      for (std::size_t b = 0; b < plan_.buckets.size(); ++b) {
-        w.bucket_ready->acquire();
-        const double start = sg4::Engine::get_clock();
-        execute_steps(w.rank, (*steps_[b])[static_cast<std::size_t>(w.rank)], traffic);
-        timeline_.events.push_back({w.rank, "comm", run::bucket_event(static_cast<int>(b)), "comm", start,
-                                    sg4::Engine::get_clock(), plan_.buckets[b].bytes});
+  void start(const std::vector<sg4::Host*>& hosts) {
+    hosts_ = hosts;
+    for (int r = 0; r < workers_; ++r) {
+      sg4::Host* host = hosts[static_cast<std::size_t>(r)];
+      WorkerState* w = &states_[static_cast<std::size_t>(r)];
+      if (plan_.credit_bytes > 0) {
+        sg4::Actor::create("compute" + std::to_string(r), host, [this, w] { compute_layerwise(*w); });
+      } else {
+        sg4::Actor::create("compute" + std::to_string(r), host, [this, w] { compute_bsp(*w); });
+        sg4::Actor::create("comm" + std::to_string(r), host, [this, w] { communicate_fifo(*w); });
       }
-      w.comm_done->release();
     }
   }
 
   run::Timeline take() { return std::move(timeline_); }
 
  private:
-  void phase(int rank, const char* lane, std::string name, const char* category, double duration_s) {
+  /// BSP: forward, backward (releasing buckets as they become ready), wait for all buckets, update.
+  void compute_bsp(WorkerState& w) {
+    for (int it = 0; it < iterations_; ++it) {
+      run::IterationMarks m;
+      m.start_s = sg4::Engine::get_clock();
+      for (const auto& layer : plan_.layers) m.forward_s += phase(w.rank, run::forward_event(layer), "forward", layer.forward_s);
+      w.backward_start_s = sg4::Engine::get_clock();
+      std::size_t next_bucket = 0;
+      for (int l = static_cast<int>(plan_.layers.size()) - 1; l >= 0; --l) {
+        const auto& layer = plan_.layers[static_cast<std::size_t>(l)];
+        m.backward_s += phase(w.rank, run::backward_event(layer), "backward", layer.backward_s);
+        for (; next_bucket < plan_.buckets.size() && plan_.buckets[next_bucket].ready_layer == l; ++next_bucket)
+          w.bucket_ready->release();
+      }
+      DTSIM_CHECK(next_bucket == plan_.buckets.size(), "buckets must be in non-increasing ready_layer order");
+      const double wait_start = sg4::Engine::get_clock();
+      w.comm_done->acquire();
+      m.comm_wait_s = sg4::Engine::get_clock() - wait_start;
+      double update_s = 0;
+      for (const auto& layer : plan_.layers) update_s += layer.update_s;
+      m.update_s = phase(w.rank, "update", "update", update_s);
+      m.end_s = sg4::Engine::get_clock();
+      timeline_.marks[static_cast<std::size_t>(w.rank)].push_back(m);
+    }
+  }
+
+  /// FIFO: each bucket in order, once ready and not before its cycle.
+  void communicate_fifo(WorkerState& w) {
+    for (int it = 0; it < iterations_; ++it) {
+      for (std::size_t b = 0; b < plan_.buckets.size(); ++b) {
+        w.bucket_ready->acquire();
+        const double cycle = w.backward_start_s + plan_.buckets[b].not_before_s;
+        if (cycle > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(cycle);
+        run_bucket(w.rank, b, "");
+      }
+      w.comm_done->release();
+    }
+  }
+
+  /// Priority: forward of layer l waits for layer l's buckets of the previous iteration and its update.
+  void compute_layerwise(WorkerState& w) {
+    const int layers = static_cast<int>(plan_.layers.size());
+    for (int it = 0; it < iterations_; ++it) {
+      run::IterationMarks m;
+      m.start_s = sg4::Engine::get_clock();
+      for (int l = 0; l < layers; ++l) {
+        if (it > 0) sync_and_update(w, l, m);
+        const auto& layer = plan_.layers[static_cast<std::size_t>(l)];
+        m.forward_s += phase(w.rank, run::forward_event(layer), "forward", layer.forward_s);
+      }
+      std::size_t next_bucket = 0;
+      for (int l = layers - 1; l >= 0; --l) {
+        const auto& layer = plan_.layers[static_cast<std::size_t>(l)];
+        m.backward_s += phase(w.rank, run::backward_event(layer), "backward", layer.backward_s);
+        for (; next_bucket < plan_.buckets.size() && plan_.buckets[next_bucket].ready_layer == l; ++next_bucket)
+          bucket_ready(it, next_bucket);
+      }
+      if (it == iterations_ - 1)
+        for (int l = 0; l < layers; ++l) sync_and_update(w, l, m);
+      m.end_s = sg4::Engine::get_clock();
+      timeline_.marks[static_cast<std::size_t>(w.rank)].push_back(m);
+    }
+  }
+
+  void sync_and_update(WorkerState& w, int layer, run::IterationMarks& m) {
+    if (buckets_per_layer_[static_cast<std::size_t>(layer)] > 0) {
+      const double wait_start = sg4::Engine::get_clock();
+      w.layer_synced[static_cast<std::size_t>(layer)]->acquire();
+      m.comm_wait_s += sg4::Engine::get_clock() - wait_start;
+    }
+    const auto& phase_layer = plan_.layers[static_cast<std::size_t>(layer)];
+    m.update_s += phase(w.rank, "update " + phase_layer.name, "update", phase_layer.update_s);
+  }
+
+  /// A worker's gradients for bucket b of iteration it are ready. Once every worker's are (the negotiation of
+  /// Horovod and ByteScheduler), the bucket joins the priority queue.
+  void bucket_ready(int it, std::size_t b) {
+    const std::size_t key = static_cast<std::size_t>(it) * plan_.buckets.size() + b;
+    if (++ready_count_[key] < workers_) return;
+    queue_.push({plan_.buckets[b].ready_layer, it, b});
+    dispatch();
+  }
+
+  /// Starts queued buckets, lowest layer first, while credit remains (one bucket may overdraw it).
+  void dispatch() {
+    while (!queue_.empty() && in_flight_bytes_ < plan_.credit_bytes) {
+      const auto [layer, it, b] = queue_.top();
+      queue_.pop();
+      in_flight_bytes_ += plan_.buckets[b].bytes;
+      const std::string channel = "i" + std::to_string(it) + "b" + std::to_string(b) + ":";
+      for (int r = 0; r < workers_; ++r)
+        sg4::Actor::create("bucket", hosts_[static_cast<std::size_t>(r)], [this, r, it, b, channel] {
+          run_bucket(r, b, channel);
+          WorkerState& w = states_[static_cast<std::size_t>(r)];
+          const auto l = static_cast<std::size_t>(plan_.buckets[b].ready_layer);
+          if (--w.layer_pending[l] == 0) {
+            w.layer_pending[l] = buckets_per_layer_[l];
+            w.layer_synced[l]->release();
+          }
+          if (++done_count_[static_cast<std::size_t>(it) * plan_.buckets.size() + b] == workers_) {
+            in_flight_bytes_ -= plan_.buckets[b].bytes;
+            dispatch();
+          }
+        });
+    }
+  }
+
+  void run_bucket(int rank, std::size_t b, const std::string& channel) {
+    const double start = sg4::Engine::get_clock();
+    execute_steps(rank, (*steps_[b])[static_cast<std::size_t>(rank)], channel,
+                  timeline_.traffic[static_cast<std::size_t>(rank)]);
+    timeline_.events.push_back({rank, "comm", run::bucket_event(static_cast<int>(b)), "comm", start,
+                                sg4::Engine::get_clock(), plan_.buckets[b].bytes});
+  }
+
+  /// Replays a compute phase on the worker's compute lane; returns its duration.
+  double phase(int rank, std::string name, const char* category, double duration_s) {
     const double start = sg4::Engine::get_clock();
     sg4::this_actor::sleep_for(duration_s);
-    timeline_.events.push_back({rank, lane, std::move(name), category, start, sg4::Engine::get_clock(), 0});
+    timeline_.events.push_back({rank, "compute", std::move(name), category, start, sg4::Engine::get_clock(), 0});
+    return duration_s;
   }
+
+  using Queued = std::tuple<int, int, std::size_t>;  ///< (layer, iteration, bucket): lowest first
 
   const scheduling::IterationPlan& plan_;
   BucketSteps steps_;
+  int workers_;
   int iterations_;
+  std::vector<WorkerState> states_;
+  std::vector<sg4::Host*> hosts_;
+  std::vector<int> buckets_per_layer_;
+  std::vector<int> ready_count_;
+  std::vector<int> done_count_;
+  std::priority_queue<Queued, std::vector<Queued>, std::greater<>> queue_;
+  std::int64_t in_flight_bytes_ = 0;
   run::Timeline timeline_;
 };
 
@@ -151,7 +265,7 @@ double simulate_schedule_s(const platform::PlatformSpec& platform, const collect
   double end_s = 0;
   for (int r = 0; r < schedule.ranks; ++r)
     sg4::Actor::create("rank" + std::to_string(r), hosts[static_cast<std::size_t>(r)], [&, r] {
-      execute_steps(r, by_rank[static_cast<std::size_t>(r)], traffic[static_cast<std::size_t>(r)]);
+      execute_steps(r, by_rank[static_cast<std::size_t>(r)], "", traffic[static_cast<std::size_t>(r)]);
       end_s = std::max(end_s, sg4::Engine::get_clock());
     });
   engine.run();
@@ -163,17 +277,8 @@ run::Timeline simulate_message_level(const platform::PlatformSpec& platform, con
   DTSIM_CHECK(workers >= 1 && workers <= platform.hosts(), "workers must fit on the platform");
   sg4::Engine engine = make_engine();
   const std::vector<sg4::Host*> hosts = platform::build_simgrid_platform(platform);
-  const collectives::Group group{workers, platform.gpus_per_node};
-  MessageLevel sim(plan, plan_buckets(plan, collective, group), workers, iterations);
-  std::vector<WorkerState> states(static_cast<std::size_t>(workers));
-  for (int r = 0; r < workers; ++r) {
-    WorkerState& w = states[static_cast<std::size_t>(r)];
-    w.rank = r;
-    sg4::Actor::create("compute" + std::to_string(r), hosts[static_cast<std::size_t>(r)],
-                       [&sim, &w] { sim.compute(w); });
-    sg4::Actor::create("comm" + std::to_string(r), hosts[static_cast<std::size_t>(r)],
-                       [&sim, &w] { sim.communicate(w); });
-  }
+  MessageLevel sim(plan, plan_buckets(plan, collective, {workers, platform.gpus_per_node}), workers, iterations);
+  sim.start(hosts);
   engine.run();
   return sim.take();
 }

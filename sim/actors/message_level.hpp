@@ -11,9 +11,13 @@ namespace dtsim::actors {
 /// common start. Creates the process's one SimGrid engine: call at most once per process.
 double simulate_schedule_s(const platform::PlatformSpec& platform, const collectives::Schedule& schedule);
 
-/// Runs `iterations` BSP iterations of `plan` on `workers` ranks placed on the first hosts of `platform`.
-/// Each worker has a compute actor (forward, backward, update replayed with sleep_for) and a communication
-/// actor that executes each bucket's collective step by step, FIFO, as soon as the bucket is ready.
+/// Runs `iterations` iterations of `plan` on `workers` ranks placed on the first hosts of `platform`.
+/// Each worker has a compute actor (forward, backward, update replayed with sleep_for). With a FIFO plan
+/// (credit_bytes == 0) a communication actor per worker executes each bucket's collective step by step, in
+/// order, once ready and not before its cycle, and the update waits for all buckets (BSP). With a credit,
+/// a bucket is queued once every worker has it ready and started by layer priority while the bytes in
+/// flight stay below the credit (one actor per rank and bucket), and forward of layer l waits only for
+/// layer l's buckets and update.
 /// Creates the process's one SimGrid engine: call at most once per process.
 run::Timeline simulate_message_level(const platform::PlatformSpec& platform, const scheduling::IterationPlan& plan,
                                      const collectives::Collective& collective, int workers, int iterations);

@@ -10,6 +10,7 @@ namespace dtsim::run {
 Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vector<BucketCost>& costs, int workers,
                            int iterations) {
   DTSIM_CHECK(costs.size() == plan.buckets.size(), "one cost per bucket");
+  DTSIM_CHECK(plan.credit_bytes == 0, "the analytic level models one FIFO stream; priority needs message level");
   Timeline timeline;
   timeline.marks.assign(static_cast<std::size_t>(workers), {});
   timeline.traffic.assign(static_cast<std::size_t>(workers), {});
@@ -23,7 +24,8 @@ Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vec
       iteration_events.push_back({0, "compute", forward_event(layer), "forward", now, now + layer.forward_s, 0});
       now += layer.forward_s;
     }
-    m.forward_end_s = now;
+    m.forward_s = now - m.start_s;
+    const double backward_start = now;
     std::vector<double> backward_end(static_cast<std::size_t>(layers));
     for (int l = layers - 1; l >= 0; --l) {
       const auto& layer = plan.layers[static_cast<std::size_t>(l)];
@@ -31,21 +33,21 @@ Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vec
       now += layer.backward_s;
       backward_end[static_cast<std::size_t>(l)] = now;
     }
-    m.backward_end_s = now;
-    double stream_free = m.forward_end_s;
+    m.backward_s = now - backward_start;
+    double stream_free = backward_start;
     for (std::size_t b = 0; b < plan.buckets.size(); ++b) {
-      const double start =
-          std::max(stream_free, backward_end[static_cast<std::size_t>(plan.buckets[b].ready_layer)]);
+      const scheduling::Bucket& bucket = plan.buckets[b];
+      const double start = std::max({stream_free, backward_end[static_cast<std::size_t>(bucket.ready_layer)],
+                                     backward_start + bucket.not_before_s});
       stream_free = start + costs[b].time_s;
       iteration_events.push_back(
           {0, "comm", bucket_event(static_cast<int>(b)), "comm", start, stream_free, plan.buckets[b].bytes});
     }
-    m.comm_end_s = std::max(m.backward_end_s, stream_free);
-    now = m.comm_end_s;
-    double update_s = 0;
-    for (const auto& layer : plan.layers) update_s += layer.update_s;
-    iteration_events.push_back({0, "compute", "update", "update", now, now + update_s, 0});
-    now += update_s;
+    m.comm_wait_s = std::max(0.0, stream_free - now);
+    now += m.comm_wait_s;
+    for (const auto& layer : plan.layers) m.update_s += layer.update_s;
+    iteration_events.push_back({0, "compute", "update", "update", now, now + m.update_s, 0});
+    now += m.update_s;
     m.end_s = now;
     for (int w = 0; w < workers; ++w) {
       timeline.marks[static_cast<std::size_t>(w)].push_back(m);

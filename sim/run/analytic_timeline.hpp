@@ -15,9 +15,10 @@ struct BucketCost {
 };
 
 /// BSP iterations with one FIFO communication stream per worker (Shi et al.'s WFBP recurrence):
-///   ready[b] = end of backward of bucket b's ready layer
+///   ready[b] = max(end of backward of bucket b's ready layer, backward start + not_before)
 ///   start[b] = max(end[b-1], ready[b]),  end[b] = start[b] + cost[b]
 /// The next iteration starts after the last bucket and the optimizer step. All workers are identical.
+/// FIFO schedulers only (plan.credit_bytes == 0).
 Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vector<BucketCost>& costs, int workers,
                            int iterations);
 

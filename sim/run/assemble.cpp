@@ -27,10 +27,10 @@ RunResult assemble_result(RunInfo info, Timeline timeline, double single_worker_
     for (const auto& worker : timeline.marks) {
       const IterationMarks& m = worker[static_cast<std::size_t>(it)];
       Breakdown b;
-      b.forward_s = m.forward_end_s - m.start_s;
-      b.backward_s = m.backward_end_s - m.forward_end_s;
-      b.exposed_comm_s = m.comm_end_s - m.backward_end_s;
-      b.update_s = m.end_s - m.comm_end_s;
+      b.forward_s = m.forward_s;
+      b.backward_s = m.backward_s;
+      b.update_s = m.update_s;
+      b.exposed_comm_s = m.comm_wait_s;
       b.idle_s = ir.end_s - m.end_s;
       ir.per_worker.push_back(b);
     }

@@ -49,18 +49,33 @@ std::vector<BucketCost> analytic_costs(const scenario::Scenario& s, const schedu
 
 }  // namespace
 
+collectives::AlphaBeta allreduce_alpha_beta(const scenario::Scenario& s) {
+  const auto collective = collectives::make_collective(s.collective);
+  const collectives::Group group{s.workers, s.platform.gpus_per_node};
+  const collectives::LinkCosts costs = platform::link_costs(s.platform);
+  constexpr double kProbeBytes = 1 << 30;
+  const double a = collective->closed_form_s(group, 0, costs);
+  return {a, (collective->closed_form_s(group, kProbeBytes, costs) - a) / kProbeBytes};
+}
+
 scheduling::IterationPlan make_iteration_plan(const scenario::Scenario& s) {
   scheduling::IterationPlan plan;
   const std::vector<models::LayerTime> times =
       models::layer_times(s.model, s.gpu, s.batch_size, s.precision, s.measured_iteration_s);
-  std::vector<scheduling::GradientTensor> tensors;
+  scheduling::SchedulingInput input;
+  input.allreduce = allreduce_alpha_beta(s);
   for (std::size_t l = 0; l < s.model.layers.size(); ++l) {
     const models::Layer& layer = s.model.layers[l];
     plan.layers.push_back({layer.name, times[l].forward_s, times[l].backward_s, times[l].update_s});
     for (const models::Tensor& t : layer.tensors)
-      tensors.push_back({static_cast<int>(l), t.numel() * kGradientElementBytes});
+      input.tensors.push_back({static_cast<int>(l), t.numel() * kGradientElementBytes});
   }
-  plan.buckets = scheduling::make_scheduler(s.scheduler)->buckets(tensors);
+  input.backward_end_s.assign(plan.layers.size(), 0.0);
+  double backward = 0;
+  for (std::size_t l = plan.layers.size(); l-- > 0;) input.backward_end_s[l] = (backward += plan.layers[l].backward_s);
+  const auto scheduler = scheduling::make_scheduler(s.scheduler, s.scheduler_options);
+  plan.buckets = scheduler->buckets(input);
+  plan.credit_bytes = scheduler->credit_bytes();
   return plan;
 }
 

@@ -6,13 +6,15 @@
 
 namespace dtsim::run {
 
-/// When one worker passed each phase boundary of one iteration.
+/// One worker's compute stream in one iteration: its span and what filled it. The stream is always doing
+/// one of forward, backward, update or waiting for communication, so the four add up to end_s - start_s.
 struct IterationMarks {
-  double start_s = 0;         ///< forward of the first layer begins
-  double forward_end_s = 0;   ///< forward done, backward begins
-  double backward_end_s = 0;  ///< backward of layer 0 done
-  double comm_end_s = 0;      ///< last bucket synchronised (>= backward_end_s)
-  double end_s = 0;           ///< optimizer step done
+  double start_s = 0;
+  double end_s = 0;
+  double forward_s = 0;
+  double backward_s = 0;
+  double update_s = 0;
+  double comm_wait_s = 0;  ///< blocked until gradients were synchronised (exposed communication)
 };
 
 /// Raw record of a run: marks[worker][iteration], the trace events and per-worker traffic.

@@ -146,6 +146,47 @@ void load_gpu(Section& g, Scenario& s) {
   g.finish();
 }
 
+/// A [strategy.<scheduler>] table: only with that scheduler, so no option is silently ignored.
+std::optional<Section> scheduler_table(Section& strategy, const std::string& scheduler, const std::string& chosen,
+                                       const std::vector<std::string>& keys) {
+  auto table = strategy.table(scheduler);
+  if (!table) return std::nullopt;
+  if (chosen != scheduler)
+    throw core::InputError(strategy.where_key(scheduler),
+                           "[strategy." + scheduler + "] is set but scheduler = \"" + chosen + "\"",
+                           "remove the table or set scheduler = \"" + scheduler + "\"");
+  table->allow(keys);
+  return table;
+}
+
+std::int64_t positive_size(Section& s, const std::string& key) {
+  const std::int64_t bytes = s.size(key);
+  if (bytes <= 0) throw core::InputError(s.where_key(key), "'" + key + "' is zero", "it must be at least 1B");
+  return bytes;
+}
+
+void load_scheduler_options(Section& strategy, const std::string& chosen, scheduling::SchedulerOptions& o) {
+  if (auto t = scheduler_table(strategy, "fusion", chosen, {"threshold", "cycle_time"})) {
+    if (t->has("threshold")) o.fusion_threshold_bytes = t->size("threshold");
+    if (t->has("cycle_time")) {
+      o.fusion_cycle_s = t->duration("cycle_time");
+      if (o.fusion_cycle_s <= 0)
+        throw core::InputError(t->where_key("cycle_time"), "the cycle time is zero", "it must be positive");
+    }
+    t->finish();
+  }
+  if (auto t = scheduler_table(strategy, "ddp", chosen, {"first_bucket", "bucket_cap"})) {
+    if (t->has("first_bucket")) o.ddp_first_bucket_bytes = positive_size(*t, "first_bucket");
+    if (t->has("bucket_cap")) o.ddp_bucket_cap_bytes = positive_size(*t, "bucket_cap");
+    t->finish();
+  }
+  if (auto t = scheduler_table(strategy, "priority", chosen, {"partition", "credit"})) {
+    if (t->has("partition")) o.partition_bytes = positive_size(*t, "partition");
+    if (t->has("credit")) o.credit_bytes = positive_size(*t, "credit");
+    t->finish();
+  }
+}
+
 Scenario build(toml::table& root, const std::string& source, const fs::path& base) {
   Scenario s;
   s.source = source;
@@ -190,7 +231,7 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
   s.iterations = static_cast<int>(top.integer("iterations", 3, 1, 100000));
 
   if (auto strategy = top.table("strategy")) {
-    strategy->allow({"sync", "collective", "scheduler", "fidelity"});
+    strategy->allow({"sync", "collective", "scheduler", "fidelity", "fusion", "ddp", "priority"});
     s.sync = strategy->choice("sync", "bsp", {"bsp"});
     s.collective = strategy->choice("collective", "ring", collectives::collective_names());
     s.scheduler = strategy->choice("scheduler", "wfbp", scheduling::scheduler_names());
@@ -201,6 +242,12 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
                              "fidelity 'analytic' is closed-form alpha-beta and cannot model network model '" +
                                  platform::network_model_name(s.platform.network_model) + "'",
                              "use fidelity = \"message\", or network.model = \"alpha_beta\" in the platform");
+    if (s.fidelity == Fidelity::analytic && s.scheduler == "priority")
+      throw core::InputError(strategy->where_key("fidelity"),
+                             "scheduler 'priority' runs several all-reduces at once within its credit, which the "
+                             "analytic level (one collective at a time) cannot model",
+                             "use fidelity = \"message\" with scheduler = \"priority\"");
+    load_scheduler_options(*strategy, s.scheduler, s.scheduler_options);
     strategy->finish();
   }
   if (auto output = top.table("output")) {

@@ -7,6 +7,7 @@
 #include "models/gpu_profile.hpp"
 #include "models/model.hpp"
 #include "sim/platform/platform_spec.hpp"
+#include "sim/scheduling/scheduler_options.hpp"
 
 namespace dtsim::scenario {
 
@@ -42,6 +43,7 @@ struct Scenario {
   std::string sync = "bsp";
   std::string collective = "ring";
   std::string scheduler = "wfbp";
+  scheduling::SchedulerOptions scheduler_options;  ///< [strategy.fusion], [strategy.ddp], [strategy.priority]
   Fidelity fidelity = Fidelity::message;
   Output output;
 };

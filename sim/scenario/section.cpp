@@ -123,6 +123,12 @@ double Section::bandwidth(const std::string& key) { return with_unit(*this, key,
 
 double Section::duration(const std::string& key) { return with_unit(*this, key, core::parse_duration); }
 
+std::int64_t Section::size(const std::string& key) {
+  return static_cast<std::int64_t>(with_unit(*this, key, [](std::string_view t) {
+    return static_cast<double>(core::parse_size(t));
+  }));
+}
+
 std::optional<double> Section::optional_duration(const std::string& key) {
   if (!table_->get(key)) return std::nullopt;
   return duration(key);

@@ -39,6 +39,7 @@ class Section {
   /// Strings with units (sim/core/units.hpp), located errors.
   double bandwidth(const std::string& key);
   double duration(const std::string& key);
+  std::int64_t size(const std::string& key);
   std::optional<double> optional_duration(const std::string& key);
   /// A sub-table; throws if `key` is not a table. Empty when absent.
   std::optional<Section> table(const std::string& key);

@@ -11,11 +11,12 @@ struct GradientTensor {
   std::int64_t bytes = 0;   ///< gradient size on the wire
 };
 
-/// Tensors reduced together by one collective call.
+/// Bytes of tensors reduced together by one collective call.
 struct Bucket {
-  std::vector<int> tensors;  ///< indices into the tensor list
-  std::int64_t bytes = 0;    ///< sum of the tensors' bytes
-  int ready_layer = 0;       ///< the bucket is ready when this layer's backward ends (its lowest layer)
+  std::vector<int> tensors;  ///< indices into the tensor list (a partitioned tensor appears in several buckets)
+  std::int64_t bytes = 0;    ///< bytes on the wire
+  int ready_layer = 0;       ///< ready when this layer's backward ends (its lowest layer)
+  double not_before_s = 0;   ///< and not before this time after backward starts (Horovod's cycle)
 };
 
 }  // namespace dtsim::scheduling

@@ -1,5 +1,6 @@
 #pragma once
 /// What one worker does in one iteration: per-layer compute phases and the buckets it communicates.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@ struct LayerPhase {
 struct IterationPlan {
   std::vector<LayerPhase> layers;
   std::vector<Bucket> buckets;
+  std::int64_t credit_bytes = 0;  ///< Scheduler::credit_bytes(): 0 = FIFO and BSP barrier, else priority
 };
 
 }  // namespace dtsim::scheduling

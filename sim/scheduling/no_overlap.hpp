@@ -8,7 +8,7 @@ namespace dtsim::scheduling {
 class NoOverlap final : public Scheduler {
  public:
   std::string_view name() const override { return "none"; }
-  std::vector<Bucket> buckets(const std::vector<GradientTensor>& tensors) const override;
+  std::vector<Bucket> buckets(const SchedulingInput& input) const override;
 };
 
 }  // namespace dtsim::scheduling

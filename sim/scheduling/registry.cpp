@@ -1,7 +1,12 @@
 #include <functional>
 
 #include "sim/core/error.hpp"
+#include "sim/scheduling/ddp.hpp"
+#include "sim/scheduling/fusion.hpp"
+#include "sim/scheduling/mg_wfbp.hpp"
 #include "sim/scheduling/no_overlap.hpp"
+#include "sim/scheduling/optimal.hpp"
+#include "sim/scheduling/priority.hpp"
 #include "sim/scheduling/scheduler.hpp"
 #include "sim/scheduling/wfbp.hpp"
 
@@ -11,15 +16,25 @@ namespace {
 struct Entry {
   std::string name;
   std::string description;
-  std::function<std::unique_ptr<Scheduler>()> make;
+  std::function<std::unique_ptr<Scheduler>(const SchedulerOptions&)> make;
 };
 
 const std::vector<Entry>& registry() {
   static const std::vector<Entry> table{
       {"none", "one all-reduce of all gradients after backward (no overlap)",
-       [] { return std::make_unique<NoOverlap>(); }},
-      {"wfbp", "wait-free backpropagation: one message per tensor as soon as it is ready, FIFO",
-       [] { return std::make_unique<Wfbp>(); }},
+       [](const SchedulerOptions&) { return std::make_unique<NoOverlap>(); }},
+      {"wfbp", "wait-free backpropagation: one all-reduce per tensor as soon as it is ready, FIFO",
+       [](const SchedulerOptions&) { return std::make_unique<Wfbp>(); }},
+      {"fusion", "Horovod tensor fusion: ready tensors fused up to a threshold every cycle",
+       [](const SchedulerOptions& o) { return std::make_unique<Fusion>(o.fusion_threshold_bytes, o.fusion_cycle_s); }},
+      {"ddp", "PyTorch DDP buckets: 1 MiB first, then 25 MiB, launched in bucket order",
+       [](const SchedulerOptions& o) { return std::make_unique<Ddp>(o.ddp_first_bucket_bytes, o.ddp_bucket_cap_bytes); }},
+      {"mg_wfbp", "MG-WFBP: merge a gradient into the next when waiting for it costs less than a start-up",
+       [](const SchedulerOptions&) { return std::make_unique<MgWfbp>(); }},
+      {"priority", "ByteScheduler/P3: partitions by layer priority within a credit window, overlaps next forward",
+       [](const SchedulerOptions& o) { return std::make_unique<Priority>(o.partition_bytes, o.credit_bytes); }},
+      {"optimal", "contiguous bucketing that minimises the all-reduce end in the alpha-beta model (DP)",
+       [](const SchedulerOptions&) { return std::make_unique<Optimal>(); }},
   };
   return table;
 }
@@ -40,6 +55,8 @@ std::vector<std::string> scheduler_names() {
 
 std::string scheduler_description(std::string_view name) { return find(name).description; }
 
-std::unique_ptr<Scheduler> make_scheduler(std::string_view name) { return find(name).make(); }
+std::unique_ptr<Scheduler> make_scheduler(std::string_view name, const SchedulerOptions& options) {
+  return find(name).make(options);
+}
 
 }  // namespace dtsim::scheduling

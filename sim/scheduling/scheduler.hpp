@@ -1,11 +1,13 @@
 #pragma once
-/// Schedulers turn "gradient of layer l is ready" into buckets launched on one FIFO communication stream.
+/// Schedulers turn "gradient of layer l is ready" into buckets on the communication stream.
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "sim/scheduling/bucket.hpp"
+#include "sim/scheduling/scheduler_options.hpp"
+#include "sim/scheduling/scheduling_input.hpp"
 
 namespace dtsim::scheduling {
 
@@ -15,15 +17,19 @@ class Scheduler {
   virtual ~Scheduler() = default;
   /// Registry key, e.g. "wfbp".
   virtual std::string_view name() const = 0;
-  /// Buckets in launch order for tensors given in registration order (backward produces them in reverse).
-  virtual std::vector<Bucket> buckets(const std::vector<GradientTensor>& tensors) const = 0;
+  /// Buckets in launch order, ready_layer non-increasing (backward produces gradients from the last layer).
+  virtual std::vector<Bucket> buckets(const SchedulingInput& input) const = 0;
+  /// Bytes allowed in flight at once; 0 = one bucket at a time, in order, and the optimizer step waits for
+  /// all of them (BSP). Otherwise buckets go by priority (lowest layer first) within this credit, and the next
+  /// iteration's forward of a layer waits only for that layer's buckets (ByteScheduler, P3).
+  virtual std::int64_t credit_bytes() const { return 0; }
 };
 
 /// Registry keys of the schedulers, in the order `dtsim list schedulers` prints them.
 std::vector<std::string> scheduler_names();
 /// One-line description of a scheduler, for `dtsim list schedulers`.
 std::string scheduler_description(std::string_view name);
-/// The scheduler called `name`; throws core::InputError listing the known names.
-std::unique_ptr<Scheduler> make_scheduler(std::string_view name);
+/// The scheduler called `name` with `options`; throws core::InputError listing the known names.
+std::unique_ptr<Scheduler> make_scheduler(std::string_view name, const SchedulerOptions& options = {});
 
 }  // namespace dtsim::scheduling

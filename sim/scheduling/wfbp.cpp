@@ -2,12 +2,12 @@
 
 namespace dtsim::scheduling {
 
-std::vector<Bucket> Wfbp::buckets(const std::vector<GradientTensor>& tensors) const {
+std::vector<Bucket> Wfbp::buckets(const SchedulingInput& input) const {
   std::vector<Bucket> out;
-  out.reserve(tensors.size());
-  for (int i = static_cast<int>(tensors.size()) - 1; i >= 0; --i) {
-    const GradientTensor& t = tensors[static_cast<std::size_t>(i)];
-    out.push_back({{i}, t.bytes, t.layer});
+  out.reserve(input.tensors.size());
+  for (int i = static_cast<int>(input.tensors.size()) - 1; i >= 0; --i) {
+    const GradientTensor& t = input.tensors[static_cast<std::size_t>(i)];
+    out.push_back({{i}, t.bytes, t.layer, 0.0});
   }
   return out;
 }

@@ -9,7 +9,7 @@ namespace dtsim::scheduling {
 class Wfbp final : public Scheduler {
  public:
   std::string_view name() const override { return "wfbp"; }
-  std::vector<Bucket> buckets(const std::vector<GradientTensor>& tensors) const override;
+  std::vector<Bucket> buckets(const SchedulingInput& input) const override;
 };
 
 }  // namespace dtsim::scheduling

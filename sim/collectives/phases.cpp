@@ -1,0 +1,185 @@
+#include "sim/collectives/phases.hpp"
+
+#include <algorithm>
+
+#include "sim/collectives/chunking.hpp"
+#include "sim/core/error.hpp"
+
+namespace dtsim::collectives {
+namespace {
+
+int wrap(int i, int q) { return ((i % q) + q) % q; }
+
+}  // namespace
+
+std::vector<Block> split(Block whole, int parts) {
+  std::vector<Block> blocks;
+  blocks.reserve(static_cast<std::size_t>(parts));
+  std::int64_t offset = whole.offset;
+  for (int i = 0; i < parts; ++i) {
+    blocks.push_back({offset, chunk_bytes(whole.bytes, parts, i)});
+    offset += blocks.back().bytes;
+  }
+  return blocks;
+}
+
+std::vector<Block> consecutive(const std::vector<std::int64_t>& sizes) {
+  std::vector<Block> blocks;
+  blocks.reserve(sizes.size());
+  std::int64_t offset = 0;
+  for (std::int64_t s : sizes) {
+    blocks.push_back({offset, s});
+    offset += s;
+  }
+  return blocks;
+}
+
+Block span(const std::vector<Block>& blocks, int first, int last) {
+  const auto& end = blocks[static_cast<std::size_t>(last - 1)];
+  const std::int64_t begin = blocks[static_cast<std::size_t>(first)].offset;
+  return {begin, end.offset + end.bytes - begin};
+}
+
+void PlanBuilder::add(std::size_t step, const Move& move) {
+  if (plan_.steps.size() <= step) plan_.steps.resize(step + 1);
+  plan_.steps[step].moves.push_back(move);
+}
+
+MovePlan PlanBuilder::finish() && {
+  std::erase_if(plan_.steps, [](const MoveStep& s) { return s.moves.empty(); });
+  return std::move(plan_);
+}
+
+Fold::Fold(int ranks) {
+  DTSIM_CHECK(ranks >= 1, "a collective needs at least one rank");
+  while (pof2 * 2 <= ranks) pof2 *= 2;
+  rem = ranks - pof2;
+}
+
+std::vector<int> Fold::members() const {
+  std::vector<int> m(static_cast<std::size_t>(pof2));
+  for (int v = 0; v < pof2; ++v) m[static_cast<std::size_t>(v)] = real(v);
+  return m;
+}
+
+std::vector<Block> Fold::virtual_blocks(const std::vector<Block>& real_blocks) const {
+  std::vector<Block> blocks(static_cast<std::size_t>(pof2));
+  for (int v = 0; v < pof2; ++v)
+    blocks[static_cast<std::size_t>(v)] = v < rem ? span(real_blocks, 2 * v, 2 * v + 2) : real_blocks[static_cast<std::size_t>(v + rem)];
+  return blocks;
+}
+
+std::size_t Fold::fold_in(PlanBuilder& b, std::size_t step, const std::vector<Block>& sent, Combine combine) const {
+  if (rem == 0) return step;
+  for (int r = 0; r < 2 * rem; r += 2) {
+    const Block& x = sent[static_cast<std::size_t>(r)];
+    b.add(step, {r, r + 1, x.offset, x.bytes, combine});
+  }
+  return step + 1;
+}
+
+std::size_t Fold::fold_out(PlanBuilder& b, std::size_t step, const std::vector<Block>& received) const {
+  if (rem == 0) return step;
+  for (int r = 0; r < 2 * rem; r += 2) {
+    const Block& x = received[static_cast<std::size_t>(r)];
+    b.add(step, {r + 1, r, x.offset, x.bytes, Combine::copy});
+  }
+  return step + 1;
+}
+
+std::size_t ring_reduce_scatter(PlanBuilder& b, std::size_t step, const std::vector<int>& members,
+                                const std::vector<Block>& blocks) {
+  const int q = static_cast<int>(members.size());
+  for (int s = 0; s + 1 < q; ++s, ++step)
+    for (int i = 0; i < q; ++i) {
+      const Block& x = blocks[static_cast<std::size_t>(wrap(i - 1 - s, q))];
+      b.add(step, {members[static_cast<std::size_t>(i)], members[static_cast<std::size_t>((i + 1) % q)], x.offset,
+                   x.bytes, Combine::reduce});
+    }
+  return step;
+}
+
+std::size_t ring_all_gather(PlanBuilder& b, std::size_t step, const std::vector<int>& members,
+                            const std::vector<Block>& blocks) {
+  const int q = static_cast<int>(members.size());
+  for (int s = 0; s + 1 < q; ++s, ++step)
+    for (int i = 0; i < q; ++i) {
+      const Block& x = blocks[static_cast<std::size_t>(wrap(i - s, q))];
+      b.add(step, {members[static_cast<std::size_t>(i)], members[static_cast<std::size_t>((i + 1) % q)], x.offset,
+                   x.bytes, Combine::copy});
+    }
+  return step;
+}
+
+std::size_t halving_reduce_scatter(PlanBuilder& b, std::size_t step, const std::vector<int>& members,
+                                   const std::vector<Block>& blocks) {
+  const int q = static_cast<int>(members.size());
+  for (int h = q / 2; h >= 1; h /= 2, ++step)
+    for (int v = 0; v < q; ++v) {
+      const int lo = v & ~(2 * h - 1);
+      const int sent = (v & h) ? lo : lo + h;
+      const Block x = span(blocks, sent, sent + h);
+      b.add(step, {members[static_cast<std::size_t>(v)], members[static_cast<std::size_t>(v ^ h)], x.offset, x.bytes,
+                   Combine::reduce});
+    }
+  return step;
+}
+
+std::size_t doubling_all_gather(PlanBuilder& b, std::size_t step, const std::vector<int>& members,
+                                const std::vector<Block>& blocks) {
+  const int q = static_cast<int>(members.size());
+  for (int h = 1; h < q; h *= 2, ++step)
+    for (int v = 0; v < q; ++v) {
+      const int lo = v & ~(h - 1);
+      const Block x = span(blocks, lo, lo + h);
+      b.add(step, {members[static_cast<std::size_t>(v)], members[static_cast<std::size_t>(v ^ h)], x.offset, x.bytes,
+                   Combine::copy});
+    }
+  return step;
+}
+
+std::size_t binomial_reduce(PlanBuilder& b, std::size_t step, int ranks, Block whole) {
+  for (int mask = 1; mask < ranks; mask *= 2, ++step)
+    for (int r = mask; r < ranks; r += 2 * mask) b.add(step, {r, r - mask, whole.offset, whole.bytes, Combine::reduce});
+  return step;
+}
+
+std::size_t binomial_broadcast(PlanBuilder& b, std::size_t step, int ranks, Block whole) {
+  for (int mask = (1 << ceil_log2(ranks)) / 2; mask >= 1; mask /= 2, ++step)
+    for (int r = 0; r + mask < ranks; r += 2 * mask) b.add(step, {r, r + mask, whole.offset, whole.bytes, Combine::copy});
+  return step;
+}
+
+std::size_t binomial_scatter(PlanBuilder& b, std::size_t step, const std::vector<Block>& blocks) {
+  const int ranks = static_cast<int>(blocks.size());
+  for (int mask = (1 << ceil_log2(ranks)) / 2; mask >= 1; mask /= 2, ++step)
+    for (int r = 0; r + mask < ranks; r += 2 * mask) {
+      const Block x = span(blocks, r + mask, std::min(r + 2 * mask, ranks));
+      b.add(step, {r, r + mask, x.offset, x.bytes, Combine::copy});
+    }
+  return step;
+}
+
+std::size_t binomial_gather(PlanBuilder& b, std::size_t step, const std::vector<Block>& blocks) {
+  const int ranks = static_cast<int>(blocks.size());
+  for (int mask = 1; mask < ranks; mask *= 2, ++step)
+    for (int r = mask; r < ranks; r += 2 * mask) {
+      const Block x = span(blocks, r, std::min(r + mask, ranks));
+      b.add(step, {r, r - mask, x.offset, x.bytes, Combine::copy});
+    }
+  return step;
+}
+
+int ceil_log2(int p) {
+  int lg = 0;
+  while ((1 << lg) < p) ++lg;
+  return lg;
+}
+
+int floor_log2(int p) {
+  int lg = 0;
+  while ((2 << lg) <= p) ++lg;
+  return lg;
+}
+
+}  // namespace dtsim::collectives
