@@ -1,3 +1,5 @@
+#include <map>
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
@@ -29,6 +31,19 @@ void print_console_summary(std::ostream& out, const run::RunResult& r) {
   fmt::print(out, "\nmean iteration {}  |  {:.1f} samples/s  |  scaling efficiency {:.1f}% (1 GPU: {})\n",
              core::format_duration(r.mean_iteration_s), r.samples_per_s, 100 * r.scaling_efficiency,
              core::format_duration(r.single_worker_iteration_s));
+  if (!r.critical_path.empty()) {
+    std::map<std::string, std::pair<int, double>> by_category;  // tasks and time on the path per category
+    for (const run::TraceEvent& e : r.critical_path) {
+      auto& [count, time] = by_category[e.category];
+      ++count;
+      time += e.end_s - e.start_s;
+    }
+    fmt::print(out, "critical path of the last iteration (worker 0), {} tasks:", r.critical_path.size());
+    for (const char* category : {"forward", "backward", "comm", "update"})
+      if (auto it = by_category.find(category); it != by_category.end())
+        fmt::print(out, "  {} {} x{}", category, core::format_duration(it->second.second), it->second.first);
+    fmt::print(out, "\n");
+  }
   if (!r.traffic.empty())
     fmt::print(out, "worker 0 sent {} and received {} in {} iterations\n",
                core::format_bytes(static_cast<double>(r.traffic[0].bytes_sent)),

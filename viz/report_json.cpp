@@ -57,6 +57,11 @@ void write_report_json(const std::string& path, const run::RunResult& r) {
     traffic.push_back({{"worker", w}, {"bytes_sent", r.traffic[w].bytes_sent},
                        {"bytes_received", r.traffic[w].bytes_received}});
   report["traffic"] = traffic;
+  nlohmann::json critical = nlohmann::json::array();
+  for (const run::TraceEvent& e : r.critical_path)
+    critical.push_back({{"name", e.name}, {"category", e.category}, {"start_s", e.start_s}, {"end_s", e.end_s}});
+  report["critical_path"] = critical;
+  report["exposed_comm_per_bucket_s"] = r.exposed_comm_per_bucket_s;
   write_atomically(path, [&](std::ostream& out) { out << report.dump(2) << '\n'; });
 }
 

@@ -7,7 +7,7 @@
 
 namespace dtsim::run {
 
-RunResult assemble_result(RunInfo info, Timeline timeline, double single_worker_iteration_s) {
+RunResult assemble_result(RunInfo info, const Timeline& timeline, double single_worker_iteration_s) {
   RunResult r;
   r.info = std::move(info);
   r.single_worker_iteration_s = single_worker_iteration_s;
@@ -40,8 +40,8 @@ RunResult assemble_result(RunInfo info, Timeline timeline, double single_worker_
   r.mean_iteration_s = previous_end / r.info.iterations;
   r.samples_per_s = global_batch / r.mean_iteration_s;
   r.scaling_efficiency = r.samples_per_s / (r.info.workers * single_rate);
-  r.traffic = std::move(timeline.traffic);
-  r.events = std::move(timeline.events);
+  r.traffic = timeline.traffic;
+  r.events = timeline.events;
   std::stable_sort(r.events.begin(), r.events.end(), [](const TraceEvent& a, const TraceEvent& b) {
     return std::tie(a.start_s, a.worker, a.lane) < std::tie(b.start_s, b.worker, b.lane);
   });

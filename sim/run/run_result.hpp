@@ -76,6 +76,8 @@ struct RunResult {
   double scaling_efficiency = 0;
   std::vector<WorkerTraffic> traffic;     ///< indexed by worker
   std::vector<TraceEvent> events;         ///< timeline, ordered by (start, worker, lane)
+  std::vector<TraceEvent> critical_path;  ///< tasks bounding the last iteration of worker 0, in order
+  std::vector<double> exposed_comm_per_bucket_s;  ///< last iteration of worker 0, indexed by bucket
 };
 
 }  // namespace dtsim::run

@@ -5,6 +5,7 @@
 #include "sim/platform/fabric.hpp"
 #include "sim/run/analytic_timeline.hpp"
 #include "sim/run/assemble.hpp"
+#include "sim/run/critical_path.hpp"
 #include "sim/scheduling/scheduler.hpp"
 
 namespace dtsim::run {
@@ -87,7 +88,9 @@ RunResult run_simulation(const scenario::Scenario& s) {
                           : actors::simulate_message_level(s.platform, plan, *collective, s.workers, s.iterations);
   double single_worker_s = 0;
   for (const auto& layer : plan.layers) single_worker_s += layer.forward_s + layer.backward_s + layer.update_s;
-  return assemble_result(make_info(s, plan), std::move(timeline), single_worker_s);
+  RunResult result = assemble_result(make_info(s, plan), timeline, single_worker_s);
+  analyse_last_iteration(plan, timeline, 0, result);
+  return result;
 }
 
 }  // namespace dtsim::run

@@ -124,5 +124,36 @@ TEST(Report, MessageLevelTrafficAndEventsMatchAnalytic) {
   for (std::size_t w = 0; w < 4; ++w) EXPECT_EQ(message.traffic[w].bytes_sent, analytic.traffic[w].bytes_sent);
 }
 
+double path_time_s(const RunResult& r) {
+  double t = 0;
+  for (const TraceEvent& e : r.critical_path) t += e.end_s - e.start_s;
+  return t;
+}
+
+TEST(CriticalPath, NoOverlapIsEveryComputeTaskAndTheOneAllreduce) {
+  const auto s = testing::five_layers(4, "none", Fidelity::analytic);
+  const RunResult r = run_simulation(s);
+  ASSERT_EQ(r.critical_path.size(), 5u + 5u + 1u + 1u);
+  EXPECT_EQ(r.critical_path[10].category, "comm");
+  EXPECT_NEAR(path_time_s(r), r.iterations.back().time_s, 1e-12);
+  ASSERT_EQ(r.exposed_comm_per_bucket_s.size(), 1u);
+  EXPECT_NEAR(r.exposed_comm_per_bucket_s[0], r.iterations.back().per_worker[0].exposed_comm_s, 1e-12);
+}
+
+TEST(CriticalPath, WfbpPathIsContiguousAndExposedCommunicationAddsUp) {
+  auto s = testing::five_layers(4, "wfbp", Fidelity::analytic);
+  s.platform = testing::star(4, 1.25e9, 5e-6);  // communication-bound
+  const RunResult r = run_simulation(s);
+  EXPECT_NEAR(path_time_s(r), r.iterations.back().time_s, 1e-12);
+  for (std::size_t i = 1; i < r.critical_path.size(); ++i)
+    EXPECT_NEAR(r.critical_path[i].start_s, r.critical_path[i - 1].end_s, 1e-12) << r.critical_path[i].name;
+  double exposed = 0;
+  for (double e : r.exposed_comm_per_bucket_s) exposed += e;
+  EXPECT_NEAR(exposed, r.iterations.back().per_worker[0].exposed_comm_s, 1e-12);
+  int comm_on_path = 0;
+  for (const auto& e : r.critical_path) comm_on_path += e.category == "comm";
+  EXPECT_GT(comm_on_path, 1);
+}
+
 }  // namespace
 }  // namespace dtsim::run
