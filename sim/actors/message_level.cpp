@@ -25,14 +25,18 @@ namespace {
 /// Every bucket's collective, split by rank once and shared by all ranks and iterations.
 using BucketSteps = std::vector<std::shared_ptr<const std::vector<std::vector<RankStep>>>>;
 
+/// Splits every bucket's plan by rank and collects the host pairs the plans use.
 BucketSteps plan_buckets(const scheduling::IterationPlan& plan, const collectives::Collective& collective,
-                         const collectives::Group& group) {
+                         const collectives::Group& group, std::vector<std::pair<int, int>>& pairs) {
   std::map<std::int64_t, std::shared_ptr<const std::vector<std::vector<RankStep>>>> by_size;
   BucketSteps steps;
   for (const scheduling::Bucket& b : plan.buckets) {
     auto& cached = by_size[b.bytes];
-    if (!cached)
-      cached = std::make_shared<const std::vector<std::vector<RankStep>>>(split_by_rank(collective.plan(group, b.bytes)));
+    if (!cached) {
+      const collectives::Schedule schedule = collective.plan(group, b.bytes);
+      add_pairs(schedule, pairs);
+      cached = std::make_shared<const std::vector<std::vector<RankStep>>>(split_by_rank(schedule));
+    }
     steps.push_back(cached);
   }
   return steps;
@@ -259,7 +263,9 @@ class MessageLevel {
 double simulate_schedule_s(const platform::PlatformSpec& platform, const collectives::Schedule& schedule) {
   DTSIM_CHECK(schedule.ranks >= 1 && schedule.ranks <= platform.hosts(), "ranks must fit on the platform");
   sg4::Engine engine = make_engine();
-  const std::vector<sg4::Host*> hosts = platform::build_simgrid_platform(platform);
+  std::vector<std::pair<int, int>> pairs;
+  add_pairs(schedule, pairs);
+  const std::vector<sg4::Host*> hosts = platform::build_simgrid_platform(platform, pairs);
   const auto by_rank = split_by_rank(schedule);
   std::vector<run::WorkerTraffic> traffic(static_cast<std::size_t>(schedule.ranks));
   double end_s = 0;
@@ -276,8 +282,10 @@ run::Timeline simulate_message_level(const platform::PlatformSpec& platform, con
                                      const collectives::Collective& collective, int workers, int iterations) {
   DTSIM_CHECK(workers >= 1 && workers <= platform.hosts(), "workers must fit on the platform");
   sg4::Engine engine = make_engine();
-  const std::vector<sg4::Host*> hosts = platform::build_simgrid_platform(platform);
-  MessageLevel sim(plan, plan_buckets(plan, collective, {workers, platform.gpus_per_node}), workers, iterations);
+  std::vector<std::pair<int, int>> pairs;
+  BucketSteps steps = plan_buckets(plan, collective, {workers, platform.gpus_per_node}, pairs);
+  const std::vector<sg4::Host*> hosts = platform::build_simgrid_platform(platform, pairs);
+  MessageLevel sim(plan, std::move(steps), workers, iterations);
   sim.start(hosts);
   engine.run();
   return sim.take();

@@ -32,7 +32,7 @@ void add_star_hosts(sg4::NetZone* zone, int first, int count, const std::string&
 
 }  // namespace
 
-std::vector<sg4::Host*> build_simgrid_platform(const PlatformSpec& spec) {
+std::vector<sg4::Host*> build_simgrid_platform(const PlatformSpec& spec, const std::vector<std::pair<int, int>>&) {
   for (const std::string& setting : network_settings(spec.network_model)) sg4::Engine::set_config(setting);
   std::vector<sg4::Host*> hosts;
   auto* root = sg4::create_star_zone("cluster");
