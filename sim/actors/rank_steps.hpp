@@ -7,14 +7,25 @@
 
 namespace dtsim::actors {
 
-/// One rank's part of one step.
-struct RankStep {
-  std::vector<collectives::Transfer> sends;
-  std::vector<collectives::Transfer> receives;
+/// One transfer of a (possibly fused) step: `steps` consecutive plan steps between the same two ranks.
+struct Flow {
+  collectives::Transfer transfer;  ///< bytes summed over the fused steps
+  int steps = 1;                   ///< plan steps this flow stands for (each pays the path latency once)
 };
 
-/// steps_by_rank[r][s]: rank r's transfers in step s (steps where r is idle are kept, empty).
-std::vector<std::vector<RankStep>> split_by_rank(const collectives::Schedule& schedule);
+/// The `flow` level's reduction of a plan: consecutive steps whose transfers go between the same (from, to)
+/// pairs in the same order become one step of flows carrying the summed bytes. A ring all-reduce's 2(p-1)
+/// steps become one. With `fuse` false every step stays as it is (the `message` level).
+std::vector<std::vector<Flow>> flow_steps(const collectives::Schedule& schedule, bool fuse);
+
+/// One rank's part of one step.
+struct RankStep {
+  std::vector<Flow> sends;
+  std::vector<Flow> receives;
+};
+
+/// by_rank[r][s]: rank r's flows in step s (steps where r is idle are kept, empty).
+std::vector<std::vector<RankStep>> split_by_rank(const std::vector<std::vector<Flow>>& steps, int ranks);
 
 /// Adds every (from, to) pair of `schedule` to `pairs` (sorted, without duplicates).
 void add_pairs(const collectives::Schedule& schedule, std::vector<std::pair<int, int>>& pairs);

@@ -1,6 +1,6 @@
 #include "sim/run/run_simulation.hpp"
 
-#include "sim/actors/message_level.hpp"
+#include "sim/actors/simgrid_run.hpp"
 #include "sim/collectives/schedule_time.hpp"
 #include "sim/platform/fabric.hpp"
 #include "sim/run/analytic_timeline.hpp"
@@ -85,7 +85,8 @@ RunResult run_simulation(const scenario::Scenario& s) {
   const auto collective = collectives::make_collective(s.collective);
   Timeline timeline = s.fidelity == scenario::Fidelity::analytic
                           ? analytic_timeline(plan, analytic_costs(s, plan, *collective), s.workers, s.iterations)
-                          : actors::simulate_message_level(s.platform, plan, *collective, s.workers, s.iterations);
+                          : actors::simulate_iterations(s.platform, plan, *collective, s.workers, s.iterations,
+                                                         s.fidelity == scenario::Fidelity::flow);
   double single_worker_s = 0;
   for (const auto& layer : plan.layers) single_worker_s += layer.forward_s + layer.backward_s + layer.update_s;
   RunResult result = assemble_result(make_info(s, plan), timeline, single_worker_s);

@@ -235,8 +235,7 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
     s.sync = strategy->choice("sync", "bsp", {"bsp"});
     s.collective = strategy->choice("collective", "ring", collectives::collective_names());
     s.scheduler = strategy->choice("scheduler", "wfbp", scheduling::scheduler_names());
-    const std::string fidelity = strategy->choice("fidelity", "message", fidelity_names());
-    s.fidelity = fidelity == "analytic" ? Fidelity::analytic : Fidelity::message;
+    s.fidelity = parse_fidelity(strategy->choice("fidelity", "flow", fidelity_names()));
     if (s.fidelity == Fidelity::analytic && s.platform.network_model != platform::NetworkModel::alpha_beta)
       throw core::InputError(strategy->where_key("fidelity"),
                              "fidelity 'analytic' is closed-form alpha-beta and cannot model network model '" +
@@ -261,10 +260,6 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
 }
 
 }  // namespace
-
-std::vector<std::string> fidelity_names() { return {"analytic", "message"}; }
-
-std::string fidelity_name(Fidelity f) { return f == Fidelity::analytic ? "analytic" : "message"; }
 
 std::vector<std::string> builtin_platform_names() {
   std::vector<std::string> names;

@@ -14,6 +14,7 @@ namespace dtsim::scenario {
 /// How communication is simulated (DESIGN.md section 2).
 enum class Fidelity {
   analytic,  ///< closed-form alpha-beta per collective step, no SimGrid
+  flow,      ///< SimGrid, consecutive steps with the same flow pattern fused into one
   message,   ///< every point-to-point message on SimGrid
 };
 
@@ -21,6 +22,8 @@ enum class Fidelity {
 std::vector<std::string> fidelity_names();
 /// Name of a fidelity as written in scenario files.
 std::string fidelity_name(Fidelity f);
+/// The fidelity called `name`; throws core::InputError listing the known names.
+Fidelity parse_fidelity(const std::string& name);
 
 /// Where and what to write.
 struct Output {
@@ -44,7 +47,7 @@ struct Scenario {
   std::string collective = "ring";
   std::string scheduler = "wfbp";
   scheduling::SchedulerOptions scheduler_options;  ///< [strategy.fusion], [strategy.ddp], [strategy.priority]
-  Fidelity fidelity = Fidelity::message;
+  Fidelity fidelity = Fidelity::flow;
   Output output;
 };
 

@@ -48,6 +48,15 @@ TEST_P(FifoScheduler, AnalyticLevelIsExact) {
   EXPECT_GE(r.mean_iteration_s, compute_s(s));
 }
 
+TEST_P(FifoScheduler, FlowLevelEqualsAnalytic) {
+  auto analytic = testing::five_layers(4, GetParam(), Fidelity::analytic);
+  analytic.scheduler_options.fusion_cycle_s = 2e-3;
+  auto flow = analytic;
+  flow.fidelity = Fidelity::flow;
+  const double a = run_simulation(analytic).mean_iteration_s;
+  EXPECT_NEAR(run_simulation(flow).mean_iteration_s, a, 1e-9 * a);
+}
+
 TEST_P(FifoScheduler, MessageLevelEqualsAnalytic) {
   auto analytic = testing::five_layers(4, GetParam(), Fidelity::analytic);
   analytic.scheduler_options.fusion_cycle_s = 2e-3;

@@ -61,7 +61,7 @@ TEST(GoodScenarios, DefaultsAndPlatformFileRelativeToTheScenario) {
   EXPECT_EQ(s.iterations, 3);
   EXPECT_EQ(s.scheduler, "wfbp");
   EXPECT_EQ(s.collective, "ring");
-  EXPECT_EQ(s.fidelity, Fidelity::message);
+  EXPECT_EQ(s.fidelity, Fidelity::flow);
   EXPECT_EQ(s.gpu.name, "v100");
   EXPECT_EQ(s.output.dir, "dtsim-out");
 }
@@ -95,7 +95,7 @@ TEST(GoodScenarios, OverrideErrorsNameTheArgument) {
   EXPECT_EQ(message("workers=100"),
             "--set workers=100: workers = 100 exceeds the 8 GPUs of platform 'test-star'; at most 8 on this platform");
   EXPECT_EQ(message("strategy.fidelity=exact"),
-            "--set strategy.fidelity=exact: unknown strategy.fidelity 'exact'; known: analytic, message");
+            "--set strategy.fidelity=exact: unknown strategy.fidelity 'exact'; known: analytic, flow, message");
   EXPECT_EQ(message("workers.count=3"),
             "--set workers.count=3: 'workers' is not a table in the scenario; only keys inside tables can be set "
             "with a dotted key");

@@ -1,4 +1,6 @@
-#include "sim/actors/message_level.hpp"
+#include "sim/actors/simgrid_run.hpp"
+
+#include "sim/actors/rank_steps.hpp"
 
 #include <gtest/gtest.h>
 
@@ -18,9 +20,16 @@ TEST_P(RingOnStar, MessageLevelEqualsClosedFormAndAnalytic) {
   const auto spec = testing::star(p);
   const collectives::Schedule plan = collectives::RingAllreduce().plan({p, 1}, n);
   const double expected = testing::ring_formula_s(p, static_cast<double>(n), testing::star_alpha_beta());
-  const double simulated = simulate_schedule_s(spec, plan);
+  const double simulated = simulate_schedules_s(spec, {plan}, false)[0];
   EXPECT_NEAR(simulated, expected, 1e-9 * expected);
   EXPECT_NEAR(simulated, collectives::schedule_time_s(plan, platform::Fabric(spec)), 1e-9 * expected);
+}
+
+TEST_P(RingOnStar, FlowLevelEqualsClosedForm) {
+  const auto [p, n] = GetParam();
+  const collectives::Schedule plan = collectives::RingAllreduce().plan({p, 1}, n);
+  const double expected = testing::ring_formula_s(p, static_cast<double>(n), testing::star_alpha_beta());
+  EXPECT_NEAR(simulate_schedules_s(testing::star(p), {plan}, true)[0], expected, 1e-9 * expected);
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, RingOnStar,
@@ -34,7 +43,7 @@ TEST(MessageLevel, UnevenChunksMatchAnalyticToSimGridsTimingPrecision) {
   const auto spec = testing::star(7);
   const collectives::Schedule plan = collectives::RingAllreduce().plan({7, 1}, 1000003);
   const double analytic = collectives::schedule_time_s(plan, platform::Fabric(spec));
-  EXPECT_NEAR(simulate_schedule_s(spec, plan), analytic, 1e-9 * static_cast<double>(plan.steps.size()));
+  EXPECT_NEAR(simulate_schedules_s(spec, {plan}, false)[0], analytic, 1e-9 * static_cast<double>(plan.steps.size()));
 }
 
 TEST(MessageLevel, TwoLevelRingIsBoundByTheNicHop) {
@@ -51,14 +60,32 @@ TEST(MessageLevel, TwoLevelRingIsBoundByTheNicHop) {
   const double expected = 2.0 * 15 * (alpha + (n / 16.0) / 1.25e9);
   EXPECT_NEAR(collectives::RingAllreduce().closed_form_s({16, 4}, n, platform::link_costs(spec)), expected,
               1e-12 * expected);
-  EXPECT_NEAR(simulate_schedule_s(spec, collectives::RingAllreduce().plan({16, 4}, n)), expected, 1e-9 * expected);
+  EXPECT_NEAR(simulate_schedules_s(spec, {collectives::RingAllreduce().plan({16, 4}, n)}, false)[0], expected, 1e-9 * expected);
+}
+
+TEST(FlowLevel, FusesTheRingIntoOneStepAndMatchesTheMessageLevelOnTwoLevel) {
+  platform::PlatformSpec spec;
+  spec.name = "two-level";
+  spec.topology = platform::Topology::two_level;
+  spec.nodes = 4;
+  spec.gpus_per_node = 4;
+  spec.intra = {50e9, 1e-6};
+  spec.inter = {1.25e9, 12.5e-6};
+  const collectives::Schedule plan = collectives::RingAllreduce().plan({16, 4}, 16 * 1000000);
+  EXPECT_EQ(flow_steps(plan, true).size(), 1u);
+  EXPECT_EQ(flow_steps(plan, true)[0][0].steps, 30);
+  EXPECT_EQ(flow_steps(plan, false).size(), 30u);
+  const double expected = collectives::RingAllreduce().closed_form_s({16, 4}, 16e6, platform::link_costs(spec));
+  const auto times = simulate_schedules_s(spec, {plan, plan}, true);
+  EXPECT_NEAR(times[0], expected, 1e-9 * expected);
+  EXPECT_NEAR(times[1], expected, 1e-9 * expected);  // plans run one after another from a common start
 }
 
 TEST(MessageLevel, Lv08ModelIsSlowerThanAlphaBeta) {
   auto spec = testing::star(4);
   spec.network_model = platform::NetworkModel::lv08;
   const double formula = testing::ring_formula_s(4, 4e6, testing::star_alpha_beta());
-  EXPECT_GT(simulate_schedule_s(spec, collectives::RingAllreduce().plan({4, 1}, 4000000)), 1.01 * formula);
+  EXPECT_GT(simulate_schedules_s(spec, {collectives::RingAllreduce().plan({4, 1}, 4000000)}, false)[0], 1.01 * formula);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "sim/actors/message_level.hpp"
+#include "sim/actors/simgrid_run.hpp"
 
 #include <algorithm>
 #include <map>
@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Barrier.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
@@ -15,6 +16,7 @@
 
 #include "sim/actors/rank_steps.hpp"
 #include "sim/core/error.hpp"
+#include "sim/platform/fabric.hpp"
 #include "sim/platform/simgrid_platform.hpp"
 #include "sim/run/trace_names.hpp"
 
@@ -27,7 +29,7 @@ using BucketSteps = std::vector<std::shared_ptr<const std::vector<std::vector<Ra
 
 /// Splits every bucket's plan by rank and collects the host pairs the plans use.
 BucketSteps plan_buckets(const scheduling::IterationPlan& plan, const collectives::Collective& collective,
-                         const collectives::Group& group, std::vector<std::pair<int, int>>& pairs) {
+                         const collectives::Group& group, bool fuse, std::vector<std::pair<int, int>>& pairs) {
   std::map<std::int64_t, std::shared_ptr<const std::vector<std::vector<RankStep>>>> by_size;
   BucketSteps steps;
   for (const scheduling::Bucket& b : plan.buckets) {
@@ -35,7 +37,8 @@ BucketSteps plan_buckets(const scheduling::IterationPlan& plan, const collective
     if (!cached) {
       const collectives::Schedule schedule = collective.plan(group, b.bytes);
       add_pairs(schedule, pairs);
-      cached = std::make_shared<const std::vector<std::vector<RankStep>>>(split_by_rank(schedule));
+      cached = std::make_shared<const std::vector<std::vector<RankStep>>>(
+          split_by_rank(flow_steps(schedule, fuse), group.ranks));
     }
     steps.push_back(cached);
   }
@@ -43,9 +46,11 @@ BucketSteps plan_buckets(const scheduling::IterationPlan& plan, const collective
 }
 
 /// Executes one rank's part of a plan: per step, post every receive and send, then wait for all of them.
-/// `channel` separates collectives that may run at the same time (their messages must not match).
-void execute_steps(int rank, const std::vector<RankStep>& steps, const std::string& channel,
-                   run::WorkerTraffic& traffic) {
+/// A flow standing for k fused steps first waits k-1 path latencies (the start-ups of the steps it replaces;
+/// with several such sends the longest path's), then sends the summed bytes. `channel` separates collectives
+/// that may run at the same time (their messages must not match).
+void execute_steps(int rank, const std::vector<RankStep>& steps, const platform::Fabric& fabric,
+                   const std::string& channel, run::WorkerTraffic& traffic) {
   static char payload = 0;
   static char* sink = nullptr;
   auto mailbox = [&](int to, int from) {
@@ -53,13 +58,18 @@ void execute_steps(int rank, const std::vector<RankStep>& steps, const std::stri
   };
   for (const RankStep& step : steps) {
     std::vector<sg4::CommPtr> pending;
-    for (const auto& t : step.receives) {
-      pending.push_back(mailbox(rank, t.from)->get_async<char>(&sink));
-      traffic.bytes_received += t.bytes;
+    for (const Flow& f : step.receives) {
+      pending.push_back(mailbox(rank, f.transfer.from)->get_async<char>(&sink));
+      traffic.bytes_received += f.transfer.bytes;
     }
-    for (const auto& t : step.sends) {
-      pending.push_back(mailbox(t.to, rank)->put_async(&payload, static_cast<uint64_t>(t.bytes)));
-      traffic.bytes_sent += t.bytes;
+    double startups_s = 0;
+    for (const Flow& f : step.sends)
+      if (f.steps > 1)
+        startups_s = std::max(startups_s, (f.steps - 1) * fabric.path(f.transfer.from, f.transfer.to).latency_s);
+    if (startups_s > 0) sg4::this_actor::sleep_for(startups_s);
+    for (const Flow& f : step.sends) {
+      pending.push_back(mailbox(f.transfer.to, rank)->put_async(&payload, static_cast<uint64_t>(f.transfer.bytes)));
+      traffic.bytes_sent += f.transfer.bytes;
     }
     sg4::Comm::wait_all(pending);
   }
@@ -84,10 +94,11 @@ struct WorkerState {
   std::vector<sg4::SemaphorePtr> layer_synced;                ///< priority: a layer's buckets are done
 };
 
-class MessageLevel {
+class IterationRun {
  public:
-  MessageLevel(const scheduling::IterationPlan& plan, BucketSteps steps, int workers, int iterations)
-      : plan_(plan), steps_(std::move(steps)), workers_(workers), iterations_(iterations),
+  IterationRun(const scheduling::IterationPlan& plan, BucketSteps steps, const platform::Fabric& fabric, int workers,
+               int iterations)
+      : plan_(plan), steps_(std::move(steps)), fabric_(fabric), workers_(workers), iterations_(iterations),
         states_(static_cast<std::size_t>(workers)), ready_count_(plan.buckets.size() * iterations, 0),
         done_count_(plan.buckets.size() * iterations, 0) {
     timeline_.marks.assign(static_cast<std::size_t>(workers), {});
@@ -228,7 +239,7 @@ class MessageLevel {
 
   void run_bucket(int rank, std::size_t b, const std::string& channel) {
     const double start = sg4::Engine::get_clock();
-    execute_steps(rank, (*steps_[b])[static_cast<std::size_t>(rank)], channel,
+    execute_steps(rank, (*steps_[b])[static_cast<std::size_t>(rank)], fabric_, channel,
                   timeline_.traffic[static_cast<std::size_t>(rank)]);
     timeline_.events.push_back({rank, "comm", run::bucket_event(static_cast<int>(b)), "comm", start,
                                 sg4::Engine::get_clock(), plan_.buckets[b].bytes});
@@ -246,6 +257,7 @@ class MessageLevel {
 
   const scheduling::IterationPlan& plan_;
   BucketSteps steps_;
+  const platform::Fabric& fabric_;
   int workers_;
   int iterations_;
   std::vector<WorkerState> states_;
@@ -260,32 +272,48 @@ class MessageLevel {
 
 }  // namespace
 
-double simulate_schedule_s(const platform::PlatformSpec& platform, const collectives::Schedule& schedule) {
-  DTSIM_CHECK(schedule.ranks >= 1 && schedule.ranks <= platform.hosts(), "ranks must fit on the platform");
+std::vector<double> simulate_schedules_s(const platform::PlatformSpec& platform,
+                                         const std::vector<collectives::Schedule>& schedules, bool fuse) {
+  if (schedules.empty()) return {};
+  const int ranks = schedules.front().ranks;
+  DTSIM_CHECK(ranks >= 1 && ranks <= platform.hosts(), "ranks must fit on the platform");
   sg4::Engine engine = make_engine();
   std::vector<std::pair<int, int>> pairs;
-  add_pairs(schedule, pairs);
+  std::vector<std::vector<std::vector<RankStep>>> by_schedule;
+  for (const collectives::Schedule& s : schedules) {
+    DTSIM_CHECK(s.ranks == ranks, "all plans have the same ranks");
+    add_pairs(s, pairs);
+    by_schedule.push_back(split_by_rank(flow_steps(s, fuse), ranks));
+  }
   const std::vector<sg4::Host*> hosts = platform::build_simgrid_platform(platform, pairs);
-  const auto by_rank = split_by_rank(schedule);
-  std::vector<run::WorkerTraffic> traffic(static_cast<std::size_t>(schedule.ranks));
-  double end_s = 0;
-  for (int r = 0; r < schedule.ranks; ++r)
+  const platform::Fabric fabric(platform);
+  sg4::BarrierPtr barrier = sg4::Barrier::create(static_cast<unsigned>(ranks));
+  std::vector<run::WorkerTraffic> traffic(static_cast<std::size_t>(ranks));
+  std::vector<double> start(schedules.size()), end(schedules.size());
+  for (int r = 0; r < ranks; ++r)
     sg4::Actor::create("rank" + std::to_string(r), hosts[static_cast<std::size_t>(r)], [&, r] {
-      execute_steps(r, by_rank[static_cast<std::size_t>(r)], "", traffic[static_cast<std::size_t>(r)]);
-      end_s = std::max(end_s, sg4::Engine::get_clock());
+      for (std::size_t k = 0; k < schedules.size(); ++k) {
+        barrier->wait();
+        start[k] = sg4::Engine::get_clock();
+        execute_steps(r, by_schedule[k][static_cast<std::size_t>(r)], fabric, "", traffic[static_cast<std::size_t>(r)]);
+        end[k] = std::max(end[k], sg4::Engine::get_clock());
+      }
     });
   engine.run();
-  return end_s;
+  std::vector<double> times;
+  for (std::size_t k = 0; k < schedules.size(); ++k) times.push_back(end[k] - start[k]);
+  return times;
 }
 
-run::Timeline simulate_message_level(const platform::PlatformSpec& platform, const scheduling::IterationPlan& plan,
-                                     const collectives::Collective& collective, int workers, int iterations) {
+run::Timeline simulate_iterations(const platform::PlatformSpec& platform, const scheduling::IterationPlan& plan,
+                                  const collectives::Collective& collective, int workers, int iterations, bool fuse) {
   DTSIM_CHECK(workers >= 1 && workers <= platform.hosts(), "workers must fit on the platform");
   sg4::Engine engine = make_engine();
   std::vector<std::pair<int, int>> pairs;
-  BucketSteps steps = plan_buckets(plan, collective, {workers, platform.gpus_per_node}, pairs);
+  BucketSteps steps = plan_buckets(plan, collective, {workers, platform.gpus_per_node}, fuse, pairs);
   const std::vector<sg4::Host*> hosts = platform::build_simgrid_platform(platform, pairs);
-  MessageLevel sim(plan, std::move(steps), workers, iterations);
+  const platform::Fabric fabric(platform);
+  IterationRun sim(plan, std::move(steps), fabric, workers, iterations);
   sim.start(hosts);
   engine.run();
   return sim.take();

@@ -1,5 +1,8 @@
 #pragma once
-/// The `message` level: every point-to-point message of every collective step on SimGrid.
+/// The simulated levels on SimGrid: `message` (every point-to-point message of every collective step) and
+/// `flow` (consecutive steps with the same flow pattern fused into one, see flow_steps).
+#include <vector>
+
 #include "sim/collectives/collective.hpp"
 #include "sim/platform/platform_spec.hpp"
 #include "sim/run/timeline.hpp"
@@ -7,9 +10,11 @@
 
 namespace dtsim::actors {
 
-/// Time of one collective plan executed message by message on `platform` (ranks on its first hosts), from a
-/// common start. Creates the process's one SimGrid engine: call at most once per process.
-double simulate_schedule_s(const platform::PlatformSpec& platform, const collectives::Schedule& schedule);
+/// Runs the plans one after another on `platform` (ranks on its first hosts; all ranks start each plan
+/// together) and returns each one's time. `fuse` selects the flow level. Creates the process's one SimGrid
+/// engine: call at most once per process.
+std::vector<double> simulate_schedules_s(const platform::PlatformSpec& platform,
+                                         const std::vector<collectives::Schedule>& schedules, bool fuse);
 
 /// Runs `iterations` iterations of `plan` on `workers` ranks placed on the first hosts of `platform`.
 /// Each worker has a compute actor (forward, backward, update replayed with sleep_for). With a FIFO plan
@@ -19,7 +24,7 @@ double simulate_schedule_s(const platform::PlatformSpec& platform, const collect
 /// flight stay below the credit (one actor per rank and bucket), and forward of layer l waits only for
 /// layer l's buckets and update.
 /// Creates the process's one SimGrid engine: call at most once per process.
-run::Timeline simulate_message_level(const platform::PlatformSpec& platform, const scheduling::IterationPlan& plan,
-                                     const collectives::Collective& collective, int workers, int iterations);
+run::Timeline simulate_iterations(const platform::PlatformSpec& platform, const scheduling::IterationPlan& plan,
+                                  const collectives::Collective& collective, int workers, int iterations, bool fuse);
 
 }  // namespace dtsim::actors
