@@ -47,7 +47,21 @@ class Collective {
 
 /// Registry keys of the all-reduce algorithms, in the order `dtsim list collectives` prints them.
 std::vector<std::string> collective_names();
-/// The algorithm called `name`; throws core::InputError listing the known names.
+/// The algorithm called `name`, tuned for reference_link_costs(); throws core::InputError listing the known names.
 std::unique_ptr<Collective> make_collective(std::string_view name);
+/// The algorithm called `name`, tuned for `tuned_for`: auto's choice and the trees' segment counts depend on
+/// the network (a plan does not see it); the other algorithms ignore it.
+std::unique_ptr<Collective> make_collective(std::string_view name, const LinkCosts& tuned_for);
+/// The network make_collective(name) tunes for: 10 us and 12.5 GB/s per message (a 100 Gb/s star).
+LinkCosts reference_link_costs();
+
+/// Registry keys of the broadcast algorithms (root rank 0): binomial, scatter_allgather.
+std::vector<std::string> broadcast_names();
+/// The broadcast algorithm `name`; throws core::InputError listing the known names.
+std::unique_ptr<Collective> make_broadcast(std::string_view name);
+/// Registry keys of the reduce algorithms (root rank 0): binomial.
+std::vector<std::string> reduce_names();
+/// The reduce algorithm `name`; throws core::InputError listing the known names.
+std::unique_ptr<Collective> make_reduce(std::string_view name);
 
 }  // namespace dtsim::collectives

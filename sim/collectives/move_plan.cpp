@@ -8,14 +8,10 @@ Schedule MovePlan::schedule() const {
   for (const MoveStep& step : steps) {
     Step out;
     for (const Move& m : step.moves) {
-      bool merged = false;
-      for (Transfer& t : out.transfers)
-        if (t.from == m.from && t.to == m.to) {
-          t.bytes += m.bytes;
-          merged = true;
-          break;
-        }
-      if (!merged) out.transfers.push_back({m.from, m.to, m.bytes});
+      if (!out.transfers.empty() && out.transfers.back().from == m.from && out.transfers.back().to == m.to)
+        out.transfers.back().bytes += m.bytes;
+      else
+        out.transfers.push_back({m.from, m.to, m.bytes});
     }
     schedule.steps.push_back(std::move(out));
   }

@@ -16,11 +16,11 @@ enum class Combine {
 /// Bytes [offset, offset + bytes) of the vector sent from one rank to another. Offsets index the whole
 /// vector (all-reduce, broadcast, reduce, reduce-scatter) or the gathered vector (all-gather(v), gather).
 struct Move {
-  int from = 0;
-  int to = 0;
-  std::int64_t offset = 0;
-  std::int64_t bytes = 0;
-  Combine combine = Combine::copy;
+  int from = 0;                     ///< sending rank
+  int to = 0;                       ///< receiving rank
+  std::int64_t offset = 0;          ///< first byte of the range
+  std::int64_t bytes = 0;           ///< length of the range
+  Combine combine = Combine::copy;  ///< what the receiver does with it
 };
 
 /// Moves that run concurrently; every receiver combines the values its senders held before the step.
@@ -30,9 +30,9 @@ struct MoveStep {
 
 /// The whole plan with its data ranges.
 struct MovePlan {
-  int ranks = 0;
-  std::vector<MoveStep> steps;
-  /// The plan as transfers: the moves of one step between the same two ranks form one message.
+  int ranks = 0;                ///< ranks 0 .. ranks-1 take part
+  std::vector<MoveStep> steps;  ///< in order
+  /// The plan as transfers: consecutive moves of a step between the same two ranks form one message.
   Schedule schedule() const;
 };
 

@@ -170,6 +170,29 @@ std::size_t binomial_gather(PlanBuilder& b, std::size_t step, const std::vector<
   return step;
 }
 
+AlphaBeta flat_cost(const Group& group, const LinkCosts& costs) {
+  return group.nodes() > 1 ? costs.inter : costs.intra;
+}
+
+std::vector<int> all_ranks(int ranks) {
+  std::vector<int> r(static_cast<std::size_t>(ranks));
+  for (int i = 0; i < ranks; ++i) r[static_cast<std::size_t>(i)] = i;
+  return r;
+}
+
+double ring_phase_s(const Group& group, const std::vector<std::int64_t>& block_bytes, const LinkCosts& costs) {
+  const double largest = static_cast<double>(*std::max_element(block_bytes.begin(), block_bytes.end()));
+  return (group.ranks - 1) * message_s(flat_cost(group, costs), largest);
+}
+
+void exchange_step(std::vector<double>& ready, int distance, const std::vector<double>& sent_bytes, AlphaBeta ab) {
+  const std::vector<double> before = ready;
+  for (std::size_t v = 0; v < ready.size(); ++v) {
+    const std::size_t w = v ^ static_cast<std::size_t>(distance);
+    ready[v] = std::max(before[v], before[w]) + message_s(ab, std::max(sent_bytes[v], sent_bytes[w]));
+  }
+}
+
 int ceil_log2(int p) {
   int lg = 0;
   while ((1 << lg) < p) ++lg;

@@ -4,14 +4,15 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/collectives/collective.hpp"
 #include "sim/collectives/move_plan.hpp"
 
 namespace dtsim::collectives {
 
 /// Bytes [offset, offset + bytes) of a vector.
 struct Block {
-  std::int64_t offset = 0;
-  std::int64_t bytes = 0;
+  std::int64_t offset = 0;  ///< first byte
+  std::int64_t bytes = 0;   ///< length
 };
 
 /// `whole` cut into `parts` near-equal consecutive blocks (chunk_bytes).
@@ -41,9 +42,10 @@ class PlanBuilder {
 ///            '->|  '->| |               fold: 0 -> 1, 2 -> 3, 4 -> 5
 ///   virtual:    0     1    2     3      on ranks 1, 3, 5, 6
 struct Fold {
+  /// The fold of `ranks` ranks.
   explicit Fold(int ranks);
-  int pof2 = 1;
-  int rem = 0;
+  int pof2 = 1;  ///< largest power of two <= p
+  int rem = 0;   ///< p - pof2
   /// Real rank of virtual rank v.
   int real(int v) const { return v < rem ? 2 * v + 1 : v + rem; }
   /// Real ranks of all virtual ranks, in virtual order.
@@ -81,6 +83,18 @@ std::size_t binomial_scatter(PlanBuilder& b, std::size_t step, const std::vector
 /// Binomial gather to rank 0, the scatter reversed: at mask 1, 2, .. rank r sends blocks [r, r + mask).
 std::size_t binomial_gather(PlanBuilder& b, std::size_t step, const std::vector<Block>& blocks);
 
+/// The cost of every message of a flat (not topology-aware) algorithm: inter-node once the group spans
+/// nodes, as the ring closed form does; exact on flat networks.
+AlphaBeta flat_cost(const Group& group, const LinkCosts& costs);
+/// Seconds to send `bytes` in one message.
+inline double message_s(AlphaBeta ab, double bytes) { return ab.alpha_s + bytes * ab.beta_s_per_byte; }
+/// Ranks 0 .. p-1.
+std::vector<int> all_ranks(int ranks);
+/// Time of one ring phase (reduce-scatter or all-gather) over all ranks: (p-1) (alpha + max block beta).
+double ring_phase_s(const Group& group, const std::vector<std::int64_t>& block_bytes, const LinkCosts& costs);
+/// One pairwise-exchange step of a max-plus cost recursion: member v sends sent_bytes[v] to v ^ distance;
+/// a pair starts when both are ready and both are done after the larger of its two messages.
+void exchange_step(std::vector<double>& ready, int distance, const std::vector<double>& sent_bytes, AlphaBeta ab);
 /// ceil(lg p).
 int ceil_log2(int p);
 /// floor(lg p).

@@ -1,34 +1,116 @@
 #include <functional>
 #include <utility>
 
-#include "sim/collectives/collective.hpp"
+#include "sim/collectives/auto_allreduce.hpp"
+#include "sim/collectives/chunking.hpp"
+#include "sim/collectives/factories.hpp"
 #include "sim/collectives/ring_allreduce.hpp"
 #include "sim/core/error.hpp"
 
 namespace dtsim::collectives {
 namespace {
 
-using Factory = std::function<std::unique_ptr<Collective>()>;
+template <class T, class... Args>
+using Table = std::vector<std::pair<std::string, std::function<std::unique_ptr<T>(const Args&...)>>>;
 
-const std::vector<std::pair<std::string, Factory>>& registry() {
-  static const std::vector<std::pair<std::string, Factory>> table{
-      {"ring", [] { return std::make_unique<RingAllreduce>(); }},
+template <class Entry>
+std::vector<std::string> keys(const std::vector<Entry>& table) {
+  std::vector<std::string> names;
+  for (const auto& [name, factory] : table) names.push_back(name);
+  return names;
+}
+
+template <class Entry, class... Args>
+auto make(const std::vector<Entry>& table, std::string_view what, std::string_view name, const Args&... args) {
+  for (const auto& [key, factory] : table)
+    if (key == name) return factory(args...);
+  throw core::unknown_name(what, name, keys(table));
+}
+
+const Table<Collective, LinkCosts>& allreduce() {
+  static const Table<Collective, LinkCosts> table{
+      {"ring", [](const LinkCosts&) { return std::make_unique<RingAllreduce>(); }},
+      {"recursive_doubling", [](const LinkCosts&) { return make_recursive_doubling(); }},
+      {"rabenseifner", [](const LinkCosts&) { return make_rabenseifner(); }},
+      {"binomial_tree", [](const LinkCosts&) { return make_binomial_tree(); }},
+      {"binary_tree", make_binary_tree},
+      {"double_binary_tree", make_double_binary_tree},
+      {"hierarchical", [](const LinkCosts&) { return make_hierarchical(); }},
+      {"torus2d", [](const LinkCosts&) { return make_torus2d(); }},
+      {"auto", [](const LinkCosts& c) { return std::make_unique<AutoAllreduce>(c); }},
   };
+  return table;
+}
+
+const Table<Collective>& broadcast() {
+  static const Table<Collective> table{
+      {"binomial", make_binomial_broadcast},
+      {"scatter_allgather", make_scatter_allgather_broadcast},
+  };
+  return table;
+}
+
+const Table<Collective>& reduce() {
+  static const Table<Collective> table{{"binomial", make_binomial_reduce}};
+  return table;
+}
+
+const Table<BlockCollective>& allgatherv() {
+  static const Table<BlockCollective> table{
+      {"ring", make_ring_allgatherv},
+      {"recursive_doubling", make_recursive_doubling_allgatherv},
+      {"bruck", make_bruck_allgatherv},
+  };
+  return table;
+}
+
+const Table<BlockCollective>& reduce_scatter() {
+  static const Table<BlockCollective> table{
+      {"ring", make_ring_reduce_scatter},
+      {"recursive_halving", make_recursive_halving_reduce_scatter},
+  };
+  return table;
+}
+
+const Table<BlockCollective>& gather() {
+  static const Table<BlockCollective> table{{"binomial", make_binomial_gather}};
   return table;
 }
 
 }  // namespace
 
-std::vector<std::string> collective_names() {
-  std::vector<std::string> names;
-  for (const auto& [name, factory] : registry()) names.push_back(name);
-  return names;
-}
+std::vector<std::string> collective_names() { return keys(allreduce()); }
 
 std::unique_ptr<Collective> make_collective(std::string_view name) {
-  for (const auto& [key, factory] : registry())
-    if (key == name) return factory();
-  throw core::unknown_name("collective", name, collective_names());
+  return make_collective(name, reference_link_costs());
+}
+
+std::unique_ptr<Collective> make_collective(std::string_view name, const LinkCosts& tuned_for) {
+  return make(allreduce(), "collective", name, tuned_for);
+}
+
+LinkCosts reference_link_costs() { return LinkCosts::uniform({10e-6, 1.0 / 12.5e9}); }
+
+std::vector<std::string> broadcast_names() { return keys(broadcast()); }
+std::unique_ptr<Collective> make_broadcast(std::string_view name) { return make(broadcast(), "broadcast", name); }
+std::vector<std::string> reduce_names() { return keys(reduce()); }
+std::unique_ptr<Collective> make_reduce(std::string_view name) { return make(reduce(), "reduce", name); }
+
+std::vector<std::string> allgatherv_names() { return keys(allgatherv()); }
+std::unique_ptr<BlockCollective> make_allgatherv(std::string_view name) {
+  return make(allgatherv(), "all-gather", name);
+}
+std::vector<std::string> reduce_scatter_names() { return keys(reduce_scatter()); }
+std::unique_ptr<BlockCollective> make_reduce_scatter(std::string_view name) {
+  return make(reduce_scatter(), "reduce-scatter", name);
+}
+std::vector<std::string> gather_names() { return keys(gather()); }
+std::unique_ptr<BlockCollective> make_gather(std::string_view name) { return make(gather(), "gather", name); }
+
+std::vector<std::int64_t> equal_blocks(int ranks, std::int64_t bytes) {
+  std::vector<std::int64_t> sizes(static_cast<std::size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) sizes[static_cast<std::size_t>(r)] = chunk_bytes(bytes, ranks, r);
+  return sizes;
 }
 
 }  // namespace dtsim::collectives

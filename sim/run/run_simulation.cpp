@@ -51,9 +51,9 @@ std::vector<BucketCost> analytic_costs(const scenario::Scenario& s, const schedu
 }  // namespace
 
 collectives::AlphaBeta allreduce_alpha_beta(const scenario::Scenario& s) {
-  const auto collective = collectives::make_collective(s.collective);
-  const collectives::Group group{s.workers, s.platform.gpus_per_node};
   const collectives::LinkCosts costs = platform::link_costs(s.platform);
+  const auto collective = collectives::make_collective(s.collective, costs);
+  const collectives::Group group{s.workers, s.platform.gpus_per_node};
   constexpr double kProbeBytes = 1 << 30;
   const double a = collective->closed_form_s(group, 0, costs);
   return {a, (collective->closed_form_s(group, kProbeBytes, costs) - a) / kProbeBytes};
@@ -82,7 +82,7 @@ scheduling::IterationPlan make_iteration_plan(const scenario::Scenario& s) {
 
 RunResult run_simulation(const scenario::Scenario& s) {
   const scheduling::IterationPlan plan = make_iteration_plan(s);
-  const auto collective = collectives::make_collective(s.collective);
+  const auto collective = collectives::make_collective(s.collective, platform::link_costs(s.platform));
   Timeline timeline = s.fidelity == scenario::Fidelity::analytic
                           ? analytic_timeline(plan, analytic_costs(s, plan, *collective), s.workers, s.iterations)
                           : actors::simulate_iterations(s.platform, plan, *collective, s.workers, s.iterations,

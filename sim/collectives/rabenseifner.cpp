@@ -1,0 +1,53 @@
+// Rabenseifner all-reduce (Rabenseifner 2004; Thakur, Rabenseifner & Gropp 2005; MPICH
+// allreduce_intra_reduce_scatter_allgather): recursive-halving reduce-scatter, then recursive-doubling
+// all-gather, on the vector cut into pof2 near-equal blocks.
+//
+//   p = 4, blocks A B C D:
+//   halving  dist 2: 0<->2 (0 keeps AB, 2 keeps CD), 1<->3      doubling dist 1: 0<->1, 2<->3
+//            dist 1: 0<->1 (0 keeps A, 1 keeps B), 2<->3                 dist 2: 0<->2, 1<->3
+//
+// Non-power-of-two p: MPICH's fold (phases.hpp) sends the whole vector in before and out after.
+// Cost (gamma = 0), derived from the plan:
+//   2 lg pof2 alpha + 2 (pof2-1)/pof2 n beta + 2 [p != pof2] (alpha + n beta)
+// algorithms.md 7.1 quotes MPICH's comment (2 floor(lg p) + 2) alpha + (2 (p-1)/p + 2) n beta for
+// non-powers of two; the plan's halving runs over pof2 ranks, so its bandwidth term is 2 (pof2-1)/pof2 n,
+// not 2 (p-1)/p n (e.g. p = 7: 1.5 n, not 12/7 n).
+#include "sim/collectives/factories.hpp"
+#include "sim/collectives/phases.hpp"
+#include "sim/core/error.hpp"
+
+namespace dtsim::collectives {
+namespace {
+
+class Rabenseifner final : public TracedCollective {
+ public:
+  std::string_view name() const override { return "rabenseifner"; }
+
+  MovePlan moves(const Group& group, std::int64_t bytes) const override {
+    DTSIM_CHECK(group.ranks >= 1 && bytes >= 0, "rabenseifner needs ranks and a non-negative size");
+    const Fold fold(group.ranks);
+    const Block whole{0, bytes};
+    const std::vector<Block> everyone(static_cast<std::size_t>(group.ranks), whole);
+    const std::vector<Block> blocks = split(whole, fold.pof2);
+    PlanBuilder b(group.ranks);
+    std::size_t step = fold.fold_in(b, 0, everyone, Combine::reduce);
+    step = halving_reduce_scatter(b, step, fold.members(), blocks);
+    step = doubling_all_gather(b, step, fold.members(), blocks);
+    fold.fold_out(b, step, everyone);
+    return std::move(b).finish();
+  }
+
+  double closed_form_s(const Group& group, double bytes, const LinkCosts& costs) const override {
+    const Fold fold(group.ranks);
+    const AlphaBeta ab = flat_cost(group, costs);
+    const double q = fold.pof2;
+    const double core = 2.0 * floor_log2(fold.pof2) * ab.alpha_s + 2.0 * (q - 1) / q * bytes * ab.beta_s_per_byte;
+    return core + (fold.rem > 0 ? 2.0 * message_s(ab, bytes) : 0.0);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Collective> make_rabenseifner() { return std::make_unique<Rabenseifner>(); }
+
+}  // namespace dtsim::collectives
