@@ -1,0 +1,73 @@
+#include <cstdio>
+#include <iostream>
+
+#include "models/gpu_profile.hpp"
+#include "models/zoo.hpp"
+#include "sim/cli/commands.hpp"
+#include "sim/collectives/collective.hpp"
+#include "sim/run/run_simulation.hpp"
+#include "sim/scenario/load.hpp"
+#include "sim/scheduling/scheduler.hpp"
+#include "viz/reports.hpp"
+
+namespace dtsim::cli {
+namespace {
+
+scenario::Scenario load(const std::string& file, const std::vector<std::string>& overrides) {
+  return file.empty() ? scenario::load_default_scenario(overrides) : scenario::load_scenario(file, overrides);
+}
+
+}  // namespace
+
+int run_command(const std::string& file, const std::vector<std::string>& overrides, const std::string& out_dir) {
+  scenario::Scenario s = load(file, overrides);
+  if (!out_dir.empty()) s.output.dir = out_dir;
+  const run::RunResult result = run::run_simulation(s);
+  viz::print_console_summary(std::cout, result);
+  viz::write_report_json(s.output.dir + "/report.json", result);
+  viz::write_summary_csv(s.output.dir + "/summary.csv", result);
+  std::cout << "wrote " << s.output.dir << "/report.json, " << s.output.dir << "/summary.csv";
+  if (s.output.timeline) {
+    viz::write_chrome_trace(s.output.dir + "/timeline.json", result);
+    std::cout << ", " << s.output.dir << "/timeline.json (open in ui.perfetto.dev)";
+  }
+  std::cout << '\n';
+  return 0;
+}
+
+int validate_command(const std::string& file, const std::vector<std::string>& overrides) {
+  const scenario::Scenario s = load(file, overrides);
+  std::cout << file << ": ok (" << s.model.name << ", " << s.workers << " workers on " << s.platform.name << ", "
+            << s.scheduler << ", " << scenario::fidelity_name(s.fidelity) << ")\n";
+  return 0;
+}
+
+int list_command(const std::string& what) {
+  if (what == "models") {
+    for (const std::string& name : models::model_names()) {
+      const models::Model m = models::make_model(name);
+      std::printf("%-14s %13lld parameters %5lld tensors  %s\n", name.c_str(),
+                  static_cast<long long>(m.parameter_count()), static_cast<long long>(m.tensor_count()),
+                  m.source.c_str());
+    }
+  } else if (what == "gpus") {
+    for (const std::string& name : models::gpu_names()) {
+      const models::GpuProfile g = models::gpu_profile(name);
+      std::printf("%-10s fp32 %6.1f TFLOP/s  fp16 %6.1f TFLOP/s  memory %6.0f GB/s  %s\n", name.c_str(),
+                  g.fp32_flops / 1e12, g.fp16_flops / 1e12, g.memory_Bps / 1e9, g.source.c_str());
+    }
+  } else if (what == "collectives") {
+    for (const std::string& name : collectives::collective_names()) std::printf("%s\n", name.c_str());
+  } else if (what == "schedulers") {
+    for (const std::string& name : scheduling::scheduler_names())
+      std::printf("%-8s %s\n", name.c_str(), scheduling::scheduler_description(name).c_str());
+  } else {
+    for (const std::string& name : scenario::builtin_platform_names()) {
+      const scenario::Scenario s = scenario::load_default_scenario({"platform=" + name, "workers=1"});
+      std::printf("%-18s %5d GPUs  %s\n", name.c_str(), s.platform.hosts(), s.platform.description.c_str());
+    }
+  }
+  return 0;
+}
+
+}  // namespace dtsim::cli

@@ -1,0 +1,113 @@
+#include "sim/scenario/sweep_spec.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <toml++/toml.h>
+
+#include "sim/core/error.hpp"
+#include "sim/scenario/section.hpp"
+
+namespace dtsim::scenario {
+namespace fs = std::filesystem;
+namespace {
+
+/// A TOML value as the text `--set` reads back: strings quoted, numbers and booleans as written.
+std::string toml_text(const toml::node& value) {
+  std::ostringstream out;
+  value.visit([&](const auto& v) { out << toml::toml_formatter(v, toml::format_flags::none); });
+  return out.str();
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw core::InputError(path, "cannot read sweep file '" + path + "'", "give the path of a readable file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+std::vector<SweepPoint> SweepSpec::points() const {
+  std::vector<SweepPoint> out;
+  if (axes.empty()) return {SweepPoint{0, {}}};
+  if (zip) {
+    for (std::size_t i = 0; i < axes.front().values.size(); ++i) {
+      SweepPoint p{static_cast<int>(i), {}};
+      for (const Axis& a : axes) p.settings.emplace_back(a.key, a.values[i]);
+      out.push_back(std::move(p));
+    }
+    return out;
+  }
+  std::vector<std::size_t> digit(axes.size(), 0);
+  for (int index = 0;; ++index) {
+    SweepPoint p{index, {}};
+    for (std::size_t a = 0; a < axes.size(); ++a) p.settings.emplace_back(axes[a].key, axes[a].values[digit[a]]);
+    out.push_back(std::move(p));
+    std::size_t a = axes.size();
+    while (a > 0 && ++digit[a - 1] == axes[a - 1].values.size()) digit[--a] = 0;
+    if (a == 0) return out;
+  }
+}
+
+SweepSpec load_sweep(const std::string& path) {
+  toml::table root;
+  try {
+    root = toml::parse(read_text(path), path);
+  } catch (const toml::parse_error& e) {
+    throw core::InputError(where(e.source()), std::string(e.description()), "the file must be valid TOML v1.0");
+  }
+  SweepSpec spec;
+  spec.source = path;
+  const fs::path folder = fs::path(path).parent_path();
+  Section top(root, "");
+  top.allow({"base", "mode", "jobs", "output", "set", "axis"});
+  if (auto base = top.optional_string("base")) {
+    spec.base = (folder / *base).lexically_normal().string();
+    if (!fs::exists(spec.base))
+      throw core::InputError(top.where_key("base"), "base scenario '" + spec.base + "' does not exist",
+                             "give a scenario path relative to the sweep file, or leave base out for the built-in "
+                             "default");
+  }
+  spec.zip = top.choice("mode", "grid", {"grid", "zip"}) == "zip";
+  spec.jobs = static_cast<int>(top.integer("jobs", 1, 1, 256));
+  spec.output_dir =
+      (folder / top.string("output", fs::path(path).stem().string() + "-out")).lexically_normal().string();
+  if (const toml::node* set = root.get("set")) {
+    if (!set->is_table()) throw core::InputError(where(set->source()), "'set' has the wrong type", "it must be a table of key = value");
+    for (const auto& [key, value] : *set->as_table()) spec.base_settings.push_back(std::string(key.str()) + "=" + toml_text(value));
+    top.has("set");
+  }
+  for (Section& axis : top.tables("axis")) {
+    axis.allow({"key", "values"});
+    Axis a;
+    a.key = axis.required_string("key");
+    const toml::node* values = root.get("axis")->as_array()->get(spec.axes.size());
+    const toml::node* list = values->as_table()->get("values");
+    axis.has("values");
+    if (!list || !list->is_array() || list->as_array()->empty())
+      throw core::InputError(list ? where(list->source()) : axis.where_table(),
+                             "axis '" + a.key + "' needs a non-empty array 'values'", "e.g. values = [4, 8, 16]");
+    for (const toml::node& v : *list->as_array()) {
+      if (v.is_table() || v.is_array())
+        throw core::InputError(where(v.source()), "axis '" + a.key + "' has a table or array value",
+                               "values are strings, numbers or booleans");
+      a.values.push_back(toml_text(v));
+    }
+    for (const Axis& other : spec.axes)
+      if (other.key == a.key) throw core::InputError(axis.where_key("key"), "axis '" + a.key + "' appears twice", "sweep each key once");
+    if (spec.zip && !spec.axes.empty() && a.values.size() != spec.axes.front().values.size())
+      throw core::InputError(axis.where_key("values"),
+                             "zip axis '" + a.key + "' has " + std::to_string(a.values.size()) + " values but '" +
+                                 spec.axes.front().key + "' has " + std::to_string(spec.axes.front().values.size()),
+                             "in zip mode every axis has the same number of values");
+    axis.finish();
+    spec.axes.push_back(std::move(a));
+  }
+  top.finish();
+  return spec;
+}
+
+}  // namespace dtsim::scenario

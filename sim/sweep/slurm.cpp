@@ -1,0 +1,61 @@
+#include "sim/sweep/slurm.hpp"
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "viz/atomic_file.hpp"
+
+namespace dtsim::sweep {
+namespace fs = std::filesystem;
+namespace {
+
+/// Single-quotes `text` for a POSIX shell.
+std::string shell_quote(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+}  // namespace
+
+std::string write_sbatch_script(const scenario::SweepSpec& spec, const SlurmOptions& options) {
+  const std::string out = fs::absolute(spec.output_dir).lexically_normal().string();
+  const std::string path = out + "/sweep.sbatch";
+  viz::write_atomically(path, [&](std::ostream& s) {
+    fmt::print(s, "#!/bin/bash\n");
+    fmt::print(s, "# dtsim sweep of {} as a job array: task i runs the points with index % {} == i.\n", spec.source,
+               options.shards);
+    fmt::print(s, "#SBATCH --job-name=dtsim-sweep\n");
+    fmt::print(s, "#SBATCH --array=0-{}\n", options.shards - 1);
+    fmt::print(s, "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task={}\n", options.jobs);
+    fmt::print(s, "#SBATCH --output={}/slurm-%A_%a.log\n", out);
+    fmt::print(s, "cd {}\n", shell_quote(fs::current_path().string()));
+    fmt::print(s, "exec {} sweep {} --shard \"$SLURM_ARRAY_TASK_ID\" --shards {} -j {}\n",
+               shell_quote(options.dtsim_binary), shell_quote(fs::absolute(spec.source).string()), options.shards,
+               options.jobs);
+  });
+  fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec, fs::perm_options::add);
+  return path;
+}
+
+std::string submit_sbatch(const std::string& script, bool wait) {
+  const std::string command = "sbatch --parsable" + std::string(wait ? " --wait " : " ") + shell_quote(script) + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) throw std::runtime_error("cannot run sbatch");
+  std::string output;
+  char buffer[512];
+  while (fgets(buffer, sizeof buffer, pipe)) output += buffer;
+  const int status = pclose(pipe);
+  while (!output.empty() && (output.back() == '\n' || output.back() == ' ')) output.pop_back();
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error("sbatch failed: " + (output.empty() ? std::string("no output") : output));
+  return output.substr(0, output.find(';'));
+}
+
+}  // namespace dtsim::sweep

@@ -1,0 +1,182 @@
+#include "sim/sweep/sweep_runner.hpp"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "sim/core/error.hpp"
+#include "sim/sweep/point_result.hpp"
+#include "viz/atomic_file.hpp"
+
+namespace dtsim::sweep {
+namespace fs = std::filesystem;
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool has_successful_result(const scenario::SweepSpec& spec, int index) {
+  std::ifstream in(point_dir(spec, index) + "/point.json");
+  if (!in) return false;
+  const nlohmann::json point = nlohmann::json::parse(in, nullptr, false);
+  return !point.is_discarded() && point.value("status", "") == "ok";
+}
+
+/// Starts `dtsim run` for one point with stdout to run.log and stderr to error.log in its folder.
+pid_t start_point(const scenario::SweepSpec& spec, const scenario::SweepPoint& point, const std::string& binary) {
+  const std::string dir = point_dir(spec, point.index);
+  fs::create_directories(dir);
+  std::vector<std::string> args{binary, "run"};
+  if (!spec.base.empty()) args.push_back(spec.base);
+  args.insert(args.end(), {"--out", dir, "--set", "output.timeline=false"});
+  for (const std::string& s : spec.base_settings) args.insert(args.end(), {"--set", s});
+  for (const auto& [key, value] : point.settings) args.insert(args.end(), {"--set", key + "=" + value});
+  const pid_t pid = fork();
+  DTSIM_CHECK(pid >= 0, "fork failed");
+  if (pid == 0) {
+    const int out = open((dir + "/run.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = open((dir + "/error.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (out >= 0) dup2(out, STDOUT_FILENO);
+    if (err >= 0) dup2(err, STDERR_FILENO);
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(binary.c_str(), argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::string s = text.str();
+  while (!s.empty() && s.back() == '\n') s.pop_back();
+  return s;
+}
+
+/// Records a finished point's result from its report.json or its error.log.
+bool record_point(const scenario::SweepSpec& spec, const scenario::SweepPoint& point, int status) {
+  const std::string dir = point_dir(spec, point.index);
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  nlohmann::json result = code == 0 ? successful_point(point, dir + "/report.json")
+                                    : failed_point(point, code, read_all(dir + "/error.log"));
+  viz::write_atomically(dir + "/point.json", [&](std::ostream& out) { out << result.dump(2) << '\n'; });
+  return code == 0;
+}
+
+std::string describe(const scenario::SweepPoint& point) {
+  std::string text;
+  for (const auto& [key, value] : point.settings) text += (text.empty() ? "" : " ") + key + "=" + value;
+  return text.empty() ? "base scenario" : text;
+}
+
+/// A CSV field, quoted when it holds a separator, a quote or a line break (RFC 4180).
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::string format_eta(double seconds) {
+  const int s = static_cast<int>(seconds + 0.5);
+  return s >= 60 ? fmt::format("{}m{:02d}s", s / 60, s % 60) : fmt::format("{}s", s);
+}
+
+}  // namespace
+
+int run_sweep(const scenario::SweepSpec& spec, const RunOptions& options, std::ostream& progress, bool terminal) {
+  std::vector<scenario::SweepPoint> todo;
+  int skipped = 0;
+  for (const scenario::SweepPoint& p : spec.points()) {
+    if (p.index % options.shards != options.shard) continue;
+    if (has_successful_result(spec, p.index)) {
+      ++skipped;
+      continue;
+    }
+    todo.push_back(p);
+  }
+  if (skipped > 0) fmt::print(progress, "{} points already have a result; skipping them\n", skipped);
+  const auto started = Clock::now();
+  std::map<pid_t, scenario::SweepPoint> running;
+  std::size_t next = 0;
+  int done = 0, failed = 0;
+  const int total = static_cast<int>(todo.size());
+  while (next < todo.size() || !running.empty()) {
+    while (next < todo.size() && static_cast<int>(running.size()) < options.jobs) {
+      running.emplace(start_point(spec, todo[next], options.dtsim_binary), todo[next]);
+      ++next;
+    }
+    int status = 0;
+    const pid_t pid = waitpid(-1, &status, 0);
+    DTSIM_CHECK(pid > 0, "waitpid failed");
+    const auto it = running.find(pid);
+    if (it == running.end()) continue;
+    const bool ok = record_point(spec, it->second, status);
+    ++done;
+    failed += ok ? 0 : 1;
+    const double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
+    const double eta = elapsed / done * (total - done);
+    if (terminal) {
+      const int width = 30, filled = total > 0 ? width * done / total : width;
+      fmt::print(progress, "\r[{}{}] {}/{} points, {} failed, ETA {}   ", std::string(filled, '#'),
+                 std::string(width - filled, '.'), done, total, failed, format_eta(eta));
+      if (done == total) fmt::print(progress, "\n");
+    } else {
+      fmt::print(progress, "point {} ({}/{}) {}: {}\n", it->second.index, done, total, ok ? "ok" : "FAILED",
+                 describe(it->second));
+    }
+    progress.flush();
+    running.erase(it);
+  }
+  return failed;
+}
+
+std::pair<int, int> merge_results(const scenario::SweepSpec& spec) {
+  std::vector<nlohmann::json> results;
+  int failed = 0;
+  for (const scenario::SweepPoint& p : spec.points()) {
+    std::ifstream in(point_dir(spec, p.index) + "/point.json");
+    if (!in) continue;
+    nlohmann::json point = nlohmann::json::parse(in, nullptr, false);
+    if (point.is_discarded()) continue;
+    failed += point.value("status", "") == "ok" ? 0 : 1;
+    results.push_back(std::move(point));
+  }
+  viz::write_atomically(spec.output_dir + "/results.jsonl", [&](std::ostream& out) {
+    for (const nlohmann::json& r : results) out << r.dump() << '\n';
+  });
+  viz::write_atomically(spec.output_dir + "/results.csv", [&](std::ostream& out) {
+    out << "point";
+    for (const scenario::Axis& a : spec.axes) out << ',' << a.key;
+    out << ",status";
+    for (const std::string& m : metric_names()) out << ',' << m;
+    out << ",error\n";
+    for (const nlohmann::json& r : results) {
+      out << r["point"].get<int>();
+      for (const scenario::Axis& a : spec.axes) {
+        const nlohmann::json& v = r["keys"][a.key];
+        out << ',' << csv_field(v.is_string() ? v.get<std::string>() : v.dump());
+      }
+      out << ',' << r["status"].get<std::string>();
+      for (const std::string& m : metric_names()) {
+        out << ',';
+        if (r.contains("metrics")) out << r["metrics"][m].dump();
+      }
+      out << ',' << csv_field(r.value("error", "")) << '\n';
+    }
+  });
+  return {static_cast<int>(results.size()), failed};
+}
+
+}  // namespace dtsim::sweep

@@ -1,0 +1,28 @@
+#pragma once
+/// Runs a sweep: one `dtsim run` process per point, several at once, each result written atomically.
+#include <ostream>
+#include <string>
+
+#include "sim/scenario/sweep_spec.hpp"
+
+namespace dtsim::sweep {
+
+/// Which points this process runs and how.
+struct RunOptions {
+  std::string dtsim_binary;  ///< the dtsim executable that runs each point
+  int jobs = 1;              ///< points at once
+  int shard = 0;             ///< run the points with index % shards == shard
+  int shards = 1;
+};
+
+/// Runs every point of `spec` in this shard that has no successful result yet (failed points run again):
+/// `dtsim run <base> --out <output>/points/<index> --set ...`, then writes points/<index>/point.json with
+/// the varied keys and every metric, or the error. Shows progress on `progress` (a bar with ETA when it is a
+/// terminal, plain lines otherwise). Returns the number of failed points.
+int run_sweep(const scenario::SweepSpec& spec, const RunOptions& options, std::ostream& progress, bool terminal);
+
+/// Collects every points/<index>/point.json into results.csv and results.jsonl (atomically); returns
+/// (points with a result, failed points).
+std::pair<int, int> merge_results(const scenario::SweepSpec& spec);
+
+}  // namespace dtsim::sweep
