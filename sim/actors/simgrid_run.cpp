@@ -96,9 +96,9 @@ struct WorkerState {
 
 class IterationRun {
  public:
-  IterationRun(const scheduling::IterationPlan& plan, BucketSteps steps, const platform::Fabric& fabric, int workers,
-               int iterations)
-      : plan_(plan), steps_(std::move(steps)), fabric_(fabric), workers_(workers), iterations_(iterations),
+  IterationRun(const scheduling::IterationPlan& plan, BucketSteps steps, const platform::Fabric& fabric, bool fuse,
+               int workers, int iterations)
+      : plan_(plan), steps_(std::move(steps)), fabric_(fabric), fuse_(fuse), workers_(workers), iterations_(iterations),
         states_(static_cast<std::size_t>(workers)), ready_count_(plan.buckets.size() * iterations, 0),
         done_count_(plan.buckets.size() * iterations, 0) {
     timeline_.marks.assign(static_cast<std::size_t>(workers), {});
@@ -163,7 +163,7 @@ class IterationRun {
         w.bucket_ready->acquire();
         const double cycle = w.backward_start_s + plan_.buckets[b].not_before_s;
         if (cycle > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(cycle);
-        run_bucket(w.rank, b, "");
+        run_bucket(w.rank, it, b, "");
       }
       w.comm_done->release();
     }
@@ -222,7 +222,7 @@ class IterationRun {
       const std::string channel = "i" + std::to_string(it) + "b" + std::to_string(b) + ":";
       for (int r = 0; r < workers_; ++r)
         sg4::Actor::create("bucket", hosts_[static_cast<std::size_t>(r)], [this, r, it, b, channel] {
-          run_bucket(r, b, channel);
+          run_bucket(r, it, b, channel);
           WorkerState& w = states_[static_cast<std::size_t>(r)];
           const auto l = static_cast<std::size_t>(plan_.buckets[b].ready_layer);
           if (--w.layer_pending[l] == 0) {
@@ -237,10 +237,18 @@ class IterationRun {
     }
   }
 
-  void run_bucket(int rank, std::size_t b, const std::string& channel) {
+  /// One rank's part of bucket b of iteration it. At the flow level the ranks then wait for each other: fused
+  /// flows finish at different times on different ranks, where the plan's step-by-step dependencies keep
+  /// the ranks of a real collective within a step of each other.
+  void run_bucket(int rank, int it, std::size_t b, const std::string& channel) {
     const double start = sg4::Engine::get_clock();
     execute_steps(rank, (*steps_[b])[static_cast<std::size_t>(rank)], fabric_, channel,
                   timeline_.traffic[static_cast<std::size_t>(rank)]);
+    if (fuse_) {
+      auto& barrier = bucket_barriers_[{it, b}];
+      if (!barrier) barrier = sg4::Barrier::create(static_cast<unsigned>(workers_));
+      barrier->wait();
+    }
     timeline_.events.push_back({rank, "comm", run::bucket_event(static_cast<int>(b)), "comm", start,
                                 sg4::Engine::get_clock(), plan_.buckets[b].bytes});
   }
@@ -258,6 +266,8 @@ class IterationRun {
   const scheduling::IterationPlan& plan_;
   BucketSteps steps_;
   const platform::Fabric& fabric_;
+  bool fuse_;
+  std::map<std::pair<int, std::size_t>, sg4::BarrierPtr> bucket_barriers_;
   int workers_;
   int iterations_;
   std::vector<WorkerState> states_;
@@ -293,10 +303,11 @@ std::vector<double> simulate_schedules_s(const platform::PlatformSpec& platform,
   for (int r = 0; r < ranks; ++r)
     sg4::Actor::create("rank" + std::to_string(r), hosts[static_cast<std::size_t>(r)], [&, r] {
       for (std::size_t k = 0; k < schedules.size(); ++k) {
-        barrier->wait();
+        if (k == 0) barrier->wait();
         start[k] = sg4::Engine::get_clock();
         execute_steps(r, by_schedule[k][static_cast<std::size_t>(r)], fabric, "", traffic[static_cast<std::size_t>(r)]);
         end[k] = std::max(end[k], sg4::Engine::get_clock());
+        barrier->wait();
       }
     });
   engine.run();
@@ -313,7 +324,7 @@ run::Timeline simulate_iterations(const platform::PlatformSpec& platform, const 
   BucketSteps steps = plan_buckets(plan, collective, {workers, platform.gpus_per_node}, fuse, pairs);
   const std::vector<sg4::Host*> hosts = platform::build_simgrid_platform(platform, pairs);
   const platform::Fabric fabric(platform);
-  IterationRun sim(plan, std::move(steps), fabric, workers, iterations);
+  IterationRun sim(plan, std::move(steps), fabric, fuse, workers, iterations);
   sim.start(hosts);
   engine.run();
   return sim.take();

@@ -26,6 +26,11 @@ struct SweepArguments {
 /// `dtsim sweep SWEEP.toml [-j N] [--slurm [--shards K] [--wait] [--no-submit]] [--shard I --shards K] [--merge]`.
 int sweep_command(const SweepArguments& args);
 
+/// `dtsim plot RESULTS [--out DIR]`: PNG and SVG plots of a run or sweep folder (default DIR: RESULTS/plots).
+int plot_command(const std::string& results, const std::string& out_dir);
+/// `dtsim report RUN_OR_SWEEP_DIR`: one self-contained HTML page with the tables and plots.
+int report_command(const std::string& folder);
+
 /// Absolute path of the running dtsim executable (sweeps start it once per point).
 std::string self_executable();
 

@@ -57,6 +57,14 @@ int main(int argc, char** argv) {
   sweep->add_option("--shard", sweep_args.shard, "run only the points with index % shards == shard");
   sweep->add_option("--shards", sweep_args.shards, "number of shards (Slurm array tasks)")->check(CLI::Range(1, 100000));
 
+  std::string results;
+  CLI::App* plot = app.add_subcommand("plot", "draw PNG and SVG plots of a run or sweep folder");
+  plot->add_option("results", results, "output folder of dtsim run or dtsim sweep")->required();
+  plot->add_option("--out", out_dir, "where to write the plots (default: RESULTS/plots)");
+
+  CLI::App* report = app.add_subcommand("report", "write one self-contained HTML page with tables and plots");
+  report->add_option("folder", results, "output folder of dtsim run or dtsim sweep")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -67,6 +75,8 @@ int main(int argc, char** argv) {
     if (*run) return cli::run_command(file, overrides, out_dir);
     if (*validate) return cli::validate_command(file, overrides);
     if (*sweep) return cli::sweep_command(sweep_args);
+    if (*plot) return cli::plot_command(results, out_dir);
+    if (*report) return cli::report_command(results);
     return cli::list_command(what);
   } catch (const core::InputError& e) {
     std::cerr << "dtsim: error: " << e.what() << '\n';

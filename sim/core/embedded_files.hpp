@@ -1,9 +1,11 @@
 #pragma once
-/// Platform and scenario files compiled into the binary, so `dtsim run` works from any directory.
+/// Files from the source tree compiled into the binary (built-in platforms, the default scenario, the plot
+/// script), so dtsim works from any directory. The list is in cmake/embedded.cmake.
+#include <optional>
 #include <string_view>
 #include <vector>
 
-namespace dtsim::scenario {
+namespace dtsim::core {
 
 /// One file from the source tree: its path relative to the repository root and its contents.
 struct EmbeddedFile {
@@ -11,7 +13,9 @@ struct EmbeddedFile {
   std::string_view contents;
 };
 
-/// Every embedded file (platforms/*.toml listed in sim/scenario/CMakeLists.txt, scenarios/default.toml).
+/// Every embedded file.
 const std::vector<EmbeddedFile>& embedded_files();
+/// The contents of the embedded file `path` (relative to the repository root), if there is one.
+std::optional<std::string_view> embedded_file(std::string_view path);
 
-}  // namespace dtsim::scenario
+}  // namespace dtsim::core

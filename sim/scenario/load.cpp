@@ -9,7 +9,7 @@
 #include "sim/collectives/collective.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
-#include "sim/scenario/embedded_files.hpp"
+#include "sim/core/embedded_files.hpp"
 #include "sim/scenario/overrides.hpp"
 #include "sim/scenario/platform_section.hpp"
 #include "sim/scenario/section.hpp"
@@ -21,12 +21,6 @@ namespace {
 
 constexpr const char* kDefaultScenario = "scenarios/default.toml";
 constexpr int kMaxWorkers = 1 << 20;
-
-std::optional<std::string_view> embedded(std::string_view path) {
-  for (const EmbeddedFile& f : embedded_files())
-    if (f.path == path) return f.contents;
-  return std::nullopt;
-}
 
 toml::table parse_toml(std::string_view text, const std::string& source) {
   try {
@@ -49,7 +43,7 @@ toml::table platform_table(const std::string& ref, const std::string& ref_where,
                            std::string& source) {
   if (ref.find('/') == std::string::npos && !ref.ends_with(".toml")) {
     const std::string path = "platforms/" + ref + ".toml";
-    const auto text = embedded(path);
+    const auto text = core::embedded_file(path);
     if (!text) throw core::unknown_name("platform", ref, builtin_platform_names()).at(ref_where);
     source = "built-in " + ref;
     return parse_toml(*text, path);
@@ -263,7 +257,7 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
 
 std::vector<std::string> builtin_platform_names() {
   std::vector<std::string> names;
-  for (const EmbeddedFile& f : embedded_files())
+  for (const core::EmbeddedFile& f : core::embedded_files())
     if (f.path.starts_with("platforms/"))
       names.emplace_back(f.path.substr(10, f.path.size() - 10 - 5));
   return names;
@@ -276,7 +270,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 }
 
 Scenario load_default_scenario(const std::vector<std::string>& overrides) {
-  const auto text = embedded(kDefaultScenario);
+  const auto text = core::embedded_file(kDefaultScenario);
   DTSIM_CHECK(text.has_value(), "the default scenario is not embedded");
   toml::table root = parse_toml(*text, kDefaultScenario);
   apply_overrides(root, overrides);

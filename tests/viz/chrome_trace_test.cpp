@@ -1,0 +1,64 @@
+// timeline.json against the Chrome trace-event format: complete events, metadata naming processes and
+// threads, non-negative times, and one event per layer phase and bucket with its bytes.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/run/run_simulation.hpp"
+#include "tests/sim/run/scenario_fixture.hpp"
+#include "viz/reports.hpp"
+
+namespace dtsim::viz {
+namespace {
+
+nlohmann::json trace_of(const scenario::Scenario& s) {
+  const run::RunResult r = run::run_simulation(s);
+  const std::string path = (std::filesystem::temp_directory_path() / ("trace-" + std::to_string(getpid()) + ".json")).string();
+  write_chrome_trace(path, r);
+  std::ifstream in(path);
+  nlohmann::json trace = nlohmann::json::parse(in);
+  std::filesystem::remove(path);
+  return trace;
+}
+
+TEST(ChromeTrace, FollowsTheTraceEventFormat) {
+  const auto s = testing::five_layers(4, "wfbp", scenario::Fidelity::analytic);
+  const nlohmann::json trace = trace_of(s);
+  ASSERT_TRUE(trace.contains("traceEvents"));
+  ASSERT_TRUE(trace["traceEvents"].is_array());
+  std::set<std::pair<int, int>> named_threads;
+  std::set<int> named_processes;
+  int complete = 0, with_bytes = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    ASSERT_TRUE(e.contains("ph") && e["ph"].is_string());
+    ASSERT_TRUE(e.contains("pid") && e["pid"].is_number_integer());
+    const std::string ph = e["ph"];
+    if (ph == "M") {
+      const std::string name = e["name"];
+      ASSERT_TRUE(name == "process_name" || name == "thread_name" || name == "process_sort_index") << name;
+      ASSERT_TRUE(e["args"].is_object());
+      if (name == "process_name") named_processes.insert(e["pid"].get<int>());
+      if (name == "thread_name") named_threads.insert({e["pid"].get<int>(), e["tid"].get<int>()});
+    } else {
+      ASSERT_EQ(ph, "X");
+      ASSERT_TRUE(e["name"].is_string() && e["cat"].is_string());
+      ASSERT_TRUE(e["ts"].is_number() && e["dur"].is_number());
+      EXPECT_GE(e["ts"].get<double>(), 0);
+      EXPECT_GE(e["dur"].get<double>(), 0);
+      EXPECT_TRUE(named_threads.count({e["pid"].get<int>(), e["tid"].get<int>()})) << "unnamed thread";
+      ++complete;
+      with_bytes += e.contains("args") && e["args"].contains("bytes");
+    }
+  }
+  EXPECT_EQ(named_processes.size(), 4u);
+  // Per worker and iteration: 5 forward, 5 backward, 1 update, one all-reduce per tensor (4 tensors).
+  EXPECT_EQ(complete, 4 * 3 * (5 + 5 + 1 + 4));
+  EXPECT_EQ(with_bytes, 4 * 3 * 4);
+}
+
+}  // namespace
+}  // namespace dtsim::viz
