@@ -9,7 +9,7 @@ namespace dtsim::cli {
 int run_command(const std::string& file, const std::vector<std::string>& overrides, const std::string& out_dir);
 /// `dtsim validate SCENARIO [--set k=v ...]`.
 int validate_command(const std::string& file, const std::vector<std::string>& overrides);
-/// `dtsim list models|gpus|collectives|schedulers|platforms`.
+/// `dtsim list models|gpus|collectives|schedulers|platforms|keys` (keys: docs/scenario-reference.md).
 int list_command(const std::string& what);
 
 /// Options of `dtsim sweep`.

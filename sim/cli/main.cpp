@@ -40,10 +40,11 @@ int main(int argc, char** argv) {
   validate->add_option("scenario", file, "scenario TOML file")->required();
   add_set_option(validate, overrides);
 
-  CLI::App* list = app.add_subcommand("list", "list built-in models, GPUs, collectives, schedulers or platforms");
-  list->add_option("what", what, "models | gpus | collectives | schedulers | platforms")
+  CLI::App* list =
+      app.add_subcommand("list", "list built-in models, GPUs, collectives, schedulers, platforms or scenario keys");
+  list->add_option("what", what, "models | gpus | collectives | schedulers | platforms | keys")
       ->required()
-      ->check(CLI::IsMember({"models", "gpus", "collectives", "schedulers", "platforms"}));
+      ->check(CLI::IsMember({"models", "gpus", "collectives", "schedulers", "platforms", "keys"}));
 
   cli::SweepArguments sweep_args;
   CLI::App* sweep = app.add_subcommand("sweep", "run a grid or zip of what-ifs, one process per point");

@@ -6,6 +6,7 @@
 #include "sim/cli/commands.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/run/run_simulation.hpp"
+#include "sim/scenario/keys.hpp"
 #include "sim/scenario/load.hpp"
 #include "sim/scheduling/scheduler.hpp"
 #include "viz/reports.hpp"
@@ -58,6 +59,8 @@ int list_command(const std::string& what) {
     }
   } else if (what == "collectives") {
     for (const std::string& name : collectives::collective_names()) std::printf("%s\n", name.c_str());
+  } else if (what == "keys") {
+    std::cout << scenario::scenario_reference_markdown();
   } else if (what == "schedulers") {
     for (const std::string& name : scheduling::scheduler_names())
       std::printf("%-8s %s\n", name.c_str(), scheduling::scheduler_description(name).c_str());

@@ -12,6 +12,7 @@
 #include "sim/core/embedded_files.hpp"
 #include "sim/scenario/overrides.hpp"
 #include "sim/scenario/platform_section.hpp"
+#include "sim/scenario/keys.hpp"
 #include "sim/scenario/section.hpp"
 #include "sim/scheduling/scheduler.hpp"
 
@@ -20,7 +21,12 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kDefaultScenario = "scenarios/default.toml";
-constexpr int kMaxWorkers = 1 << 20;
+
+/// A name from the key's registry (its choices and default).
+std::string choice_key(Section& section, const std::string& table, const std::string& key) {
+  const KeySpec& spec = key_spec(table, key);
+  return section.choice(key, spec.default_text, spec.choices());
+}
 
 toml::table parse_toml(std::string_view text, const std::string& source) {
   try {
@@ -54,10 +60,11 @@ toml::table platform_table(const std::string& ref, const std::string& ref_where,
 }
 
 models::Layer table_layer(Section& s) {
-  s.allow({"name", "parameters", "forward_flops", "forward_time", "backward_time"});
+  s.allow(keys_of("model.layers"));
   models::Layer layer;
   layer.name = s.required_string("name");
-  const std::int64_t params = s.integer("parameters", 0, 0, std::int64_t{1} << 40);
+  const KeySpec& parameters = key_spec("model.layers", "parameters");
+  const std::int64_t params = s.integer("parameters", 0, parameters.min, parameters.max);
   if (params > 0) layer.tensors.push_back({layer.name + ".weight", {params}});
   if (s.has("forward_flops")) {
     layer.forward_flops = s.number("forward_flops", 0, 1e18);
@@ -72,7 +79,7 @@ models::Layer table_layer(Section& s) {
 }
 
 models::Model load_model(Section& m, const fs::path& base) {
-  m.allow({"name", "file", "layers"});
+  m.allow(keys_of("model"));
   if (m.has("layers")) {
     models::Model model;
     model.name = m.required_string("name");
@@ -111,9 +118,8 @@ void override_rate(Section& g, const std::string& key, double& field, double (*p
 }
 
 void load_gpu(Section& g, Scenario& s) {
-  g.allow({"profile", "precision", "measured_iteration_time", "fp32", "tf32", "fp16", "bf16", "memory_bandwidth",
-           "compute_efficiency", "memory_efficiency"});
-  const std::string profile = g.string("profile", "v100");
+  g.allow(keys_of("gpu"));
+  const std::string profile = g.string("profile", key_spec("gpu", "profile").default_text);
   try {
     s.gpu = models::gpu_profile(profile);
   } catch (const core::InputError& e) {
@@ -126,7 +132,7 @@ void load_gpu(Section& g, Scenario& s) {
   override_rate(g, "memory_bandwidth", s.gpu.memory_Bps, core::parse_bandwidth);
   if (g.has("compute_efficiency")) s.gpu.compute_efficiency = g.number("compute_efficiency", 1e-3, 1.0);
   if (g.has("memory_efficiency")) s.gpu.memory_efficiency = g.number("memory_efficiency", 1e-3, 1.0);
-  const std::string precision = g.choice("precision", "fp32", {"fp32", "tf32", "fp16", "bf16"});
+  const std::string precision = choice_key(g, "gpu", "precision");
   s.precision = models::parse_precision(precision);
   try {
     s.gpu.peak_flops(s.precision);
@@ -141,15 +147,14 @@ void load_gpu(Section& g, Scenario& s) {
 }
 
 /// A [strategy.<scheduler>] table: only with that scheduler, so no option is silently ignored.
-std::optional<Section> scheduler_table(Section& strategy, const std::string& scheduler, const std::string& chosen,
-                                       const std::vector<std::string>& keys) {
+std::optional<Section> scheduler_table(Section& strategy, const std::string& scheduler, const std::string& chosen) {
   auto table = strategy.table(scheduler);
   if (!table) return std::nullopt;
   if (chosen != scheduler)
     throw core::InputError(strategy.where_key(scheduler),
                            "[strategy." + scheduler + "] is set but scheduler = \"" + chosen + "\"",
                            "remove the table or set scheduler = \"" + scheduler + "\"");
-  table->allow(keys);
+  table->allow(keys_of("strategy." + scheduler));
   return table;
 }
 
@@ -160,7 +165,7 @@ std::int64_t positive_size(Section& s, const std::string& key) {
 }
 
 void load_scheduler_options(Section& strategy, const std::string& chosen, scheduling::SchedulerOptions& o) {
-  if (auto t = scheduler_table(strategy, "fusion", chosen, {"threshold", "cycle_time"})) {
+  if (auto t = scheduler_table(strategy, "fusion", chosen)) {
     if (t->has("threshold")) o.fusion_threshold_bytes = t->size("threshold");
     if (t->has("cycle_time")) {
       o.fusion_cycle_s = t->duration("cycle_time");
@@ -169,12 +174,12 @@ void load_scheduler_options(Section& strategy, const std::string& chosen, schedu
     }
     t->finish();
   }
-  if (auto t = scheduler_table(strategy, "ddp", chosen, {"first_bucket", "bucket_cap"})) {
+  if (auto t = scheduler_table(strategy, "ddp", chosen)) {
     if (t->has("first_bucket")) o.ddp_first_bucket_bytes = positive_size(*t, "first_bucket");
     if (t->has("bucket_cap")) o.ddp_bucket_cap_bytes = positive_size(*t, "bucket_cap");
     t->finish();
   }
-  if (auto t = scheduler_table(strategy, "priority", chosen, {"partition", "credit"})) {
+  if (auto t = scheduler_table(strategy, "priority", chosen)) {
     if (t->has("partition")) o.partition_bytes = positive_size(*t, "partition");
     if (t->has("credit")) o.credit_bytes = positive_size(*t, "credit");
     t->finish();
@@ -185,7 +190,7 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
   Scenario s;
   s.source = source;
   Section top(root, "");
-  top.allow({"platform", "workers", "batch_size", "iterations", "model", "gpu", "strategy", "output"});
+  top.allow(keys_of(""));
 
   toml::node* platform_node = root.get("platform");
   toml::table platform_overlay;
@@ -215,21 +220,23 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
   Section no_gpu(empty, "gpu");
   load_gpu(gpu ? *gpu : no_gpu, s);
 
-  s.workers = static_cast<int>(top.required_integer("workers", 1, kMaxWorkers));
+  s.workers = static_cast<int>(top.required_integer("workers", key_spec("", "workers").min, key_spec("", "workers").max));
   if (s.workers > s.platform.hosts())
     throw core::InputError(top.where_key("workers"),
                            "workers = " + std::to_string(s.workers) + " exceeds the " +
                                std::to_string(s.platform.hosts()) + " GPUs of platform '" + s.platform.name + "'",
                            "at most " + std::to_string(s.platform.hosts()) + " on this platform");
-  s.batch_size = static_cast<int>(top.required_integer("batch_size", 1, 1 << 24));
-  s.iterations = static_cast<int>(top.integer("iterations", 3, 1, 100000));
+  s.batch_size =
+      static_cast<int>(top.required_integer("batch_size", key_spec("", "batch_size").min, key_spec("", "batch_size").max));
+  const KeySpec& iterations = key_spec("", "iterations");
+  s.iterations = static_cast<int>(top.integer("iterations", std::stoll(iterations.default_text), iterations.min, iterations.max));
 
   if (auto strategy = top.table("strategy")) {
-    strategy->allow({"sync", "collective", "scheduler", "fidelity", "fusion", "ddp", "priority"});
-    s.sync = strategy->choice("sync", "bsp", {"bsp"});
-    s.collective = strategy->choice("collective", "ring", collectives::collective_names());
-    s.scheduler = strategy->choice("scheduler", "wfbp", scheduling::scheduler_names());
-    s.fidelity = parse_fidelity(strategy->choice("fidelity", "flow", fidelity_names()));
+    strategy->allow(keys_of("strategy"));
+    s.sync = choice_key(*strategy, "strategy", "sync");
+    s.collective = choice_key(*strategy, "strategy", "collective");
+    s.scheduler = choice_key(*strategy, "strategy", "scheduler");
+    s.fidelity = parse_fidelity(choice_key(*strategy, "strategy", "fidelity"));
     if (s.fidelity == Fidelity::analytic && s.platform.network_model != platform::NetworkModel::alpha_beta)
       throw core::InputError(strategy->where_key("fidelity"),
                              "fidelity 'analytic' is closed-form alpha-beta and cannot model network model '" +
@@ -244,7 +251,7 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
     strategy->finish();
   }
   if (auto output = top.table("output")) {
-    output->allow({"dir", "timeline"});
+    output->allow(keys_of("output"));
     s.output.dir = output->string("dir", s.output.dir);
     s.output.timeline = output->boolean("timeline", s.output.timeline);
     output->finish();

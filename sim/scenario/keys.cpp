@@ -1,0 +1,131 @@
+#include "sim/scenario/keys.hpp"
+
+#include <sstream>
+
+#include "models/gpu_profile.hpp"
+#include "sim/collectives/collective.hpp"
+#include "sim/core/error.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/scheduling/scheduler.hpp"
+
+namespace dtsim::scenario {
+namespace {
+
+std::vector<std::string> precisions() { return {"fp32", "tf32", "fp16", "bf16"}; }
+std::vector<std::string> syncs() { return {"bsp"}; }
+
+const std::string kDuration = "duration";
+const std::string kSize = "size";
+
+}  // namespace
+
+std::string KeySpec::allowed() const {
+  if (choices) return core::join_names(choices());
+  if (type == "integer") return std::to_string(min) + " to " + std::to_string(max);
+  if (type == "duration") return "e.g. \"5us\", \"1.2ms\" (ns us ms s min)";
+  if (type == "bandwidth") return "e.g. \"10Gbps\", \"12.5GBps\" (bps Kbps Mbps Gbps Tbps Bps KBps MBps GBps TBps KiBps MiBps GiBps)";
+  if (type == "size") return "e.g. \"25MiB\", \"4MB\" (B KB MB GB TB KiB MiB GiB TiB)";
+  if (type == "compute rate") return "e.g. \"15.7TFLOPS\" (FLOPS GFLOPS TFLOPS PFLOPS)";
+  if (type == "boolean") return "true, false";
+  return "";
+}
+
+const std::vector<KeySpec>& scenario_keys() {
+  static const std::vector<KeySpec> keys{
+      {"", "platform", "string or table", "required",
+       "built-in platform name, a platform file relative to the scenario, or a table with `file` and platform keys "
+       "to override",
+       0, 0, nullptr},
+      {"", "workers", "integer", "required", "data-parallel workers; worker r runs on GPU r", 1, 1 << 20, nullptr},
+      {"", "batch_size", "integer", "required", "samples per worker per iteration", 1, 1 << 24, nullptr},
+      {"", "iterations", "integer", "3", "iterations simulated", 1, 100000, nullptr},
+      {"", "model", "table", "required", "the model", 0, 0, nullptr},
+      {"", "gpu", "table", "-", "the GPU and how fast it runs the model", 0, 0, nullptr},
+      {"", "strategy", "table", "-", "synchronisation, collective, scheduler and fidelity", 0, 0, nullptr},
+      {"", "output", "table", "-", "what to write and where", 0, 0, nullptr},
+      {"model", "name", "string", "required", "a built-in model, or the name of an inline layer table", 0, 0,
+       nullptr},
+      {"model", "file", "string", "-",
+       "CSV layer table instead of a built-in model: name,parameters,forward_flops or name,parameters,forward_ms,"
+       "backward_ms",
+       0, 0, nullptr},
+      {"model", "layers", "array of tables", "-", "inline layer table ([[model.layers]]), forward order", 0, 0,
+       nullptr},
+      {"model.layers", "name", "string", "required", "layer name", 0, 0, nullptr},
+      {"model.layers", "parameters", "integer", "0", "parameters (one fp32 gradient tensor)", 0,
+       std::int64_t{1} << 40, nullptr},
+      {"model.layers", "forward_flops", "number", "-", "forward FLOPs per sample (roofline timing)", 0, 0, nullptr},
+      {"model.layers", "forward_time", kDuration, "-", "measured forward time per iteration", 0, 0, nullptr},
+      {"model.layers", "backward_time", kDuration, "-", "measured backward time per iteration", 0, 0, nullptr},
+      {"gpu", "profile", "string", "v100", "GPU profile", 0, 0, models::gpu_names},
+      {"gpu", "precision", "string", "fp32", "arithmetic precision (refused where the GPU has no such units)", 0, 0,
+       precisions},
+      {"gpu", "fp32", "compute rate", "profile's", "peak dense fp32 rate", 0, 0, nullptr},
+      {"gpu", "tf32", "compute rate", "profile's", "peak dense tf32 rate", 0, 0, nullptr},
+      {"gpu", "fp16", "compute rate", "profile's", "peak dense fp16 rate", 0, 0, nullptr},
+      {"gpu", "bf16", "compute rate", "profile's", "peak dense bf16 rate", 0, 0, nullptr},
+      {"gpu", "memory_bandwidth", "bandwidth", "profile's", "memory bandwidth", 0, 0, nullptr},
+      {"gpu", "compute_efficiency", "number", "profile's", "fraction of peak FLOP/s reached (0.001 to 1)", 0, 1,
+       nullptr},
+      {"gpu", "memory_efficiency", "number", "profile's", "fraction of memory bandwidth reached (0.001 to 1)", 0, 1,
+       nullptr},
+      {"gpu", "measured_iteration_time", kDuration, "-",
+       "measured single-GPU iteration at this batch; scales the roofline times to it", 0, 0, nullptr},
+      {"strategy", "sync", "string", "bsp", "synchronisation scheme", 0, 0, syncs},
+      {"strategy", "collective", "string", "ring", "all-reduce algorithm", 0, 0, collectives::collective_names},
+      {"strategy", "scheduler", "string", "wfbp", "gradient bucketing and ordering", 0, 0,
+       scheduling::scheduler_names},
+      {"strategy", "fidelity", "string", "flow", "how communication is simulated", 0, 0, fidelity_names},
+      {"strategy", "fusion", "table", "-", "Horovod fusion options (only with scheduler = \"fusion\")", 0, 0, nullptr},
+      {"strategy", "ddp", "table", "-", "PyTorch DDP options (only with scheduler = \"ddp\")", 0, 0, nullptr},
+      {"strategy", "priority", "table", "-", "ByteScheduler options (only with scheduler = \"priority\")", 0, 0,
+       nullptr},
+      {"strategy.fusion", "threshold", kSize, "128MiB", "fusion buffer; 0B disables fusion", 0, 0, nullptr},
+      {"strategy.fusion", "cycle_time", kDuration, "1ms", "Horovod background cycle", 0, 0, nullptr},
+      {"strategy.ddp", "first_bucket", kSize, "1MiB", "limit of the first bucket", 0, 0, nullptr},
+      {"strategy.ddp", "bucket_cap", kSize, "25MiB", "limit of the later buckets", 0, 0, nullptr},
+      {"strategy.priority", "partition", kSize, "4MB", "largest piece of a tensor", 0, 0, nullptr},
+      {"strategy.priority", "credit", kSize, "16MB", "bytes in flight", 0, 0, nullptr},
+      {"output", "dir", "string", "dtsim-out", "output folder (dtsim run --out overrides)", 0, 0, nullptr},
+      {"output", "timeline", "boolean", "true", "write timeline.json (Chrome trace)", 0, 0, nullptr},
+  };
+  return keys;
+}
+
+const KeySpec& key_spec(std::string_view table, std::string_view key) {
+  for (const KeySpec& k : scenario_keys())
+    if (k.table == table && k.key == key) return k;
+  DTSIM_CHECK(false, "no key spec for " + std::string(table) + "." + std::string(key));
+}
+
+std::vector<std::string> keys_of(std::string_view table) {
+  std::vector<std::string> keys;
+  for (const KeySpec& k : scenario_keys())
+    if (k.table == table) keys.push_back(k.key);
+  return keys;
+}
+
+std::string scenario_reference_markdown() {
+  std::ostringstream md;
+  md << "# Scenario file reference\n\n"
+     << "Generated by `dtsim list keys` from the registry the scenario loader validates with "
+        "(sim/scenario/keys.cpp); a test checks that this file is current.\n"
+     << "`required`: the key must be given; `-`: optional, not used when absent. Sizes, durations, bandwidths "
+        "and compute rates are strings with a unit. Any key can be overridden with `--set table.key=value`.\n";
+  std::string table = "\x01";
+  for (const KeySpec& k : scenario_keys()) {
+    if (k.table != table) {
+      table = k.table;
+      md << "\n## " << (table.empty() ? std::string("Top level") : "[" + table + "]") << "\n\n"
+         << "| key | type | default | allowed | meaning |\n|---|---|---|---|---|\n";
+    }
+    std::string allowed = k.allowed();
+    for (std::size_t at = allowed.find('|'); at != std::string::npos; at = allowed.find('|', at + 2))
+      allowed.replace(at, 1, "\\|");
+    md << "| `" << k.key << "` | " << k.type << " | " << k.default_text << " | " << allowed << " | "
+       << k.description << " |\n";
+  }
+  return md.str();
+}
+
+}  // namespace dtsim::scenario

@@ -1,0 +1,47 @@
+// The key registry is what the loader checks and what docs/scenario-reference.md says.
+#include "sim/scenario/keys.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "sim/core/units.hpp"
+#include "sim/scenario/load.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace dtsim::scenario {
+namespace {
+
+TEST(Keys, ReferenceDocumentIsCurrent) {
+  std::ifstream in(std::string(DTSIM_SOURCE_DIR) + "/docs/scenario-reference.md");
+  std::stringstream committed;
+  committed << in.rdbuf();
+  EXPECT_EQ(committed.str(), scenario_reference_markdown())
+      << "regenerate it: ./build/dtsim list keys > docs/scenario-reference.md";
+}
+
+TEST(Keys, DocumentedDefaultsAreTheLoadersDefaults) {
+  const scheduling::SchedulerOptions o;
+  EXPECT_EQ(core::parse_size(key_spec("strategy.fusion", "threshold").default_text), o.fusion_threshold_bytes);
+  EXPECT_DOUBLE_EQ(core::parse_duration(key_spec("strategy.fusion", "cycle_time").default_text), o.fusion_cycle_s);
+  EXPECT_EQ(core::parse_size(key_spec("strategy.ddp", "first_bucket").default_text), o.ddp_first_bucket_bytes);
+  EXPECT_EQ(core::parse_size(key_spec("strategy.ddp", "bucket_cap").default_text), o.ddp_bucket_cap_bytes);
+  EXPECT_EQ(core::parse_size(key_spec("strategy.priority", "partition").default_text), o.partition_bytes);
+  EXPECT_EQ(core::parse_size(key_spec("strategy.priority", "credit").default_text), o.credit_bytes);
+  const Scenario defaults;
+  EXPECT_EQ(key_spec("output", "dir").default_text, defaults.output.dir);
+  EXPECT_EQ(key_spec("output", "timeline").default_text, defaults.output.timeline ? "true" : "false");
+  // A scenario that sets nothing optional gets the documented defaults.
+  const Scenario s = load_scenario(std::string(DTSIM_SOURCE_DIR) + "/tests/sim/scenario/good/minimal.toml");
+  EXPECT_EQ(s.iterations, std::stoi(key_spec("", "iterations").default_text));
+  EXPECT_EQ(s.scheduler, key_spec("strategy", "scheduler").default_text);
+  EXPECT_EQ(s.collective, key_spec("strategy", "collective").default_text);
+  EXPECT_EQ(s.sync, key_spec("strategy", "sync").default_text);
+  EXPECT_EQ(fidelity_name(s.fidelity), key_spec("strategy", "fidelity").default_text);
+  EXPECT_EQ(s.gpu.name, key_spec("gpu", "profile").default_text);
+  EXPECT_EQ(std::string(models::precision_name(s.precision)), key_spec("gpu", "precision").default_text);
+}
+
+}  // namespace
+}  // namespace dtsim::scenario
