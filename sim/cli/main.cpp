@@ -6,7 +6,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "sim/calibration/calibrate.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/collectives/collective.hpp"
 #include "sim/core/error.hpp"
 
 namespace {
@@ -66,6 +68,19 @@ int main(int argc, char** argv) {
   CLI::App* report = app.add_subcommand("report", "write one self-contained HTML page with tables and plots");
   report->add_option("folder", results, "output folder of dtsim run or dtsim sweep")->required();
 
+  std::vector<std::string> measurements;
+  calibration::CalibrateOptions calibrate_options;
+  CLI::App* calibrate =
+      app.add_subcommand("calibrate", "fit alpha-beta link costs to measured all-reduce times; write a platform file");
+  calibrate
+      ->add_option("measurements", measurements,
+                   "nccl-tests output, vTrain CSV (AR_GPU<n>_*) or CSV gpus,gpus_per_node,bytes,time_us")
+      ->required();
+  calibrate->add_option("--out", calibrate_options.out_path, "platform file to write (default: print it)");
+  calibrate->add_option("--name", calibrate_options.platform_name, "name of the platform (default: calibrated)");
+  calibrate->add_option("--collective", calibrate_options.collective, "all-reduce whose closed form is fitted")
+      ->check(CLI::IsMember(collectives::collective_names()));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -78,6 +93,7 @@ int main(int argc, char** argv) {
     if (*sweep) return cli::sweep_command(sweep_args);
     if (*plot) return cli::plot_command(results, out_dir);
     if (*report) return cli::report_command(results);
+    if (*calibrate) return calibration::calibrate_main(measurements, calibrate_options, std::cout);
     return cli::list_command(what);
   } catch (const core::InputError& e) {
     std::cerr << "dtsim: error: " << e.what() << '\n';

@@ -1,0 +1,64 @@
+#pragma once
+/// Least-squares alpha-beta parameters from measured collective times, one network level at a time
+/// (Hockney's model; the closed forms of Thakur, Rabenseifner and Gropp 2005, algorithms.md section 7).
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/calibration/measurement.hpp"
+#include "sim/collectives/collective.hpp"
+
+namespace dtsim::calibration {
+
+/// How well predicted times explain measured ones.
+struct FitQuality {
+  int points = 0;
+  double r_squared = 0;            ///< 1 - SS_res / SS_tot over the times
+  double mean_relative_error = 0;  ///< mean of |predicted - measured| / measured
+  double max_relative_error = 0;   ///< largest |predicted - measured| / measured
+};
+
+/// The fitted per-message cost of one network level and how well it explains that level's measurements.
+struct LevelFit {
+  collectives::AlphaBeta cost;
+  FitQuality quality;
+  std::vector<collectives::Group> groups;  ///< distinct groups measured, by GPU count
+  std::vector<double> crossover_bytes;     ///< per group: n* where the alpha part equals the beta part
+  int latency_bound_points = 0;            ///< measurements smaller than their group's n*
+  double min_bytes = 0;
+  double max_bytes = 0;
+  bool alpha_clamped = false;  ///< the unconstrained fit had alpha < 0; alpha = 0 is the best alpha >= 0
+};
+
+/// The fit of every level the measurements cover.
+struct AlphaBetaFit {
+  std::string collective;         ///< the collective whose closed form was fitted, e.g. "ring"
+  std::optional<LevelFit> intra;  ///< from groups inside one node
+  std::optional<LevelFit> inter;  ///< from groups spanning nodes, with the intra-node cost fixed first
+  int gpus = 0;                   ///< most GPUs in any measurement
+  int gpus_per_node = 1;          ///< node size of the inter-node measurements (1 when there are none)
+  int nodes = 1;                  ///< most nodes any measurement spans
+  /// Costs for the closed forms; a level that was not measured takes the other level's cost.
+  collectives::LinkCosts link_costs() const;
+};
+
+/// Fits `collective`'s closed form (linear in alpha and beta) to the measurements by least squares on the
+/// relative residuals, so that a 1 MiB point weighs as much as a 1 GiB one; alpha and beta are kept >= 0.
+/// Groups inside one node fit the intra-node cost; groups spanning nodes then fit the inter-node cost with
+/// the intra-node cost fixed. Throws core::InputError when a level cannot be fitted.
+AlphaBetaFit fit_alpha_beta(const std::vector<Measurement>& measurements, std::string_view collective = "ring");
+
+/// Quality of the times closed_form_s(group, bytes, costs) predicts for the measurements (at least one).
+FitQuality fit_quality(const std::vector<Measurement>& measurements, const collectives::Collective& collective,
+                       const collectives::LinkCosts& costs);
+
+/// n*: the message size at which the alpha part of the closed form (start-ups) equals its beta part (bytes
+/// over bandwidth); p alpha / beta for a ring all-reduce. Smaller messages are latency-bound.
+double crossover_bytes(const collectives::Collective& collective, const collectives::Group& group,
+                       const collectives::LinkCosts& costs);
+
+/// The fit in words, one line each: per level its cost, its quality, and which sizes are latency-bound.
+std::vector<std::string> describe_fit(const AlphaBetaFit& fit);
+
+}  // namespace dtsim::calibration

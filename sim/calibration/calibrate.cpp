@@ -1,0 +1,49 @@
+#include "sim/calibration/calibrate.hpp"
+
+#include <filesystem>
+#include <fstream>
+
+#include "sim/calibration/platform_toml.hpp"
+#include "sim/core/error.hpp"
+
+namespace dtsim::calibration {
+
+Calibration calibrate(const std::vector<std::string>& files, const CalibrateOptions& options) {
+  if (files.empty()) throw core::InputError("no measurement file", "one or more measurement files");
+  Calibration c;
+  for (const std::string& file : files) {
+    std::vector<Measurement> m = read_measurements(file);
+    c.measurements.insert(c.measurements.end(), m.begin(), m.end());
+  }
+  c.fit = fit_alpha_beta(c.measurements, options.collective);
+  c.platform_toml = platform_toml(c.fit, options.platform_name, files);
+  return c;
+}
+
+int calibrate_main(const std::vector<std::string>& files, const CalibrateOptions& options, std::ostream& out) {
+  const Calibration c = calibrate(files, options);
+  if (options.out_path.empty()) {
+    out << c.platform_toml;
+    return 0;
+  }
+  const core::InputError cannot_write(options.out_path + ":1:1", "cannot write the platform file", "a writable path");
+  const std::string temporary = options.out_path + ".tmp";
+  std::error_code error;
+  {
+    std::ofstream file(temporary, std::ios::binary);
+    file << c.platform_toml;
+    if (!file.flush()) throw cannot_write;
+  }
+  std::filesystem::rename(temporary, options.out_path, error);
+  if (error) {
+    std::filesystem::remove(temporary, error);
+    throw cannot_write;
+  }
+  out << "dtsim calibrate: " << c.measurements.size() << " measurements from " << files.size() << " file"
+      << (files.size() == 1 ? "" : "s") << '\n';
+  for (const std::string& line : describe_fit(c.fit)) out << "  " << line << '\n';
+  out << "wrote " << options.out_path << " (use it as: platform = \"" << options.out_path << "\")\n";
+  return 0;
+}
+
+}  // namespace dtsim::calibration

@@ -1,0 +1,164 @@
+// The alpha-beta fit: exact recovery on synthetic ring times, per-level fits, quality, crossover, errors.
+#include "sim/calibration/alpha_beta_fit.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "sim/core/error.hpp"
+#include "tests/sim/calibration/temp_files.hpp"
+#include "tests/sim/star.hpp"
+
+namespace dtsim::calibration {
+namespace {
+
+using collectives::AlphaBeta;
+using collectives::Group;
+using testing::error_of;
+
+/// Ring all-reduce times from the formula written out (tests/sim/star.hpp), 1 KiB to 1 GiB by factors of 4.
+std::vector<Measurement> ring_times(const std::vector<Group>& groups, AlphaBeta cost, double scale = 1) {
+  std::vector<Measurement> out;
+  for (const Group& g : groups)
+    for (double n = 1024; n <= 1073741824; n *= 4)
+      out.push_back({g, n, scale * dtsim::testing::ring_formula_s(g.ranks, n, cost),
+                     "synthetic:" + std::to_string(out.size() + 1) + ":1"});
+  return out;
+}
+
+void expect_relative(double actual, double expected, double tolerance) {
+  EXPECT_NEAR(actual, expected, tolerance * std::abs(expected));
+}
+
+const AlphaBeta kNvlink{7.3e-6, 1 / 123.4e9};
+const AlphaBeta kInfiniband{21.7e-6, 1 / 11.9e9};
+
+TEST(AlphaBetaFit, RecoversAlphaAndBetaFromExactRingTimes) {
+  const AlphaBetaFit fit = fit_alpha_beta(ring_times({{2, 8}, {4, 8}, {8, 8}}, kNvlink));
+  ASSERT_TRUE(fit.intra);
+  EXPECT_FALSE(fit.inter);
+  expect_relative(fit.intra->cost.alpha_s, kNvlink.alpha_s, 1e-9);
+  expect_relative(fit.intra->cost.beta_s_per_byte, kNvlink.beta_s_per_byte, 1e-9);
+  EXPECT_NEAR(fit.intra->quality.r_squared, 1.0, 1e-12);
+  EXPECT_LT(fit.intra->quality.max_relative_error, 1e-12);
+  EXPECT_EQ(fit.intra->quality.points, 3 * 11);
+  EXPECT_FALSE(fit.intra->alpha_clamped);
+  EXPECT_EQ(fit.gpus, 8);
+  EXPECT_EQ(fit.nodes, 1);
+  EXPECT_EQ(fit.collective, "ring");
+}
+
+TEST(AlphaBetaFit, InterNodeLevelIsFittedWithTheIntraNodeCostFixed) {
+  std::vector<Measurement> m = ring_times({{2, 4}, {4, 4}}, kNvlink);
+  const std::vector<Measurement> across = ring_times({{8, 4}, {16, 4}, {32, 4}}, kInfiniband);
+  m.insert(m.end(), across.begin(), across.end());
+  const AlphaBetaFit fit = fit_alpha_beta(m);
+  ASSERT_TRUE(fit.intra && fit.inter);
+  expect_relative(fit.intra->cost.alpha_s, kNvlink.alpha_s, 1e-9);
+  expect_relative(fit.intra->cost.beta_s_per_byte, kNvlink.beta_s_per_byte, 1e-9);
+  expect_relative(fit.inter->cost.alpha_s, kInfiniband.alpha_s, 1e-9);
+  expect_relative(fit.inter->cost.beta_s_per_byte, kInfiniband.beta_s_per_byte, 1e-9);
+  EXPECT_NEAR(fit.inter->quality.r_squared, 1.0, 1e-12);
+  EXPECT_EQ(fit.gpus_per_node, 4);
+  EXPECT_EQ(fit.nodes, 8);
+  EXPECT_EQ(fit.gpus, 32);
+  EXPECT_EQ(fit.inter->groups.size(), 3u);
+  EXPECT_EQ(fit.link_costs().inter.alpha_s, fit.inter->cost.alpha_s);
+  EXPECT_EQ(fit.link_costs().intra.alpha_s, fit.intra->cost.alpha_s);
+}
+
+TEST(AlphaBetaFit, OneGpuPerNodeNeedsNoIntraNodeLevel) {
+  const AlphaBetaFit fit = fit_alpha_beta(ring_times({{4, 1}, {16, 1}}, kInfiniband));
+  ASSERT_TRUE(fit.inter);
+  EXPECT_FALSE(fit.intra);
+  expect_relative(fit.inter->cost.alpha_s, kInfiniband.alpha_s, 1e-9);
+  expect_relative(fit.link_costs().intra.beta_s_per_byte, kInfiniband.beta_s_per_byte, 1e-9);
+}
+
+TEST(AlphaBetaFit, CrossoverIsPAlphaOverBetaForTheRing) {
+  const AlphaBetaFit fit = fit_alpha_beta(ring_times({{2, 8}, {8, 8}}, kNvlink));
+  const double n2 = 2 * kNvlink.alpha_s / kNvlink.beta_s_per_byte;  // 1.8 MB
+  const double n8 = 8 * kNvlink.alpha_s / kNvlink.beta_s_per_byte;  // 7.2 MB
+  ASSERT_EQ(fit.intra->crossover_bytes.size(), 2u);
+  expect_relative(fit.intra->crossover_bytes[0], n2, 1e-9);
+  expect_relative(fit.intra->crossover_bytes[1], n8, 1e-9);
+  // 1 KiB .. 1 MiB (6 sizes) are below 1.8 MB at 2 GPUs; 1 KiB .. 4 MiB (7 sizes) below 7.2 MB at 8 GPUs.
+  EXPECT_EQ(fit.intra->latency_bound_points, 6 + 7);
+  const auto ring = collectives::make_collective("ring");
+  const Group g{8, 8};
+  const collectives::LinkCosts costs = collectives::LinkCosts::uniform(kNvlink);
+  const double n = crossover_bytes(*ring, g, costs);
+  EXPECT_NEAR(ring->closed_form_s(g, n, costs), 2 * ring->closed_form_s(g, 0, costs), 1e-15);
+}
+
+TEST(AlphaBetaFit, QualityOfAPredictionTenPercentHigh) {
+  const std::vector<Measurement> m = ring_times({{4, 4}}, kNvlink);
+  const auto ring = collectives::make_collective("ring");
+  const FitQuality q =
+      fit_quality(m, *ring, collectives::LinkCosts::uniform({1.1 * kNvlink.alpha_s, 1.1 * kNvlink.beta_s_per_byte}));
+  EXPECT_NEAR(q.mean_relative_error, 0.1, 1e-12);
+  EXPECT_NEAR(q.max_relative_error, 0.1, 1e-12);
+  EXPECT_LT(q.r_squared, 1.0);
+  EXPECT_EQ(q.points, 11);
+}
+
+TEST(AlphaBetaFit, NegativeStartUpIsHeldAtZero) {
+  // Times 2 us below pure bandwidth: the unconstrained fit has alpha < 0.
+  std::vector<Measurement> m = ring_times({{4, 4}}, {0, kNvlink.beta_s_per_byte});
+  std::erase_if(m, [](const Measurement& x) { return x.bytes < 1e6; });
+  for (Measurement& x : m) x.time_s -= 2e-6;
+  const AlphaBetaFit fit = fit_alpha_beta(m);
+  EXPECT_TRUE(fit.intra->alpha_clamped);
+  EXPECT_EQ(fit.intra->cost.alpha_s, 0.0);
+  expect_relative(fit.intra->cost.beta_s_per_byte, kNvlink.beta_s_per_byte, 0.05);
+}
+
+TEST(AlphaBetaFit, ErrorsSayWhatIsMissing) {
+  const std::vector<Measurement> one_size{{{4, 4}, 1024, 1e-5, "m.csv:2:1"}, {{4, 4}, 1024, 2e-5, "m.csv:3:1"}};
+  EXPECT_EQ(error_of([&] { fit_alpha_beta(one_size); }),
+            "m.csv:2:1: the intra-node measurements cannot separate alpha from beta (one size per group); "
+            "measurements of at least two message sizes");
+  const std::vector<Measurement> shrinking{{{4, 4}, 1024, 2e-5, "m.csv:2:1"}, {{4, 4}, 1048576, 1e-5, "m.csv:3:1"}};
+  EXPECT_EQ(error_of([&] { fit_alpha_beta(shrinking); }),
+            "m.csv:2:1: the intra-node times do not grow with the message size (fitted beta <= 0); measurements up "
+            "to sizes where the time grows with the size, e.g. 1 MiB to 1 GiB");
+  EXPECT_EQ(error_of([] {
+              fit_alpha_beta(ring_times({{16, 8}}, kInfiniband));
+            }),
+            "synthetic:1:1: inter-node measurements with 8 GPUs per node but none inside one node; measurements "
+            "inside one node too (all GPUs on one host): they fix the intra-node alpha and beta before the "
+            "inter-node fit");
+  std::vector<Measurement> mixed = ring_times({{8, 8}, {16, 8}}, kNvlink);
+  mixed.push_back({{16, 4}, 1024, 1e-4, "m.csv:9:1"});
+  EXPECT_EQ(error_of([&] { fit_alpha_beta(mixed); }),
+            "m.csv:9:1: an inter-node measurement with 4 GPUs per node, synthetic:12:1 has 8; one node size across "
+            "the inter-node measurements");
+  EXPECT_EQ(error_of([] {
+              fit_alpha_beta({{{1, 1}, 1024, 1e-5, "m.csv:2:1"}});
+            }),
+            "m.csv:2:1: a measurement over 1 GPUs, 1 per node; at least 2 GPUs and at least 1 GPU per node");
+  EXPECT_EQ(error_of([] {
+              fit_alpha_beta({{{2, 2}, 1024, 0, "m.csv:2:1"}});
+            }),
+            "m.csv:2:1: a measurement of 1024 B in 0 s; a finite size > 0 and a finite time > 0");
+  EXPECT_EQ(error_of([] { fit_alpha_beta({}); }), "no measurements; at least one measurement file with rows");
+  EXPECT_EQ(error_of([] {
+              fit_alpha_beta(ring_times({{2, 2}}, kNvlink), "ringg");
+            }).substr(0, 25),
+            "unknown collective 'ringg");
+}
+
+TEST(AlphaBetaFit, DescriptionSaysCostQualityAndWhichSizesAreLatencyBound) {
+  const std::vector<std::string> lines = describe_fit(fit_alpha_beta(ring_times({{2, 8}, {8, 8}}, kNvlink)));
+  ASSERT_EQ(lines.size(), 7u);
+  EXPECT_EQ(lines[1], "intra-node: 22 points, 2, 8 GPUs in one node, 1.00 KiB to 1.00 GiB");
+  EXPECT_EQ(lines[2], "  alpha 7.300 us per message, beta 1 / 123.400 GB/s per byte");
+  EXPECT_EQ(lines[3], "  R^2 1.000000, relative error mean 0.00 %, max 0.00 %");
+  EXPECT_EQ(lines[5], "    1.72 MiB at 2 GPUs, 6.87 MiB at 8 GPUs.");
+  EXPECT_EQ(lines[6],
+            "  Smaller messages are latency-bound, larger ones bandwidth-bound: 13 of the 22 points are "
+            "latency-bound.");
+}
+
+}  // namespace
+}  // namespace dtsim::calibration

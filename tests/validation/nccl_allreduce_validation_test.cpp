@@ -1,0 +1,131 @@
+// dtsim's ring all-reduce against measured NCCL all-reduce times (vTrain: 2 to 8 GPUs inside one A100
+// NVSwitch server and one V100 NVLink server, 1 MiB to 1 GiB): fit alpha and beta on 2, 4 and 8 GPUs,
+// predict 3, 5, 6 and 7, and bound the relative error per size range. docs/VALIDATION.md lists the results.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "sim/calibration/alpha_beta_fit.hpp"
+#include "sim/platform/fabric.hpp"
+#include "sim/scenario/load.hpp"
+
+namespace dtsim::calibration {
+namespace {
+
+const std::string kData = DTSIM_SOURCE_DIR "/../shared/validation/vtrain_nccl_allreduce";
+constexpr double kMiB = 1048576.0;
+
+/// Message sizes in (above, up_to].
+struct SizeRange {
+  const char* name;
+  double above;
+  double up_to;
+};
+const SizeRange kRanges[] = {{"<= 16 MiB", 0, 16 * kMiB},
+                             {"16-256 MiB", 16 * kMiB, 256 * kMiB},
+                             {"> 256 MiB", 256 * kMiB, std::numeric_limits<double>::infinity()}};
+
+/// Largest mean and max relative error allowed for one server, set and size range (measured + margin).
+struct Bound {
+  double mean;
+  double max;
+};
+
+std::vector<Measurement> read_gpus(const std::string& server, const std::vector<int>& gpus) {
+  std::vector<Measurement> out;
+  for (int n : gpus) {
+    const auto m = read_vtrain_csv(kData + "/" + server + "/AR_GPU" + std::to_string(n) + "_1M_1024M_LUT");
+    out.insert(out.end(), m.begin(), m.end());
+  }
+  return out;
+}
+
+std::vector<Measurement> in_range(const std::vector<Measurement>& all, const SizeRange& r) {
+  std::vector<Measurement> out;
+  for (const Measurement& m : all)
+    if (m.bytes > r.above && m.bytes <= r.up_to) out.push_back(m);
+  return out;
+}
+
+/// Fits on `fit_gpus`, predicts `predict_gpus`, prints one row per set and range, checks the bounds
+/// (bounds[0..2] for the fitted counts, bounds[3..5] for the predicted ones, ranges in kRanges order).
+void validate(const std::string& server, const std::vector<int>& fit_gpus, const std::vector<int>& predict_gpus,
+              const std::vector<Bound>& bounds) {
+  if (!std::filesystem::is_directory(kData))
+    GTEST_SKIP() << "validation data not found at " << kData
+                 << ": check out the shared/ folder beside the repository to run the validation suite";
+  const AlphaBetaFit fit = fit_alpha_beta(read_gpus(server, fit_gpus));
+  ASSERT_TRUE(fit.intra && !fit.inter);
+  std::printf("%s: alpha %.3f us, beta 1 / %.2f GB/s, R^2 %.5f on the fitted counts\n", server.c_str(),
+              fit.intra->cost.alpha_s * 1e6, 1e-9 / fit.intra->cost.beta_s_per_byte, fit.intra->quality.r_squared);
+  const auto ring = collectives::make_collective("ring");
+  int b = 0;
+  for (const auto& [set, gpus] : {std::pair{"fitted", fit_gpus}, std::pair{"predicted", predict_gpus}}) {
+    const std::vector<Measurement> all = read_gpus(server, gpus);
+    for (const SizeRange& r : kRanges) {
+      const FitQuality q = fit_quality(in_range(all, r), *ring, fit.link_costs());
+      std::printf("| %s | %s | %s | %d | %.1f %% | %.1f %% |\n", server.c_str(), set, r.name, q.points,
+                  100 * q.mean_relative_error, 100 * q.max_relative_error);
+      EXPECT_LE(q.mean_relative_error, bounds[static_cast<std::size_t>(b)].mean)
+          << server << " " << set << " " << r.name;
+      EXPECT_LE(q.max_relative_error, bounds[static_cast<std::size_t>(b)].max) << server << " " << set << " " << r.name;
+      ++b;
+    }
+  }
+}
+
+TEST(VtrainAllreduce, A100FitTwoFourEightPredictThreeFiveSixSeven) {
+  validate("a100", {2, 4, 8}, {3, 5, 6, 7},
+           {{0.25, 0.65}, {0.09, 0.34}, {0.075, 0.14}, {0.15, 0.55}, {0.045, 0.21}, {0.06, 0.10}});
+}
+
+TEST(VtrainAllreduce, V100FitTwoFourEightPredictThreeFiveSixSeven) {
+  // The hybrid cube-mesh gives rings of 2..8 V100s 1 to 6 NVLinks per neighbour: one beta cannot fit them all.
+  validate("v100", {2, 4, 8}, {3, 5, 6, 7},
+           {{0.48, 0.83}, {0.44, 0.82}, {0.44, 0.82}, {0.55, 0.73}, {0.52, 0.68}, {0.52, 0.68}});
+}
+
+TEST(VtrainAllreduce, EachGpuCountAloneFitsTheAlphaBetaForm) {
+  // In-sample: the form T = 2(p-1) alpha + 2(p-1)/p n beta explains each count's 1024 sizes; the error of
+  // the cross-count predictions above comes from alpha and beta changing with the count.
+  if (!std::filesystem::is_directory(kData)) GTEST_SKIP() << "validation data not found at " << kData;
+  for (const std::string server : {"a100", "v100"})
+    for (int n = 2; n <= 8; ++n) {
+      const AlphaBetaFit fit = fit_alpha_beta(read_gpus(server, {n}));
+      std::printf("| %s | %d | %.3f us | %.2f GB/s | %.5f | %.1f %% | %.1f %% |\n", server.c_str(), n,
+                  fit.intra->cost.alpha_s * 1e6, 1e-9 / fit.intra->cost.beta_s_per_byte, fit.intra->quality.r_squared,
+                  100 * fit.intra->quality.mean_relative_error, 100 * fit.intra->quality.max_relative_error);
+      EXPECT_GE(fit.intra->quality.r_squared, 0.998) << server << " " << n << " GPUs";
+      EXPECT_LE(fit.intra->quality.mean_relative_error, 0.025) << server << " " << n << " GPUs";
+      EXPECT_LE(fit.intra->quality.max_relative_error, 0.28) << server << " " << n << " GPUs";
+    }
+}
+
+TEST(VtrainAllreduce, BuiltInPlatformsInsideANode) {
+  // What a user gets without calibrating: the intra-node links of the built-in platforms, whose bandwidths
+  // are NVLink datasheet numbers, against the measured counts that fit in one of their nodes.
+  if (!std::filesystem::is_directory(kData)) GTEST_SKIP() << "validation data not found at " << kData;
+  struct Case {
+    const char* platform;
+    const char* server;
+    std::vector<int> gpus;
+    Bound bound;
+  };
+  const auto ring = collectives::make_collective("ring");
+  for (const Case& c : {Case{"a100_8x8_200gbib", "a100", {2, 3, 4, 5, 6, 7, 8}, {0.31, 0.86}},
+                        Case{"v100_4x4_100gbib", "v100", {2, 3, 4}, {0.47, 0.75}}}) {
+    const auto s = scenario::load_default_scenario({std::string("platform=") + c.platform, "workers=1"});
+    const FitQuality q = fit_quality(read_gpus(c.server, c.gpus), *ring, platform::link_costs(s.platform));
+    std::printf("| %s | %s | %zu counts | %.1f %% | %.1f %% |\n", c.platform, c.server, c.gpus.size(),
+                100 * q.mean_relative_error, 100 * q.max_relative_error);
+    EXPECT_LE(q.mean_relative_error, c.bound.mean) << c.platform;
+    EXPECT_LE(q.max_relative_error, c.bound.max) << c.platform;
+  }
+}
+
+}  // namespace
+}  // namespace dtsim::calibration
