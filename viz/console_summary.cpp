@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -42,6 +43,13 @@ void print_console_summary(std::ostream& out, const run::RunResult& r) {
     for (const char* category : {"forward", "backward", "comm", "update"})
       if (auto it = by_category.find(category); it != by_category.end())
         fmt::print(out, "  {} {} x{}", category, core::format_duration(it->second.second), it->second.first);
+    fmt::print(out, "\n");
+  }
+  if (!r.links.empty()) {
+    fmt::print(out, "hottest links:");
+    for (std::size_t i = 0; i < std::min<std::size_t>(3, r.links.size()); ++i)
+      fmt::print(out, "  {} {}/iteration ({:.0f}% busy)", r.links[i].name,
+                 core::format_bytes(r.links[i].bytes_per_iteration), 100 * r.links[i].utilisation);
     fmt::print(out, "\n");
   }
   if (!r.traffic.empty())

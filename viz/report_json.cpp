@@ -62,6 +62,10 @@ void write_report_json(const std::string& path, const run::RunResult& r) {
     critical.push_back({{"name", e.name}, {"category", e.category}, {"start_s", e.start_s}, {"end_s", e.end_s}});
   report["critical_path"] = critical;
   report["exposed_comm_per_bucket_s"] = r.exposed_comm_per_bucket_s;
+  nlohmann::json links = nlohmann::json::array();
+  for (const run::LinkUse& l : r.links)
+    links.push_back({{"name", l.name}, {"bytes_per_iteration", l.bytes_per_iteration}, {"utilisation", l.utilisation}});
+  report["links"] = links;
   write_atomically(path, [&](std::ostream& out) { out << report.dump(2) << '\n'; });
 }
 

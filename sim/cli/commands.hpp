@@ -31,6 +31,10 @@ int plot_command(const std::string& results, const std::string& out_dir);
 /// `dtsim report RUN_OR_SWEEP_DIR`: one self-contained HTML page with the tables and plots.
 int report_command(const std::string& folder);
 
+/// `dtsim platform show PLATFORM [--xml]`: hosts, links, diameter, bisection bandwidth and a sketch, or the
+/// SimGrid XML.
+int platform_show_command(const std::string& platform, bool xml);
+
 /// Absolute path of the running dtsim executable (sweeps start it once per point).
 std::string self_executable();
 

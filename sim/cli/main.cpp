@@ -68,6 +68,14 @@ int main(int argc, char** argv) {
   CLI::App* report = app.add_subcommand("report", "write one self-contained HTML page with tables and plots");
   report->add_option("folder", results, "output folder of dtsim run or dtsim sweep")->required();
 
+  std::string platform_ref;
+  bool xml = false;
+  CLI::App* platform = app.add_subcommand("platform", "inspect a platform");
+  platform->require_subcommand(1);
+  CLI::App* show = platform->add_subcommand("show", "hosts, links, diameter, bisection bandwidth and a sketch");
+  show->add_option("platform", platform_ref, "a built-in platform name or a platform TOML file")->required();
+  show->add_flag("--xml", xml, "print the SimGrid 3.32 platform XML instead");
+
   std::vector<std::string> measurements;
   calibration::CalibrateOptions calibrate_options;
   CLI::App* calibrate =
@@ -93,6 +101,7 @@ int main(int argc, char** argv) {
     if (*sweep) return cli::sweep_command(sweep_args);
     if (*plot) return cli::plot_command(results, out_dir);
     if (*report) return cli::report_command(results);
+    if (*platform) return cli::platform_show_command(platform_ref, xml);
     if (*calibrate) return calibration::calibrate_main(measurements, calibrate_options, std::cout);
     return cli::list_command(what);
   } catch (const core::InputError& e) {

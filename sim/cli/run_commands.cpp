@@ -5,6 +5,8 @@
 #include "models/zoo.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/collectives/collective.hpp"
+#include "sim/platform/describe_platform.hpp"
+#include "sim/platform/simgrid_xml.hpp"
 #include "sim/run/run_simulation.hpp"
 #include "sim/scenario/keys.hpp"
 #include "sim/scenario/load.hpp"
@@ -70,6 +72,12 @@ int list_command(const std::string& what) {
       std::printf("%-18s %5d GPUs  %s\n", name.c_str(), s.platform.hosts(), s.platform.description.c_str());
     }
   }
+  return 0;
+}
+
+int platform_show_command(const std::string& platform, bool xml) {
+  const platform::PlatformSpec spec = scenario::load_platform_reference(platform);
+  std::cout << (xml ? platform::export_simgrid_xml(spec) : platform::format_description(platform::describe_platform(spec)));
   return 0;
 }
 

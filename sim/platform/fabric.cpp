@@ -1,25 +1,60 @@
 #include "sim/platform/fabric.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "sim/core/error.hpp"
 
 namespace dtsim::platform {
 namespace {
 
-void add_split_duplex(std::vector<DirectedLink>& links, const std::string& name, const LinkSpec& spec) {
-  links.push_back({name + "_UP", spec.bandwidth_Bps, spec.latency_s});
-  links.push_back({name + "_DOWN", spec.bandwidth_Bps, spec.latency_s});
+std::unique_ptr<NodeRouter> build_network(const PlatformSpec& spec, FabricGraph& graph,
+                                          const std::vector<int>& node_switches) {
+  switch (spec.topology) {
+    case Topology::star:
+      return nullptr;
+    case Topology::two_level:
+      return build_two_level(spec, graph, node_switches);
+    case Topology::fat_tree:
+      return build_fat_tree(spec, graph, node_switches);
+    case Topology::torus:
+      return build_torus(spec, spec.torus_dims, graph, node_switches);
+    case Topology::ring:
+      return build_torus(spec, {spec.nodes}, graph, node_switches);
+    case Topology::dragonfly:
+      return build_dragonfly(spec, graph, node_switches);
+    case Topology::full_mesh:
+      return build_full_mesh(spec, graph, node_switches);
+    case Topology::graph:
+      return build_graph(spec, graph, node_switches);
+  }
+  DTSIM_CHECK(false, "unknown topology");
 }
 
 }  // namespace
 
 Fabric::Fabric(const PlatformSpec& spec) : spec_(spec) {
+  DTSIM_CHECK(spec.nodes >= 1 && spec.gpus_per_node >= 1, "a platform needs GPUs");
   const bool star = spec.topology == Topology::star;
+  FabricGraph graph;
+  for (int h = 0; h < spec.hosts(); ++h) graph.add_vertex("gpu" + std::to_string(h), VertexKind::gpu);
+  std::vector<int> node_switches;
+  if (star)
+    graph.add_vertex("switch", VertexKind::network_switch);
+  else
+    for (int n = 0; n < spec.nodes; ++n)
+      node_switches.push_back(graph.add_vertex("node" + std::to_string(n) + "_switch", VertexKind::node_switch));
   for (int h = 0; h < spec.hosts(); ++h)
-    add_split_duplex(links_, (star ? "link" : "gpu") + std::to_string(h), spec.intra);
-  if (!star)
-    for (int n = 0; n < spec.nodes; ++n) add_split_duplex(links_, "nic" + std::to_string(n), spec.inter);
+    graph.add_link((star ? "link" : "gpu") + std::to_string(h), h, node_switch(h / spec.gpus_per_node), spec.intra);
+  router_ = build_network(spec, graph, node_switches);
+  vertices_ = graph.vertices();
+  links_ = graph.links();
+}
+
+std::vector<int> Fabric::node_route(int a, int b) const {
+  std::vector<int> links;
+  if (router_ && a != b) router_->route(a, b, links);
+  return links;
 }
 
 core::Path Fabric::path(int from, int to) const {
@@ -29,10 +64,7 @@ core::Path Fabric::path(int from, int to) const {
   p.links.push_back(host_link(from));
   const int node_from = from / spec_.gpus_per_node;
   const int node_to = to / spec_.gpus_per_node;
-  if (spec_.topology == Topology::two_level && node_from != node_to) {
-    p.links.push_back(nic_link(node_from));
-    p.links.push_back(nic_link(node_to) + 1);
-  }
+  if (router_ && node_from != node_to) router_->route(node_from, node_to, p.links);
   p.links.push_back(host_link(to) + 1);
   for (int l : p.links) p.latency_s += links_[static_cast<std::size_t>(l)].latency_s;
   return p;
@@ -43,9 +75,12 @@ double Fabric::link_bandwidth_Bps(int link) const { return links_[static_cast<st
 collectives::LinkCosts link_costs(const PlatformSpec& spec) {
   const LinkSpec& gpu = spec.intra;
   const collectives::AlphaBeta intra{2 * gpu.latency_s, 1.0 / gpu.bandwidth_Bps};
-  if (spec.topology == Topology::star) return collectives::LinkCosts::uniform(intra);
-  const LinkSpec& nic = spec.inter;
-  return {intra, {2 * gpu.latency_s + 2 * nic.latency_s, 1.0 / std::min(gpu.bandwidth_Bps, nic.bandwidth_Bps)}};
+  if (spec.topology == Topology::star || spec.nodes < 2) return collectives::LinkCosts::uniform(intra);
+  const Fabric fabric(spec);
+  const core::Path p = fabric.path(0, spec.gpus_per_node);
+  double bandwidth_Bps = std::numeric_limits<double>::infinity();
+  for (int l : p.links) bandwidth_Bps = std::min(bandwidth_Bps, fabric.link_bandwidth_Bps(l));
+  return {intra, {p.latency_s, 1.0 / bandwidth_Bps}};
 }
 
 }  // namespace dtsim::platform

@@ -1,50 +1,58 @@
 #pragma once
-/// The links and routes of a platform, computed without SimGrid. The SimGrid builder creates exactly
-/// these links, so the `analytic` level and the simulated levels see the same network.
-#include <string>
+/// The links and routes of a platform, computed by dtsim without SimGrid. The SimGrid builder creates exactly
+/// these links and replays these routes, so the `analytic` level and the simulated levels see one network.
+#include <memory>
 #include <vector>
 
 #include "sim/collectives/collective.hpp"
 #include "sim/core/path_model.hpp"
+#include "sim/platform/fabric_graph.hpp"
 #include "sim/platform/platform_spec.hpp"
 
 namespace dtsim::platform {
 
-/// One direction of a split-duplex link.
-struct DirectedLink {
-  std::string name;  ///< SimGrid name: "<link>_UP" or "<link>_DOWN"
-  double bandwidth_Bps = 0;
-  double latency_s = 0;
-};
-
-/// Star and two-level fabrics. Host h is GPU h % G of node h / G.
+/// Every topology as a graph. Vertex ids: GPUs 0 .. H-1 ("gpu<h>"), then the node switches
+/// ("node<n>_switch"; star: the one "switch"), then the network switches. Link ids: GPU h's link is link h
+/// (directed ids 2h UP GPU -> switch, 2h + 1 DOWN; star: "link<h>", else "gpu<h>"), then the topology's links.
 ///
-///   star:       h0   h1  ...  hN-1          two_level:   [g0 g1 .. gG-1]  node switch
-///                 \   |    /                                    |  nic_n
-///                  switch                                   top switch
+///   star:       gpu0  gpu1 ... gpuN-1        others:   gpu0 .. gpuG-1     (intra links)
+///                  \   |     /                              node0_switch
+///                    switch                                      | nic0 (inter; graph: the edges)
+///                                                           network (see each topology's .cpp)
 ///
-/// Routes: star h_i -> h_j = link_i_UP, link_j_DOWN. two_level same node = gpu_i_UP, gpu_j_DOWN;
-/// other node = gpu_i_UP, nic_a_UP, nic_b_DOWN, gpu_j_DOWN.
+/// Host h is GPU h % G of node h / G. Routes: star gpu_i -> gpu_j = link_i_UP, link_j_DOWN; otherwise
+/// gpu_i_UP, [node route between the two nodes' switches, when they differ], gpu_j_DOWN.
 class Fabric final : public core::PathModel {
  public:
+  /// Builds the graph and the router; throws core::InputError for a graph that names unknown vertices or
+  /// does not connect every node.
   explicit Fabric(const PlatformSpec& spec);
   core::Path path(int from, int to) const override;
   double link_bandwidth_Bps(int link) const override;
   int link_count() const override { return static_cast<int>(links_.size()); }
   /// All directed links, indexed by id.
   const std::vector<DirectedLink>& links() const { return links_; }
+  /// All vertices, indexed by id.
+  const std::vector<Vertex>& vertices() const { return vertices_; }
+  /// The platform this fabric was built from.
+  const PlatformSpec& spec() const { return spec_; }
   /// Id of the UP direction of host h's own link (its DOWN direction is id + 1).
   int host_link(int host) const { return 2 * host; }
-  /// Id of the UP direction of node n's NIC (two_level only; DOWN is id + 1).
-  int nic_link(int node) const { return 2 * spec_.hosts() + 2 * node; }
+  /// Vertex id of node n's switch (star: the switch).
+  int node_switch(int node) const { return spec_.hosts() + (spec_.topology == Topology::star ? 0 : node); }
+  /// Directed links from node a's switch to node b's switch; empty when a == b (and on a star).
+  std::vector<int> node_route(int a, int b) const;
 
  private:
   PlatformSpec spec_;
+  std::vector<Vertex> vertices_;
   std::vector<DirectedLink> links_;
+  std::shared_ptr<const NodeRouter> router_;  ///< null for star
 };
 
 /// Alpha-beta cost of one message between two GPUs of one node and between GPUs of different nodes
-/// (route latency, bottleneck bandwidth), as the closed forms and MG-WFBP use them.
+/// (route latency, bottleneck bandwidth), as the closed forms and MG-WFBP use them. Between nodes it is the
+/// route of nodes 0 and 1 (the neighbours a collective's plan uses most), exact for star and two_level.
 collectives::LinkCosts link_costs(const PlatformSpec& spec);
 
 }  // namespace dtsim::platform

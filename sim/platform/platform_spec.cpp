@@ -8,7 +8,11 @@
 namespace dtsim::platform {
 namespace {
 
-constexpr std::array kTopologies{std::pair{Topology::star, "star"}, std::pair{Topology::two_level, "two_level"}};
+constexpr std::array kTopologies{
+    std::pair{Topology::star, "star"},           std::pair{Topology::two_level, "two_level"},
+    std::pair{Topology::fat_tree, "fat_tree"},   std::pair{Topology::torus, "torus"},
+    std::pair{Topology::dragonfly, "dragonfly"}, std::pair{Topology::ring, "ring"},
+    std::pair{Topology::full_mesh, "full_mesh"}, std::pair{Topology::graph, "graph"}};
 constexpr std::array kModels{std::pair{NetworkModel::alpha_beta, "alpha_beta"}, std::pair{NetworkModel::cm02, "CM02"},
                              std::pair{NetworkModel::lv08, "LV08"}};
 
@@ -33,6 +37,12 @@ auto parse_in(const Table& table, const std::string& text, std::string_view what
   throw core::unknown_name(what, text, names_of(table));
 }
 
+long long product(const std::vector<int>& factors) {
+  long long n = 1;
+  for (int f : factors) n *= f;
+  return n;
+}
+
 }  // namespace
 
 std::string topology_name(Topology t) { return name_of(kTopologies, t); }
@@ -52,6 +62,14 @@ std::vector<std::string> network_settings(NetworkModel m) {
       return {"network/model:LV08"};
   }
   DTSIM_CHECK(false, "unknown network model");
+}
+
+long long fat_tree_nodes(const FatTreeShape& shape) { return product(shape.down); }
+
+long long torus_nodes(const std::vector<int>& dims) { return product(dims); }
+
+long long dragonfly_nodes(const DragonflyShape& shape) {
+  return static_cast<long long>(shape.groups) * shape.chassis * shape.routers * shape.nodes_per_router;
 }
 
 }  // namespace dtsim::platform

@@ -11,10 +11,17 @@ struct LinkSpec {
   double latency_s = 0;
 };
 
-/// Shapes of cluster dtsim builds.
+/// Shapes of cluster dtsim builds. Every shape but star has multi-GPU nodes: `gpus_per_node` GPUs on
+/// intra links to a node switch, and (except graph, where edges say it) one NIC link to the network.
 enum class Topology {
   star,       ///< every GPU has a private link to one switch
   two_level,  ///< G GPUs per node on fast links to a node switch, one NIC per node to a top switch
+  fat_tree,   ///< nodes are the leaves of a parallel-ports generalized fat tree (SimGrid FatTreeParams)
+  torus,      ///< one router per node on a k-ary n-cube, wrap-around links
+  dragonfly,  ///< groups of chassis of routers, nodes on routers (Cray Cascade / SimGrid naming)
+  ring,       ///< one router per node, each router linked to its two neighbours
+  full_mesh,  ///< one router per node, every pair of routers linked
+  graph,      ///< switches and edges written in the platform file, latency-shortest routes
 };
 
 /// SimGrid network models a platform can ask for.
@@ -24,15 +31,51 @@ enum class NetworkModel {
   lv08,        ///< SimGrid's default TCP model: latency x 13.01, bandwidth x 0.97, cross-traffic
 };
 
+/// Fat-tree shape in SimGrid's FatTreeParams terms (Zahavi's PGFT): level 0 are the nodes; a switch of level
+/// l + 1 has down[l] children, an element of level l has up[l] parents and parallel[l] links to each.
+/// A node has one NIC, so up[0] = parallel[0] = 1. All lists have one entry per switch level.
+struct FatTreeShape {
+  std::vector<int> down;
+  std::vector<int> up;
+  std::vector<int> parallel;
+};
+
+/// Dragonfly shape: `groups` groups of `chassis` chassis of `routers` routers, `nodes_per_router` nodes each.
+struct DragonflyShape {
+  int groups = 1;
+  int chassis = 1;
+  int routers = 1;
+  int nodes_per_router = 1;
+};
+
+/// One edge of a custom graph: a split-duplex link between two vertices ("node<i>" or a switch name).
+struct GraphEdge {
+  std::string name;  ///< SimGrid link name; directions are name_UP (from -> to) and name_DOWN
+  std::string from;
+  std::string to;
+  LinkSpec link;
+};
+
+/// A custom network: named switches and the edges between switches and nodes.
+struct GraphShape {
+  std::vector<std::string> switches;
+  std::vector<GraphEdge> edges;
+};
+
 /// Everything needed to build the cluster.
 struct PlatformSpec {
   std::string name;
   std::string description;  ///< one line for listings and reports
   Topology topology = Topology::star;
-  int nodes = 1;          ///< star: number of hosts
+  int nodes = 1;          ///< star: number of hosts; otherwise number of nodes (set from the shape when it has one)
   int gpus_per_node = 1;  ///< star: 1
-  LinkSpec intra;         ///< star: the host link; two_level: GPU <-> node switch
-  LinkSpec inter;         ///< two_level: node NIC <-> top switch (unused by star)
+  LinkSpec intra;         ///< star: the host link; otherwise GPU <-> node switch
+  LinkSpec inter;         ///< node NIC <-> its network switch (unused by star and graph)
+  LinkSpec network;       ///< switch <-> switch links of fat_tree, torus, dragonfly, ring, full_mesh
+  FatTreeShape fat_tree;
+  std::vector<int> torus_dims;  ///< routers along each dimension (torus)
+  DragonflyShape dragonfly;
+  GraphShape graph;
   NetworkModel network_model = NetworkModel::alpha_beta;
   /// Number of GPUs (hosts) in the cluster.
   int hosts() const { return nodes * gpus_per_node; }
@@ -50,5 +93,10 @@ Topology parse_topology(const std::string& name);
 NetworkModel parse_network_model(const std::string& name);
 /// The SimGrid settings ("key:value") that select `m`, in the order they are applied.
 std::vector<std::string> network_settings(NetworkModel m);
+
+/// Nodes implied by a shape: product of fat_tree down, of torus dims, of the dragonfly counts.
+long long fat_tree_nodes(const FatTreeShape& shape);
+long long torus_nodes(const std::vector<int>& dims);
+long long dragonfly_nodes(const DragonflyShape& shape);
 
 }  // namespace dtsim::platform

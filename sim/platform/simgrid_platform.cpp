@@ -1,9 +1,11 @@
 #include "sim/platform/simgrid_platform.hpp"
 
-#include <string>
-
+#include <set>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/NetZone.hpp>
+#include <string>
+
+#include "sim/platform/fabric.hpp"
 
 namespace dtsim::platform {
 namespace sg4 = simgrid::s4u;
@@ -12,43 +14,65 @@ namespace {
 /// Host speed is irrelevant: compute is replayed with sleep_for, which uses no CPU resource.
 constexpr double kHostSpeed = 1e12;
 
-sg4::Link* make_link(sg4::NetZone* zone, const std::string& name, const LinkSpec& spec) {
-  sg4::SplitDuplexLink* link = zone->create_split_duplex_link(name, spec.bandwidth_Bps);
-  link->set_latency(spec.latency_s)->seal();
+/// The split-duplex link whose UP direction has id `up_id`.
+sg4::Link* make_link(sg4::NetZone* zone, const Fabric& fabric, int up_id) {
+  const DirectedLink& up = fabric.links()[static_cast<std::size_t>(up_id)];
+  sg4::SplitDuplexLink* link = zone->create_split_duplex_link(up.name.substr(0, up.name.size() - 3), up.bandwidth_Bps);
+  link->set_latency(up.latency_s)->seal();
   return link;
 }
 
-/// A star of hosts [first, first + count), each on its own split-duplex link named prefix<h>.
-void add_star_hosts(sg4::NetZone* zone, int first, int count, const std::string& prefix, const LinkSpec& spec,
-                    std::vector<sg4::Host*>& hosts) {
+/// Hosts [first, first + count) in `zone`, each on its own link (Fabric's host links) towards the zone's centre.
+void add_star_hosts(sg4::NetZone* zone, const Fabric& fabric, int first, int count, std::vector<sg4::Host*>& hosts) {
   for (int h = first; h < first + count; ++h) {
-    sg4::Host* host = zone->create_host("gpu" + std::to_string(h), kHostSpeed)->seal();
-    sg4::Link* link = make_link(zone, prefix + std::to_string(h), spec);
-    zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, {{link, sg4::LinkInRoute::Direction::UP}},
-                    true);
+    sg4::Host* host = zone->create_host(fabric.vertices()[static_cast<std::size_t>(h)].name, kHostSpeed)->seal();
+    sg4::Link* link = make_link(zone, fabric, fabric.host_link(h));
+    zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, {{link, sg4::LinkInRoute::Direction::UP}}, true);
     hosts.push_back(host);
   }
 }
 
 }  // namespace
 
-std::vector<sg4::Host*> build_simgrid_platform(const PlatformSpec& spec, const std::vector<std::pair<int, int>>&) {
+std::vector<sg4::Host*> build_simgrid_platform(const PlatformSpec& spec,
+                                               const std::vector<std::pair<int, int>>& pairs) {
   for (const std::string& setting : network_settings(spec.network_model)) sg4::Engine::set_config(setting);
+  const Fabric fabric(spec);
   std::vector<sg4::Host*> hosts;
-  auto* root = sg4::create_star_zone("cluster");
   if (spec.topology == Topology::star) {
-    add_star_hosts(root, 0, spec.hosts(), "link", spec.intra, hosts);
-  } else {
-    for (int n = 0; n < spec.nodes; ++n) {
-      auto* node = sg4::create_star_zone("node" + std::to_string(n));
-      node->set_parent(root);
-      add_star_hosts(node, n * spec.gpus_per_node, spec.gpus_per_node, "gpu", spec.intra, hosts);
-      auto* gateway = node->create_router("node" + std::to_string(n) + "_switch");
-      node->seal();
-      sg4::Link* nic = make_link(root, "nic" + std::to_string(n), spec.inter);
-      root->add_route(node->get_netpoint(), nullptr, gateway, nullptr, {{nic, sg4::LinkInRoute::Direction::UP}},
-                      true);
-    }
+    auto* root = sg4::create_star_zone("cluster");
+    add_star_hosts(root, fabric, 0, spec.hosts(), hosts);
+    root->seal();
+    return hosts;
+  }
+  auto* root = sg4::create_full_zone("cluster");
+  std::vector<sg4::NetZone*> nodes;
+  std::vector<simgrid::kernel::routing::NetPoint*> gateways;
+  for (int n = 0; n < spec.nodes; ++n) {
+    auto* node = sg4::create_star_zone("node" + std::to_string(n));
+    node->set_parent(root);
+    add_star_hosts(node, fabric, n * spec.gpus_per_node, spec.gpus_per_node, hosts);
+    gateways.push_back(node->create_router(fabric.vertices()[static_cast<std::size_t>(fabric.node_switch(n))].name));
+    node->seal();
+    nodes.push_back(node);
+  }
+  for (const Vertex& v : fabric.vertices())
+    if (v.kind == VertexKind::network_switch) root->create_router(v.name);
+  std::vector<sg4::Link*> links(fabric.links().size() / 2, nullptr);
+  for (int up = 2 * spec.hosts(); up < fabric.link_count(); up += 2)
+    links[static_cast<std::size_t>(up / 2)] = make_link(root, fabric, up);
+  std::set<std::pair<int, int>> node_pairs;
+  for (const auto& [from, to] : pairs)
+    if (from / spec.gpus_per_node != to / spec.gpus_per_node)
+      node_pairs.emplace(from / spec.gpus_per_node, to / spec.gpus_per_node);
+  for (const auto& [a, b] : node_pairs) {
+    std::vector<sg4::LinkInRoute> route;
+    for (int id : fabric.node_route(a, b))
+      route.emplace_back(links[static_cast<std::size_t>(id / 2)],
+                         id % 2 == 0 ? sg4::LinkInRoute::Direction::UP : sg4::LinkInRoute::Direction::DOWN);
+    root->add_route(nodes[static_cast<std::size_t>(a)]->get_netpoint(),
+                    nodes[static_cast<std::size_t>(b)]->get_netpoint(), gateways[static_cast<std::size_t>(a)],
+                    gateways[static_cast<std::size_t>(b)], route, false);
   }
   root->seal();
   return hosts;

@@ -33,6 +33,13 @@ struct WorkerTraffic {
   std::int64_t bytes_received = 0;
 };
 
+/// Traffic on one directed link.
+struct LinkUse {
+  std::string name;              ///< SimGrid link name, e.g. "nic3_UP"
+  double bytes_per_iteration = 0;
+  double utilisation = 0;        ///< bytes / (bandwidth x mean iteration time)
+};
+
 /// One interval on the timeline (Chrome trace "X" event).
 struct TraceEvent {
   int worker = 0;
@@ -78,6 +85,7 @@ struct RunResult {
   std::vector<TraceEvent> events;         ///< timeline, ordered by (start, worker, lane)
   std::vector<TraceEvent> critical_path;  ///< tasks bounding the last iteration of worker 0, in order
   std::vector<double> exposed_comm_per_bucket_s;  ///< last iteration of worker 0, indexed by bucket
+  std::vector<LinkUse> links;             ///< every link with traffic, highest utilisation first
 };
 
 }  // namespace dtsim::run

@@ -2,7 +2,10 @@
 
 #include "sim/actors/simgrid_run.hpp"
 #include "sim/collectives/schedule_time.hpp"
+#include <map>
+
 #include "sim/platform/fabric.hpp"
+#include "sim/platform/link_traffic.hpp"
 #include "sim/run/analytic_timeline.hpp"
 #include "sim/run/assemble.hpp"
 #include "sim/run/critical_path.hpp"
@@ -37,15 +40,41 @@ RunInfo make_info(const scenario::Scenario& s, const scheduling::IterationPlan& 
   return info;
 }
 
-std::vector<BucketCost> analytic_costs(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
-                                       const collectives::Collective& collective) {
-  const platform::Fabric fabric(s.platform);
-  std::vector<BucketCost> costs;
+/// Every distinct bucket size's plan and how many buckets of an iteration have that size.
+struct SizedPlan {
+  collectives::Schedule schedule;
+  int buckets = 0;
+};
+
+std::map<std::int64_t, SizedPlan> plans_by_size(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
+                                                const collectives::Collective& collective) {
+  std::map<std::int64_t, SizedPlan> plans;
   for (const scheduling::Bucket& b : plan.buckets) {
-    const collectives::Schedule schedule = collective.plan({s.workers, s.platform.gpus_per_node}, b.bytes);
-    costs.push_back({collectives::schedule_time_s(schedule, fabric), collectives::traffic_by_rank(schedule)});
+    SizedPlan& p = plans[b.bytes];
+    if (p.buckets++ == 0) p.schedule = collective.plan({s.workers, s.platform.gpus_per_node}, b.bytes);
   }
+  return plans;
+}
+
+std::vector<BucketCost> analytic_costs(const scheduling::IterationPlan& plan,
+                                       const std::map<std::int64_t, SizedPlan>& plans, const platform::Fabric& fabric) {
+  std::map<std::int64_t, BucketCost> by_size;
+  for (const auto& [bytes, p] : plans)
+    by_size[bytes] = {collectives::schedule_time_s(p.schedule, fabric), collectives::traffic_by_rank(p.schedule)};
+  std::vector<BucketCost> costs;
+  for (const scheduling::Bucket& b : plan.buckets) costs.push_back(by_size.at(b.bytes));
   return costs;
+}
+
+/// Bytes per iteration and utilisation of every link that carries traffic, busiest first.
+std::vector<LinkUse> link_uses(const std::map<std::int64_t, SizedPlan>& plans, const platform::Fabric& fabric,
+                               double iteration_s) {
+  std::vector<double> bytes;
+  for (const auto& [size, p] : plans) platform::add_link_bytes(p.schedule, p.buckets, fabric, bytes);
+  std::vector<LinkUse> uses;
+  for (const platform::LinkLoad& l : platform::hottest_links(fabric, bytes, iteration_s, fabric.link_count()))
+    uses.push_back({l.name, l.bytes, l.utilisation});
+  return uses;
 }
 
 }  // namespace
@@ -83,14 +112,17 @@ scheduling::IterationPlan make_iteration_plan(const scenario::Scenario& s) {
 RunResult run_simulation(const scenario::Scenario& s) {
   const scheduling::IterationPlan plan = make_iteration_plan(s);
   const auto collective = collectives::make_collective(s.collective, platform::link_costs(s.platform));
+  const platform::Fabric fabric(s.platform);
+  const auto plans = plans_by_size(s, plan, *collective);
   Timeline timeline = s.fidelity == scenario::Fidelity::analytic
-                          ? analytic_timeline(plan, analytic_costs(s, plan, *collective), s.workers, s.iterations)
+                          ? analytic_timeline(plan, analytic_costs(plan, plans, fabric), s.workers, s.iterations)
                           : actors::simulate_iterations(s.platform, plan, *collective, s.workers, s.iterations,
                                                          s.fidelity == scenario::Fidelity::flow);
   double single_worker_s = 0;
   for (const auto& layer : plan.layers) single_worker_s += layer.forward_s + layer.backward_s + layer.update_s;
   RunResult result = assemble_result(make_info(s, plan), timeline, single_worker_s);
   analyse_last_iteration(plan, timeline, 0, result);
+  result.links = link_uses(plans, fabric, result.mean_iteration_s);
   return result;
 }
 

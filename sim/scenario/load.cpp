@@ -270,6 +270,11 @@ std::vector<std::string> builtin_platform_names() {
   return names;
 }
 
+platform::PlatformSpec load_platform_reference(const std::string& ref) {
+  std::string source;
+  return load_platform(platform_table(ref, ref, fs::current_path(), source));
+}
+
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
   toml::table root = parse_toml(read_file(path, path, "scenario file"), path);
   apply_overrides(root, overrides);

@@ -12,6 +12,8 @@ namespace dtsim::scenario {
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
 /// The built-in default scenario (scenarios/default.toml, compiled in), with `overrides` applied.
 Scenario load_default_scenario(const std::vector<std::string>& overrides = {});
+/// A platform on its own: a built-in name or a platform file path (`dtsim platform show`).
+platform::PlatformSpec load_platform_reference(const std::string& ref);
 /// Names of the built-in platforms (platforms/<name>.toml, compiled in).
 std::vector<std::string> builtin_platform_names();
 

@@ -1,12 +1,19 @@
 #include "sim/scenario/platform_section.hpp"
 
+#include <set>
+
 #include "sim/core/error.hpp"
+#include "sim/platform/fabric.hpp"
 #include "sim/scenario/section.hpp"
 
 namespace dtsim::scenario {
 namespace {
 
 constexpr int kMaxHosts = 1 << 20;
+constexpr int kMaxCount = 1 << 16;  ///< bound of one count (dimension, arity, group...)
+constexpr int kMaxFatTreeLevels = 8;
+constexpr int kMaxTorusDims = 6;
+constexpr int kMaxFullMeshNodes = 1024;  ///< n(n-1)/2 links: 523,776 at 1024
 
 platform::LinkSpec load_link(Section& parent, const std::string& key) {
   auto link = parent.table(key);
@@ -19,12 +26,181 @@ platform::LinkSpec load_link(Section& parent, const std::string& key) {
   return spec;
 }
 
+/// An array of integers in [min, max], e.g. dims = [4, 4, 4]; empty when absent and not required.
+std::vector<int> integer_list(Section& s, const toml::table& table, const std::string& key, bool required,
+                              std::size_t max_entries) {
+  s.has(key);
+  const toml::node* n = table.get(key);
+  if (!n) {
+    if (required) throw core::InputError(s.where_table(), "missing key 'platform." + key + "'", "it is required here");
+    return {};
+  }
+  const toml::array* array = n->as_array();
+  if (!array || array->empty() || array->size() > max_entries)
+    throw core::InputError(where(n->source()),
+                           "'platform." + key + "' must be a list of 1 to " + std::to_string(max_entries) + " integers",
+                           "e.g. " + key + " = [4, 4]");
+  std::vector<int> values;
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    const toml::node& e = *array->get(i);
+    const std::string name = "'platform." + key + "[" + std::to_string(i) + "]'";
+    if (!e.is_integer())
+      throw core::InputError(where(e.source()), name + " is not an integer", "every entry is a whole number");
+    const std::int64_t v = *e.value<std::int64_t>();
+    if (v < 1 || v > kMaxCount)
+      throw core::InputError(where(e.source()), name + " = " + std::to_string(v) + " is out of range",
+                             "allowed: 1 to " + std::to_string(kMaxCount));
+    values.push_back(static_cast<int>(v));
+  }
+  return values;
+}
+
+int count(Section& s, const std::string& key) { return static_cast<int>(s.required_integer(key, 1, kMaxCount)); }
+
+/// Checks nodes x gpus_per_node, with the error at `key` (the key that sets the size).
+void check_hosts(Section& s, const std::string& key, long long nodes, int gpus_per_node) {
+  if (nodes * gpus_per_node > kMaxHosts)
+    throw core::InputError(s.where_key(key),
+                           "the platform has " + std::to_string(nodes) + " nodes x " + std::to_string(gpus_per_node) +
+                               " GPUs, more than " + std::to_string(kMaxHosts),
+                           "at most " + std::to_string(kMaxHosts) + " GPUs");
+}
+
+void load_fat_tree(Section& s, const toml::table& table, platform::PlatformSpec& spec) {
+  platform::FatTreeShape& f = spec.fat_tree;
+  f.down = integer_list(s, table, "down", true, kMaxFatTreeLevels);
+  f.up = integer_list(s, table, "up", true, kMaxFatTreeLevels);
+  f.parallel = integer_list(s, table, "parallel", false, kMaxFatTreeLevels);
+  if (f.parallel.empty()) f.parallel.assign(f.down.size(), 1);
+  for (const auto& [key, list] :
+       {std::pair<std::string, const std::vector<int>&>{"up", f.up}, {"parallel", f.parallel}}) {
+    if (list.size() != f.down.size())
+      throw core::InputError(s.where_key(key),
+                             "'platform." + key + "' has " + std::to_string(list.size()) +
+                                 " entries and 'platform.down' " + std::to_string(f.down.size()),
+                             "one entry per switch level in each list");
+    if (list[0] != 1)
+      throw core::InputError(s.where_key(key), "'platform." + key + "[0]' = " + std::to_string(list[0]),
+                             "a node has one NIC to one leaf switch, so the first entry is 1");
+  }
+  long long switches = 0;
+  long long width = 1;
+  long long below = platform::fat_tree_nodes(f);
+  for (std::size_t l = 0; l < f.down.size(); ++l) {
+    width *= f.up[l];
+    below /= f.down[l];
+    switches += width * below;
+    if (switches > kMaxHosts)
+      throw core::InputError(s.where_key("up"),
+                             "the fat tree needs more than " + std::to_string(kMaxHosts) + " switches",
+                             "use fewer parents per level ('up')");
+  }
+  check_hosts(s, "down", platform::fat_tree_nodes(f), spec.gpus_per_node);
+  spec.nodes = static_cast<int>(platform::fat_tree_nodes(f));
+}
+
+void load_dragonfly(Section& s, platform::PlatformSpec& spec) {
+  platform::DragonflyShape& d = spec.dragonfly;
+  d.groups = count(s, "groups");
+  d.chassis = count(s, "chassis");
+  d.routers = count(s, "routers");
+  d.nodes_per_router = count(s, "nodes_per_router");
+  check_hosts(s, "groups", platform::dragonfly_nodes(d), spec.gpus_per_node);
+  spec.nodes = static_cast<int>(platform::dragonfly_nodes(d));
+}
+
+bool reserved_name(const std::string& name) {
+  return name == "cluster" || name.rfind("gpu", 0) == 0 || name.rfind("node", 0) == 0;
+}
+
+void load_graph(Section& s, const toml::table& table, platform::PlatformSpec& spec) {
+  spec.nodes = static_cast<int>(s.required_integer("nodes", 1, kMaxCount));
+  check_hosts(s, "nodes", spec.nodes, spec.gpus_per_node);
+  std::set<std::string> vertices;
+  for (int n = 0; n < spec.nodes; ++n) vertices.insert("node" + std::to_string(n));
+  s.has("switches");
+  if (const toml::node* list = table.get("switches")) {
+    const toml::array* array = list->as_array();
+    if (!array)
+      throw core::InputError(where(list->source()), "'platform.switches' must be a list of names",
+                             "e.g. switches = [\"leaf0\", \"spine0\"]");
+    for (const toml::node& e : *array) {
+      const std::optional<std::string> name = e.value<std::string>();
+      if (!e.is_string() || name->empty() || reserved_name(*name) || !vertices.insert(*name).second)
+        throw core::InputError(where(e.source()), "bad switch name" + (e.is_string() ? " '" + *name + "'" : ""),
+                               "switch names are distinct non-empty strings not starting with 'gpu' or 'node' "
+                               "and not 'cluster'");
+      spec.graph.switches.push_back(*name);
+    }
+  }
+  std::set<std::string> link_names;
+  for (Section& e : s.tables("edges")) {
+    e.allow({"from", "to", "bandwidth", "latency", "name"});
+    platform::GraphEdge edge;
+    edge.from = e.required_string("from");
+    edge.to = e.required_string("to");
+    for (const std::string* end : {&edge.from, &edge.to})
+      if (!vertices.count(*end))
+        throw core::InputError(e.where_key(end == &edge.from ? "from" : "to"), "unknown vertex '" + *end + "'",
+                               "node0 .. node" + std::to_string(spec.nodes - 1) + " or a name from 'switches'");
+    if (edge.from == edge.to)
+      throw core::InputError(e.where_key("to"), "edge from '" + edge.from + "' to itself",
+                             "link two different vertices");
+    edge.name = e.string("name", edge.from + "-" + edge.to);
+    if (edge.name.empty() || edge.name.rfind("gpu", 0) == 0 || !link_names.insert(edge.name).second)
+      throw core::InputError(e.where_table(), "link name '" + edge.name + "' is taken or reserved",
+                             "give each edge a distinct 'name' not starting with 'gpu'");
+    edge.link = {e.bandwidth("bandwidth"), e.duration("latency")};
+    e.finish();
+    spec.graph.edges.push_back(std::move(edge));
+  }
+  if (spec.graph.edges.empty() && spec.nodes > 1)
+    throw core::InputError(s.where_table(), "a graph platform without [[platform.edges]]",
+                           "give edges with from, to, bandwidth and latency");
+  try {
+    const platform::Fabric check(spec);
+  } catch (const core::InputError& e) {
+    throw e.at(s.where_key("edges"));
+  }
+}
+
+/// The keys and shape of every topology but star: nodes of gpus_per_node GPUs, then the network.
+void load_nodes_and_network(Section& s, const toml::table& table, platform::PlatformSpec& spec) {
+  using platform::Topology;
+  spec.gpus_per_node = static_cast<int>(s.required_integer("gpus_per_node", 1, 1024));
+  spec.intra = load_link(s, "intra_link");
+  switch (spec.topology) {
+    case Topology::fat_tree:
+      load_fat_tree(s, table, spec);
+      break;
+    case Topology::torus:
+      spec.torus_dims = integer_list(s, table, "dims", true, kMaxTorusDims);
+      check_hosts(s, "dims", platform::torus_nodes(spec.torus_dims), spec.gpus_per_node);
+      spec.nodes = static_cast<int>(platform::torus_nodes(spec.torus_dims));
+      break;
+    case Topology::dragonfly:
+      load_dragonfly(s, spec);
+      break;
+    case Topology::full_mesh:
+      spec.nodes = static_cast<int>(s.required_integer("nodes", 1, kMaxFullMeshNodes));
+      break;
+    case Topology::graph:
+      return load_graph(s, table, spec);
+    default:
+      spec.nodes = static_cast<int>(s.required_integer("nodes", 1, kMaxHosts));
+      check_hosts(s, "nodes", spec.nodes, spec.gpus_per_node);
+  }
+  spec.inter = load_link(s, "inter_link");
+  if (spec.topology != Topology::two_level) spec.network = load_link(s, "network_link");
+}
+
 }  // namespace
 
 platform::PlatformSpec load_platform(const toml::table& table) {
   Section s(table, "platform");
-  s.allow({"name", "description", "topology", "hosts", "link", "nodes", "gpus_per_node", "intra_link", "inter_link",
-           "network"});
+  s.allow({"name",       "description",      "topology", "hosts", "link",     "nodes", "gpus_per_node", "intra_link",
+           "inter_link", "network_link",     "down",     "up",    "parallel", "dims",  "groups",        "chassis",
+           "routers",    "nodes_per_router", "switches", "edges", "network"});
   platform::PlatformSpec spec;
   spec.name = s.required_string("name");
   spec.description = s.string("description", "");
@@ -35,18 +211,12 @@ platform::PlatformSpec load_platform(const toml::table& table) {
     spec.gpus_per_node = 1;
     spec.intra = load_link(s, "link");
   } else {
-    spec.nodes = static_cast<int>(s.required_integer("nodes", 1, kMaxHosts));
-    spec.gpus_per_node = static_cast<int>(s.required_integer("gpus_per_node", 1, 1024));
-    if (static_cast<long long>(spec.nodes) * spec.gpus_per_node > kMaxHosts)
-      throw core::InputError(s.where_key("nodes"), "nodes x gpus_per_node exceeds " + std::to_string(kMaxHosts),
-                             "at most " + std::to_string(kMaxHosts) + " GPUs");
-    spec.intra = load_link(s, "intra_link");
-    spec.inter = load_link(s, "inter_link");
+    load_nodes_and_network(s, table, spec);
   }
   if (auto network = s.table("network")) {
     network->allow({"model"});
-    spec.network_model = platform::parse_network_model(
-        network->choice("model", "alpha_beta", platform::network_model_names()));
+    spec.network_model =
+        platform::parse_network_model(network->choice("model", "alpha_beta", platform::network_model_names()));
     network->finish();
   }
   s.finish();

@@ -1,0 +1,145 @@
+#include "sim/platform/describe_platform.hpp"
+
+#include <algorithm>
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/push_relabel_max_flow.hpp>
+#include <cmath>
+#include <sstream>
+
+#include "sim/core/units.hpp"
+#include "sim/platform/fabric.hpp"
+
+namespace dtsim::platform {
+namespace {
+
+constexpr int kMaxSketchVertices = 64;
+
+/// Min cut between the first and second half of the GPUs (push-relabel max flow, Boost.Graph). Capacities
+/// are whole bytes per second.
+double bisection_Bps(const Fabric& fabric) {
+  using Traits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
+  using Graph = boost::adjacency_list<
+      boost::vecS, boost::vecS, boost::directedS, boost::no_property,
+      boost::property<boost::edge_capacity_t, long long,
+                      boost::property<boost::edge_residual_capacity_t, long long,
+                                      boost::property<boost::edge_reverse_t, Traits::edge_descriptor>>>>;
+  const int hosts = fabric.spec().hosts();
+  if (hosts < 2) return 0;
+  const auto vertices = fabric.vertices().size();
+  Graph g(vertices + 2);
+  const std::size_t source = vertices;
+  const std::size_t sink = vertices + 1;
+  auto capacity = boost::get(boost::edge_capacity, g);
+  auto reverse = boost::get(boost::edge_reverse, g);
+  const auto arc = [&](std::size_t u, std::size_t v, long long c) {
+    const auto forward = boost::add_edge(u, v, g).first;
+    const auto backward = boost::add_edge(v, u, g).first;
+    capacity[forward] = c;
+    capacity[backward] = 0;
+    reverse[forward] = backward;
+    reverse[backward] = forward;
+  };
+  long long total = 1;
+  for (const DirectedLink& l : fabric.links()) {
+    const long long c = std::llround(l.bandwidth_Bps);
+    arc(static_cast<std::size_t>(l.from), static_cast<std::size_t>(l.to), c);
+    total += c;
+  }
+  for (int h = 0; h < hosts; ++h)
+    if (h < hosts / 2)
+      arc(source, static_cast<std::size_t>(h), total);
+    else
+      arc(static_cast<std::size_t>(h), sink, total);
+  return static_cast<double>(boost::push_relabel_max_flow(g, source, sink));
+}
+
+std::vector<double> fat_tree_oversubscription(const PlatformSpec& spec) {
+  const FatTreeShape& f = spec.fat_tree;
+  std::vector<double> ratios;
+  for (std::size_t l = 1; l < f.down.size(); ++l) {
+    const double below = f.down[l - 1] * f.parallel[l - 1] * (l == 1 ? spec.inter : spec.network).bandwidth_Bps;
+    ratios.push_back(below / (f.up[l] * f.parallel[l] * spec.network.bandwidth_Bps));
+  }
+  return ratios;
+}
+
+/// "name: neighbour neighbour ..." for every node switch and network switch; node switches list their GPUs.
+std::string sketch(const Fabric& fabric) {
+  const auto& vertices = fabric.vertices();
+  const int shown = static_cast<int>(vertices.size()) - fabric.spec().hosts();
+  if (shown > kMaxSketchVertices) return "";
+  std::vector<std::vector<std::string>> gpus(vertices.size()), neighbours(vertices.size());
+  for (std::size_t l = 0; l < fabric.links().size(); l += 2) {
+    const DirectedLink& up = fabric.links()[l];
+    const auto a = static_cast<std::size_t>(up.from);
+    const auto b = static_cast<std::size_t>(up.to);
+    if (vertices[a].kind == VertexKind::gpu) {
+      gpus[b].push_back(vertices[a].name);
+      continue;
+    }
+    neighbours[a].push_back(vertices[b].name);
+    neighbours[b].push_back(vertices[a].name);
+  }
+  std::ostringstream out;
+  for (std::size_t v = static_cast<std::size_t>(fabric.spec().hosts()); v < vertices.size(); ++v) {
+    out << vertices[v].name;
+    if (!gpus[v].empty()) out << " [" << gpus[v].front() << (gpus[v].size() > 1 ? " .. " + gpus[v].back() : "") << "]";
+    if (!neighbours[v].empty()) out << " --";
+    for (const std::string& n : neighbours[v]) out << ' ' << n;
+    out << '\n';
+  }
+  return out.str();
+}
+
+}  // namespace
+
+PlatformDescription describe_platform(const PlatformSpec& spec) {
+  const Fabric fabric(spec);
+  PlatformDescription d;
+  d.name = spec.name;
+  d.topology = topology_name(spec.topology);
+  d.hosts = spec.hosts();
+  d.nodes = spec.topology == Topology::star ? spec.hosts() : spec.nodes;
+  d.switches = static_cast<int>(std::count_if(fabric.vertices().begin(), fabric.vertices().end(),
+                                              [](const Vertex& v) { return v.kind == VertexKind::network_switch; }));
+  d.links = fabric.link_count() / 2;
+  if (d.hosts >= 2) {
+    d.diameter_hops = 2;
+    d.diameter_latency_s = 2 * spec.intra.latency_s;
+  }
+  if (spec.topology != Topology::star)
+    for (int a = 0; a < spec.nodes; ++a)
+      for (int b = 0; b < spec.nodes; ++b) {
+        if (a == b) continue;
+        const std::vector<int> route = fabric.node_route(a, b);
+        double latency_s = 2 * spec.intra.latency_s;
+        for (int l : route) latency_s += fabric.links()[static_cast<std::size_t>(l)].latency_s;
+        d.diameter_hops = std::max(d.diameter_hops, 2 + static_cast<int>(route.size()));
+        d.diameter_latency_s = std::max(d.diameter_latency_s, latency_s);
+      }
+  d.bisection_Bps = bisection_Bps(fabric);
+  if (spec.topology == Topology::fat_tree) d.oversubscription = fat_tree_oversubscription(spec);
+  d.sketch = sketch(fabric);
+  return d;
+}
+
+std::string format_description(const PlatformDescription& d) {
+  std::ostringstream out;
+  out << "platform      " << d.name << " (" << d.topology << ")\n"
+      << "hosts         " << d.hosts << " GPUs on " << d.nodes << " nodes\n"
+      << "switches      " << d.switches << " network switches\n"
+      << "links         " << d.links << " split-duplex links\n"
+      << "diameter      " << d.diameter_hops << " hops, " << core::format_duration(d.diameter_latency_s) << "\n"
+      << "bisection     " << core::format_bytes(d.bisection_Bps) << "/s (GPUs 0.." << d.hosts / 2 - 1
+      << " to the rest)\n";
+  if (!d.oversubscription.empty()) {
+    out << "oversubscribed";
+    for (std::size_t l = 0; l < d.oversubscription.size(); ++l)
+      out << (l ? ", " : " ") << "level " << l + 1 << " " << d.oversubscription[l] << ":1";
+    out << "\n";
+  }
+  if (!d.sketch.empty()) out << "\n" << d.sketch;
+  return out.str();
+}
+
+}  // namespace dtsim::platform
