@@ -1,0 +1,66 @@
+/// bf16: bfloat16 (the upper half of binary32) with round-to-nearest-even (Kalamkar et al.,
+/// "A Study of BFLOAT16 for Deep Learning Training", 2019).
+/// Wire: [n x bfloat16]; aggregation allreduce (payloads summed in fp32, rounded once).
+/// NaN stays a quiet NaN, overflow gives +-Inf. No parameters.
+#include <bit>
+#include <cstring>
+
+#include "compressors/factories.hpp"
+#include "compressors/wire.hpp"
+#include "sim/core/error.hpp"
+
+namespace dtsim::compressors {
+namespace {
+
+std::uint16_t to_bf16(float f) {
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(f);
+  const std::uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
+  const bool nan = (bits & 0x7fffffffu) > 0x7f800000u;
+  return static_cast<std::uint16_t>(nan ? (bits >> 16) | 0x40u : rounded);
+}
+
+float from_bf16(std::uint16_t h) { return std::bit_cast<float>(static_cast<std::uint32_t>(h) << 16); }
+
+class Bf16 final : public Compressor {
+ public:
+  std::string_view name() const override { return "bf16"; }
+
+  void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {
+    start_message(msg, grad, id, next_step(id), Aggregation::kAllReduce);
+    msg.payload.resize(2 * grad.size());
+    auto* dst = reinterpret_cast<std::uint16_t*>(msg.payload.data());
+    const float* src = grad.data();
+    for (std::size_t i = 0; i < grad.size(); ++i) dst[i] = to_bf16(src[i]);
+    msg.wire_size = static_cast<core::Bytes>(msg.payload.size());
+  }
+
+  void decompress(const Compressed& msg, std::span<float> out) const override {
+    DTSIM_CHECK(msg.payload.size() == 2 * out.size(), "bf16 payload does not match the tensor");
+    const auto* src = reinterpret_cast<const std::uint16_t*>(msg.payload.data());
+    float* dst = out.data();
+    for (std::size_t i = 0; i < out.size(); ++i) dst[i] = from_bf16(src[i]);
+  }
+
+  Compressed reduce(std::span<const Compressed> msgs) const override {
+    DTSIM_CHECK(!msgs.empty(), "reduce needs at least one message");
+    Compressed sum = msgs.front();
+    const std::size_t n = sum.payload.size() / 2;
+    std::vector<float> acc(n, 0.0f), one(n);
+    for (const Compressed& msg : msgs) {
+      decompress(msg, one);
+      for (std::size_t i = 0; i < n; ++i) acc[i] += one[i];
+    }
+    auto* dst = reinterpret_cast<std::uint16_t*>(sum.payload.data());
+    for (std::size_t i = 0; i < n; ++i) dst[i] = to_bf16(acc[i]);
+    return sum;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Compressor> make_bf16(const Options& options) {
+  OptionReader("compressor 'bf16'", options).finish();
+  return std::make_unique<Bf16>();
+}
+
+}  // namespace dtsim::compressors

@@ -1,0 +1,43 @@
+/// efsignsgd: scaled sign, C(p) = (||p||_1 / n) sign(p), meant to run under the residual error
+/// feedback layer (Karimireddy et al., "Error Feedback Fixes SignSGD and other Gradient
+/// Compression Schemes", ICML 2019).
+/// Wire: [fp32 scale = mean |p|][ceil(n / 8) bytes, bit i = 1[p_i >= 0]]; x' = +-scale;
+/// aggregation allgather (per-worker scales). No parameters.
+#include <cmath>
+#include <cstring>
+
+#include "compressors/factories.hpp"
+#include "compressors/wire.hpp"
+#include "sim/core/error.hpp"
+
+namespace dtsim::compressors {
+namespace {
+
+class EfSignSgd final : public Compressor {
+ public:
+  std::string_view name() const override { return "efsignsgd"; }
+
+  void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {
+    start_message(msg, grad, id, next_step(id), Aggregation::kAllGather);
+    wire::put_one(msg.payload, 0.0f);  // the scale, known after the one pass below
+    const wire::SignSums sums = wire::put_sign_bits(msg.payload, grad);
+    const float scale = grad.empty() ? 0.0f : static_cast<float>(sums.sum_abs / static_cast<double>(grad.size()));
+    std::memcpy(msg.payload.data(), &scale, 4);
+    msg.wire_size = static_cast<core::Bytes>(msg.payload.size());
+  }
+
+  void decompress(const Compressed& msg, std::span<float> out) const override {
+    DTSIM_CHECK(msg.payload.size() == 4 + wire::bit_bytes(msg.numel), "efsignsgd payload does not match the tensor");
+    const float scale = wire::get<float>(msg.payload, 0);
+    wire::expand_bits(std::span(msg.payload).subspan(4), -scale, scale, out);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Compressor> make_efsignsgd(const Options& options) {
+  OptionReader("compressor 'efsignsgd'", options).finish();
+  return std::make_unique<EfSignSgd>();
+}
+
+}  // namespace dtsim::compressors

@@ -1,0 +1,132 @@
+#include "compressors/error_feedback.hpp"
+
+#include <cmath>
+
+#include "compressors/reductions.hpp"
+#include "sim/core/error.hpp"
+
+namespace dtsim::compressors {
+
+ErrorFeedback::ErrorFeedback(std::unique_ptr<Compressor> inner, FeedbackKind kind, const FeedbackParams& params)
+    : inner_(std::move(inner)), kind_(kind), p_(params) {}
+
+void ErrorFeedback::compress(std::span<const float> grad, TensorId id, Compressed& msg) {
+  const std::size_t n = grad.size();
+  std::vector<float> t(grad.begin(), grad.end());
+  if (p_.clip_norm > 0.0) {
+    const double norm = std::sqrt(sum_squares(t));
+    const double bound = p_.clip_norm / std::sqrt(static_cast<double>(p_.workers));
+    if (norm > bound) {
+      const auto scale = static_cast<float>(bound / norm);
+      for (float& x : t) x *= scale;
+    }
+  }
+  if (kind_ == FeedbackKind::kNone) {
+    inner_->compress(t, id, msg);
+    return;
+  }
+  State& s = state_[id];
+  if (kind_ == FeedbackKind::kResidual) {
+    s.e.resize(n, 0.0f);
+    const auto gamma = static_cast<float>(p_.gamma);
+    for (std::size_t i = 0; i < n; ++i) t[i] = s.e[i] + gamma * t[i];
+  } else {
+    s.u.resize(n, 0.0f);
+    s.e.resize(n, 0.0f);  // the velocity v
+    const auto m = static_cast<float>(p_.momentum);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (p_.nesterov) {
+        s.u[i] = (s.u[i] + t[i]) * m;
+        s.e[i] += s.u[i] + t[i];
+      } else {
+        s.u[i] = m * s.u[i] + t[i];
+        s.e[i] += s.u[i];
+      }
+    }
+    t = s.e;
+  }
+  inner_->compress(t, id, msg);
+  s.pending = std::move(t);
+  if (msg.how != Aggregation::kLowRank) update(s, msg);  // low-rank: after the second round
+}
+
+Compressed ErrorFeedback::next_round(const Compressed& reduced) {
+  Compressed msg = inner_->next_round(reduced);
+  if (kind_ != FeedbackKind::kNone) update(state_.at(msg.tensor), msg);
+  return msg;
+}
+
+void ErrorFeedback::update(State& s, const Compressed& msg) {
+  std::vector<float> sent(s.pending.size());
+  inner_->decompress(msg, sent);
+  if (kind_ == FeedbackKind::kResidual) {
+    for (std::size_t i = 0; i < sent.size(); ++i) s.e[i] = s.pending[i] - sent[i];
+  } else {
+    for (std::size_t i = 0; i < sent.size(); ++i) {
+      s.e[i] = s.pending[i] - sent[i];
+      if (p_.masking && sent[i] != 0.0f) s.u[i] = 0.0f;
+    }
+  }
+  s.pending.clear();
+}
+
+std::span<const float> ErrorFeedback::memory(TensorId id) const {
+  const auto it = state_.find(id);
+  return it == state_.end() ? std::span<const float>() : std::span<const float>(it->second.e);
+}
+
+namespace {
+
+FeedbackParams read_common(OptionReader& reader) {
+  FeedbackParams p;
+  p.clip_norm = reader.real("clip_norm", p.clip_norm, 0.0, 1e30);
+  p.workers = reader.integer("workers", p.workers, 1, 1 << 24);
+  return p;
+}
+
+std::unique_ptr<Compressor> make_none_feedback(std::unique_ptr<Compressor> inner, const Options& options) {
+  OptionReader reader("error feedback 'none'", options);
+  const FeedbackParams p = read_common(reader);
+  reader.finish();
+  return std::make_unique<ErrorFeedback>(std::move(inner), FeedbackKind::kNone, p);
+}
+
+std::unique_ptr<Compressor> make_residual_feedback(std::unique_ptr<Compressor> inner, const Options& options) {
+  OptionReader reader("error feedback 'residual'", options);
+  FeedbackParams p = read_common(reader);
+  p.gamma = reader.real("gamma", p.gamma, 0.0, 1e30, true);
+  reader.finish();
+  return std::make_unique<ErrorFeedback>(std::move(inner), FeedbackKind::kResidual, p);
+}
+
+std::unique_ptr<Compressor> make_dgc_feedback(std::unique_ptr<Compressor> inner, const Options& options) {
+  OptionReader reader("error feedback 'dgc'", options);
+  FeedbackParams p = read_common(reader);
+  p.momentum = reader.real("momentum", p.momentum, 0.0, 0.999999);
+  p.nesterov = reader.boolean("nesterov", p.nesterov);
+  p.masking = reader.boolean("masking", p.masking);
+  reader.finish();
+  return std::make_unique<ErrorFeedback>(std::move(inner), FeedbackKind::kDgc, p);
+}
+
+constexpr FeedbackEntry kFeedback[] = {
+    {"none", "no compensation (optional local clipping)", &make_none_feedback},
+    {"residual", "error feedback: e = t - decompress(compress(t))", &make_residual_feedback},
+    {"dgc", "DGC momentum correction with momentum factor masking", &make_dgc_feedback},
+};
+
+}  // namespace
+
+std::span<const FeedbackEntry> error_feedback_registry() { return kFeedback; }
+
+std::unique_ptr<Compressor> make_error_feedback(std::string_view kind, std::unique_ptr<Compressor> inner,
+                                                const Options& options) {
+  std::string known;
+  for (const FeedbackEntry& entry : kFeedback) {
+    if (entry.name == kind) return entry.make(std::move(inner), options);
+    known += (known.empty() ? "" : ", ") + std::string(entry.name);
+  }
+  throw core::InputError("unknown error feedback '" + std::string(kind) + "'", "known: " + known);
+}
+
+}  // namespace dtsim::compressors

@@ -1,0 +1,74 @@
+/// natural: natural compression, stochastic rounding to a power of two (Horvath et al., "Natural
+/// Compression for Distributed Deep Learning", MSML 2022), in GRACE's 8-bit code.
+/// |x| = 2^e (1 + m), m in [0, 1): 2^(e+1) with probability m, else 2^e (unbiased).
+/// Wire: [n x uint8 code = sign << 7 | (E - 18)], E the biased exponent after rounding, clipped
+/// to [19, 145]; code exponent 0 means 0 (|x| < 2^-108 flushes to zero, |x| >= 2^19 and Inf/NaN
+/// give 2^18). Aggregation allgather. Parameters: seed (0).
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "compressors/factories.hpp"
+#include "compressors/rng.hpp"
+#include "compressors/wire.hpp"
+#include "sim/core/error.hpp"
+
+namespace dtsim::compressors {
+namespace {
+
+constexpr std::size_t kChunk = 256;
+
+class Natural final : public Compressor {
+ public:
+  explicit Natural(std::uint64_t seed) : seed_(seed) {}
+  std::string_view name() const override { return "natural"; }
+  bool unbiased() const override { return true; }
+
+  void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {
+    const std::uint64_t step = next_step(id);
+    start_message(msg, grad, id, step, Aggregation::kAllGather);
+    msg.payload.resize(grad.size());
+    auto* dst = reinterpret_cast<std::uint8_t*>(msg.payload.data());
+    UniformStream rng(stream_seed(seed_, id, step));
+    std::uint32_t u[kChunk];
+    for (std::size_t base = 0; base < grad.size(); base += kChunk) {
+      rng.fill(u);
+      const std::size_t m = std::min(kChunk, grad.size() - base);
+      for (std::size_t j = 0; j < m; ++j) {
+        const std::uint32_t bits = std::bit_cast<std::uint32_t>(grad[base + j]);
+        const std::uint32_t mant = bits & 0x7fffffu;
+        std::uint32_t e = ((bits >> 23) & 0xffu) + ((u[j] >> 9) < mant ? 1u : 0u);
+        e = e > 145u ? 145u : e;
+        const std::uint32_t code = e < 19u ? 0u : e - 18u;
+        dst[base + j] = static_cast<std::uint8_t>(((bits >> 24) & 0x80u) | code);
+      }
+    }
+    msg.wire_size = static_cast<core::Bytes>(msg.payload.size());
+  }
+
+  void decompress(const Compressed& msg, std::span<float> out) const override {
+    DTSIM_CHECK(msg.payload.size() == out.size(), "natural payload does not match the tensor");
+    const auto* src = reinterpret_cast<const std::uint8_t*>(msg.payload.data());
+    float* dst = out.data();
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const std::uint32_t c = src[i];
+      const std::uint32_t e = c & 0x7fu;
+      const std::uint32_t bits = ((c & 0x80u) << 24) | (e == 0 ? 0u : (e + 18u) << 23);
+      dst[i] = std::bit_cast<float>(bits);
+    }
+  }
+
+ private:
+  std::uint64_t seed_;
+};
+
+}  // namespace
+
+std::unique_ptr<Compressor> make_natural(const Options& options) {
+  OptionReader reader("compressor 'natural'", options);
+  const auto seed = reader.integer("seed", 0, 0, INT64_MAX);
+  reader.finish();
+  return std::make_unique<Natural>(static_cast<std::uint64_t>(seed));
+}
+
+}  // namespace dtsim::compressors

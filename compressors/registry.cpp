@@ -1,0 +1,49 @@
+#include "compressors/registry.hpp"
+
+#include "compressors/factories.hpp"
+#include "sim/core/error.hpp"
+
+namespace dtsim::compressors {
+namespace {
+
+constexpr CompressorEntry kCompressors[] = {
+    {"none", "uncompressed fp32", &make_none},
+    {"fp16", "IEEE half precision", &make_fp16},
+    {"bf16", "bfloat16", &make_bf16},
+    {"int8", "8-bit linear quantisation, one scale per tensor", &make_int8},
+    {"natural", "stochastic rounding to powers of two", &make_natural},
+    {"qsgd", "stochastic uniform levels of the bucket norm", &make_qsgd},
+    {"terngrad", "stochastic ternary with clipping", &make_terngrad},
+    {"signsgd", "sign bits, majority vote", &make_signsgd},
+    {"signum", "sign of momentum, majority vote", &make_signum},
+    {"efsignsgd", "scaled sign (mean |x|)", &make_efsignsgd},
+    {"onebit", "1-bit SGD, per-column means", &make_onebit},
+    {"onebit_adam", "1-bit Adam's scaled sign (l2 scale)", &make_onebit_adam},
+    {"topk", "exact top-k by magnitude", &make_topk},
+    {"randomk", "random-k with a shared-seed mask", &make_randomk},
+    {"threshold", "fixed threshold |x| > tau", &make_threshold},
+    {"dgc", "DGC sampled-threshold top-k with warm-up", &make_dgc},
+    {"sidco", "statistical threshold (exponential, gpareto, gamma), multi-stage", &make_sidco},
+    {"adacomp", "AdaComp bin-local adaptive selection", &make_adacomp},
+    {"powersgd", "rank-r power iteration, warm start", &make_powersgd},
+    {"polar", "Polar-code lossy coding of the sign bitplane", &make_polar},
+};
+
+}  // namespace
+
+std::span<const CompressorEntry> compressor_registry() { return kCompressors; }
+
+std::string known_compressors() {
+  std::string known;
+  for (const CompressorEntry& entry : kCompressors) known += (known.empty() ? "" : ", ") + std::string(entry.name);
+  return known;
+}
+
+std::unique_ptr<Compressor> make_compressor(std::string_view name, const Options& options) {
+  for (const CompressorEntry& entry : kCompressors) {
+    if (entry.name == name) return entry.make(options);
+  }
+  throw core::InputError("unknown compressor '" + std::string(name) + "'", "known: " + known_compressors());
+}
+
+}  // namespace dtsim::compressors
