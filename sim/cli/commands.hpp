@@ -35,6 +35,19 @@ int report_command(const std::string& folder);
 /// SimGrid XML.
 int platform_show_command(const std::string& platform, bool xml);
 
+/// Options of `dtsim collective`, the simulator's nccl-tests.
+struct CollectiveArguments {
+  std::string platform;
+  std::string algorithm = "ring";
+  int workers = 2;
+  std::string sizes;
+  std::string fidelity = "flow";
+  std::string format = "table";
+};
+/// `dtsim collective --platform P --algorithm A --workers N --sizes LIST [--fidelity L] [--format table|csv]`:
+/// one all-reduce per size; time, algorithm bandwidth and bus bandwidth (nccl-tests' definitions).
+int collective_command(const CollectiveArguments& args);
+
 /// Absolute path of the running dtsim executable (sweeps start it once per point).
 std::string self_executable();
 

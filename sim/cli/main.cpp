@@ -76,6 +76,18 @@ int main(int argc, char** argv) {
   show->add_option("platform", platform_ref, "a built-in platform name or a platform TOML file")->required();
   show->add_flag("--xml", xml, "print the SimGrid 3.32 platform XML instead");
 
+  cli::CollectiveArguments coll;
+  CLI::App* collective = app.add_subcommand("collective", "simulate one all-reduce over a range of sizes (nccl-tests)");
+  collective->add_option("--platform", coll.platform, "a built-in platform name or a platform TOML file")->required();
+  collective->add_option("--algorithm", coll.algorithm, "all-reduce algorithm; auto shows what it picks")
+      ->check(CLI::IsMember(collectives::collective_names()));
+  collective->add_option("--workers", coll.workers, "ranks (GPUs in order)")->required()->check(CLI::Range(1, 1 << 20));
+  collective->add_option("--sizes", coll.sizes, "sizes: 1KiB,64MiB or a doubling range 8B:1GiB")->required();
+  collective->add_option("--fidelity", coll.fidelity, "analytic | flow | message")
+      ->check(CLI::IsMember({"analytic", "flow", "message"}));
+  collective->add_option("--format", coll.format, "table | csv (rows: bytes,algorithm,algbw,busbw,time_s)")
+      ->check(CLI::IsMember({"table", "csv"}));
+
   std::vector<std::string> measurements;
   calibration::CalibrateOptions calibrate_options;
   CLI::App* calibrate =
@@ -101,6 +113,7 @@ int main(int argc, char** argv) {
     if (*sweep) return cli::sweep_command(sweep_args);
     if (*plot) return cli::plot_command(results, out_dir);
     if (*report) return cli::report_command(results);
+    if (*collective) return cli::collective_command(coll);
     if (*platform) return cli::platform_show_command(platform_ref, xml);
     if (*calibrate) return calibration::calibrate_main(measurements, calibrate_options, std::cout);
     return cli::list_command(what);

@@ -38,7 +38,7 @@ fs::path temporary_folder(const std::string& name) {
 }
 
 TEST(Cli, HelpOnEveryCommand) {
-  for (const char* command : {"", "run", "validate", "list", "sweep", "plot", "report", "calibrate"}) {
+  for (const char* command : {"", "run", "validate", "list", "sweep", "plot", "report", "calibrate", "collective", "platform"}) {
     const Outcome o = dtsim(std::string(command) + " --help");
     EXPECT_EQ(o.code, 0) << command;
     EXPECT_NE(o.output.find("Usage"), std::string::npos) << command << ": " << o.output;
@@ -76,6 +76,34 @@ TEST(Cli, SetTakesOneValueSoTheScenarioCanFollow) {
   EXPECT_EQ(o.code, 0) << o.output;
   EXPECT_NE(o.output.find("2 workers"), std::string::npos) << o.output;
   EXPECT_NE(o.output.find("none"), std::string::npos) << o.output;
+}
+
+TEST(Cli, CollectiveIsTheSimulatorsNcclTests) {
+  const Outcome o = dtsim("collective --platform star_16_10gbe --algorithm ring --workers 16 --sizes 1MiB,4MiB "
+                          "--fidelity analytic --format csv");
+  ASSERT_EQ(o.code, 0) << o.output;
+  std::istringstream lines(o.output);
+  std::string header, first;
+  std::getline(lines, header);
+  std::getline(lines, first);
+  EXPECT_EQ(header, "bytes,algorithm,algbw_GBps,busbw_GBps,time_s");
+  // 2(p-1) alpha + 2(p-1)/p n beta with alpha = 30 us (two 15 us links) and beta = 1 / 1.25 GB/s.
+  const double expected = 30 * 30e-6 + 30.0 / 16 * 1048576 / 1.25e9;
+  EXPECT_EQ(first.substr(0, first.find(',')), "1048576");
+  EXPECT_NEAR(std::stod(first.substr(first.rfind(',') + 1)), expected, 1e-9 * expected);
+  EXPECT_NE(dtsim("collective --platform star_16_10gbe --algorithm auto --workers 16 --sizes 1KiB:1MiB").output.find(
+                "recursive_doubling"),
+            std::string::npos);
+  EXPECT_EQ(dtsim("collective --platform star_16_10gbe --workers 17 --sizes 1MiB").code, 2);
+  EXPECT_EQ(dtsim("collective --platform star_16_10gbe --workers 4 --sizes 1MiBs").code, 2);
+}
+
+TEST(Cli, PlatformShow) {
+  const Outcome o = dtsim("platform show v100_4x4_10gbe");
+  ASSERT_EQ(o.code, 0) << o.output;
+  EXPECT_NE(o.output.find("16 GPUs on 4 nodes"), std::string::npos) << o.output;
+  EXPECT_NE(dtsim("platform show star_16_10gbe --xml").output.find("<platform version=\"4.1\">"), std::string::npos);
+  EXPECT_EQ(dtsim("platform show nowhere").code, 2);
 }
 
 TEST(Cli, ListsEveryRegistry) {
