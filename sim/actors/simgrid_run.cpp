@@ -6,6 +6,7 @@
 #include <queue>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Barrier.hpp>
@@ -24,27 +25,6 @@ namespace dtsim::actors {
 namespace sg4 = simgrid::s4u;
 namespace {
 
-/// Every bucket's collective, split by rank once and shared by all ranks and iterations.
-using BucketSteps = std::vector<std::shared_ptr<const std::vector<std::vector<RankStep>>>>;
-
-/// Splits every bucket's plan by rank and collects the host pairs the plans use.
-BucketSteps plan_buckets(const scheduling::IterationPlan& plan, const collectives::Collective& collective,
-                         const collectives::Group& group, bool fuse, std::vector<std::pair<int, int>>& pairs) {
-  std::map<std::int64_t, std::shared_ptr<const std::vector<std::vector<RankStep>>>> by_size;
-  BucketSteps steps;
-  for (const scheduling::Bucket& b : plan.buckets) {
-    auto& cached = by_size[b.bytes];
-    if (!cached) {
-      const collectives::Schedule schedule = collective.plan(group, b.bytes);
-      add_pairs(schedule, pairs);
-      cached = std::make_shared<const std::vector<std::vector<RankStep>>>(
-          split_by_rank(flow_steps(schedule, fuse), group.ranks));
-    }
-    steps.push_back(cached);
-  }
-  return steps;
-}
-
 /// Executes one rank's part of a plan: per step, post every receive and send, then wait for all of them.
 /// A flow standing for k fused steps first waits k-1 path latencies (the start-ups of the steps it replaces;
 /// with several such sends the longest path's), then sends the summed bytes. `channel` separates collectives
@@ -53,15 +33,19 @@ void execute_steps(int rank, const std::vector<RankStep>& steps, const platform:
                    const std::string& channel, run::WorkerTraffic& traffic) {
   static char payload = 0;
   static char* sink = nullptr;
+  // Mailboxes of the default channel are looked up by name once per (to, from) pair and then cached: building
+  // and hashing a name per message would cost as much as the simulation of the message.
+  static std::unordered_map<std::uint64_t, sg4::Mailbox*> cache;
   auto mailbox = [&](int to, int from) {
-    return sg4::Mailbox::by_name(channel + std::to_string(to) + "<" + std::to_string(from));
+    auto by_name = [&] { return sg4::Mailbox::by_name(channel + std::to_string(to) + "<" + std::to_string(from)); };
+    if (!channel.empty()) return by_name();
+    sg4::Mailbox*& cached = cache[(static_cast<std::uint64_t>(to) << 32) | static_cast<std::uint32_t>(from)];
+    if (!cached) cached = by_name();
+    return cached;
   };
+  std::vector<sg4::CommPtr> pending;
   for (const RankStep& step : steps) {
-    std::vector<sg4::CommPtr> pending;
-    for (const Flow& f : step.receives) {
-      pending.push_back(mailbox(rank, f.transfer.from)->get_async<char>(&sink));
-      traffic.bytes_received += f.transfer.bytes;
-    }
+    pending.clear();
     double startups_s = 0;
     for (const Flow& f : step.sends)
       if (f.steps > 1)
@@ -71,7 +55,14 @@ void execute_steps(int rank, const std::vector<RankStep>& steps, const platform:
       pending.push_back(mailbox(f.transfer.to, rank)->put_async(&payload, static_cast<uint64_t>(f.transfer.bytes)));
       traffic.bytes_sent += f.transfer.bytes;
     }
-    sg4::Comm::wait_all(pending);
+    // One receive (every ring step) is a blocking get: one activity less than get_async + wait.
+    if (step.receives.size() == 1) {
+      mailbox(rank, step.receives.front().transfer.from)->get<char>();
+    } else {
+      for (const Flow& f : step.receives) pending.push_back(mailbox(rank, f.transfer.from)->get_async<char>(&sink));
+    }
+    for (const Flow& f : step.receives) traffic.bytes_received += f.transfer.bytes;
+    for (const sg4::CommPtr& c : pending) c->wait();
   }
 }
 
@@ -96,9 +87,10 @@ struct WorkerState {
 
 class IterationRun {
  public:
-  IterationRun(const scheduling::IterationPlan& plan, BucketSteps steps, const platform::Fabric& fabric, bool fuse,
-               int workers, int iterations)
-      : plan_(plan), steps_(std::move(steps)), fabric_(fabric), fuse_(fuse), workers_(workers), iterations_(iterations),
+  IterationRun(const scheduling::IterationPlan& plan, const BucketFlows& steps, const platform::Fabric& fabric, bool fuse,
+               int workers, int iterations, int trace_workers)
+      : plan_(plan), steps_(steps), fabric_(fabric), fuse_(fuse), workers_(workers), iterations_(iterations),
+        trace_workers_(trace_workers),
         states_(static_cast<std::size_t>(workers)), ready_count_(plan.buckets.size() * iterations, 0),
         done_count_(plan.buckets.size() * iterations, 0) {
     timeline_.marks.assign(static_cast<std::size_t>(workers), {});
@@ -249,27 +241,30 @@ class IterationRun {
       if (!barrier) barrier = sg4::Barrier::create(static_cast<unsigned>(workers_));
       barrier->wait();
     }
-    timeline_.events.push_back({rank, "comm", run::bucket_event(static_cast<int>(b)), "comm", start,
-                                sg4::Engine::get_clock(), plan_.buckets[b].bytes});
+    if (rank < trace_workers_)
+      timeline_.events.push_back({rank, "comm", run::bucket_event(static_cast<int>(b)), "comm", start,
+                                  sg4::Engine::get_clock(), plan_.buckets[b].bytes});
   }
 
   /// Replays a compute phase on the worker's compute lane; returns its duration.
   double phase(int rank, std::string name, const char* category, double duration_s) {
     const double start = sg4::Engine::get_clock();
     sg4::this_actor::sleep_for(duration_s);
-    timeline_.events.push_back({rank, "compute", std::move(name), category, start, sg4::Engine::get_clock(), 0});
+    if (rank < trace_workers_)
+      timeline_.events.push_back({rank, "compute", std::move(name), category, start, sg4::Engine::get_clock(), 0});
     return duration_s;
   }
 
   using Queued = std::tuple<int, int, std::size_t>;  ///< (layer, iteration, bucket): lowest first
 
   const scheduling::IterationPlan& plan_;
-  BucketSteps steps_;
+  const BucketFlows& steps_;
   const platform::Fabric& fabric_;
   bool fuse_;
   std::map<std::pair<int, std::size_t>, sg4::BarrierPtr> bucket_barriers_;
   int workers_;
   int iterations_;
+  int trace_workers_;
   std::vector<WorkerState> states_;
   std::vector<sg4::Host*> hosts_;
   std::vector<int> buckets_per_layer_;
@@ -317,14 +312,14 @@ std::vector<double> simulate_schedules_s(const platform::PlatformSpec& platform,
 }
 
 run::Timeline simulate_iterations(const platform::PlatformSpec& platform, const scheduling::IterationPlan& plan,
-                                  const collectives::Collective& collective, int workers, int iterations, bool fuse) {
+                                  const BucketFlows& flows, const std::vector<std::pair<int, int>>& pairs,
+                                  int workers, int iterations, bool fuse, int trace_workers) {
   DTSIM_CHECK(workers >= 1 && workers <= platform.hosts(), "workers must fit on the platform");
+  DTSIM_CHECK(flows.size() == plan.buckets.size(), "one plan per bucket");
   sg4::Engine engine = make_engine();
-  std::vector<std::pair<int, int>> pairs;
-  BucketSteps steps = plan_buckets(plan, collective, {workers, platform.gpus_per_node}, fuse, pairs);
   const std::vector<sg4::Host*> hosts = platform::build_simgrid_platform(platform, pairs);
   const platform::Fabric fabric(platform);
-  IterationRun sim(plan, std::move(steps), fabric, fuse, workers, iterations);
+  IterationRun sim(plan, flows, fabric, fuse, workers, iterations, trace_workers);
   sim.start(hosts);
   engine.run();
   return sim.take();

@@ -1,8 +1,10 @@
 #pragma once
 /// The simulated levels on SimGrid: `message` (every point-to-point message of every collective step) and
 /// `flow` (consecutive steps with the same flow pattern fused into one, see flow_steps).
+#include <memory>
 #include <vector>
 
+#include "sim/actors/rank_steps.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/platform/platform_spec.hpp"
 #include "sim/run/timeline.hpp"
@@ -24,7 +26,13 @@ std::vector<double> simulate_schedules_s(const platform::PlatformSpec& platform,
 /// flight stay below the credit (one actor per rank and bucket), and forward of layer l waits only for
 /// layer l's buckets and update.
 /// Creates the process's one SimGrid engine: call at most once per process.
+/// Each bucket's plan as flows split by rank (rank_steps.hpp), shared by the buckets of the same size.
+using BucketFlows = std::vector<std::shared_ptr<const std::vector<std::vector<RankStep>>>>;
+
+/// `flows[b]` is bucket b's plan (flow_steps with `fuse`, split by rank); `pairs` the host pairs they use.
+/// Trace events are recorded for workers below `trace_workers` only.
 run::Timeline simulate_iterations(const platform::PlatformSpec& platform, const scheduling::IterationPlan& plan,
-                                  const collectives::Collective& collective, int workers, int iterations, bool fuse);
+                                  const BucketFlows& flows, const std::vector<std::pair<int, int>>& pairs,
+                                  int workers, int iterations, bool fuse, int trace_workers);
 
 }  // namespace dtsim::actors

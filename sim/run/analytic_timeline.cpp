@@ -8,7 +8,7 @@
 namespace dtsim::run {
 
 Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vector<BucketCost>& costs, int workers,
-                           int iterations) {
+                           int iterations, int trace_workers) {
   DTSIM_CHECK(costs.size() == plan.buckets.size(), "one cost per bucket");
   DTSIM_CHECK(plan.credit_bytes == 0, "the analytic level models one FIFO stream; priority needs message level");
   Timeline timeline;
@@ -51,10 +51,11 @@ Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vec
     m.end_s = now;
     for (int w = 0; w < workers; ++w) {
       timeline.marks[static_cast<std::size_t>(w)].push_back(m);
-      for (TraceEvent e : iteration_events) {
-        e.worker = w;
-        timeline.events.push_back(std::move(e));
-      }
+      if (w < trace_workers)
+        for (TraceEvent e : iteration_events) {
+          e.worker = w;
+          timeline.events.push_back(std::move(e));
+        }
       for (const BucketCost& cost : costs) {
         timeline.traffic[static_cast<std::size_t>(w)].bytes_sent += cost.traffic[static_cast<std::size_t>(w)].sent;
         timeline.traffic[static_cast<std::size_t>(w)].bytes_received +=

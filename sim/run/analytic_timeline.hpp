@@ -19,7 +19,8 @@ struct BucketCost {
 ///   start[b] = max(end[b-1], ready[b]),  end[b] = start[b] + cost[b]
 /// The next iteration starts after the last bucket and the optimizer step. All workers are identical.
 /// FIFO schedulers only (plan.credit_bytes == 0).
+/// Trace events are recorded for workers below `trace_workers` only.
 Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vector<BucketCost>& costs, int workers,
-                           int iterations);
+                           int iterations, int trace_workers);
 
 }  // namespace dtsim::run

@@ -2,7 +2,9 @@
 
 #include "sim/actors/simgrid_run.hpp"
 #include "sim/collectives/schedule_time.hpp"
+#include <algorithm>
 #include <map>
+#include <memory>
 
 #include "sim/platform/fabric.hpp"
 #include "sim/platform/link_traffic.hpp"
@@ -40,37 +42,45 @@ RunInfo make_info(const scenario::Scenario& s, const scheduling::IterationPlan& 
   return info;
 }
 
-/// Every distinct bucket size's plan and how many buckets of an iteration have that size.
-struct SizedPlan {
-  collectives::Schedule schedule;
-  int buckets = 0;
+/// What the executors need from the bucket plans, made from each distinct bucket size's plan once (a plan at
+/// thousands of ranks holds millions of transfers, so none is kept longer than needed).
+struct PreparedPlans {
+  std::vector<BucketCost> costs;            ///< analytic level: per bucket
+  actors::BucketFlows flows;                ///< simulated levels: per bucket
+  std::vector<std::pair<int, int>> pairs;   ///< simulated levels: host pairs the plans use
+  std::vector<double> link_bytes;           ///< per directed link, one iteration
 };
 
-std::map<std::int64_t, SizedPlan> plans_by_size(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
-                                                const collectives::Collective& collective) {
-  std::map<std::int64_t, SizedPlan> plans;
-  for (const scheduling::Bucket& b : plan.buckets) {
-    SizedPlan& p = plans[b.bytes];
-    if (p.buckets++ == 0) p.schedule = collective.plan({s.workers, s.platform.gpus_per_node}, b.bytes);
+PreparedPlans prepare_plans(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
+                            const collectives::Collective& collective, const platform::Fabric& fabric) {
+  std::map<std::int64_t, int> buckets_of_size;
+  for (const scheduling::Bucket& b : plan.buckets) ++buckets_of_size[b.bytes];
+  const bool analytic = s.fidelity == scenario::Fidelity::analytic;
+  PreparedPlans prepared;
+  std::map<std::int64_t, BucketCost> cost_of_size;
+  std::map<std::int64_t, std::shared_ptr<const std::vector<std::vector<actors::RankStep>>>> flows_of_size;
+  for (const auto& [bytes, count] : buckets_of_size) {
+    const collectives::Schedule schedule = collective.plan({s.workers, s.platform.gpus_per_node}, bytes);
+    platform::add_link_bytes(schedule, count, fabric, prepared.link_bytes);
+    if (analytic) {
+      cost_of_size[bytes] = {collectives::schedule_time_s(schedule, fabric), collectives::traffic_by_rank(schedule)};
+    } else {
+      actors::add_pairs(schedule, prepared.pairs);
+      flows_of_size[bytes] = std::make_shared<const std::vector<std::vector<actors::RankStep>>>(actors::split_by_rank(
+          actors::flow_steps(schedule, s.fidelity == scenario::Fidelity::flow), s.workers));
+    }
   }
-  return plans;
-}
-
-std::vector<BucketCost> analytic_costs(const scheduling::IterationPlan& plan,
-                                       const std::map<std::int64_t, SizedPlan>& plans, const platform::Fabric& fabric) {
-  std::map<std::int64_t, BucketCost> by_size;
-  for (const auto& [bytes, p] : plans)
-    by_size[bytes] = {collectives::schedule_time_s(p.schedule, fabric), collectives::traffic_by_rank(p.schedule)};
-  std::vector<BucketCost> costs;
-  for (const scheduling::Bucket& b : plan.buckets) costs.push_back(by_size.at(b.bytes));
-  return costs;
+  for (const scheduling::Bucket& b : plan.buckets) {
+    if (analytic)
+      prepared.costs.push_back(cost_of_size.at(b.bytes));
+    else
+      prepared.flows.push_back(flows_of_size.at(b.bytes));
+  }
+  return prepared;
 }
 
 /// Bytes per iteration and utilisation of every link that carries traffic, busiest first.
-std::vector<LinkUse> link_uses(const std::map<std::int64_t, SizedPlan>& plans, const platform::Fabric& fabric,
-                               double iteration_s) {
-  std::vector<double> bytes;
-  for (const auto& [size, p] : plans) platform::add_link_bytes(p.schedule, p.buckets, fabric, bytes);
+std::vector<LinkUse> link_uses(const std::vector<double>& bytes, const platform::Fabric& fabric, double iteration_s) {
   std::vector<LinkUse> uses;
   for (const platform::LinkLoad& l : platform::hottest_links(fabric, bytes, iteration_s, fabric.link_count()))
     uses.push_back({l.name, l.bytes, l.utilisation});
@@ -113,16 +123,18 @@ RunResult run_simulation(const scenario::Scenario& s) {
   const scheduling::IterationPlan plan = make_iteration_plan(s);
   const auto collective = collectives::make_collective(s.collective, platform::link_costs(s.platform));
   const platform::Fabric fabric(s.platform);
-  const auto plans = plans_by_size(s, plan, *collective);
+  PreparedPlans prepared = prepare_plans(s, plan, *collective, fabric);
+  const int trace_workers = std::min(s.workers, s.output.trace_workers);
   Timeline timeline = s.fidelity == scenario::Fidelity::analytic
-                          ? analytic_timeline(plan, analytic_costs(plan, plans, fabric), s.workers, s.iterations)
-                          : actors::simulate_iterations(s.platform, plan, *collective, s.workers, s.iterations,
-                                                         s.fidelity == scenario::Fidelity::flow);
+                          ? analytic_timeline(plan, prepared.costs, s.workers, s.iterations, trace_workers)
+                          : actors::simulate_iterations(s.platform, plan, prepared.flows, prepared.pairs, s.workers,
+                                                         s.iterations, s.fidelity == scenario::Fidelity::flow,
+                                                         trace_workers);
   double single_worker_s = 0;
   for (const auto& layer : plan.layers) single_worker_s += layer.forward_s + layer.backward_s + layer.update_s;
   RunResult result = assemble_result(make_info(s, plan), timeline, single_worker_s);
   analyse_last_iteration(plan, timeline, 0, result);
-  result.links = link_uses(plans, fabric, result.mean_iteration_s);
+  result.links = link_uses(prepared.link_bytes, fabric, result.mean_iteration_s);
   return result;
 }
 

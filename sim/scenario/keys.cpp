@@ -88,6 +88,9 @@ const std::vector<KeySpec>& scenario_keys() {
       {"strategy.priority", "credit", kSize, "16MB", "bytes in flight", 0, 0, nullptr},
       {"output", "dir", "string", "dtsim-out", "output folder (dtsim run --out overrides)", 0, 0, nullptr},
       {"output", "timeline", "boolean", "true", "write timeline.json (Chrome trace)", 0, 0, nullptr},
+      {"output", "trace_workers", "integer", "16",
+       "workers whose events are recorded for the timeline and the Gantt plot (memory grows with it)", 1, 1 << 20,
+       nullptr},
   };
   return keys;
 }

@@ -254,6 +254,8 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
     output->allow(keys_of("output"));
     s.output.dir = output->string("dir", s.output.dir);
     s.output.timeline = output->boolean("timeline", s.output.timeline);
+    const KeySpec& trace = key_spec("output", "trace_workers");
+    s.output.trace_workers = static_cast<int>(output->integer("trace_workers", s.output.trace_workers, trace.min, trace.max));
     output->finish();
   }
   top.finish();

@@ -29,6 +29,7 @@ Fidelity parse_fidelity(const std::string& name);
 struct Output {
   std::string dir = "dtsim-out";
   bool timeline = true;  ///< write timeline.json (Chrome trace)
+  int trace_workers = 16;  ///< workers whose events are recorded (timeline, Gantt); worker 0 always
 };
 
 /// One validated scenario.

@@ -32,6 +32,7 @@ TEST(Keys, DocumentedDefaultsAreTheLoadersDefaults) {
   const Scenario defaults;
   EXPECT_EQ(key_spec("output", "dir").default_text, defaults.output.dir);
   EXPECT_EQ(key_spec("output", "timeline").default_text, defaults.output.timeline ? "true" : "false");
+  EXPECT_EQ(std::stoi(key_spec("output", "trace_workers").default_text), defaults.output.trace_workers);
   // A scenario that sets nothing optional gets the documented defaults.
   const Scenario s = load_scenario(std::string(DTSIM_SOURCE_DIR) + "/tests/sim/scenario/good/minimal.toml");
   EXPECT_EQ(s.iterations, std::stoi(key_spec("", "iterations").default_text));
