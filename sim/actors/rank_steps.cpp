@@ -31,6 +31,16 @@ std::vector<std::vector<Flow>> flow_steps(const collectives::Schedule& schedule,
   return steps;
 }
 
+collectives::Schedule as_schedule(const std::vector<std::vector<Flow>>& steps, int ranks) {
+  collectives::Schedule schedule{ranks, {}};
+  for (const std::vector<Flow>& flows : steps) {
+    collectives::Step step;
+    for (const Flow& f : flows) step.transfers.push_back(f.transfer);
+    schedule.steps.push_back(std::move(step));
+  }
+  return schedule;
+}
+
 std::vector<std::vector<RankStep>> split_by_rank(const std::vector<std::vector<Flow>>& steps, int ranks) {
   std::vector<std::vector<RankStep>> by_rank(static_cast<std::size_t>(ranks), std::vector<RankStep>(steps.size()));
   for (std::size_t s = 0; s < steps.size(); ++s)

@@ -18,6 +18,9 @@ struct Flow {
 /// steps become one. With `fuse` false every step stays as it is (the `message` level).
 std::vector<std::vector<Flow>> flow_steps(const collectives::Schedule& schedule, bool fuse);
 
+/// The flows as a plan of one step per (fused) step, each transfer carrying its flow's bytes.
+collectives::Schedule as_schedule(const std::vector<std::vector<Flow>>& steps, int ranks);
+
 /// One rank's part of one step.
 struct RankStep {
   std::vector<Flow> sends;

@@ -61,13 +61,17 @@ PreparedPlans prepare_plans(const scenario::Scenario& s, const scheduling::Itera
   std::map<std::int64_t, std::shared_ptr<const std::vector<std::vector<actors::RankStep>>>> flows_of_size;
   for (const auto& [bytes, count] : buckets_of_size) {
     const collectives::Schedule schedule = collective.plan({s.workers, s.platform.gpus_per_node}, bytes);
-    platform::add_link_bytes(schedule, count, fabric, prepared.link_bytes);
+    // Fused flows carry the same bytes between the same pairs in far fewer transfers (a ring: one per rank),
+    // so link and pair accounting walk them rather than every step.
+    const std::vector<std::vector<actors::Flow>> fused = actors::flow_steps(schedule, true);
+    const collectives::Schedule totals = actors::as_schedule(fused, s.workers);
+    platform::add_link_bytes(totals, count, fabric, prepared.link_bytes);
     if (analytic) {
-      cost_of_size[bytes] = {collectives::schedule_time_s(schedule, fabric), collectives::traffic_by_rank(schedule)};
+      cost_of_size[bytes] = {collectives::schedule_time_s(schedule, fabric), collectives::traffic_by_rank(totals)};
     } else {
-      actors::add_pairs(schedule, prepared.pairs);
+      actors::add_pairs(totals, prepared.pairs);
       flows_of_size[bytes] = std::make_shared<const std::vector<std::vector<actors::RankStep>>>(actors::split_by_rank(
-          actors::flow_steps(schedule, s.fidelity == scenario::Fidelity::flow), s.workers));
+          s.fidelity == scenario::Fidelity::flow ? fused : actors::flow_steps(schedule, false), s.workers));
     }
   }
   for (const scheduling::Bucket& b : plan.buckets) {
