@@ -71,6 +71,10 @@ const std::vector<KeySpec>& scenario_keys() {
        nullptr},
       {"gpu", "measured_iteration_time", kDuration, "-",
        "measured single-GPU iteration at this batch; scales the roofline times to it", 0, 0, nullptr},
+      {"gpu", "measured_layers", "string", "-",
+       "CSV layer,forward_ms,backward_ms measured on one GPU at this batch (every layer of the model, by name, "
+       "path relative to the scenario); replaces the roofline times",
+       0, 0, nullptr},
       {"strategy", "sync", "string", "bsp", "synchronisation scheme", 0, 0, syncs},
       {"strategy", "collective", "string", "ring", "all-reduce algorithm", 0, 0, collectives::collective_names},
       {"strategy", "scheduler", "string", "wfbp", "gradient bucketing and ordering", 0, 0,

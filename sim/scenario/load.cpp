@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "models/layer_table.hpp"
+#include "sim/calibration/layer_profile.hpp"
 #include "models/zoo.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/core/error.hpp"
@@ -117,7 +118,7 @@ void override_rate(Section& g, const std::string& key, double& field, double (*p
   }
 }
 
-void load_gpu(Section& g, Scenario& s) {
+void load_gpu(Section& g, Scenario& s, const fs::path& base) {
   g.allow(keys_of("gpu"));
   const std::string profile = g.string("profile", key_spec("gpu", "profile").default_text);
   try {
@@ -143,6 +144,17 @@ void load_gpu(Section& g, Scenario& s) {
   if (s.measured_iteration_s && *s.measured_iteration_s <= 0)
     throw core::InputError(g.where_key("measured_iteration_time"), "the measured iteration time is zero",
                            "it must be positive");
+  if (auto profile = g.optional_string("measured_layers")) {
+    if (s.measured_iteration_s)
+      throw core::InputError(g.where_key("measured_layers"),
+                             "both measured_layers and measured_iteration_time are given",
+                             "give one: a per-layer profile replaces the roofline, an iteration time scales it");
+    const std::string path = (base / *profile).lexically_normal().string();
+    if (!fs::exists(path))
+      throw core::InputError(g.where_key("measured_layers"), "cannot read layer profile '" + path + "'",
+                             "give a CSV layer,forward_ms,backward_ms relative to the scenario");
+    s.model = calibration::with_measured_layers(s.model, path);
+  }
   g.finish();
 }
 
@@ -218,7 +230,7 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
   auto gpu = top.table("gpu");
   toml::table empty;
   Section no_gpu(empty, "gpu");
-  load_gpu(gpu ? *gpu : no_gpu, s);
+  load_gpu(gpu ? *gpu : no_gpu, s, base);
 
   s.workers = static_cast<int>(top.required_integer("workers", key_spec("", "workers").min, key_spec("", "workers").max));
   if (s.workers > s.platform.hosts())

@@ -115,6 +115,20 @@ TEST(GoodScenarios, GpuFieldsOverrideTheNamedProfile) {
                core::InputError);
 }
 
+TEST(GoodScenarios, MeasuredLayerProfileReplacesTheRoofline) {
+  const Scenario s = load_scenario((kHere / "good/profile.toml").string());
+  ASSERT_TRUE(s.model.layers[0].measured.has_value());
+  EXPECT_DOUBLE_EQ(s.model.layers[0].measured->forward_s, 0.30e-3);
+  EXPECT_DOUBLE_EQ(s.model.layers[3].measured->backward_s, 0.40e-3);
+  try {
+    load_scenario((kHere / "good/profile.toml").string(), {"gpu.measured_iteration_time=5ms"});
+    FAIL();
+  } catch (const core::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("both measured_layers and measured_iteration_time are given"),
+              std::string::npos);
+  }
+}
+
 TEST(GoodScenarios, InlineLayerTable) {
   const Scenario s = load_scenario((kHere / "good/layers.toml").string());
   ASSERT_EQ(s.model.layers.size(), 2u);
