@@ -76,6 +76,29 @@ TEST(Ddp, BucketBoundariesForResNet50AsPyTorch) {
   EXPECT_LT(buckets.back().bytes, 25 * 1048576 + 4 * 2359296);
 }
 
+TEST(Ddp, BucketBoundariesForBertBaseAsPyTorch) {
+  // Worked out by hand from PyTorch's rule: reversed registration order is pooler.dense (bias, weight), then
+  // encoder layers 11 .. 0 (16 tensors each, 7,087,872 parameters = 28,351,488 B), then the embeddings.
+  // pooler: 4 x (768 + 589,824) = 2,362,368 B >= 1 MiB closes bucket 0. In a layer the running sum stays
+  // below 25 MiB (26,214,400 B) until its last tensor, query.weight (25,992,192 B before it), so each layer
+  // is one bucket. The embeddings (LayerNorm bias and weight, token type, position, word) close the last.
+  const models::Model m = models::make_model("bert_base");
+  SchedulingInput in;
+  for (std::size_t l = 0; l < m.layers.size(); ++l)
+    for (const auto& t : m.layers[l].tensors) in.tensors.push_back({static_cast<int>(l), t.numel() * 4});
+  in.backward_end_s.assign(m.layers.size(), 0);
+  const auto buckets = run("ddp", in);
+  ASSERT_EQ(buckets.size(), 14u);
+  EXPECT_EQ(buckets[0].tensors.size(), 2u);
+  EXPECT_EQ(buckets[0].bytes, 2362368);
+  for (std::size_t b = 1; b <= 12; ++b) {
+    EXPECT_EQ(buckets[b].tensors.size(), 16u) << b;
+    EXPECT_EQ(buckets[b].bytes, 28351488) << b;
+  }
+  EXPECT_EQ(buckets[13].tensors.size(), 5u);
+  EXPECT_EQ(buckets[13].bytes, 4 * (768 + 768 + 2 * 768 + 512 * 768 + 30522 * 768));
+}
+
 TEST(Ddp, BucketCapIsConfigurable) {
   const auto in = input_of({300000, 300000, 300000, 300000}, {1, 1, 1, 1}, kEthernet);
   SchedulerOptions o;
