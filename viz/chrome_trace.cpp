@@ -6,7 +6,7 @@
 namespace dtsim::viz {
 namespace {
 
-int lane_thread(const std::string& lane) { return lane == "compute" ? 1 : 2; }
+int lane_thread(const std::string& lane) { return lane == "compute" ? 1 : lane == "comm" ? 2 : 3; }
 
 }  // namespace
 
@@ -15,7 +15,7 @@ void write_chrome_trace(const std::string& path, const run::RunResult& r) {
   for (int w = 0; w < r.info.workers; ++w) {
     events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", w}, {"args", {{"name", "worker " + std::to_string(w)}}}});
     events.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", w}, {"args", {{"sort_index", w}}}});
-    for (const char* lane : {"compute", "comm"})
+    for (const char* lane : {"compute", "comm", "compress"})
       events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", w}, {"tid", lane_thread(lane)},
                         {"args", {{"name", lane}}}});
   }

@@ -17,8 +17,10 @@ void print_console_summary(std::ostream& out, const run::RunResult& r) {
              i.parameters, i.gradient_tensors, i.batch_per_worker, i.gpu, i.precision);
   fmt::print(out, "  cluster    {} workers on {} ({}), network model {}\n", i.workers, i.platform, i.topology,
              i.network_model);
-  fmt::print(out, "  strategy   {} sync, {} all-reduce, scheduler {} ({} buckets), fidelity {}\n\n", i.sync,
+  fmt::print(out, "  strategy   {} sync, {} all-reduce, scheduler {} ({} buckets), fidelity {}\n", i.sync,
              i.collective, i.scheduler, i.buckets, i.fidelity);
+  if (!i.compression.empty()) fmt::print(out, "  compress   {}\n", i.compression);
+  fmt::print(out, "\n");
   fmt::print(out, "{:>5} {:>12} {:>12} {:>10} {:>11} {:>11} {:>11} {:>11} {:>11}\n", "iter", "time", "samples/s",
              "scaling", "forward", "backward", "update", "exposed", "idle");
   for (const run::IterationResult& it : r.iterations) {

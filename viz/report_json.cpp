@@ -34,6 +34,7 @@ void write_report_json(const std::string& path, const run::RunResult& r) {
                      {"scheduler", i.scheduler},
                      {"buckets", i.buckets},
                      {"fidelity", i.fidelity},
+                     {"compression", i.compression},
                      {"iterations", i.iterations}};
   report["summary"] = {{"mean_iteration_s", r.mean_iteration_s},
                        {"samples_per_s", r.samples_per_s},

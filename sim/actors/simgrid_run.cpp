@@ -233,17 +233,35 @@ class IterationRun {
   /// flows finish at different times on different ranks, where the plan's step-by-step dependencies keep
   /// the ranks of a real collective within a step of each other.
   void run_bucket(int rank, int it, std::size_t b, const std::string& channel) {
+    const BucketRun& work = steps_[b];
+    if (work.compress_s > 0) lane_phase(rank, "compress", run::compress_event(static_cast<int>(b)), work.compress_s);
     const double start = sg4::Engine::get_clock();
-    execute_steps(rank, (*steps_[b])[static_cast<std::size_t>(rank)], fabric_, channel,
-                  timeline_.traffic[static_cast<std::size_t>(rank)]);
-    if (fuse_) {
-      auto& barrier = bucket_barriers_[{it, b}];
-      if (!barrier) barrier = sg4::Barrier::create(static_cast<unsigned>(workers_));
-      barrier->wait();
+    std::int64_t bytes = 0;
+    for (std::size_t e = 0; e < work.exchanges.size(); ++e) {
+      const ExchangeFlows& exchange = work.exchanges[e];
+      if (exchange.before_s > 0) sg4::this_actor::sleep_for(exchange.before_s);
+      const auto& mine = (*exchange.flows)[static_cast<std::size_t>(rank)];
+      bytes += exchange.bytes;
+      execute_steps(rank, mine, fabric_, channel + "e" + std::to_string(e), timeline_.traffic[static_cast<std::size_t>(rank)]);
+      if (fuse_) {
+        auto& barrier = bucket_barriers_[{it, b, e}];
+        if (!barrier) barrier = sg4::Barrier::create(static_cast<unsigned>(workers_));
+        barrier->wait();
+      }
     }
     if (rank < trace_workers_)
       timeline_.events.push_back({rank, "comm", run::bucket_event(static_cast<int>(b)), "comm", start,
-                                  sg4::Engine::get_clock(), plan_.buckets[b].bytes});
+                                  sg4::Engine::get_clock(), bytes});
+    if (work.decompress_s > 0)
+      lane_phase(rank, "compress", run::decompress_event(static_cast<int>(b)), work.decompress_s);
+  }
+
+  /// Replays local work of the communication stream on the worker's compression lane.
+  void lane_phase(int rank, const char* category, std::string name, double duration_s) {
+    const double start = sg4::Engine::get_clock();
+    sg4::this_actor::sleep_for(duration_s);
+    if (rank < trace_workers_)
+      timeline_.events.push_back({rank, "compress", std::move(name), category, start, sg4::Engine::get_clock(), 0});
   }
 
   /// Replays a compute phase on the worker's compute lane; returns its duration.
@@ -261,7 +279,7 @@ class IterationRun {
   const BucketFlows& steps_;
   const platform::Fabric& fabric_;
   bool fuse_;
-  std::map<std::pair<int, std::size_t>, sg4::BarrierPtr> bucket_barriers_;
+  std::map<std::tuple<int, std::size_t, std::size_t>, sg4::BarrierPtr> bucket_barriers_;
   int workers_;
   int iterations_;
   int trace_workers_;

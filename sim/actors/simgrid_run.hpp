@@ -26,10 +26,25 @@ std::vector<double> simulate_schedules_s(const platform::PlatformSpec& platform,
 /// flight stay below the credit (one actor per rank and bucket), and forward of layer l waits only for
 /// layer l's buckets and update.
 /// Creates the process's one SimGrid engine: call at most once per process.
-/// Each bucket's plan as flows split by rank (rank_steps.hpp), shared by the buckets of the same size.
-using BucketFlows = std::vector<std::shared_ptr<const std::vector<std::vector<RankStep>>>>;
+/// One collective of a bucket as flows split by rank (rank_steps.hpp), shared by buckets of the same size.
+struct ExchangeFlows {
+  double before_s = 0;      ///< local work before it (PowerSGD's orthogonalisation)
+  std::int64_t bytes = 0;   ///< its size: the vector, or each rank's block
+  std::shared_ptr<const std::vector<std::vector<RankStep>>> flows;
+};
 
-/// `flows[b]` is bucket b's plan (flow_steps with `fuse`, split by rank); `pairs` the host pairs they use.
+/// What the communication stream does for one bucket: compress, the exchanges in order, decompress.
+struct BucketRun {
+  double compress_s = 0;
+  double decompress_s = 0;
+  std::vector<ExchangeFlows> exchanges;
+};
+
+/// Per bucket of the iteration plan.
+using BucketFlows = std::vector<BucketRun>;
+
+/// `flows[b]` is bucket b's work (its plans as flow_steps with `fuse`, split by rank); `pairs` the host pairs
+/// they use. Compression and decompression run on the communication stream, on the trace's "compress" lane.
 /// Trace events are recorded for workers below `trace_workers` only.
 run::Timeline simulate_iterations(const platform::PlatformSpec& platform, const scheduling::IterationPlan& plan,
                                   const BucketFlows& flows, const std::vector<std::pair<int, int>>& pairs,

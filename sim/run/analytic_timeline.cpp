@@ -37,11 +37,20 @@ Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vec
     double stream_free = backward_start;
     for (std::size_t b = 0; b < plan.buckets.size(); ++b) {
       const scheduling::Bucket& bucket = plan.buckets[b];
-      const double start = std::max({stream_free, backward_end[static_cast<std::size_t>(bucket.ready_layer)],
+      const double ready = std::max({stream_free, backward_end[static_cast<std::size_t>(bucket.ready_layer)],
                                      backward_start + bucket.not_before_s});
-      stream_free = start + costs[b].time_s;
+      const BucketCost& cost = costs[b];
+      const double start = ready + cost.compress_s;
+      if (cost.compress_s > 0)
+        iteration_events.push_back({0, "compress", compress_event(static_cast<int>(b)), "compress", ready, start, 0});
+      stream_free = start + cost.time_s;
       iteration_events.push_back(
-          {0, "comm", bucket_event(static_cast<int>(b)), "comm", start, stream_free, plan.buckets[b].bytes});
+          {0, "comm", bucket_event(static_cast<int>(b)), "comm", start, stream_free, cost.payload_bytes});
+      if (cost.decompress_s > 0) {
+        iteration_events.push_back({0, "compress", decompress_event(static_cast<int>(b)), "compress", stream_free,
+                                    stream_free + cost.decompress_s, 0});
+        stream_free += cost.decompress_s;
+      }
     }
     m.comm_wait_s = std::max(0.0, stream_free - now);
     now += m.comm_wait_s;

@@ -8,9 +8,12 @@
 
 namespace dtsim::run {
 
-/// Closed-form cost of one bucket's collective and the bytes each rank moves for it.
+/// Closed-form cost of one bucket's collectives and the bytes each rank moves for them.
 struct BucketCost {
-  double time_s = 0;
+  double compress_s = 0;    ///< before the exchanges, on the communication stream
+  double time_s = 0;        ///< the exchanges
+  double decompress_s = 0;  ///< after them
+  std::int64_t payload_bytes = 0;  ///< sum of the exchanges' sizes (vector, or each rank's block)
   std::vector<collectives::RankTraffic> traffic;  ///< indexed by rank
 };
 

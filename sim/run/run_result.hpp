@@ -43,8 +43,8 @@ struct LinkUse {
 /// One interval on the timeline (Chrome trace "X" event).
 struct TraceEvent {
   int worker = 0;
-  std::string lane;   ///< "compute" or "comm"
-  std::string name;   ///< e.g. "fwd conv1", "bwd layer4.2.conv3", "allreduce bucket 3"
+  std::string lane;   ///< "compute", "comm" or "compress"
+  std::string name;   ///< e.g. "forward conv1", "backward layer4.2.conv3", "exchange bucket 3"
   std::string category;  ///< "forward", "backward", "update", "comm"
   double start_s = 0;
   double end_s = 0;
@@ -65,6 +65,7 @@ struct RunInfo {
   std::string collective;
   std::string scheduler;
   std::string fidelity;
+  std::string compression;     ///< compressor and how its kernel times were obtained; empty without compression
   int workers = 0;
   int batch_per_worker = 0;
   int iterations = 0;

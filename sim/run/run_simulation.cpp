@@ -10,6 +10,8 @@
 #include "sim/platform/link_traffic.hpp"
 #include "sim/run/analytic_timeline.hpp"
 #include "sim/run/assemble.hpp"
+#include "sim/run/compression_work.hpp"
+#include "sim/collectives/block_collective.hpp"
 #include "sim/run/critical_path.hpp"
 #include "sim/scheduling/scheduler.hpp"
 
@@ -51,34 +53,71 @@ struct PreparedPlans {
   std::vector<double> link_bytes;           ///< per directed link, one iteration
 };
 
+/// The exchanges of each bucket: its compression work, or one plain all-reduce of its bytes.
+std::vector<scheduling::BucketWork> bucket_work(const scheduling::IterationPlan& plan) {
+  if (!plan.work.empty()) return plan.work;
+  std::vector<scheduling::BucketWork> work;
+  for (const scheduling::Bucket& b : plan.buckets)
+    work.push_back({0, 0, {{scheduling::Exchange::Kind::allreduce, b.bytes, 0}}});
+  return work;
+}
+
 PreparedPlans prepare_plans(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
                             const collectives::Collective& collective, const platform::Fabric& fabric) {
-  std::map<std::int64_t, int> buckets_of_size;
-  for (const scheduling::Bucket& b : plan.buckets) ++buckets_of_size[b.bytes];
+  using Key = std::pair<scheduling::Exchange::Kind, std::int64_t>;
+  const std::vector<scheduling::BucketWork> work = bucket_work(plan);
+  std::map<Key, int> uses;
+  for (const scheduling::BucketWork& w : work)
+    for (const scheduling::Exchange& e : w.exchanges) ++uses[{e.kind, e.bytes}];
   const bool analytic = s.fidelity == scenario::Fidelity::analytic;
+  const collectives::Group group{s.workers, s.platform.gpus_per_node};
+  const auto allgather = collectives::make_allgatherv("ring");
   PreparedPlans prepared;
-  std::map<std::int64_t, BucketCost> cost_of_size;
-  std::map<std::int64_t, std::shared_ptr<const std::vector<std::vector<actors::RankStep>>>> flows_of_size;
-  for (const auto& [bytes, count] : buckets_of_size) {
-    const collectives::Schedule schedule = collective.plan({s.workers, s.platform.gpus_per_node}, bytes);
+  std::map<Key, BucketCost> cost_of;
+  std::map<Key, std::shared_ptr<const std::vector<std::vector<actors::RankStep>>>> flows_of;
+  for (const auto& [key, count] : uses) {
+    const auto& [kind, bytes] = key;
+    const collectives::Schedule schedule =
+        kind == scheduling::Exchange::Kind::allreduce
+            ? collective.plan(group, bytes)
+            : allgather->plan(group, std::vector<std::int64_t>(static_cast<std::size_t>(s.workers), bytes));
     // Fused flows carry the same bytes between the same pairs in far fewer transfers (a ring: one per rank),
     // so link and pair accounting walk them rather than every step.
     const std::vector<std::vector<actors::Flow>> fused = actors::flow_steps(schedule, true);
     const collectives::Schedule totals = actors::as_schedule(fused, s.workers);
     platform::add_link_bytes(totals, count, fabric, prepared.link_bytes);
     if (analytic) {
-      cost_of_size[bytes] = {collectives::schedule_time_s(schedule, fabric), collectives::traffic_by_rank(totals)};
+      BucketCost& cost = cost_of[key];
+      cost.time_s = collectives::schedule_time_s(schedule, fabric);
+      cost.traffic = collectives::traffic_by_rank(totals);
     } else {
       actors::add_pairs(totals, prepared.pairs);
-      flows_of_size[bytes] = std::make_shared<const std::vector<std::vector<actors::RankStep>>>(actors::split_by_rank(
+      flows_of[key] = std::make_shared<const std::vector<std::vector<actors::RankStep>>>(actors::split_by_rank(
           s.fidelity == scenario::Fidelity::flow ? fused : actors::flow_steps(schedule, false), s.workers));
     }
   }
-  for (const scheduling::Bucket& b : plan.buckets) {
-    if (analytic)
-      prepared.costs.push_back(cost_of_size.at(b.bytes));
-    else
-      prepared.flows.push_back(flows_of_size.at(b.bytes));
+  for (const scheduling::BucketWork& w : work) {
+    if (analytic) {
+      BucketCost cost;
+      cost.compress_s = w.compress_s;
+      cost.decompress_s = w.decompress_s;
+      cost.traffic.assign(static_cast<std::size_t>(s.workers), {});
+      for (const scheduling::Exchange& e : w.exchanges) {
+        const BucketCost& one = cost_of.at({e.kind, e.bytes});
+        cost.time_s += e.before_s + one.time_s;
+        cost.payload_bytes += e.bytes;
+        for (std::size_t r = 0; r < cost.traffic.size(); ++r) {
+          cost.traffic[r].sent += one.traffic[r].sent;
+          cost.traffic[r].received += one.traffic[r].received;
+        }
+      }
+      prepared.costs.push_back(std::move(cost));
+    } else {
+      actors::BucketRun run{w.compress_s, w.decompress_s, {}};
+      for (const scheduling::Exchange& e : w.exchanges)
+        run.exchanges.push_back({e.before_s, e.bytes, flows_of.at({e.kind, e.bytes})});
+      prepared.flows.push_back(std::move(run));
+    }
   }
   return prepared;
 }
@@ -102,7 +141,7 @@ collectives::AlphaBeta allreduce_alpha_beta(const scenario::Scenario& s) {
   return {a, (collective->closed_form_s(group, kProbeBytes, costs) - a) / kProbeBytes};
 }
 
-scheduling::IterationPlan make_iteration_plan(const scenario::Scenario& s) {
+scheduling::IterationPlan make_iteration_plan(const scenario::Scenario& s, std::string* compression_note) {
   scheduling::IterationPlan plan;
   const std::vector<models::LayerTime> times =
       models::layer_times(s.model, s.gpu, s.batch_size, s.precision, s.measured_iteration_s);
@@ -120,11 +159,17 @@ scheduling::IterationPlan make_iteration_plan(const scenario::Scenario& s) {
   const auto scheduler = scheduling::make_scheduler(s.scheduler, s.scheduler_options);
   plan.buckets = scheduler->buckets(input);
   plan.credit_bytes = scheduler->credit_bytes();
+  if (!s.compression.compressor.empty()) {
+    std::string note;
+    plan.work = compression_work(s, plan, note);
+    if (compression_note) *compression_note = note;
+  }
   return plan;
 }
 
 RunResult run_simulation(const scenario::Scenario& s) {
-  const scheduling::IterationPlan plan = make_iteration_plan(s);
+  std::string compression_note;
+  const scheduling::IterationPlan plan = make_iteration_plan(s, &compression_note);
   const auto collective = collectives::make_collective(s.collective, platform::link_costs(s.platform));
   const platform::Fabric fabric(s.platform);
   PreparedPlans prepared = prepare_plans(s, plan, *collective, fabric);
@@ -136,7 +181,9 @@ RunResult run_simulation(const scenario::Scenario& s) {
                                                          trace_workers);
   double single_worker_s = 0;
   for (const auto& layer : plan.layers) single_worker_s += layer.forward_s + layer.backward_s + layer.update_s;
-  RunResult result = assemble_result(make_info(s, plan), timeline, single_worker_s);
+  RunInfo info = make_info(s, plan);
+  info.compression = compression_note;
+  RunResult result = assemble_result(std::move(info), timeline, single_worker_s);
   analyse_last_iteration(plan, timeline, 0, result);
   result.links = link_uses(prepared.link_bytes, fabric, result.mean_iteration_s);
   return result;

@@ -1,13 +1,17 @@
 #pragma once
 /// The library's front door: a validated scenario in, a RunResult out.
+#include <string>
+
 #include "sim/run/run_result.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scheduling/iteration_plan.hpp"
 
 namespace dtsim::run {
 
-/// Per-layer compute times of the scenario's model on its GPU and the scheduler's buckets.
-scheduling::IterationPlan make_iteration_plan(const scenario::Scenario& scenario);
+/// Per-layer compute times of the scenario's model on its GPU, the scheduler's buckets and, with compression,
+/// each bucket's measured work (`compression_note`, when given, says how kernel times were obtained).
+scheduling::IterationPlan make_iteration_plan(const scenario::Scenario& scenario,
+                                              std::string* compression_note = nullptr);
 
 /// Simulates the scenario at its fidelity. The `message` level creates this process's SimGrid engine,
 /// so call it at most once per process at that level.

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "compressors/error_feedback.hpp"
+#include "compressors/registry.hpp"
 #include "models/gpu_profile.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/core/error.hpp"
@@ -12,6 +14,17 @@ namespace dtsim::scenario {
 namespace {
 
 std::vector<std::string> precisions() { return {"fp32", "tf32", "fp16", "bf16"}; }
+std::vector<std::string> distributions() { return {"normal", "laplace", "heavy_tailed"}; }
+std::vector<std::string> compressor_names() {
+  std::vector<std::string> names;
+  for (const auto& e : compressors::compressor_registry()) names.emplace_back(e.name);
+  return names;
+}
+std::vector<std::string> feedback_names() {
+  std::vector<std::string> names;
+  for (const auto& e : compressors::error_feedback_registry()) names.emplace_back(e.name);
+  return names;
+}
 std::vector<std::string> syncs() { return {"bsp"}; }
 
 const std::string kDuration = "duration";
@@ -43,6 +56,7 @@ const std::vector<KeySpec>& scenario_keys() {
       {"", "gpu", "table", "-", "the GPU and how fast it runs the model", 0, 0, nullptr},
       {"", "strategy", "table", "-", "synchronisation, collective, scheduler and fidelity", 0, 0, nullptr},
       {"", "output", "table", "-", "what to write and where", 0, 0, nullptr},
+      {"", "compression", "table", "-", "gradient compression with real kernels (timing mode)", 0, 0, nullptr},
       {"model", "name", "string", "required", "a built-in model, or the name of an inline layer table", 0, 0,
        nullptr},
       {"model", "file", "string", "-",
@@ -90,6 +104,20 @@ const std::vector<KeySpec>& scenario_keys() {
       {"strategy.ddp", "bucket_cap", kSize, "25MiB", "limit of the later buckets", 0, 0, nullptr},
       {"strategy.priority", "partition", kSize, "4MB", "largest piece of a tensor", 0, 0, nullptr},
       {"strategy.priority", "credit", kSize, "16MB", "bytes in flight", 0, 0, nullptr},
+      {"compression", "compressor", "string", "required", "the compressor (README: Gradient compressors)", 0, 0,
+       compressor_names},
+      {"compression", "options", "table", "-", "the compressor's parameters, e.g. ratio = 0.01", 0, 0, nullptr},
+      {"compression", "error_feedback", "string", "none", "error feedback layer", 0, 0, feedback_names},
+      {"compression", "gradient", "string", "normal", "distribution of the synthetic gradients the kernels run on",
+       0, 0, distributions},
+      {"compression", "gradient_scale", "number", "0.001", "their scale (standard deviation of the normal)", 0, 0,
+       nullptr},
+      {"compression", "kernel_time", "string", "measured",
+       "\"measured\" (host runs scaled by host / GPU memory bandwidth) or a fixed throughput such as \"20GBps\" "
+       "(reproducible)",
+       0, 0, nullptr},
+      {"compression", "seed", "integer", "0", "seed of the gradients and of stochastic compressors", 0,
+       std::int64_t{1} << 62, nullptr},
       {"output", "dir", "string", "dtsim-out", "output folder (dtsim run --out overrides)", 0, 0, nullptr},
       {"output", "timeline", "boolean", "true", "write timeline.json (Chrome trace)", 0, 0, nullptr},
       {"output", "trace_workers", "integer", "16",

@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "compressors/error_feedback.hpp"
+#include "compressors/registry.hpp"
 #include "models/layer_table.hpp"
 #include "sim/calibration/layer_profile.hpp"
 #include "models/zoo.hpp"
@@ -198,6 +200,49 @@ void load_scheduler_options(Section& strategy, const std::string& chosen, schedu
   }
 }
 
+compressors::Options load_options(const toml::table& table) {
+  compressors::Options options;
+  for (const auto& [key, value] : table) {
+    const std::string name(key.str());
+    if (value.is_boolean()) options[name] = *value.value<bool>();
+    else if (value.is_integer()) options[name] = *value.value<std::int64_t>();
+    else if (value.is_floating_point()) options[name] = *value.value<double>();
+    else if (value.is_string()) options[name] = *value.value<std::string>();
+    else
+      throw core::InputError(where(value.source()), "compression option '" + name + "' is a table or an array",
+                             "options are booleans, numbers or strings");
+  }
+  return options;
+}
+
+void load_compression(Section& c, const toml::table& table, Scenario& s) {
+  c.allow(keys_of("compression"));
+  Compression& k = s.compression;
+  k.compressor = choice_key(c, "compression", "compressor");
+  // The compressor checks its own options (names, types, ranges) when it is made below.
+  if (c.table("options")) k.options = load_options(*table.get("options")->as_table());
+  k.error_feedback = choice_key(c, "compression", "error_feedback");
+  k.gradient = choice_key(c, "compression", "gradient");
+  if (c.has("gradient_scale")) k.gradient_scale = c.number("gradient_scale", 1e-30, 1e30);
+  const std::string kernel_time = c.string("kernel_time", key_spec("compression", "kernel_time").default_text);
+  if (kernel_time != "measured") {
+    try {
+      k.kernel_Bps = core::parse_bandwidth(kernel_time);
+    } catch (const core::InputError& e) {
+      throw core::InputError(c.where_key("kernel_time"), e.problem(),
+                             "write \"measured\" or a throughput such as \"20GBps\"");
+    }
+  }
+  const KeySpec& seed = key_spec("compression", "seed");
+  k.seed = static_cast<std::uint64_t>(c.integer("seed", 0, seed.min, seed.max));
+  try {
+    compressors::make_error_feedback(k.error_feedback, compressors::make_compressor(k.compressor, k.options));
+  } catch (const core::InputError& e) {
+    throw e.at(c.has("options") ? c.where_key("options") : c.where_key("compressor"));
+  }
+  c.finish();
+}
+
 Scenario build(toml::table& root, const std::string& source, const fs::path& base) {
   Scenario s;
   s.source = source;
@@ -262,6 +307,7 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
     load_scheduler_options(*strategy, s.scheduler, s.scheduler_options);
     strategy->finish();
   }
+  if (auto compression = top.table("compression")) load_compression(*compression, *root.get("compression")->as_table(), s);
   if (auto output = top.table("output")) {
     output->allow(keys_of("output"));
     s.output.dir = output->string("dir", s.output.dir);

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "compressors/options.hpp"
 #include "models/gpu_profile.hpp"
 #include "models/model.hpp"
 #include "sim/platform/platform_spec.hpp"
@@ -32,6 +33,17 @@ struct Output {
   int trace_workers = 16;  ///< workers whose events are recorded (timeline, Gantt); worker 0 always
 };
 
+/// Gradient compression in the simulation (timing mode).
+struct Compression {
+  std::string compressor;                ///< registry name; empty = no compression
+  compressors::Options options;          ///< [compression.options]
+  std::string error_feedback = "none";   ///< none | residual | dgc
+  std::string gradient = "normal";       ///< distribution of the synthetic gradients: normal | laplace | heavy_tailed
+  double gradient_scale = 1e-3;          ///< scale (standard deviation for normal) of the synthetic gradients
+  std::optional<double> kernel_Bps;      ///< fixed kernel throughput (bytes of fp32 input per second) instead of measuring
+  std::uint64_t seed = 0;                ///< gradients and stochastic compressors
+};
+
 /// One validated scenario.
 struct Scenario {
   std::string source;           ///< scenario file path, or "built-in default"
@@ -49,6 +61,7 @@ struct Scenario {
   std::string scheduler = "wfbp";
   scheduling::SchedulerOptions scheduler_options;  ///< [strategy.fusion], [strategy.ddp], [strategy.priority]
   Fidelity fidelity = Fidelity::flow;
+  Compression compression;
   Output output;
 };
 

@@ -16,10 +16,27 @@ struct LayerPhase {
   double update_s = 0;
 };
 
+/// One collective of a bucket's exchange.
+struct Exchange {
+  enum class Kind { allreduce, allgather };
+  Kind kind = Kind::allreduce;
+  std::int64_t bytes = 0;  ///< all-reduce: the vector; all-gather: each rank's block
+  double before_s = 0;     ///< local work before it starts (PowerSGD's orthogonalisation between P and Q)
+};
+
+/// What happens to one bucket on the communication stream with gradient compression: compress, the
+/// exchanges in order, decompress (and sum, for gathered payloads).
+struct BucketWork {
+  double compress_s = 0;
+  double decompress_s = 0;
+  std::vector<Exchange> exchanges;
+};
+
 /// Layers in forward order and buckets in launch order (ready_layer non-increasing).
 struct IterationPlan {
   std::vector<LayerPhase> layers;
   std::vector<Bucket> buckets;
+  std::vector<BucketWork> work;   ///< per bucket; every bucket is one plain all-reduce of its bytes when empty
   std::int64_t credit_bytes = 0;  ///< Scheduler::credit_bytes(): 0 = FIFO and BSP barrier, else priority
 };
 

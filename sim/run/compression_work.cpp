@@ -1,0 +1,145 @@
+#include "sim/run/compression_work.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "compressors/error_feedback.hpp"
+#include "compressors/registry.hpp"
+#include "compressors/rng.hpp"
+
+namespace dtsim::run {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kRepeats = 3;
+
+template <class F>
+double median_seconds(F&& run) {
+  std::vector<double> times;
+  for (int i = 0; i < kRepeats; ++i) {
+    const auto start = Clock::now();
+    run();
+    times.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+/// Host memory bandwidth (a 64 MiB memcpy), measured once per process.
+double host_copy_Bps() {
+  static const double bandwidth = [] {
+    std::vector<char> from(64 << 20, 1), to(64 << 20);
+    const double s = median_seconds([&] { std::memcpy(to.data(), from.data(), from.size()); });
+    return static_cast<double>(from.size()) / s;
+  }();
+  return bandwidth;
+}
+
+/// A gradient of n elements from the configured distribution, seeded by (seed, n).
+std::vector<float> synthetic_gradient(std::int64_t n, const scenario::Compression& c) {
+  compressors::Rng rng(compressors::stream_seed(c.seed, static_cast<std::uint64_t>(n), 0));
+  std::vector<float> g(static_cast<std::size_t>(n));
+  for (float& x : g) {
+    double v = rng.normal();
+    if (c.gradient == "laplace") {
+      const double u = rng.uniform() - 0.5;
+      v = -(u < 0 ? -1.0 : 1.0) * compressors::portable_log(1 - 2 * std::abs(u)) / std::sqrt(2.0);
+    } else if (c.gradient == "heavy_tailed") {  // Student t, 3 degrees of freedom, unit scale
+      double chi2 = 0;
+      for (int k = 0; k < 3; ++k) chi2 += std::pow(rng.normal(), 2);
+      v /= std::sqrt(chi2 / 3);
+    }
+    x = static_cast<float>(c.gradient_scale * v);
+  }
+  return g;
+}
+
+/// One bucket size's work, in host seconds (mapped to the GPU by the caller).
+scheduling::BucketWork measure(std::int64_t bytes, const scenario::Scenario& s) {
+  const scenario::Compression& c = s.compression;
+  auto compressor = compressors::make_error_feedback(c.error_feedback,
+                                                     compressors::make_compressor(c.compressor, c.options));
+  const std::int64_t n = bytes / 4;
+  const std::vector<float> grad = synthetic_gradient(n, c);
+  std::vector<float> out(static_cast<std::size_t>(n));
+  compressors::Compressed msg;
+  scheduling::BucketWork w;
+  w.compress_s = median_seconds([&] { compressor->compress(grad, 0, msg); });
+  const double input_bytes = static_cast<double>(bytes);
+  auto fixed = [&](double b) { return b / *c.kernel_Bps; };
+  if (c.kernel_Bps) w.compress_s = fixed(input_bytes);
+  using Kind = scheduling::Exchange::Kind;
+  switch (msg.how) {
+    case compressors::Aggregation::kAllReduce: {
+      const compressors::Compressed reduced = compressor->reduce(std::span(&msg, 1));
+      w.decompress_s = c.kernel_Bps ? fixed(input_bytes) : median_seconds([&] { compressor->decompress(reduced, out); });
+      w.exchanges.push_back({Kind::allreduce, msg.wire_size, 0});
+      break;
+    }
+    case compressors::Aggregation::kAllGather:
+    case compressors::Aggregation::kMajorityVote: {
+      // Every receiver expands and sums each worker's payload.
+      const double one = c.kernel_Bps ? fixed(input_bytes) : median_seconds([&] { compressor->decompress(msg, out); });
+      w.decompress_s = one * s.workers;
+      w.exchanges.push_back({Kind::allgather, msg.wire_size, 0});
+      break;
+    }
+    case compressors::Aggregation::kLowRank: {
+      const compressors::Compressed p = compressor->reduce(std::span(&msg, 1));
+      compressors::Compressed q;
+      const double orthogonalise = median_seconds([&] { q = compressor->next_round(p); });
+      const compressors::Compressed reduced = compressor->reduce(std::span(&q, 1));
+      w.decompress_s = c.kernel_Bps ? fixed(input_bytes) : median_seconds([&] { compressor->decompress(reduced, out); });
+      w.exchanges.push_back({Kind::allreduce, msg.wire_size, 0});
+      w.exchanges.push_back({Kind::allreduce, q.wire_size, c.kernel_Bps ? fixed(input_bytes) : orthogonalise});
+      break;
+    }
+  }
+  return w;
+}
+
+std::string settings_key(const scenario::Scenario& s) {
+  std::ostringstream key;
+  const scenario::Compression& c = s.compression;
+  key << c.compressor << '|' << c.error_feedback << '|' << c.gradient << '|' << c.gradient_scale << '|' << c.seed
+      << '|' << c.kernel_Bps.value_or(0) << '|' << s.workers;
+  for (const auto& [name, value] : c.options)
+    std::visit([&](const auto& v) { key << '|' << name << '=' << v; }, value);
+  return key.str();
+}
+
+}  // namespace
+
+std::vector<scheduling::BucketWork> compression_work(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
+                                                     std::string& note) {
+  static std::map<std::string, scheduling::BucketWork> cache;
+  const scenario::Compression& c = s.compression;
+  const double gpu_Bps = s.gpu.memory_Bps * s.gpu.memory_efficiency;
+  const double host_to_gpu = c.kernel_Bps ? 1.0 : host_copy_Bps() / gpu_Bps;
+  note = c.kernel_Bps ? fmt::format("{} kernels timed at a fixed {:.3g} GB/s of fp32 input", c.compressor,
+                                    *c.kernel_Bps / 1e9)
+                      : fmt::format("{} kernels ran on the host CPU (copy {:.1f} GB/s); times scaled by {:.4f} to "
+                                    "the {} ({:.0f} GB/s effective)",
+                                    c.compressor, host_copy_Bps() / 1e9, host_to_gpu, s.gpu.name, gpu_Bps / 1e9);
+  const std::string settings = settings_key(s);
+  std::vector<scheduling::BucketWork> work;
+  for (const scheduling::Bucket& b : plan.buckets) {
+    const std::string key = settings + '#' + std::to_string(b.bytes);
+    auto it = cache.find(key);
+    if (it == cache.end()) it = cache.emplace(key, measure(b.bytes, s)).first;
+    scheduling::BucketWork w = it->second;
+    w.compress_s *= host_to_gpu;
+    w.decompress_s *= host_to_gpu;
+    for (scheduling::Exchange& e : w.exchanges) e.before_s *= host_to_gpu;
+    work.push_back(std::move(w));
+  }
+  return work;
+}
+
+}  // namespace dtsim::run
