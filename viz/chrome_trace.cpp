@@ -30,6 +30,15 @@ void write_chrome_trace(const std::string& path, const run::RunResult& r) {
     if (e.bytes > 0) event["args"] = {{"bytes", e.bytes}};
     events.push_back(std::move(event));
   }
+  // Flow arrows from a message's send to its receive (message level).
+  std::int64_t id = 0;
+  for (const run::MessageArrow& m : r.messages) {
+    ++id;
+    events.push_back({{"ph", "s"}, {"name", "message"}, {"cat", "message"}, {"id", id}, {"pid", m.from},
+                      {"tid", lane_thread("comm")}, {"ts", m.start_s * 1e6}, {"args", {{"bytes", m.bytes}}}});
+    events.push_back({{"ph", "f"}, {"bp", "e"}, {"name", "message"}, {"cat", "message"}, {"id", id}, {"pid", m.to},
+                      {"tid", lane_thread("comm")}, {"ts", m.end_s * 1e6}});
+  }
   const nlohmann::json trace = {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
   write_atomically(path, [&](std::ostream& out) { out << trace.dump() << '\n'; });
 }

@@ -14,7 +14,8 @@ void write_report_json(const std::string& path, const run::RunResult& result);
 /// summary.csv: one row per iteration with the breakdown averaged over workers.
 void write_summary_csv(const std::string& path, const run::RunResult& result);
 /// timeline.json in Chrome trace-event format (Perfetto, chrome://tracing): a process per worker,
-/// a thread per lane (compute, comm), one complete ("X") event per layer phase and bucket.
+/// a thread per lane (compute, comm, compress), one complete ("X") event per layer phase and bucket, and
+/// flow arrows ("s" to "f") for the messages of the message level.
 void write_chrome_trace(const std::string& path, const run::RunResult& result);
 
 }  // namespace dtsim::viz

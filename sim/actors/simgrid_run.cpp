@@ -30,7 +30,8 @@ namespace {
 /// with several such sends the longest path's), then sends the summed bytes. `channel` separates collectives
 /// that may run at the same time (their messages must not match).
 void execute_steps(int rank, const std::vector<RankStep>& steps, const platform::Fabric& fabric,
-                   const std::string& channel, run::WorkerTraffic& traffic) {
+                   const std::string& channel, run::WorkerTraffic& traffic,
+                   std::vector<run::MessageArrow>* arrows = nullptr, int trace_workers = 0) {
   static char payload = 0;
   static char* sink = nullptr;
   // Mailboxes of the default channel are looked up by name once per (to, from) pair and then cached: building
@@ -63,6 +64,11 @@ void execute_steps(int rank, const std::vector<RankStep>& steps, const platform:
     }
     for (const Flow& f : step.receives) traffic.bytes_received += f.transfer.bytes;
     for (const sg4::CommPtr& c : pending) c->wait();
+    if (arrows)
+      for (std::size_t i = 0; i < step.sends.size(); ++i)
+        if (step.sends[i].transfer.to < trace_workers)
+          arrows->push_back({rank, step.sends[i].transfer.to, pending[i]->get_start_time(),
+                             pending[i]->get_finish_time(), step.sends[i].transfer.bytes});
   }
 }
 
@@ -242,7 +248,11 @@ class IterationRun {
       if (exchange.before_s > 0) sg4::this_actor::sleep_for(exchange.before_s);
       const auto& mine = (*exchange.flows)[static_cast<std::size_t>(rank)];
       bytes += exchange.bytes;
-      execute_steps(rank, mine, fabric_, channel + "e" + std::to_string(e), timeline_.traffic[static_cast<std::size_t>(rank)]);
+      // Message arrows: the message level, the first iteration, between traced workers.
+      const bool arrows = !fuse_ && it == 0 && rank < trace_workers_;
+      execute_steps(rank, mine, fabric_, channel + "e" + std::to_string(e),
+                    timeline_.traffic[static_cast<std::size_t>(rank)], arrows ? &timeline_.messages : nullptr,
+                    trace_workers_);
       if (fuse_) {
         auto& barrier = bucket_barriers_[{it, b, e}];
         if (!barrier) barrier = sg4::Barrier::create(static_cast<unsigned>(workers_));

@@ -42,6 +42,7 @@ RunResult assemble_result(RunInfo info, const Timeline& timeline, double single_
   r.scaling_efficiency = r.samples_per_s / (r.info.workers * single_rate);
   r.traffic = timeline.traffic;
   r.events = timeline.events;
+  r.messages = timeline.messages;
   std::stable_sort(r.events.begin(), r.events.end(), [](const TraceEvent& a, const TraceEvent& b) {
     return std::tie(a.start_s, a.worker, a.lane) < std::tie(b.start_s, b.worker, b.lane);
   });

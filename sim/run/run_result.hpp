@@ -51,6 +51,15 @@ struct TraceEvent {
   std::int64_t bytes = 0;  ///< payload bytes of a communication event, 0 otherwise
 };
 
+/// One point-to-point message at the message level (Chrome trace flow arrow).
+struct MessageArrow {
+  int from = 0;
+  int to = 0;
+  double start_s = 0;   ///< transfer starts (both sides posted)
+  double end_s = 0;
+  std::int64_t bytes = 0;
+};
+
 /// Identification of the run, echoed into every report.
 struct RunInfo {
   std::string scenario;        ///< file path or "built-in default"
@@ -84,6 +93,7 @@ struct RunResult {
   double scaling_efficiency = 0;
   std::vector<WorkerTraffic> traffic;     ///< indexed by worker
   std::vector<TraceEvent> events;         ///< timeline, ordered by (start, worker, lane)
+  std::vector<MessageArrow> messages;     ///< message level: iteration 0's messages between traced workers
   std::vector<TraceEvent> critical_path;  ///< tasks bounding the last iteration of worker 0, in order
   std::vector<double> exposed_comm_per_bucket_s;  ///< last iteration of worker 0, indexed by bucket
   std::vector<LinkUse> links;             ///< every link with traffic, highest utilisation first

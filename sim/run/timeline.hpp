@@ -17,11 +17,12 @@ struct IterationMarks {
   double comm_wait_s = 0;  ///< blocked until gradients were synchronised (exposed communication)
 };
 
-/// Raw record of a run: marks[worker][iteration], the trace events and per-worker traffic.
+/// Raw record of a run: marks[worker][iteration], the trace events, per-worker traffic and message arrows.
 struct Timeline {
   std::vector<std::vector<IterationMarks>> marks;
   std::vector<TraceEvent> events;
   std::vector<WorkerTraffic> traffic;
+  std::vector<MessageArrow> messages;
 };
 
 }  // namespace dtsim::run

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -43,6 +44,9 @@ TEST(ChromeTrace, FollowsTheTraceEventFormat) {
       ASSERT_TRUE(e["args"].is_object());
       if (name == "process_name") named_processes.insert(e["pid"].get<int>());
       if (name == "thread_name") named_threads.insert({e["pid"].get<int>(), e["tid"].get<int>()});
+    } else if (ph == "s" || ph == "f") {
+      ASSERT_TRUE(e["id"].is_number_integer());
+      ASSERT_TRUE(e["ts"].is_number());
     } else {
       ASSERT_EQ(ph, "X");
       ASSERT_TRUE(e["name"].is_string() && e["cat"].is_string());
@@ -58,6 +62,20 @@ TEST(ChromeTrace, FollowsTheTraceEventFormat) {
   // Per worker and iteration: 5 forward, 5 backward, 1 update, one all-reduce per tensor (4 tensors).
   EXPECT_EQ(complete, 4 * 3 * (5 + 5 + 1 + 4));
   EXPECT_EQ(with_bytes, 4 * 3 * 4);
+}
+
+TEST(ChromeTrace, MessageLevelHasAnArrowPerMessageOfTheFirstIteration) {
+  const auto s = testing::five_layers(4, "wfbp", scenario::Fidelity::message);
+  const nlohmann::json trace = trace_of(s);
+  std::map<std::int64_t, int> ends;
+  int starts = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "s") ++starts;
+    if (e["ph"] == "s" || e["ph"] == "f") ++ends[e["id"].get<std::int64_t>()];
+  }
+  // 4 tensors x 2(p - 1) ring steps x 4 ranks, each with its start and finish.
+  EXPECT_EQ(starts, 4 * 6 * 4);
+  for (const auto& [id, count] : ends) EXPECT_EQ(count, 2) << id;
 }
 
 }  // namespace
