@@ -47,6 +47,16 @@ void print_console_summary(std::ostream& out, const run::RunResult& r) {
         fmt::print(out, "  {} {} x{}", category, core::format_duration(it->second.second), it->second.first);
     fmt::print(out, "\n");
   }
+  if (!r.curve.empty()) {
+    const run::CurvePoint& last = r.curve.back();
+    fmt::print(out, "training: test accuracy {:.3f}, loss {:.4f} after {} steps ({} simulated)", last.accuracy,
+               last.loss, last.step, core::format_duration(last.simulated_time_s));
+    if (r.target_accuracy > 0)
+      fmt::print(out, "; {:.3f} accuracy {}", r.target_accuracy,
+                 r.time_to_accuracy_s ? "reached at " + core::format_duration(*r.time_to_accuracy_s)
+                                      : std::string("not reached"));
+    fmt::print(out, "\n");
+  }
   if (!r.links.empty()) {
     fmt::print(out, "hottest links:");
     for (std::size_t i = 0; i < std::min<std::size_t>(3, r.links.size()); ++i)

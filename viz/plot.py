@@ -2,7 +2,8 @@
 
 RESULTS is a run folder (report.json, optionally timeline.json) or a sweep folder (results.csv). Every plot is
 written as PNG and SVG into the output folder; the file names are printed, one per line.
-  run:   breakdown (stacked per iteration), gantt (per-worker timeline of the last iteration)
+  run:   breakdown (stacked per iteration), gantt (per-worker timeline of the last iteration), training (test
+         loss and accuracy against simulated time, numerics mode)
   sweep: scaling (samples/s and efficiency against workers, one line per other setting), breakdown (stacked
          per point), heatmap (mean iteration time over the first two swept keys)
 """
@@ -57,6 +58,23 @@ def plot_run(folder, out):
     ax.set_xlabel("iteration")
     ax.set_title(f"Iteration breakdown: {title}", fontsize=9)
     save(fig, out, "breakdown")
+
+    if "training" in report:
+        curve = report["training"]["curve"]
+        times = [p["simulated_time_s"] * 1e3 for p in curve]
+        fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+        left.plot(times, [p["loss"] for p in curve], marker="o")
+        left.set_xlabel("simulated time (ms)")
+        left.set_ylabel("test loss")
+        right.plot(times, [100 * p["accuracy"] for p in curve], marker="o")
+        right.set_xlabel("simulated time (ms)")
+        right.set_ylabel("test accuracy (%)")
+        target = report["training"]["target_accuracy"]
+        if target:
+            right.axhline(100 * target, color="#999999", linestyle="--", label=f"target {100 * target:.0f} %")
+            right.legend(fontsize=8)
+        fig.suptitle(f"Training: {title}", fontsize=9)
+        save(fig, out, "training")
 
     trace_path = os.path.join(folder, "timeline.json")
     if not os.path.exists(trace_path):

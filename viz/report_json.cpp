@@ -67,6 +67,16 @@ void write_report_json(const std::string& path, const run::RunResult& r) {
   for (const run::LinkUse& l : r.links)
     links.push_back({{"name", l.name}, {"bytes_per_iteration", l.bytes_per_iteration}, {"utilisation", l.utilisation}});
   report["links"] = links;
+  if (!r.curve.empty()) {
+    nlohmann::json curve = nlohmann::json::array();
+    for (const run::CurvePoint& p : r.curve)
+      curve.push_back({{"step", p.step}, {"simulated_time_s", p.simulated_time_s}, {"loss", p.loss},
+                       {"accuracy", p.accuracy}});
+    report["training"] = {{"curve", curve},
+                          {"target_accuracy", r.target_accuracy},
+                          {"time_to_accuracy_s", r.time_to_accuracy_s ? nlohmann::json(*r.time_to_accuracy_s)
+                                                                      : nlohmann::json(nullptr)}};
+  }
   write_atomically(path, [&](std::ostream& out) { out << report.dump(2) << '\n'; });
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 /// What one simulation run produces; everything viz/ writes comes from here.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,14 @@ struct MessageArrow {
   std::int64_t bytes = 0;
 };
 
+/// One test-set evaluation of numerics mode.
+struct CurvePoint {
+  std::int64_t step = 0;
+  double simulated_time_s = 0;  ///< when step `step` ends on the simulated cluster
+  double loss = 0;
+  double accuracy = 0;
+};
+
 /// Identification of the run, echoed into every report.
 struct RunInfo {
   std::string scenario;        ///< file path or "built-in default"
@@ -96,6 +105,9 @@ struct RunResult {
   std::vector<MessageArrow> messages;     ///< message level: iteration 0's messages between traced workers
   std::vector<TraceEvent> critical_path;  ///< tasks bounding the last iteration of worker 0, in order
   std::vector<double> exposed_comm_per_bucket_s;  ///< last iteration of worker 0, indexed by bucket
+  std::vector<CurvePoint> curve;          ///< numerics mode: test loss and accuracy against simulated time
+  double target_accuracy = 0;             ///< numerics mode: the target of time_to_accuracy_s (0: none)
+  std::optional<double> time_to_accuracy_s;  ///< simulated time when the target accuracy was first reached
   std::vector<LinkUse> links;             ///< every link with traffic, highest utilisation first
 };
 

@@ -11,6 +11,7 @@
 #include "sim/run/analytic_timeline.hpp"
 #include "sim/run/assemble.hpp"
 #include "sim/run/compression_work.hpp"
+#include "sim/run/numerics_run.hpp"
 #include "sim/collectives/block_collective.hpp"
 #include "sim/run/critical_path.hpp"
 #include "sim/scheduling/scheduler.hpp"
@@ -186,6 +187,7 @@ RunResult run_simulation(const scenario::Scenario& s) {
   RunResult result = assemble_result(std::move(info), timeline, single_worker_s);
   analyse_last_iteration(plan, timeline, 0, result);
   result.links = link_uses(prepared.link_bytes, fabric, result.mean_iteration_s);
+  if (s.numerics.enabled) run_numerics(s, result);
   return result;
 }
 

@@ -14,6 +14,10 @@ namespace dtsim::scenario {
 namespace {
 
 std::vector<std::string> precisions() { return {"fp32", "tf32", "fp16", "bf16"}; }
+std::vector<std::string> numerics_models() { return {"softmax_regression", "mlp", "cnn"}; }
+std::vector<std::string> datasets() { return {"gaussian_mixture", "teacher", "mnist", "cifar10"}; }
+std::vector<std::string> shardings() { return {"iid", "dirichlet"}; }
+std::vector<std::string> optimizers() { return {"sgd", "momentum", "nesterov", "adam"}; }
 std::vector<std::string> distributions() { return {"normal", "laplace", "heavy_tailed"}; }
 std::vector<std::string> compressor_names() {
   std::vector<std::string> names;
@@ -52,11 +56,13 @@ const std::vector<KeySpec>& scenario_keys() {
       {"", "workers", "integer", "required", "data-parallel workers; worker r runs on GPU r", 1, 1 << 20, nullptr},
       {"", "batch_size", "integer", "required", "samples per worker per iteration", 1, 1 << 24, nullptr},
       {"", "iterations", "integer", "3", "iterations simulated", 1, 100000, nullptr},
-      {"", "model", "table", "required", "the model", 0, 0, nullptr},
+      {"", "model", "table", "required", "the model (not with [numerics], which defines it)", 0, 0, nullptr},
       {"", "gpu", "table", "-", "the GPU and how fast it runs the model", 0, 0, nullptr},
       {"", "strategy", "table", "-", "synchronisation, collective, scheduler and fidelity", 0, 0, nullptr},
       {"", "output", "table", "-", "what to write and where", 0, 0, nullptr},
       {"", "compression", "table", "-", "gradient compression with real kernels (timing mode)", 0, 0, nullptr},
+      {"", "numerics", "table", "-", "real training of a small model against simulated time (replaces [model])", 0,
+       0, nullptr},
       {"model", "name", "string", "required", "a built-in model, or the name of an inline layer table", 0, 0,
        nullptr},
       {"model", "file", "string", "-",
@@ -118,6 +124,31 @@ const std::vector<KeySpec>& scenario_keys() {
        0, 0, nullptr},
       {"compression", "seed", "integer", "0", "seed of the gradients and of stochastic compressors", 0,
        std::int64_t{1} << 62, nullptr},
+      {"numerics", "model", "string", "mlp", "the trained model; its tensors are also the simulated model", 0, 0,
+       numerics_models},
+      {"numerics", "hidden", "array of integers", "[128]", "mlp: hidden layer widths", 0, 0, nullptr},
+      {"numerics", "dataset", "string", "gaussian_mixture", "training data", 0, 0, datasets},
+      {"numerics", "examples", "integer", "4096", "synthetic data: examples", 16, 1 << 24, nullptr},
+      {"numerics", "dims", "integer", "32", "synthetic data: features per example", 1, 1 << 20, nullptr},
+      {"numerics", "classes", "integer", "10", "synthetic data: classes", 2, 1000, nullptr},
+      {"numerics", "separation", "number", "0.5", "gaussian_mixture: standard deviation of the class means", 0, 0,
+       nullptr},
+      {"numerics", "files", "array of strings", "-",
+       "mnist: [images, labels] IDX files; cifar10: data_batch_*.bin files (relative to the scenario)", 0, 0,
+       nullptr},
+      {"numerics", "test_fraction", "number", "0.2", "held-out share of the data (0.01 to 0.9)", 0, 0, nullptr},
+      {"numerics", "shards", "string", "iid", "how the data is split among workers", 0, 0, shardings},
+      {"numerics", "dirichlet_alpha", "number", "0.5", "dirichlet shards: label skew (smaller = more skewed)", 0, 0,
+       nullptr},
+      {"numerics", "steps", "integer", "200", "training steps (iterations)", 1, 1 << 24, nullptr},
+      {"numerics", "eval_every", "integer", "20", "steps between test-set evaluations", 1, 1 << 24, nullptr},
+      {"numerics", "optimizer", "string", "sgd", "optimizer applied to the averaged gradient", 0, 0, optimizers},
+      {"numerics", "learning_rate", "number", "0.1", "peak learning rate", 0, 0, nullptr},
+      {"numerics", "warmup_steps", "integer", "0", "linear learning-rate warm-up", 0, 1 << 24, nullptr},
+      {"numerics", "target_accuracy", "number", "-", "report the simulated time to reach this test accuracy", 0, 0,
+       nullptr},
+      {"numerics", "seed", "integer", "1", "data, initialisation and mini-batch order", 0, std::int64_t{1} << 62,
+       nullptr},
       {"output", "dir", "string", "dtsim-out", "output folder (dtsim run --out overrides)", 0, 0, nullptr},
       {"output", "timeline", "boolean", "true", "write timeline.json (Chrome trace)", 0, 0, nullptr},
       {"output", "trace_workers", "integer", "16",

@@ -16,6 +16,7 @@
 #include "sim/scenario/overrides.hpp"
 #include "sim/scenario/platform_section.hpp"
 #include "sim/scenario/keys.hpp"
+#include "sim/scenario/numerics_section.hpp"
 #include "sim/scenario/section.hpp"
 #include "sim/scheduling/scheduler.hpp"
 
@@ -268,9 +269,17 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
   s.platform = load_platform(platform);
 
   auto model = top.table("model");
-  if (!model) throw core::InputError(top.where_table(), "missing table [model]", "name a built-in model or a layer table");
-  s.model = load_model(*model, base);
-  model->finish();
+  if (auto numerics = top.table("numerics")) {
+    if (model)
+      throw core::InputError(model->where_table(), "[model] and [numerics] are both given",
+                             "[numerics] trains its own model and simulates it: remove [model]");
+    load_numerics(*numerics, *root.get("numerics")->as_table(), base.string(), s);
+  } else {
+    if (!model)
+      throw core::InputError(top.where_table(), "missing table [model]", "name a built-in model or a layer table");
+    s.model = load_model(*model, base);
+    model->finish();
+  }
 
   auto gpu = top.table("gpu");
   toml::table empty;

@@ -44,6 +44,29 @@ struct Compression {
   std::uint64_t seed = 0;                ///< gradients and stochastic compressors
 };
 
+/// Numerics mode: real training of a small model on real or synthetic data, against simulated time.
+struct Numerics {
+  bool enabled = false;
+  std::string model = "mlp";               ///< softmax_regression | mlp | cnn
+  std::vector<std::int64_t> hidden = {128};
+  std::string dataset = "gaussian_mixture";  ///< gaussian_mixture | teacher | mnist | cifar10
+  std::int64_t examples = 4096;            ///< synthetic data
+  std::int64_t dims = 32;
+  int classes = 10;
+  double separation = 0.5;                 ///< gaussian_mixture
+  std::vector<std::string> files;          ///< mnist: images, labels; cifar10: data_batch_*.bin (paths)
+  double test_fraction = 0.2;
+  std::string shards = "iid";              ///< iid | dirichlet
+  double dirichlet_alpha = 0.5;
+  std::int64_t steps = 200;
+  std::int64_t eval_every = 20;
+  std::string optimizer = "sgd";           ///< sgd | momentum | nesterov | adam
+  double learning_rate = 0.1;
+  std::int64_t warmup_steps = 0;
+  std::optional<double> target_accuracy;   ///< report the simulated time to reach it
+  std::uint64_t seed = 1;
+};
+
 /// One validated scenario.
 struct Scenario {
   std::string source;           ///< scenario file path, or "built-in default"
@@ -62,6 +85,7 @@ struct Scenario {
   scheduling::SchedulerOptions scheduler_options;  ///< [strategy.fusion], [strategy.ddp], [strategy.priority]
   Fidelity fidelity = Fidelity::flow;
   Compression compression;
+  Numerics numerics;
   Output output;
 };
 

@@ -1,0 +1,60 @@
+#include "sim/run/numerics_run.hpp"
+
+#include "compressors/rng.hpp"
+#include "numerics/dataset_readers.hpp"
+#include "numerics/evaluation.hpp"
+#include "numerics/model.hpp"
+#include "numerics/sharding.hpp"
+#include "numerics/trainer.hpp"
+#include "sim/scenario/numerics_section.hpp"
+
+namespace dtsim::run {
+namespace {
+
+/// Independent streams for data, split, shards, initialisation and mini-batches: the generators would
+/// otherwise draw the same numbers (a model initialised to the mixture's class means classifies at once).
+enum Stream : std::uint64_t { kData = 1, kSplit, kShards, kInit, kBatches };
+std::uint64_t seed_of(const scenario::Numerics& n, Stream stream) {
+  return compressors::stream_seed(n.seed, stream, 0);
+}
+
+numerics::Dataset dataset(const scenario::Numerics& n) {
+  if (n.dataset == "mnist") return numerics::read_mnist(n.files[0], n.files[1]);
+  if (n.dataset == "cifar10") return numerics::read_cifar10(n.files);
+  if (n.dataset == "teacher") return numerics::teacher_network({n.examples, n.dims, n.classes, 64, seed_of(n, kData)});
+  return numerics::gaussian_mixture({n.examples, n.dims, n.classes, n.separation, seed_of(n, kData)});
+}
+
+}  // namespace
+
+void run_numerics(const scenario::Scenario& s, RunResult& result) {
+  const scenario::Numerics& n = s.numerics;
+  const auto [train, test] = numerics::train_test_split(dataset(n), n.test_fraction, seed_of(n, kSplit));
+  const numerics::Shards shards =
+      n.shards == "dirichlet" ? numerics::shard_dirichlet(train, s.workers, n.dirichlet_alpha, seed_of(n, kShards))
+                              : numerics::shard_iid(train, s.workers, seed_of(n, kShards));
+  const auto model =
+      numerics::make_model({n.model, n.hidden}, scenario::numerics_input_shape(n), seed_of(n, kInit));
+  numerics::TrainerConfig config;
+  config.workers = s.workers;
+  config.batch_size = s.batch_size;
+  config.seed = seed_of(n, kBatches);
+  if (!s.compression.compressor.empty())
+    config.compression = numerics::CompressionConfig{s.compression.compressor, s.compression.options,
+                                                     s.compression.error_feedback, {}};
+  config.optimizer.name = n.optimizer;
+  config.optimizer.learning_rate = n.learning_rate;
+  config.optimizer.warmup_steps = n.warmup_steps;
+  numerics::Trainer trainer(*model, train, shards, config);
+  const numerics::TrainingRun run = numerics::train(trainer, test, n.steps, n.eval_every);
+  std::vector<double> step_end_s;
+  for (std::int64_t k = 1; k <= n.steps; ++k) step_end_s.push_back(static_cast<double>(k) * result.mean_iteration_s);
+  for (const numerics::EvalPoint& p : run.curve)
+    result.curve.push_back({p.step, static_cast<double>(p.step) * result.mean_iteration_s, p.loss, p.accuracy});
+  if (n.target_accuracy) {
+    result.target_accuracy = *n.target_accuracy;
+    result.time_to_accuracy_s = numerics::time_to_accuracy(run.curve, step_end_s, *n.target_accuracy);
+  }
+}
+
+}  // namespace dtsim::run
