@@ -45,9 +45,7 @@ class Dgc final : public Compressor {
     const std::size_t n = grad.size();
     if (n > 0) select(grad, density(step), Rng(stream_seed(p_.seed, id, step)));
     else indices_.clear();
-    values_.resize(indices_.size());
-    for (std::size_t i = 0; i < indices_.size(); ++i) values_[i] = grad[static_cast<std::size_t>(indices_[i])];
-    wire::put_sparse(msg.payload, msg.numel, indices_, values_);
+    wire::put_selected(msg.payload, grad, indices_, values_);
     msg.wire_size = static_cast<core::Bytes>(msg.payload.size());
   }
 

@@ -104,9 +104,7 @@ class Sidco final : public Compressor {
     start_message(msg, grad, id, next_step(id), Aggregation::kAllGather);
     indices_.clear();
     if (!grad.empty()) select(grad);
-    values_.resize(indices_.size());
-    for (std::size_t i = 0; i < indices_.size(); ++i) values_[i] = grad[static_cast<std::size_t>(indices_[i])];
-    wire::put_sparse(msg.payload, msg.numel, indices_, values_);
+    wire::put_selected(msg.payload, grad, indices_, values_);
     msg.wire_size = static_cast<core::Bytes>(msg.payload.size());
   }
 

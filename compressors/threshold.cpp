@@ -20,9 +20,7 @@ class Threshold final : public Compressor {
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {
     start_message(msg, grad, id, next_step(id), Aggregation::kAllGather);
     select_at_least(grad, magnitude_key(std::bit_cast<std::uint32_t>(tau_)) + 1, indices_);  // |x| > tau
-    values_.resize(indices_.size());
-    for (std::size_t i = 0; i < indices_.size(); ++i) values_[i] = grad[static_cast<std::size_t>(indices_[i])];
-    wire::put_sparse(msg.payload, msg.numel, indices_, values_);
+    wire::put_selected(msg.payload, grad, indices_, values_);
     msg.wire_size = static_cast<core::Bytes>(msg.payload.size());
   }
 

@@ -20,9 +20,7 @@ class TopK final : public Compressor {
     const auto n = grad.size();
     const std::size_t k = n == 0 ? 0 : std::max<std::size_t>(1, static_cast<std::size_t>(static_cast<double>(n) * ratio_));
     select_top_k(grad, k, indices_);
-    values_.resize(indices_.size());
-    for (std::size_t i = 0; i < indices_.size(); ++i) values_[i] = grad[static_cast<std::size_t>(indices_[i])];
-    wire::put_sparse(msg.payload, msg.numel, indices_, values_);
+    wire::put_selected(msg.payload, grad, indices_, values_);
     msg.wire_size = static_cast<core::Bytes>(msg.payload.size());
   }
 

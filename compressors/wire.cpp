@@ -11,6 +11,13 @@
 
 namespace dtsim::compressors::wire {
 
+void put_selected(std::vector<std::byte>& out, std::span<const float> grad, std::span<const std::int64_t> indices,
+                  std::vector<float>& values) {
+  values.resize(indices.size());
+  for (std::size_t i = 0; i < indices.size(); ++i) values[i] = grad[static_cast<std::size_t>(indices[i])];
+  put_sparse(out, static_cast<std::int64_t>(grad.size()), indices, values);
+}
+
 void put_sparse(std::vector<std::byte>& out, std::int64_t n, std::span<const std::int64_t> indices,
                 std::span<const float> values) {
   DTSIM_CHECK(indices.size() == values.size(), "sparse indices and values differ in count");

@@ -49,6 +49,10 @@ void put_indices(std::vector<std::byte>& out, std::int64_t n, std::span<const st
 /// Appends the sparse layout of ascending `indices` and their `values` (tensor of n elements).
 void put_sparse(std::vector<std::byte>& out, std::int64_t n, std::span<const std::int64_t> indices,
                 std::span<const float> values);
+/// Gathers grad[indices] into `values` (scratch, reused) and appends them with put_sparse: the last step of
+/// every sparsifier (tensor of grad.size() elements).
+void put_selected(std::vector<std::byte>& out, std::span<const float> grad, std::span<const std::int64_t> indices,
+                  std::vector<float>& values);
 
 /// Number of (index, value) pairs in a sparse payload of `bytes` bytes for an n-element tensor.
 std::size_t sparse_count(std::size_t bytes, std::int64_t n);

@@ -1,6 +1,8 @@
 // `dtsim plot` and `dtsim report` as a user runs them; the HTML page is rendered in headless Chromium.
 #include <gtest/gtest.h>
 
+#include "tests/shell_command.hpp"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,24 +13,13 @@
 namespace {
 
 namespace fs = std::filesystem;
+using dtsim::testing::dtsim;
+using dtsim::testing::Outcome;
+using dtsim::testing::shell;
 
-struct Outcome {
-  int code = -1;
-  std::string output;
-};
 
-Outcome shell(const std::string& command) {
-  Outcome o;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  char buffer[4096];
-  std::size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) o.output.append(buffer, n);
-  const int status = pclose(pipe);
-  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
-}
 
-std::string dtsim() { return DTSIM_BINARY; }
+std::string binary() { return DTSIM_BINARY; }
 
 bool have_matplotlib() { return shell("/usr/bin/python3 -c 'import matplotlib'").code == 0; }
 
@@ -52,8 +43,8 @@ TEST(Plot, SweepGivesScalingBreakdownAndHeatmapInPngAndSvg) {
                                     << "[set]\n\"strategy.fidelity\" = \"analytic\"\n"
                                     << "[[axis]]\nkey = \"workers\"\nvalues = [2, 4, 8]\n"
                                     << "[[axis]]\nkey = \"strategy.scheduler\"\nvalues = [\"wfbp\", \"none\"]\n";
-  ASSERT_EQ(shell(dtsim() + " sweep " + (dir / "sweep.toml").string()).code, 0);
-  const Outcome o = shell(dtsim() + " plot " + (dir / "sweep-out").string());
+  ASSERT_EQ(shell(binary() + " sweep " + (dir / "sweep.toml").string()).code, 0);
+  const Outcome o = shell(binary() + " plot " + (dir / "sweep-out").string());
   ASSERT_EQ(o.code, 0) << o.output;
   for (const char* name : {"scaling", "breakdown", "heatmap"})
     for (const char* ext : {".png", ".svg"}) EXPECT_TRUE(fs::exists(dir / "sweep-out/plots" / (std::string(name) + ext))) << name << ext;
@@ -62,7 +53,7 @@ TEST(Plot, SweepGivesScalingBreakdownAndHeatmapInPngAndSvg) {
 
 TEST(Plot, RefusesAFolderWithoutResults) {
   const fs::path dir = folder("empty");
-  const Outcome o = shell(dtsim() + " plot " + dir.string());
+  const Outcome o = shell(binary() + " plot " + dir.string());
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.output.find("no report.json or results.csv in this folder"), std::string::npos) << o.output;
   fs::remove_all(dir);
@@ -72,8 +63,8 @@ TEST(Report, HtmlPageShowsTablesAndPlotsInChromium) {
   if (!have_matplotlib()) GTEST_SKIP() << "python3-matplotlib is not installed (apt-get install python3-matplotlib)";
   if (shell("command -v chromium").code != 0) GTEST_SKIP() << "chromium is not installed (apt-get install chromium)";
   const fs::path dir = folder("report");
-  ASSERT_EQ(shell(dtsim() + " run --out " + (dir / "run").string() + " --set strategy.fidelity=analytic").code, 0);
-  const Outcome report = shell(dtsim() + " report " + (dir / "run").string());
+  ASSERT_EQ(shell(binary() + " run --out " + (dir / "run").string() + " --set strategy.fidelity=analytic").code, 0);
+  const Outcome report = shell(binary() + " report " + (dir / "run").string());
   ASSERT_EQ(report.code, 0) << report.output;
   // The page is self-contained: move it away from the run folder before rendering.
   fs::rename(dir / "run/report.html", dir / "alone.html");

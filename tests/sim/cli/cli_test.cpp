@@ -1,6 +1,8 @@
 // The dtsim binary as a user runs it: exit codes, --help, and every file in scenarios/ runs.
 #include <gtest/gtest.h>
 
+#include "tests/shell_command.hpp"
+
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -12,24 +14,11 @@
 namespace {
 
 namespace fs = std::filesystem;
+using dtsim::testing::dtsim;
+using dtsim::testing::Outcome;
+using dtsim::testing::shell;
 
-struct Outcome {
-  int code = -1;
-  std::string output;  ///< stdout and stderr together
-};
 
-Outcome dtsim(const std::string& arguments) {
-  const std::string command = std::string(DTSIM_BINARY) + " " + arguments + " 2>&1";
-  Outcome o;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return o;
-  char buffer[4096];
-  std::size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) o.output.append(buffer, n);
-  const int status = pclose(pipe);
-  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
-}
 
 fs::path temporary_folder(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() / ("dtsim-cli-" + name + "-" + std::to_string(getpid()));

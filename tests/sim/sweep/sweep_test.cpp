@@ -2,6 +2,8 @@
 // skipping finished points, shards and the Slurm job-array script.
 #include <gtest/gtest.h>
 
+#include "tests/shell_command.hpp"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,22 +18,11 @@
 namespace {
 
 namespace fs = std::filesystem;
+using dtsim::testing::dtsim;
+using dtsim::testing::Outcome;
+using dtsim::testing::shell;
 
-struct Outcome {
-  int code = -1;
-  std::string output;
-};
 
-Outcome dtsim(const std::string& arguments) {
-  Outcome o;
-  FILE* pipe = popen((std::string(DTSIM_BINARY) + " " + arguments + " 2>&1").c_str(), "r");
-  char buffer[4096];
-  std::size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) o.output.append(buffer, n);
-  const int status = pclose(pipe);
-  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
-}
 
 std::string read(const fs::path& p) {
   std::ifstream in(p);
