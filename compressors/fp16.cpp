@@ -10,6 +10,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "compressors/sum_16bit.hpp"
 #include "compressors/factories.hpp"
 #include "compressors/wire.hpp"
 #include "sim/core/error.hpp"
@@ -125,17 +126,9 @@ class Fp16 final : public Compressor {
   }
 
   Compressed reduce(std::span<const Compressed> msgs) const override {
-    DTSIM_CHECK(!msgs.empty(), "reduce needs at least one message");
-    Compressed sum = msgs.front();
-    const std::size_t n = sum.payload.size() / 2;
-    std::vector<float> acc(n, 0.0f), one(n);
-    for (const Compressed& msg : msgs) {
-      decompress(msg, one);
-      for (std::size_t i = 0; i < n; ++i) acc[i] += one[i];
-    }
-    auto* dst = reinterpret_cast<std::uint16_t*>(sum.payload.data());
-    for (std::size_t i = 0; i < n; ++i) dst[i] = to_half(acc[i]);
-    return sum;
+    return sum_16bit(
+        msgs, [this](const Compressed& m, std::span<float> out) { decompress(m, out); },
+        [](float x) { return to_half(x); });
   }
 };
 
