@@ -53,21 +53,12 @@ std::string run_tables(const nlohmann::json& report) {
                "update (ms)", "exposed comm (ms)", "idle (ms)"},
               "th");
   for (const auto& it : report["iterations"]) {
-    double f = 0, b = 0, u = 0, e = 0, i = 0;
-    const auto& workers = it["breakdown_per_worker"];
-    for (const auto& w : workers) {
-      f += w["forward_s"].get<double>();
-      b += w["backward_s"].get<double>();
-      u += w["update_s"].get<double>();
-      e += w["exposed_comm_s"].get<double>();
-      i += w["idle_s"].get<double>();
-    }
-    const double n = static_cast<double>(workers.size()) / 1e3;
+    const auto& mean = it["breakdown_mean"];
+    auto ms = [&](const char* phase) { return fmt::format("{:.3f}", mean[phase].get<double>() * 1e3); };
     html += row({value_text(it["index"]), fmt::format("{:.3f}", it["time_s"].get<double>() * 1e3),
                  fmt::format("{:.1f}", it["samples_per_s"].get<double>()),
-                 fmt::format("{:.1f} %", 100 * it["scaling_efficiency"].get<double>()), fmt::format("{:.3f}", f / n),
-                 fmt::format("{:.3f}", b / n), fmt::format("{:.3f}", u / n), fmt::format("{:.3f}", e / n),
-                 fmt::format("{:.3f}", i / n)});
+                 fmt::format("{:.1f} %", 100 * it["scaling_efficiency"].get<double>()), ms("forward_s"),
+                 ms("backward_s"), ms("update_s"), ms("exposed_comm_s"), ms("idle_s")});
   }
   html += "</table>\n";
   if (!report["critical_path"].empty()) {

@@ -42,11 +42,6 @@ def stacked(ax, labels, rows, scale=1e3):
     ax.legend(fontsize=8)
 
 
-def mean_breakdown(iteration):
-    workers = iteration["breakdown_per_worker"]
-    return {key: sum(w[key] for w in workers) / len(workers) for key, _, _ in PHASES}
-
-
 def plot_run(folder, out):
     with open(os.path.join(folder, "report.json")) as f:
         report = json.load(f)
@@ -54,7 +49,7 @@ def plot_run(folder, out):
     title = f"{setup['model']}, {setup['workers']} workers, {setup['scheduler']}, {setup['platform']}"
     fig, ax = plt.subplots(figsize=(7, 4))
     iterations = report["iterations"]
-    stacked(ax, [str(i["index"]) for i in iterations], [mean_breakdown(i) for i in iterations])
+    stacked(ax, [str(i["index"]) for i in iterations], [i["breakdown_mean"] for i in iterations])
     ax.set_xlabel("iteration")
     ax.set_title(f"Iteration breakdown: {title}", fontsize=9)
     save(fig, out, "breakdown")

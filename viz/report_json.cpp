@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include "viz/atomic_file.hpp"
+#include "viz/mean_breakdown.hpp"
 #include "viz/reports.hpp"
 
 namespace dtsim::viz {
@@ -43,13 +44,14 @@ void write_report_json(const std::string& path, const run::RunResult& r) {
   nlohmann::json iterations = nlohmann::json::array();
   for (const run::IterationResult& it : r.iterations) {
     nlohmann::json workers = nlohmann::json::array();
-    for (const run::Breakdown& b : it.per_worker) workers.push_back(breakdown_json(b));
+    for (int w = 0; w < i.trace_workers; ++w) workers.push_back(breakdown_json(it.per_worker[static_cast<std::size_t>(w)]));
     iterations.push_back({{"index", it.index},
                           {"start_s", it.start_s},
                           {"end_s", it.end_s},
                           {"time_s", it.time_s},
                           {"samples_per_s", it.samples_per_s},
                           {"scaling_efficiency", it.scaling_efficiency},
+                          {"breakdown_mean", breakdown_json(mean_breakdown(it))},
                           {"breakdown_per_worker", workers}});
   }
   report["iterations"] = iterations;

@@ -1,13 +1,12 @@
 #include "sim/run/assemble.hpp"
 
 #include <algorithm>
-#include <tuple>
 
 #include "sim/core/error.hpp"
 
 namespace dtsim::run {
 
-RunResult assemble_result(RunInfo info, const Timeline& timeline, double single_worker_iteration_s) {
+RunResult assemble_result(RunInfo info, Timeline timeline, double single_worker_iteration_s) {
   RunResult r;
   r.info = std::move(info);
   r.single_worker_iteration_s = single_worker_iteration_s;
@@ -40,12 +39,9 @@ RunResult assemble_result(RunInfo info, const Timeline& timeline, double single_
   r.mean_iteration_s = previous_end / r.info.iterations;
   r.samples_per_s = global_batch / r.mean_iteration_s;
   r.scaling_efficiency = r.samples_per_s / (r.info.workers * single_rate);
-  r.traffic = timeline.traffic;
-  r.events = timeline.events;
-  r.messages = timeline.messages;
-  std::stable_sort(r.events.begin(), r.events.end(), [](const TraceEvent& a, const TraceEvent& b) {
-    return std::tie(a.start_s, a.worker, a.lane) < std::tie(b.start_s, b.worker, b.lane);
-  });
+  r.traffic = std::move(timeline.traffic);
+  r.events = std::move(timeline.events);
+  r.messages = std::move(timeline.messages);
   return r;
 }
 

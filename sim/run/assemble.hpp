@@ -10,6 +10,6 @@ namespace dtsim::run {
 /// own marks, idle is the time from its optimizer step's end to the job's iteration end (waiting for the last
 /// worker). Workers that start together have phases that add up to the iteration time. Efficiency compares
 /// with `single_worker_iteration_s`.
-RunResult assemble_result(RunInfo info, const Timeline& timeline, double single_worker_iteration_s);
+RunResult assemble_result(RunInfo info, Timeline timeline, double single_worker_iteration_s);
 
 }  // namespace dtsim::run

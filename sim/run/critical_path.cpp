@@ -22,10 +22,10 @@ double overlap_with_gaps(double start, double end, const std::vector<std::pair<d
 
 }  // namespace
 
-void analyse_last_iteration(const scheduling::IterationPlan& plan, const Timeline& timeline, int worker,
-                            RunResult& result) {
+LastIteration analyse_last_iteration(const scheduling::IterationPlan& plan, const Timeline& timeline, int worker) {
+  LastIteration result;
   const auto& marks = timeline.marks[static_cast<std::size_t>(worker)];
-  if (marks.empty()) return;
+  if (marks.empty()) return result;
   const IterationMarks& span = marks.back();
   const int iteration = static_cast<int>(marks.size()) - 1;
 
@@ -93,6 +93,7 @@ void analyse_last_iteration(const scheduling::IterationPlan& plan, const Timelin
       const TraceEvent& e = tasks[static_cast<std::size_t>(comm_vertex[b])];
       result.exposed_comm_per_bucket_s[b] = overlap_with_gaps(e.start_s, e.end_s, gaps);
     }
+  return result;
 }
 
 }  // namespace dtsim::run

@@ -13,9 +13,12 @@ namespace dtsim::run {
 /// enforce: the compute stream runs its tasks in order; a bucket waits for the backward of its ready layer
 /// and, on a FIFO stream, for the previous bucket; an update waits for the buckets it applies. Walking back
 /// from the iteration's last task through the predecessor that finished last gives the critical path.
-/// Also fills `exposed_comm_per_bucket_s`: per bucket, how long its all-reduce ran while the compute stream
-/// was blocked waiting for communication.
-void analyse_last_iteration(const scheduling::IterationPlan& plan, const Timeline& timeline, int worker,
-                            RunResult& result);
+/// Also gives, per bucket, how long its exchange ran while the compute stream was blocked waiting for
+/// communication.
+struct LastIteration {
+  std::vector<TraceEvent> critical_path;         ///< in order
+  std::vector<double> exposed_comm_per_bucket_s;  ///< indexed by bucket
+};
+LastIteration analyse_last_iteration(const scheduling::IterationPlan& plan, const Timeline& timeline, int worker);
 
 }  // namespace dtsim::run

@@ -85,6 +85,7 @@ struct RunInfo {
   std::string fidelity;
   std::string compression;     ///< compressor and how its kernel times were obtained; empty without compression
   int workers = 0;
+  int trace_workers = 0;       ///< workers whose events and per-worker breakdowns are reported
   int batch_per_worker = 0;
   int iterations = 0;
   std::int64_t parameters = 0;
@@ -101,7 +102,7 @@ struct RunResult {
   double single_worker_iteration_s = 0;   ///< forward + backward + update of one worker, no communication
   double scaling_efficiency = 0;
   std::vector<WorkerTraffic> traffic;     ///< indexed by worker
-  std::vector<TraceEvent> events;         ///< timeline, ordered by (start, worker, lane)
+  std::vector<TraceEvent> events;         ///< timeline of the traced workers, each lane in time order
   std::vector<MessageArrow> messages;     ///< message level: iteration 0's messages between traced workers
   std::vector<TraceEvent> critical_path;  ///< tasks bounding the last iteration of worker 0, in order
   std::vector<double> exposed_comm_per_bucket_s;  ///< last iteration of worker 0, indexed by bucket

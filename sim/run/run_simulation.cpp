@@ -37,6 +37,7 @@ RunInfo make_info(const scenario::Scenario& s, const scheduling::IterationPlan& 
   info.scheduler = s.scheduler;
   info.fidelity = scenario::fidelity_name(s.fidelity);
   info.workers = s.workers;
+  info.trace_workers = std::min(s.workers, s.output.trace_workers);
   info.batch_per_worker = s.batch_size;
   info.iterations = s.iterations;
   info.parameters = s.model.parameter_count();
@@ -184,8 +185,10 @@ RunResult run_simulation(const scenario::Scenario& s) {
   for (const auto& layer : plan.layers) single_worker_s += layer.forward_s + layer.backward_s + layer.update_s;
   RunInfo info = make_info(s, plan);
   info.compression = compression_note;
-  RunResult result = assemble_result(std::move(info), timeline, single_worker_s);
-  analyse_last_iteration(plan, timeline, 0, result);
+  LastIteration last = analyse_last_iteration(plan, timeline, 0);
+  RunResult result = assemble_result(std::move(info), std::move(timeline), single_worker_s);
+  result.critical_path = std::move(last.critical_path);
+  result.exposed_comm_per_bucket_s = std::move(last.exposed_comm_per_bucket_s);
   result.links = link_uses(prepared.link_bytes, fabric, result.mean_iteration_s);
   if (s.numerics.enabled) run_numerics(s, result);
   return result;

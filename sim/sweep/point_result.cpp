@@ -31,22 +31,13 @@ nlohmann::json successful_point(const scenario::SweepPoint& point, const std::st
   std::ifstream in(report_json_path);
   const nlohmann::json report = nlohmann::json::parse(in);
   nlohmann::json metrics = report["summary"];
-  // Breakdown averaged over workers and iterations.
-  double forward = 0, backward = 0, update = 0, exposed = 0, idle = 0, samples = 0;
-  for (const auto& it : report["iterations"])
-    for (const auto& b : it["breakdown_per_worker"]) {
-      forward += b["forward_s"].get<double>();
-      backward += b["backward_s"].get<double>();
-      update += b["update_s"].get<double>();
-      exposed += b["exposed_comm_s"].get<double>();
-      idle += b["idle_s"].get<double>();
-      ++samples;
-    }
-  metrics["forward_s"] = forward / samples;
-  metrics["backward_s"] = backward / samples;
-  metrics["update_s"] = update / samples;
-  metrics["exposed_comm_s"] = exposed / samples;
-  metrics["idle_s"] = idle / samples;
+  // Breakdown averaged over workers (breakdown_mean) and iterations.
+  const auto& iterations = report["iterations"];
+  for (const char* phase : {"forward_s", "backward_s", "update_s", "exposed_comm_s", "idle_s"}) {
+    double sum = 0;
+    for (const auto& it : iterations) sum += it["breakdown_mean"][phase].get<double>();
+    metrics[phase] = sum / static_cast<double>(iterations.size());
+  }
   metrics["bytes_sent_per_worker"] = report["traffic"][0]["bytes_sent"];
   metrics["buckets"] = report["setup"]["buckets"];
   return {{"point", point.index}, {"status", "ok"}, {"keys", keys_of(point)}, {"metrics", metrics}};
