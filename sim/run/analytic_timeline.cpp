@@ -8,67 +8,78 @@
 namespace dtsim::run {
 
 Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vector<BucketCost>& costs, int workers,
-                           int iterations, int trace_workers) {
+                           int iterations, int trace_workers, const Slowdown& slowdown) {
   DTSIM_CHECK(costs.size() == plan.buckets.size(), "one cost per bucket");
   DTSIM_CHECK(plan.credit_bytes == 0, "the analytic level models one FIFO stream; priority needs message level");
   Timeline timeline;
-  timeline.marks.assign(static_cast<std::size_t>(workers), {});
-  timeline.traffic.assign(static_cast<std::size_t>(workers), {});
+  const auto W = static_cast<std::size_t>(workers);
+  timeline.marks.assign(W, {});
+  timeline.traffic.assign(W, {});
   const int layers = static_cast<int>(plan.layers.size());
-  double now = 0;
+  std::vector<double> now(W, 0.0), backward_start(W);
+  std::vector<std::vector<double>> backward_end(W, std::vector<double>(static_cast<std::size_t>(layers)));
+  std::vector<IterationMarks> marks(W);
   for (int it = 0; it < iterations; ++it) {
-    std::vector<TraceEvent> iteration_events;
-    IterationMarks m;
-    m.start_s = now;
-    for (const auto& layer : plan.layers) {
-      iteration_events.push_back({0, "compute", forward_event(layer), "forward", now, now + layer.forward_s, 0});
-      now += layer.forward_s;
+    auto factor = [&](std::size_t w) { return slowdown.empty() ? 1.0 : slowdown[w][static_cast<std::size_t>(it)]; };
+    auto record = [&](std::size_t w, const char* lane, std::string name, const char* category, double start,
+                      double end, std::int64_t bytes) {
+      if (static_cast<int>(w) < trace_workers)
+        timeline.events.push_back({static_cast<int>(w), lane, std::move(name), category, start, end, bytes});
+    };
+    for (std::size_t w = 0; w < W; ++w) {
+      IterationMarks& m = marks[w];
+      m = IterationMarks{};
+      m.start_s = now[w];
+      for (const auto& layer : plan.layers) {
+        const double d = layer.forward_s * factor(w);
+        record(w, "compute", forward_event(layer), "forward", now[w], now[w] + d, 0);
+        now[w] += d;
+      }
+      m.forward_s = now[w] - m.start_s;
+      backward_start[w] = now[w];
+      for (int l = layers - 1; l >= 0; --l) {
+        const auto& layer = plan.layers[static_cast<std::size_t>(l)];
+        const double d = layer.backward_s * factor(w);
+        record(w, "compute", backward_event(layer), "backward", now[w], now[w] + d, 0);
+        now[w] += d;
+        backward_end[w][static_cast<std::size_t>(l)] = now[w];
+      }
+      m.backward_s = now[w] - backward_start[w];
     }
-    m.forward_s = now - m.start_s;
-    const double backward_start = now;
-    std::vector<double> backward_end(static_cast<std::size_t>(layers));
-    for (int l = layers - 1; l >= 0; --l) {
-      const auto& layer = plan.layers[static_cast<std::size_t>(l)];
-      iteration_events.push_back({0, "compute", backward_event(layer), "backward", now, now + layer.backward_s, 0});
-      now += layer.backward_s;
-      backward_end[static_cast<std::size_t>(l)] = now;
-    }
-    m.backward_s = now - backward_start;
-    double stream_free = backward_start;
+    // A collective starts once every worker has its bucket ready and compressed; all finish it together.
+    double stream_free = *std::min_element(backward_start.begin(), backward_start.end());
     for (std::size_t b = 0; b < plan.buckets.size(); ++b) {
       const scheduling::Bucket& bucket = plan.buckets[b];
-      const double ready = std::max({stream_free, backward_end[static_cast<std::size_t>(bucket.ready_layer)],
-                                     backward_start + bucket.not_before_s});
       const BucketCost& cost = costs[b];
-      const double start = ready + cost.compress_s;
-      if (cost.compress_s > 0)
-        iteration_events.push_back({0, "compress", compress_event(static_cast<int>(b)), "compress", ready, start, 0});
-      stream_free = start + cost.time_s;
-      iteration_events.push_back(
-          {0, "comm", bucket_event(static_cast<int>(b)), "comm", start, stream_free, cost.payload_bytes});
-      if (cost.decompress_s > 0) {
-        iteration_events.push_back({0, "compress", decompress_event(static_cast<int>(b)), "compress", stream_free,
-                                    stream_free + cost.decompress_s, 0});
-        stream_free += cost.decompress_s;
+      double start = 0;
+      for (std::size_t w = 0; w < W; ++w) {
+        const double ready = std::max({stream_free, backward_end[w][static_cast<std::size_t>(bucket.ready_layer)],
+                                       backward_start[w] + bucket.not_before_s});
+        if (cost.compress_s > 0)
+          record(w, "compress", compress_event(static_cast<int>(b)), "compress", ready, ready + cost.compress_s, 0);
+        start = std::max(start, ready + cost.compress_s);
       }
+      stream_free = start + cost.time_s;
+      for (std::size_t w = 0; w < W; ++w) {
+        record(w, "comm", bucket_event(static_cast<int>(b)), "comm", start, stream_free, cost.payload_bytes);
+        if (cost.decompress_s > 0)
+          record(w, "compress", decompress_event(static_cast<int>(b)), "compress", stream_free,
+                 stream_free + cost.decompress_s, 0);
+      }
+      stream_free += cost.decompress_s;
     }
-    m.comm_wait_s = std::max(0.0, stream_free - now);
-    now += m.comm_wait_s;
-    for (const auto& layer : plan.layers) m.update_s += layer.update_s;
-    iteration_events.push_back({0, "compute", "update", "update", now, now + m.update_s, 0});
-    now += m.update_s;
-    m.end_s = now;
-    for (int w = 0; w < workers; ++w) {
-      timeline.marks[static_cast<std::size_t>(w)].push_back(m);
-      if (w < trace_workers)
-        for (TraceEvent e : iteration_events) {
-          e.worker = w;
-          timeline.events.push_back(std::move(e));
-        }
+    for (std::size_t w = 0; w < W; ++w) {
+      IterationMarks& m = marks[w];
+      m.comm_wait_s = std::max(0.0, stream_free - now[w]);
+      now[w] += m.comm_wait_s;
+      for (const auto& layer : plan.layers) m.update_s += layer.update_s * factor(w);
+      record(w, "compute", "update", "update", now[w], now[w] + m.update_s, 0);
+      now[w] += m.update_s;
+      m.end_s = now[w];
+      timeline.marks[w].push_back(m);
       for (const BucketCost& cost : costs) {
-        timeline.traffic[static_cast<std::size_t>(w)].bytes_sent += cost.traffic[static_cast<std::size_t>(w)].sent;
-        timeline.traffic[static_cast<std::size_t>(w)].bytes_received +=
-            cost.traffic[static_cast<std::size_t>(w)].received;
+        timeline.traffic[w].bytes_sent += cost.traffic[w].sent;
+        timeline.traffic[w].bytes_received += cost.traffic[w].received;
       }
     }
   }

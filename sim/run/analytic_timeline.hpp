@@ -20,10 +20,14 @@ struct BucketCost {
 /// BSP iterations with one FIFO communication stream per worker (Shi et al.'s WFBP recurrence):
 ///   ready[b] = max(end of backward of bucket b's ready layer, backward start + not_before)
 ///   start[b] = max(end[b-1], ready[b]),  end[b] = start[b] + cost[b]
-/// The next iteration starts after the last bucket and the optimizer step. All workers are identical.
+/// The next iteration starts after the last bucket and the optimizer step.
 /// FIFO schedulers only (plan.credit_bytes == 0).
-/// Trace events are recorded for workers below `trace_workers` only.
+/// Compute-time multipliers, slowdown[worker][iteration] (empty: every worker at full speed).
+using Slowdown = std::vector<std::vector<double>>;
+
+/// Trace events are recorded for workers below `trace_workers` only. With `slowdown`, each worker's compute
+/// phases stretch by its factor and a bucket's collective starts when the last worker has the bucket ready.
 Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vector<BucketCost>& costs, int workers,
-                           int iterations, int trace_workers);
+                           int iterations, int trace_workers, const Slowdown& slowdown = {});
 
 }  // namespace dtsim::run
