@@ -94,9 +94,9 @@ struct WorkerState {
 class IterationRun {
  public:
   IterationRun(const scheduling::IterationPlan& plan, const BucketFlows& steps, const platform::Fabric& fabric, bool fuse,
-               int workers, int iterations, int trace_workers)
+               int workers, int iterations, int trace_workers, const run::Slowdown& slowdown)
       : plan_(plan), steps_(steps), fabric_(fabric), fuse_(fuse), workers_(workers), iterations_(iterations),
-        trace_workers_(trace_workers),
+        trace_workers_(trace_workers), slowdown_(slowdown), iteration_of_(static_cast<std::size_t>(workers), 0),
         states_(static_cast<std::size_t>(workers)), ready_count_(plan.buckets.size() * iterations, 0),
         done_count_(plan.buckets.size() * iterations, 0) {
     timeline_.marks.assign(static_cast<std::size_t>(workers), {});
@@ -131,6 +131,7 @@ class IterationRun {
   /// BSP: forward, backward (releasing buckets as they become ready), wait for all buckets, update.
   void compute_bsp(WorkerState& w) {
     for (int it = 0; it < iterations_; ++it) {
+      iteration_of_[static_cast<std::size_t>(w.rank)] = it;
       run::IterationMarks m;
       m.start_s = sg4::Engine::get_clock();
       for (const auto& layer : plan_.layers) m.forward_s += phase(w.rank, run::forward_event(layer), "forward", layer.forward_s);
@@ -171,6 +172,7 @@ class IterationRun {
   void compute_layerwise(WorkerState& w) {
     const int layers = static_cast<int>(plan_.layers.size());
     for (int it = 0; it < iterations_; ++it) {
+      iteration_of_[static_cast<std::size_t>(w.rank)] = it;
       run::IterationMarks m;
       m.start_s = sg4::Engine::get_clock();
       for (int l = 0; l < layers; ++l) {
@@ -276,6 +278,8 @@ class IterationRun {
 
   /// Replays a compute phase on the worker's compute lane; returns its duration.
   double phase(int rank, std::string name, const char* category, double duration_s) {
+    if (!slowdown_.empty())
+      duration_s *= slowdown_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(iteration_of_[static_cast<std::size_t>(rank)])];
     const double start = sg4::Engine::get_clock();
     sg4::this_actor::sleep_for(duration_s);
     if (rank < trace_workers_)
@@ -293,6 +297,8 @@ class IterationRun {
   int workers_;
   int iterations_;
   int trace_workers_;
+  const run::Slowdown& slowdown_;
+  std::vector<int> iteration_of_;  ///< the iteration each worker's compute stream is in
   std::vector<WorkerState> states_;
   std::vector<sg4::Host*> hosts_;
   std::vector<int> buckets_per_layer_;
@@ -341,13 +347,14 @@ std::vector<double> simulate_schedules_s(const platform::PlatformSpec& platform,
 
 run::Timeline simulate_iterations(const platform::PlatformSpec& platform, const scheduling::IterationPlan& plan,
                                   const BucketFlows& flows, const std::vector<std::pair<int, int>>& pairs,
-                                  int workers, int iterations, bool fuse, int trace_workers) {
+                                  int workers, int iterations, bool fuse, int trace_workers,
+                                  const run::Slowdown& slowdown) {
   DTSIM_CHECK(workers >= 1 && workers <= platform.hosts(), "workers must fit on the platform");
   DTSIM_CHECK(flows.size() == plan.buckets.size(), "one plan per bucket");
   sg4::Engine engine = make_engine();
   const std::vector<sg4::Host*> hosts = platform::build_simgrid_platform(platform, pairs);
   const platform::Fabric fabric(platform);
-  IterationRun sim(plan, flows, fabric, fuse, workers, iterations, trace_workers);
+  IterationRun sim(plan, flows, fabric, fuse, workers, iterations, trace_workers, slowdown);
   sim.start(hosts);
   engine.run();
   return sim.take();

@@ -45,9 +45,10 @@ using BucketFlows = std::vector<BucketRun>;
 
 /// `flows[b]` is bucket b's work (its plans as flow_steps with `fuse`, split by rank); `pairs` the host pairs
 /// they use. Compression and decompression run on the communication stream, on the trace's "compress" lane.
-/// Trace events are recorded for workers below `trace_workers` only.
+/// Trace events are recorded for workers below `trace_workers` only; compute phases stretch by `slowdown`.
 run::Timeline simulate_iterations(const platform::PlatformSpec& platform, const scheduling::IterationPlan& plan,
                                   const BucketFlows& flows, const std::vector<std::pair<int, int>>& pairs,
-                                  int workers, int iterations, bool fuse, int trace_workers);
+                                  int workers, int iterations, bool fuse, int trace_workers,
+                                  const run::Slowdown& slowdown = {});
 
 }  // namespace dtsim::actors

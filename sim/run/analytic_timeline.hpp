@@ -22,9 +22,6 @@ struct BucketCost {
 ///   start[b] = max(end[b-1], ready[b]),  end[b] = start[b] + cost[b]
 /// The next iteration starts after the last bucket and the optimizer step.
 /// FIFO schedulers only (plan.credit_bytes == 0).
-/// Compute-time multipliers, slowdown[worker][iteration] (empty: every worker at full speed).
-using Slowdown = std::vector<std::vector<double>>;
-
 /// Trace events are recorded for workers below `trace_workers` only. With `slowdown`, each worker's compute
 /// phases stretch by its factor and a bucket's collective starts when the last worker has the bucket ready.
 Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vector<BucketCost>& costs, int workers,

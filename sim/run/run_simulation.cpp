@@ -12,6 +12,7 @@
 #include "sim/run/assemble.hpp"
 #include "sim/run/compression_work.hpp"
 #include "sim/run/numerics_run.hpp"
+#include "sim/run/stragglers.hpp"
 #include "sim/collectives/block_collective.hpp"
 #include "sim/run/critical_path.hpp"
 #include "sim/scheduling/scheduler.hpp"
@@ -176,11 +177,12 @@ RunResult run_simulation(const scenario::Scenario& s) {
   const platform::Fabric fabric(s.platform);
   PreparedPlans prepared = prepare_plans(s, plan, *collective, fabric);
   const int trace_workers = std::min(s.workers, s.output.trace_workers);
+  const Slowdown slowdown = slowdown_of(s.stragglers, s.workers, s.iterations);
   Timeline timeline = s.fidelity == scenario::Fidelity::analytic
-                          ? analytic_timeline(plan, prepared.costs, s.workers, s.iterations, trace_workers)
+                          ? analytic_timeline(plan, prepared.costs, s.workers, s.iterations, trace_workers, slowdown)
                           : actors::simulate_iterations(s.platform, plan, prepared.flows, prepared.pairs, s.workers,
                                                          s.iterations, s.fidelity == scenario::Fidelity::flow,
-                                                         trace_workers);
+                                                         trace_workers, slowdown);
   double single_worker_s = 0;
   for (const auto& layer : plan.layers) single_worker_s += layer.forward_s + layer.backward_s + layer.update_s;
   RunInfo info = make_info(s, plan);

@@ -17,6 +17,9 @@ struct IterationMarks {
   double comm_wait_s = 0;  ///< blocked until gradients were synchronised (exposed communication)
 };
 
+/// Compute-time multipliers of stragglers, slowdown[worker][iteration] (empty: every worker at full speed).
+using Slowdown = std::vector<std::vector<double>>;
+
 /// Raw record of a run: marks[worker][iteration], the trace events, per-worker traffic and message arrows.
 struct Timeline {
   std::vector<std::vector<IterationMarks>> marks;

@@ -18,6 +18,7 @@ std::vector<std::string> numerics_models() { return {"softmax_regression", "mlp"
 std::vector<std::string> datasets() { return {"gaussian_mixture", "teacher", "mnist", "cifar10"}; }
 std::vector<std::string> shardings() { return {"iid", "dirichlet"}; }
 std::vector<std::string> optimizers() { return {"sgd", "momentum", "nesterov", "adam"}; }
+std::vector<std::string> noises() { return {"none", "lognormal", "exponential"}; }
 std::vector<std::string> distributions() { return {"normal", "laplace", "heavy_tailed"}; }
 std::vector<std::string> compressor_names() {
   std::vector<std::string> names;
@@ -61,6 +62,7 @@ const std::vector<KeySpec>& scenario_keys() {
       {"", "strategy", "table", "-", "synchronisation, collective, scheduler and fidelity", 0, 0, nullptr},
       {"", "output", "table", "-", "what to write and where", 0, 0, nullptr},
       {"", "compression", "table", "-", "gradient compression with real kernels (timing mode)", 0, 0, nullptr},
+      {"", "stragglers", "table", "-", "slow workers and compute-time noise", 0, 0, nullptr},
       {"", "numerics", "table", "-", "real training of a small model against simulated time (replaces [model])", 0,
        0, nullptr},
       {"model", "name", "string", "required", "a built-in model, or the name of an inline layer table", 0, 0,
@@ -148,6 +150,15 @@ const std::vector<KeySpec>& scenario_keys() {
       {"numerics", "target_accuracy", "number", "-", "report the simulated time to reach this test accuracy", 0, 0,
        nullptr},
       {"numerics", "seed", "integer", "1", "data, initialisation and mini-batch order", 0, std::int64_t{1} << 62,
+       nullptr},
+      {"stragglers", "slow_workers", "array of integers", "[]", "workers whose compute is always slower", 0, 0,
+       nullptr},
+      {"stragglers", "slow_factor", "number", "2", "their compute-time multiplier (>= 1)", 0, 0, nullptr},
+      {"stragglers", "noise", "string", "none",
+       "per worker and iteration: lognormal multiplies compute by exp(scale N(0,1)), exponential by 1 + Exp(scale)", 0,
+       0, noises},
+      {"stragglers", "noise_scale", "number", "0.1", "scale of the noise (0 to 10)", 0, 0, nullptr},
+      {"stragglers", "seed", "integer", "0", "seed of the noise: same seed, same run", 0, std::int64_t{1} << 62,
        nullptr},
       {"output", "dir", "string", "dtsim-out", "output folder (dtsim run --out overrides)", 0, 0, nullptr},
       {"output", "timeline", "boolean", "true", "write timeline.json (Chrome trace)", 0, 0, nullptr},

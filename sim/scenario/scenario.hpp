@@ -67,6 +67,17 @@ struct Numerics {
   std::uint64_t seed = 1;
 };
 
+/// Stragglers: per-worker compute slowdown, fixed and random, reproducible from the seed.
+struct Stragglers {
+  std::vector<int> slow_workers;   ///< workers whose compute is always slower
+  double slow_factor = 2.0;        ///< their compute-time multiplier
+  std::string noise = "none";      ///< none | lognormal (x exp(scale N(0,1))) | exponential (x (1 + Exp(scale)))
+  double noise_scale = 0.1;
+  std::uint64_t seed = 0;
+  /// True when any worker can be slowed down.
+  bool enabled() const { return !slow_workers.empty() || noise != "none"; }
+};
+
 /// One validated scenario.
 struct Scenario {
   std::string source;           ///< scenario file path, or "built-in default"
@@ -86,6 +97,7 @@ struct Scenario {
   Fidelity fidelity = Fidelity::flow;
   Compression compression;
   Numerics numerics;
+  Stragglers stragglers;
   Output output;
 };
 
