@@ -83,6 +83,14 @@ scheduling::BucketWork measure(std::int64_t bytes, const scenario::Scenario& s) 
       break;
     }
     case compressors::Aggregation::kAllGather:
+      if (c.sparse_collective == "gtopk") {
+        // gTop-k: log2 p merges of two top-k sets on the way up, one payload to expand at the end.
+        const double one = c.kernel_Bps ? fixed(input_bytes) : median_seconds([&] { compressor->decompress(msg, out); });
+        w.decompress_s = one * (1 + std::ceil(std::log2(std::max(s.workers, 1))));
+        w.exchanges.push_back({Kind::gtopk, msg.wire_size, 0});
+        break;
+      }
+      [[fallthrough]];
     case compressors::Aggregation::kMajorityVote: {
       // Every receiver expands and sums each worker's payload.
       const double one = c.kernel_Bps ? fixed(input_bytes) : median_seconds([&] { compressor->decompress(msg, out); });
@@ -107,7 +115,7 @@ scheduling::BucketWork measure(std::int64_t bytes, const scenario::Scenario& s) 
 std::string settings_key(const scenario::Scenario& s) {
   std::ostringstream key;
   const scenario::Compression& c = s.compression;
-  key << c.compressor << '|' << c.error_feedback << '|' << c.gradient << '|' << c.gradient_scale << '|' << c.seed
+  key << c.compressor << '|' << c.error_feedback << '|' << c.sparse_collective << '|' << c.gradient << '|' << c.gradient_scale << '|' << c.seed
       << '|' << c.kernel_Bps.value_or(0) << '|' << s.workers;
   for (const auto& [name, value] : c.options)
     std::visit([&](const auto& v) { key << '|' << name << '=' << v; }, value);

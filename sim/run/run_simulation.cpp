@@ -75,15 +75,17 @@ PreparedPlans prepare_plans(const scenario::Scenario& s, const scheduling::Itera
   const bool analytic = s.fidelity == scenario::Fidelity::analytic;
   const collectives::Group group{s.workers, s.platform.gpus_per_node};
   const auto allgather = collectives::make_allgatherv("ring");
+  const auto tree = collectives::make_collective("binomial_tree", platform::link_costs(s.platform));
   PreparedPlans prepared;
   std::map<Key, BucketCost> cost_of;
   std::map<Key, std::shared_ptr<const std::vector<std::vector<actors::RankStep>>>> flows_of;
   for (const auto& [key, count] : uses) {
     const auto& [kind, bytes] = key;
+    using Kind = scheduling::Exchange::Kind;
     const collectives::Schedule schedule =
-        kind == scheduling::Exchange::Kind::allreduce
-            ? collective.plan(group, bytes)
-            : allgather->plan(group, std::vector<std::int64_t>(static_cast<std::size_t>(s.workers), bytes));
+        kind == Kind::allreduce ? collective.plan(group, bytes)
+        : kind == Kind::gtopk   ? tree->plan(group, bytes)
+                                : allgather->plan(group, std::vector<std::int64_t>(static_cast<std::size_t>(s.workers), bytes));
     // Fused flows carry the same bytes between the same pairs in far fewer transfers (a ring: one per rank),
     // so link and pair accounting walk them rather than every step.
     const std::vector<std::vector<actors::Flow>> fused = actors::flow_steps(schedule, true);

@@ -18,6 +18,7 @@ std::vector<std::string> numerics_models() { return {"softmax_regression", "mlp"
 std::vector<std::string> datasets() { return {"gaussian_mixture", "teacher", "mnist", "cifar10"}; }
 std::vector<std::string> shardings() { return {"iid", "dirichlet"}; }
 std::vector<std::string> optimizers() { return {"sgd", "momentum", "nesterov", "adam"}; }
+std::vector<std::string> sparse_collectives() { return {"allgather", "gtopk"}; }
 std::vector<std::string> noises() { return {"none", "lognormal", "exponential"}; }
 std::vector<std::string> distributions() { return {"normal", "laplace", "heavy_tailed"}; }
 std::vector<std::string> compressor_names() {
@@ -116,6 +117,10 @@ const std::vector<KeySpec>& scenario_keys() {
        compressor_names},
       {"compression", "options", "table", "-", "the compressor's parameters, e.g. ratio = 0.01", 0, 0, nullptr},
       {"compression", "error_feedback", "string", "none", "error feedback layer", 0, 0, feedback_names},
+      {"compression", "sparse_collective", "string", "allgather",
+       "how sparse payloads meet: all-gather of every rank's, or gTop-k (tree merge back to k per hop; topk, dgc, "
+       "threshold, sidco)",
+       0, 0, sparse_collectives},
       {"compression", "gradient", "string", "normal", "distribution of the synthetic gradients the kernels run on",
        0, 0, distributions},
       {"compression", "gradient_scale", "number", "0.001", "their scale (standard deviation of the normal)", 0, 0,

@@ -1,5 +1,6 @@
 #include "sim/scenario/load.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -223,6 +224,13 @@ void load_compression(Section& c, const toml::table& table, Scenario& s) {
   // The compressor checks its own options (names, types, ranges) when it is made below.
   if (c.table("options")) k.options = load_options(*table.get("options")->as_table());
   k.error_feedback = choice_key(c, "compression", "error_feedback");
+  k.sparse_collective = choice_key(c, "compression", "sparse_collective");
+  const std::vector<std::string> sparsifiers{"topk", "dgc", "threshold", "sidco"};
+  if (k.sparse_collective == "gtopk" &&
+      std::find(sparsifiers.begin(), sparsifiers.end(), k.compressor) == sparsifiers.end())
+    throw core::InputError(c.where_key("sparse_collective"),
+                           "gtopk merges sparse (index, value) payloads, which '" + k.compressor + "' does not send",
+                           "use it with " + core::join_names(sparsifiers));
   k.gradient = choice_key(c, "compression", "gradient");
   if (c.has("gradient_scale")) k.gradient_scale = c.number("gradient_scale", 1e-30, 1e30);
   const std::string kernel_time = c.string("kernel_time", key_spec("compression", "kernel_time").default_text);

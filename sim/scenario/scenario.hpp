@@ -38,6 +38,7 @@ struct Compression {
   std::string compressor;                ///< registry name; empty = no compression
   compressors::Options options;          ///< [compression.options]
   std::string error_feedback = "none";   ///< none | residual | dgc
+  std::string sparse_collective = "allgather";  ///< allgather | gtopk (sparsifiers only)
   std::string gradient = "normal";       ///< distribution of the synthetic gradients: normal | laplace | heavy_tailed
   double gradient_scale = 1e-3;          ///< scale (standard deviation for normal) of the synthetic gradients
   std::optional<double> kernel_Bps;      ///< fixed kernel throughput (bytes of fp32 input per second) instead of measuring

@@ -18,9 +18,11 @@ struct LayerPhase {
 
 /// One collective of a bucket's exchange.
 struct Exchange {
-  enum class Kind { allreduce, allgather };
+  /// allreduce of the configured algorithm; allgather (ring) of every rank's block; gtopk: a binomial-tree
+  /// reduce and broadcast in which every message is one top-k payload (merged back to k at each hop).
+  enum class Kind { allreduce, allgather, gtopk };
   Kind kind = Kind::allreduce;
-  std::int64_t bytes = 0;  ///< all-reduce: the vector; all-gather: each rank's block
+  std::int64_t bytes = 0;  ///< all-reduce: the vector; all-gather: each rank's block; gtopk: one payload
   double before_s = 0;     ///< local work before it starts (PowerSGD's orthogonalisation between P and Q)
 };
 

@@ -33,6 +33,23 @@ TEST(Compression, TopKWireBytesReachTheNetworkThroughAnAllGather) {
   EXPECT_EQ(r.traffic[2].bytes_received, s.iterations * per_iteration);
 }
 
+TEST(Compression, GTopKMovesOnePayloadPerTreeHopInsteadOfGatheringAll) {
+  auto gather = compressed("topk", {{"ratio", 0.01}}, Fidelity::analytic);
+  gather.workers = 8;
+  gather.platform = testing::star(8);
+  auto gtopk = gather;
+  gtopk.compression.sparse_collective = "gtopk";
+  const auto plan = make_iteration_plan(gtopk);
+  for (const auto& w : plan.work) {
+    ASSERT_EQ(w.exchanges.size(), 1u);
+    EXPECT_EQ(w.exchanges[0].kind, scheduling::Exchange::Kind::gtopk);
+  }
+  // Binomial reduce + broadcast: the root receives and sends lg p = 3 payloads; an all-gather moves p - 1 = 7.
+  const RunResult g = run_simulation(gather);
+  const RunResult t = run_simulation(gtopk);
+  EXPECT_EQ(3 * g.traffic[0].bytes_received, 7 * t.traffic[0].bytes_received);
+}
+
 TEST(Compression, Fp16HalvesTheAllReduceTraffic) {
   const RunResult half = run_simulation(compressed("fp16", {}, Fidelity::analytic));
   const RunResult dense = run_simulation(testing::five_layers(4, "wfbp", Fidelity::analytic));
@@ -64,7 +81,8 @@ class CompressionLevels : public ::testing::TestWithParam<std::tuple<std::string
 
 TEST_P(CompressionLevels, SimulatedEqualsAnalytic) {
   const auto [compressor, fidelity] = GetParam();
-  const auto analytic = compressed(compressor, {}, Fidelity::analytic);
+  auto analytic = compressed(compressor == "gtopk" ? "topk" : compressor, {}, Fidelity::analytic);
+  if (compressor == "gtopk") analytic.compression.sparse_collective = "gtopk";
   auto simulated = analytic;
   simulated.fidelity = fidelity;
   const double a = run_simulation(analytic).mean_iteration_s;
@@ -72,7 +90,7 @@ TEST_P(CompressionLevels, SimulatedEqualsAnalytic) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, CompressionLevels,
-                         ::testing::Combine(::testing::Values("fp16", "topk", "signsgd", "powersgd"),
+                         ::testing::Combine(::testing::Values("fp16", "topk", "signsgd", "powersgd", "gtopk"),
                                             ::testing::Values(Fidelity::flow, Fidelity::message)),
                          [](const auto& info) {
                            return std::get<0>(info.param) + "_" + scenario::fidelity_name(std::get<1>(info.param));
