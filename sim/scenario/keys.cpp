@@ -129,7 +129,7 @@ const std::vector<KeySpec>& scenario_keys() {
        "\"measured\" (host runs scaled by host / GPU memory bandwidth) or a fixed throughput such as \"20GBps\" "
        "(reproducible)",
        0, 0, nullptr},
-      {"compression", "seed", "integer", "0", "seed of the gradients and of stochastic compressors", 0,
+      {"compression", "seed", "integer", "0", "seed of the synthetic gradients (stochastic compressors take their own seed option)", 0,
        std::int64_t{1} << 62, nullptr},
       {"numerics", "model", "string", "mlp", "the trained model; its tensors are also the simulated model", 0, 0,
        numerics_models},

@@ -42,7 +42,7 @@ struct Compression {
   std::string gradient = "normal";       ///< distribution of the synthetic gradients: normal | laplace | heavy_tailed
   double gradient_scale = 1e-3;          ///< scale (standard deviation for normal) of the synthetic gradients
   std::optional<double> kernel_Bps;      ///< fixed kernel throughput (bytes of fp32 input per second) instead of measuring
-  std::uint64_t seed = 0;                ///< gradients and stochastic compressors
+  std::uint64_t seed = 0;                ///< the synthetic gradients
 };
 
 /// Numerics mode: real training of a small model on real or synthetic data, against simulated time.

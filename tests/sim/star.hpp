@@ -16,6 +16,19 @@ inline platform::PlatformSpec star(int hosts, double bandwidth_Bps = 12.5e9, dou
   return spec;
 }
 
+/// `nodes` nodes of `gpus` GPUs: GPU links of `intra`, one NIC per node of `inter`.
+inline platform::PlatformSpec two_level(int nodes, int gpus, platform::LinkSpec intra = {50e9, 1e-6},
+                                        platform::LinkSpec inter = {12.5e9, 5e-6}) {
+  platform::PlatformSpec spec;
+  spec.name = "test-two-level";
+  spec.topology = platform::Topology::two_level;
+  spec.nodes = nodes;
+  spec.gpus_per_node = gpus;
+  spec.intra = intra;
+  spec.inter = inter;
+  return spec;
+}
+
 /// Per-message cost between two hosts of `star(...)`: two links' latency, one link's bandwidth.
 inline collectives::AlphaBeta star_alpha_beta(double bandwidth_Bps = 12.5e9, double latency_s = 5e-6) {
   return {2 * latency_s, 1.0 / bandwidth_Bps};

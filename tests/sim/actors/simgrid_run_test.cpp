@@ -47,13 +47,7 @@ TEST(MessageLevel, UnevenChunksMatchAnalyticToSimGridsTimingPrecision) {
 }
 
 TEST(MessageLevel, TwoLevelRingIsBoundByTheNicHop) {
-  platform::PlatformSpec spec;
-  spec.name = "two-level";
-  spec.topology = platform::Topology::two_level;
-  spec.nodes = 4;
-  spec.gpus_per_node = 4;
-  spec.intra = {50e9, 1e-6};
-  spec.inter = {1.25e9, 12.5e-6};
+  const auto spec = testing::two_level(4, 4, {50e9, 1e-6}, {1.25e9, 12.5e-6});
   const std::int64_t n = 16 * 1000000;
   // Every step has one transfer per node boundary: GPU link, NIC up, NIC down, GPU link.
   const double alpha = 2 * 1e-6 + 2 * 12.5e-6;
@@ -64,13 +58,7 @@ TEST(MessageLevel, TwoLevelRingIsBoundByTheNicHop) {
 }
 
 TEST(FlowLevel, FusesTheRingIntoOneStepAndMatchesTheMessageLevelOnTwoLevel) {
-  platform::PlatformSpec spec;
-  spec.name = "two-level";
-  spec.topology = platform::Topology::two_level;
-  spec.nodes = 4;
-  spec.gpus_per_node = 4;
-  spec.intra = {50e9, 1e-6};
-  spec.inter = {1.25e9, 12.5e-6};
+  const auto spec = testing::two_level(4, 4, {50e9, 1e-6}, {1.25e9, 12.5e-6});
   const collectives::Schedule plan = collectives::RingAllreduce().plan({16, 4}, 16 * 1000000);
   EXPECT_EQ(flow_steps(plan, true).size(), 1u);
   EXPECT_EQ(flow_steps(plan, true)[0][0].steps, 30);

@@ -87,22 +87,11 @@ TEST(DoubleBinaryTree, EveryRankIsInteriorInAtMostOneTree) {
   }
 }
 
-platform::PlatformSpec two_level(int nodes, int gpus) {
-  platform::PlatformSpec spec;
-  spec.name = "two-level";
-  spec.topology = platform::Topology::two_level;
-  spec.nodes = nodes;
-  spec.gpus_per_node = gpus;
-  spec.intra = {50e9, 1e-6};
-  spec.inter = {12.5e9, 5e-6};
-  return spec;
-}
-
 TEST(GridAllreduce, AnalyticOnTwoLevelEqualsClosedForm) {
   for (const char* name : {"hierarchical", "torus2d"})
     for (int nodes : {1, 2, 3, 4, 8})
       for (int gpus : {1, 2, 4, 8}) {
-        const auto spec = two_level(nodes, gpus);
+        const auto spec = dtsim::testing::two_level(nodes, gpus);
         const int p = nodes * gpus;
         const auto c = make_collective(name);
         for (std::int64_t n : even_sizes(p)) {
@@ -127,7 +116,7 @@ TEST(GridAllreduce, SumsOnTwoLevelGroups) {
 }
 
 TEST(GridAllreduce, UsesFewerStepsThanTheRingAndBeatsItAcrossSlowNics) {
-  const auto spec = two_level(4, 8);
+  const auto spec = dtsim::testing::two_level(4, 8);
   const LinkCosts costs = platform::link_costs(spec);
   EXPECT_EQ(make_collective("torus2d")->plan({32, 8}, 32 * 1000).steps.size(), 2u * 7 + 2u * 3);
   const double n = 256e6;
@@ -147,7 +136,7 @@ TEST(AutoAllreduce, ShortMessagesUseRecursiveDoubling) {
 }
 
 TEST(AutoAllreduce, LongMessagesUseTheFastestCandidate) {
-  const auto spec = two_level(4, 8);
+  const auto spec = dtsim::testing::two_level(4, 8);
   const LinkCosts costs = platform::link_costs(spec);
   const AutoAllreduce a(costs);
   for (double n : {1e4, 1e6, 1e8}) {

@@ -37,11 +37,7 @@ TEST_P(EveryAllreduce, SimulatedLevelEqualsAnalyticOnTwoNodesOfTwo) {
                     "(see DifferUnderContention)";
   auto s = testing::five_layers(4, "wfbp", Fidelity::analytic);
   s.collective = collective;
-  s.platform.topology = platform::Topology::two_level;
-  s.platform.nodes = 2;
-  s.platform.gpus_per_node = 2;
-  s.platform.intra = {50e9, 1e-6};
-  s.platform.inter = {12.5e9, 2e-6};
+  s.platform = testing::two_level(2, 2, {50e9, 1e-6}, {12.5e9, 2e-6});
   expect_levels_agree(s, fidelity);
 }
 
@@ -49,11 +45,7 @@ TEST(EveryAllreduce, DifferUnderContention) {
   // Pipelined binary tree, 2 nodes of 2 GPUs: segments of different steps cross the NIC together in SimGrid.
   auto analytic = testing::five_layers(4, "wfbp", Fidelity::analytic);
   analytic.collective = "binary_tree";
-  analytic.platform.topology = platform::Topology::two_level;
-  analytic.platform.nodes = 2;
-  analytic.platform.gpus_per_node = 2;
-  analytic.platform.intra = {50e9, 1e-6};
-  analytic.platform.inter = {12.5e9, 2e-6};
+  analytic.platform = testing::two_level(2, 2, {50e9, 1e-6}, {12.5e9, 2e-6});
   auto message = analytic;
   message.fidelity = Fidelity::message;
   const double a = run_simulation(analytic).mean_iteration_s;

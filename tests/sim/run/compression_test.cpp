@@ -50,6 +50,18 @@ TEST(Compression, GTopKMovesOnePayloadPerTreeHopInsteadOfGatheringAll) {
   EXPECT_EQ(3 * g.traffic[0].bytes_received, 7 * t.traffic[0].bytes_received);
 }
 
+TEST(Compression, GradientSeedAndDistributionDecideVariableWireSizes) {
+  // A threshold compressor sends as many entries as exceed it: that depends on the synthetic gradients.
+  auto s = compressed("threshold", {{"threshold", 0.002}}, Fidelity::analytic);
+  const auto bytes = [](const scenario::Scenario& x) { return run_simulation(x).traffic[0].bytes_sent; };
+  const std::int64_t base = bytes(s);
+  EXPECT_EQ(bytes(s), base);
+  s.compression.seed = 1;
+  EXPECT_NE(bytes(s), base);
+  s.compression.gradient = "heavy_tailed";
+  EXPECT_NE(bytes(s), base);
+}
+
 TEST(Compression, Fp16HalvesTheAllReduceTraffic) {
   const RunResult half = run_simulation(compressed("fp16", {}, Fidelity::analytic));
   const RunResult dense = run_simulation(testing::five_layers(4, "wfbp", Fidelity::analytic));
