@@ -10,6 +10,7 @@
 
 #include "compressors/factories.hpp"
 #include "compressors/rng.hpp"
+#include "compressors/simd.hpp"
 #include "compressors/wire.hpp"
 #include "sim/core/error.hpp"
 
@@ -17,6 +18,18 @@ namespace dtsim::compressors {
 namespace {
 
 constexpr std::size_t kChunk = 256;
+
+// Codes of x[0, m) with the draws u[0, m). With r = u >> 9 (23 bits), adding 2^23 - 1 - r to the
+// magnitude's bits carries into the exponent exactly when r < mantissa: probability m.
+DTSIM_SIMD_BODY inline void encode(const float* x, const std::uint32_t* u, std::uint8_t* dst, std::size_t m) {
+  for (std::size_t j = 0; j < m; ++j) {
+    const std::uint32_t bits = std::bit_cast<std::uint32_t>(x[j]);
+    std::uint32_t e = ((bits & 0x7fffffffu) + (~u[j] >> 9)) >> 23;  // rounded biased exponent, 0 to 256
+    e = e < 145u ? e : 145u;
+    e = e > 18u ? e : 18u;  // code exponent e - 18: 0 below 19
+    dst[j] = static_cast<std::uint8_t>((bits >> 31) << 7 | (e - 18u));
+  }
+}
 
 class Natural final : public Compressor {
  public:
@@ -30,19 +43,15 @@ class Natural final : public Compressor {
     msg.payload.resize(grad.size());
     auto* dst = reinterpret_cast<std::uint8_t*>(msg.payload.data());
     UniformStream rng(stream_seed(seed_, id, step));
-    std::uint32_t u[kChunk];
-    for (std::size_t base = 0; base < grad.size(); base += kChunk) {
-      rng.fill(u);
-      const std::size_t m = std::min(kChunk, grad.size() - base);
-      for (std::size_t j = 0; j < m; ++j) {
-        const std::uint32_t bits = std::bit_cast<std::uint32_t>(grad[base + j]);
-        const std::uint32_t mant = bits & 0x7fffffu;
-        std::uint32_t e = ((bits >> 23) & 0xffu) + ((u[j] >> 9) < mant ? 1u : 0u);
-        e = e > 145u ? 145u : e;
-        const std::uint32_t code = e < 19u ? 0u : e - 18u;
-        dst[base + j] = static_cast<std::uint8_t>(((bits >> 24) & 0x80u) | code);
+    const float* x = grad.data();
+    const std::size_t n = grad.size();
+    simd::dispatch([&]() DTSIM_SIMD_BODY {
+      alignas(32) std::uint32_t u[kChunk];
+      for (std::size_t base = 0; base < n; base += kChunk) {
+        rng.fill(u);
+        encode(x + base, u, dst + base, std::min(kChunk, n - base));
       }
-    }
+    });
     msg.wire_size = static_cast<core::Bytes>(msg.payload.size());
   }
 

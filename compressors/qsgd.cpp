@@ -9,30 +9,92 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 #include "compressors/factories.hpp"
 #include "compressors/rng.hpp"
+#include "compressors/simd.hpp"
 #include "compressors/wire.hpp"
 #include "sim/core/error.hpp"
 
 namespace dtsim::compressors {
 namespace {
 
-constexpr std::size_t kChunk = 256;
+// Draws are filled for up to kBlock elements at once; bucket k uses the draws from k * round8(bucket) on
+// (each bucket starts a fresh group of UniformStream::kLanes draws).
+constexpr std::size_t kBlock = 2048;
 
 int code_bits(std::int64_t levels) { return 1 + std::bit_width(static_cast<std::uint64_t>(levels)); }
 
+std::size_t round_to_lanes(std::size_t m) { return (m + UniformStream::kLanes - 1) / UniformStream::kLanes * UniformStream::kLanes; }
+
 // ||bucket||_2 in fp32 (as GRACE), eight lanes combined in a fixed order.
-float bucket_norm(std::span<const float> x) {
+DTSIM_SIMD_BODY inline float bucket_norm(const float* x, std::size_t m) {
   float lane[8] = {};
-  const std::size_t full = x.size() / 8 * 8;
+  const std::size_t full = m / 8 * 8;
   for (std::size_t i = 0; i < full; i += 8) {
     for (std::size_t j = 0; j < 8; ++j) lane[j] += x[i + j] * x[i + j];
   }
   float total = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
-  for (std::size_t i = full; i < x.size(); ++i) total += x[i] * x[i];
+  for (std::size_t i = full; i < m; ++i) total += x[i] * x[i];
   return std::sqrt(total);
 }
+
+// Codes (level | sign) of x[0, m) with the draws u[0, m): l = |x| inv, level = floor(l) + 1[draw < frac(l)].
+DTSIM_SIMD_BODY inline void code_levels(const float* x, const std::uint32_t* u, std::size_t m, float inv, float s,
+                                        std::uint32_t sign_bit, std::uint16_t* q) {
+  for (std::size_t j = 0; j < m; ++j) {
+    float l = std::fabs(x[j]) * inv;
+    l = l < s ? l : s;  // also maps NaN to s
+    const auto lf = static_cast<std::int32_t>(l);
+    const float frac = l - static_cast<float>(lf);
+    const float draw = static_cast<float>(static_cast<std::int32_t>(u[j] >> 8)) * 0x1p-24f;
+    q[j] = static_cast<std::uint16_t>(static_cast<std::uint32_t>(lf + (draw < frac ? 1 : 0)) | (x[j] < 0.0f ? sign_bit : 0u));
+  }
+}
+
+// The same codes as bytes, for 8-bit codes (levels < 128).
+DTSIM_SIMD_BODY inline void byte_codes(const float* x, const std::uint32_t* u, std::size_t m, float inv, float s,
+                                       std::uint8_t* dst) {
+  for (std::size_t j = 0; j < m; ++j) {
+    float l = std::fabs(x[j]) * inv;
+    l = l < s ? l : s;
+    const auto lf = static_cast<std::int32_t>(l);
+    const float frac = l - static_cast<float>(lf);
+    const float draw = static_cast<float>(static_cast<std::int32_t>(u[j] >> 8)) * 0x1p-24f;
+    dst[j] = static_cast<std::uint8_t>((lf + (draw < frac ? 1 : 0)) | (x[j] < 0.0f ? 0x80 : 0));
+  }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// byte_codes on eight lanes, the same arithmetic; returns how many elements it coded.
+__attribute__((target("avx2"))) std::size_t byte_codes_avx2(const float* x, const std::uint32_t* u, std::size_t m,
+                                                            float inv, float s, std::uint8_t* dst) {
+  const __m256 vinv = _mm256_set1_ps(inv), vs = _mm256_set1_ps(s), unit = _mm256_set1_ps(0x1p-24f);
+  const __m256 magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff)), zero = _mm256_setzero_ps();
+  const __m256i sign = _mm256_set1_epi32(0x80), order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  std::size_t j = 0;
+  for (; j + 32 <= m; j += 32) {
+    __m256i c[4];
+    for (int k = 0; k < 4; ++k) {
+      const __m256 v = _mm256_loadu_ps(x + j + 8 * k);
+      const __m256 l = _mm256_min_ps(_mm256_mul_ps(_mm256_and_ps(v, magnitude), vinv), vs);  // NaN gives s
+      const __m256i lf = _mm256_cvttps_epi32(l);
+      const __m256 frac = _mm256_sub_ps(l, _mm256_cvtepi32_ps(lf));
+      const __m256i r = _mm256_srli_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(u + j + 8 * k)), 8);
+      const __m256 draw = _mm256_mul_ps(_mm256_cvtepi32_ps(r), unit);
+      const __m256i up = _mm256_castps_si256(_mm256_cmp_ps(draw, frac, _CMP_LT_OQ));  // -1 rounds up
+      const __m256i neg = _mm256_castps_si256(_mm256_cmp_ps(v, zero, _CMP_LT_OQ));
+      c[k] = _mm256_or_si256(_mm256_sub_epi32(lf, up), _mm256_and_si256(neg, sign));
+    }
+    const __m256i bytes = _mm256_packus_epi16(_mm256_packs_epi32(c[0], c[1]), _mm256_packs_epi32(c[2], c[3]));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + j), _mm256_permutevar8x32_epi32(bytes, order));
+  }
+  return j;
+}
+#endif
 
 class Qsgd final : public Compressor {
  public:
@@ -50,53 +112,66 @@ class Qsgd final : public Compressor {
     const std::size_t norm_bytes = 4 * buckets;
     const std::size_t code_bytes = wire::bit_bytes(static_cast<std::int64_t>(n) * b);
     msg.payload.resize(norm_bytes + code_bytes + 8);  // 8 spare bytes for the last packed word
+    std::byte* norms = msg.payload.data();
     std::byte* codes = msg.payload.data() + norm_bytes;
     UniformStream rng(stream_seed(seed_, id, step));
-    std::uint32_t u[kChunk];
-    std::uint16_t q[kChunk];
     const auto s = static_cast<float>(levels_);
     const std::uint32_t sign_bit = 1u << (b - 1);
-    std::uint64_t acc = 0;
-    int fill = 0;
-    std::size_t out_byte = 0;
-    for (std::size_t k = 0; k < buckets; ++k) {
-      const std::size_t lo = k * bucket, hi = std::min(n, lo + bucket);
-      const float norm = bucket_norm(grad.subspan(lo, hi - lo));
-      std::memcpy(msg.payload.data() + 4 * k, &norm, 4);
-      const float inv = norm > 0.0f && std::isfinite(norm) ? s / norm : 0.0f;
-      for (std::size_t base = lo; base < hi; base += kChunk) {
-        const std::size_t m = std::min(kChunk, hi - base);
-        rng.fill(std::span(u, (m + UniformStream::kLanes - 1) / UniformStream::kLanes * UniformStream::kLanes));
-        const float* x = grad.data() + base;
-        auto code = [&](std::size_t j) {
-          float l = std::fabs(x[j]) * inv;
-          l = l < s ? l : s;  // also maps NaN to s
-          const auto lf = static_cast<std::int32_t>(l);
-          const float frac = l - static_cast<float>(lf);
-          const float draw = static_cast<float>(static_cast<std::int32_t>(u[j] >> 8)) * 0x1p-24f;
-          return static_cast<std::uint32_t>(lf + (draw < frac ? 1 : 0)) | (x[j] < 0.0f ? sign_bit : 0u);
-        };
-        if (b == 8) {  // one byte per code: no bit stream needed
-          auto* dst = reinterpret_cast<std::uint8_t*>(codes + out_byte);
-          for (std::size_t j = 0; j < m; ++j) dst[j] = static_cast<std::uint8_t>(code(j));
-          out_byte += m;
-          continue;
+    const float* x = grad.data();
+    const std::size_t stride = round_to_lanes(bucket);
+    const std::size_t group = std::max<std::size_t>(1, kBlock / std::max<std::size_t>(stride, 1));
+    simd::dispatch([&]() DTSIM_SIMD_BODY {
+      alignas(32) std::uint32_t u[kBlock];
+      alignas(32) std::uint16_t q[kBlock];
+      float inv[kBlock / UniformStream::kLanes];
+      std::uint64_t acc = 0;
+      int fill = 0;
+      std::size_t out_byte = 0;
+      for (std::size_t k0 = 0; k0 < buckets; k0 += group) {
+        const std::size_t g = std::min(group, buckets - k0);
+        for (std::size_t k = k0; k < k0 + g; ++k) {  // the norms first: independent dependency chains
+          const std::size_t lo = k * bucket;
+          const float norm = bucket_norm(x + lo, std::min(n, lo + bucket) - lo);
+          std::memcpy(norms + 4 * k, &norm, 4);
+          inv[k - k0] = norm > 0.0f && std::isfinite(norm) ? s / norm : 0.0f;
         }
-        for (std::size_t j = 0; j < m; ++j) q[j] = static_cast<std::uint16_t>(code(j));
-        for (std::size_t j = 0; j < m; ++j) {
-          acc |= static_cast<std::uint64_t>(q[j]) << fill;
-          fill += b;
-          if (fill >= 32) {
-            const auto word = static_cast<std::uint32_t>(acc);
-            std::memcpy(codes + out_byte, &word, 4);
-            out_byte += 4;
-            acc >>= 32;
-            fill -= 32;
+        if (g > 1) rng.fill(std::span(u, g * stride));
+        for (std::size_t k = k0; k < k0 + g; ++k) {
+          const std::size_t lo = k * bucket, hi = std::min(n, lo + bucket);
+          for (std::size_t base = lo; base < hi; base += kBlock) {  // several pieces only when g == 1
+            const std::size_t m = std::min(kBlock, hi - base);
+            const std::uint32_t* draws = u + (k - k0) * stride;
+            if (g == 1) {
+              rng.fill(std::span(u, round_to_lanes(m)));
+              draws = u;
+            }
+            if (b == 8) {  // one byte per code: no bit stream needed
+              auto* dst = reinterpret_cast<std::uint8_t*>(codes + out_byte);
+              std::size_t done = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+              if (simd::kHasAvx2) done = byte_codes_avx2(x + base, draws, m, inv[k - k0], s, dst);
+#endif
+              byte_codes(x + base + done, draws + done, m - done, inv[k - k0], s, dst + done);
+              out_byte += m;
+              continue;
+            }
+            code_levels(x + base, draws, m, inv[k - k0], s, sign_bit, q);
+            for (std::size_t j = 0; j < m; ++j) {
+              acc |= static_cast<std::uint64_t>(q[j]) << fill;
+              fill += b;
+              if (fill >= 32) {
+                const auto word = static_cast<std::uint32_t>(acc);
+                std::memcpy(codes + out_byte, &word, 4);
+                out_byte += 4;
+                acc >>= 32;
+                fill -= 32;
+              }
+            }
           }
         }
       }
-    }
-    if (b != 8) std::memcpy(codes + out_byte, &acc, 8);
+      if (b != 8) std::memcpy(codes + out_byte, &acc, 8);
+    });
     msg.payload.resize(norm_bytes + code_bytes);
     msg.wire_size = static_cast<core::Bytes>(msg.payload.size());
   }
