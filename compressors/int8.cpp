@@ -14,6 +14,7 @@
 
 #include "compressors/factories.hpp"
 #include "compressors/reductions.hpp"
+#include "compressors/simd.hpp"
 #include "compressors/wire.hpp"
 #include "sim/core/error.hpp"
 
@@ -27,6 +28,7 @@ __attribute__((target("avx2"))) std::size_t quantise_avx2(const float* x, std::i
   const __m256 lo = _mm256_set1_ps(-127.0f), hi = _mm256_set1_ps(127.0f);
   std::size_t i = 0;
   for (; i + 32 <= n; i += 32) {
+    simd::prefetch_ahead(x + i, 128);
     __m128i half_words[4];
     for (int k = 0; k < 4; ++k) {
       __m256 v = _mm256_mul_ps(_mm256_loadu_ps(x + i + 8 * k), vinv);
@@ -41,7 +43,6 @@ __attribute__((target("avx2"))) std::size_t quantise_avx2(const float* x, std::i
   return i;
 }
 
-const bool kHasAvx2 = __builtin_cpu_supports("avx2");
 #endif
 
 class Int8 final : public Compressor {
@@ -60,7 +61,7 @@ class Int8 final : public Compressor {
     auto* q = reinterpret_cast<std::int8_t*>(msg.payload.data() + 4);
     std::size_t i = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (kHasAvx2) i = quantise_avx2(x, q, n, inv);
+    if (simd::kHasAvx2) i = quantise_avx2(x, q, n, inv);
 #endif
 #if defined(__SSE2__)
     const __m128 vinv = _mm_set1_ps(inv), half = _mm_set1_ps(0.5f), sign = _mm_set1_ps(-0.0f);

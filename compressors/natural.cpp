@@ -49,6 +49,7 @@ class Natural final : public Compressor {
       alignas(32) std::uint32_t u[kChunk];
       for (std::size_t base = 0; base < n; base += kChunk) {
         rng.fill(u);
+        simd::prefetch_ahead(x + base, sizeof(float) * kChunk);
         encode(x + base, u, dst + base, std::min(kChunk, n - base));
       }
     });

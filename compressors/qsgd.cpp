@@ -30,14 +30,20 @@ int code_bits(std::int64_t levels) { return 1 + std::bit_width(static_cast<std::
 
 std::size_t round_to_lanes(std::size_t m) { return (m + UniformStream::kLanes - 1) / UniformStream::kLanes * UniformStream::kLanes; }
 
-// ||bucket||_2 in fp32 (as GRACE), eight lanes combined in a fixed order.
+// The eight lanes of a bucket's sum of squares, combined in a fixed order.
+DTSIM_SIMD_BODY inline float lane_total(const float* lane) {
+  return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+}
+
+// ||bucket||_2 in fp32 (as GRACE): element i goes to lane i % 8, the tail after the lanes' total.
 DTSIM_SIMD_BODY inline float bucket_norm(const float* x, std::size_t m) {
+  simd::prefetch_ahead(x, sizeof(float) * m);
   float lane[8] = {};
   const std::size_t full = m / 8 * 8;
   for (std::size_t i = 0; i < full; i += 8) {
     for (std::size_t j = 0; j < 8; ++j) lane[j] += x[i + j] * x[i + j];
   }
-  float total = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+  float total = lane_total(lane);
   for (std::size_t i = full; i < m; ++i) total += x[i] * x[i];
   return std::sqrt(total);
 }
@@ -69,6 +75,24 @@ DTSIM_SIMD_BODY inline void byte_codes(const float* x, const std::uint32_t* u, s
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
+// bucket_norm of four consecutive buckets of m elements (m a multiple of 8), lane j of each register
+// being lane[j]: the four dependency chains overlap.
+__attribute__((target("avx2"))) void bucket_norms4_avx2(const float* x, std::size_t m, float* norm) {
+  __m256 sum[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+  for (std::size_t i = 0; i < m; i += 8) {
+    for (std::size_t k = 0; k < 4; ++k) {
+      if (i % 16 == 0) simd::prefetch_ahead(x + k * m + i);
+      const __m256 v = _mm256_loadu_ps(x + k * m + i);
+      sum[k] = _mm256_add_ps(sum[k], _mm256_mul_ps(v, v));
+    }
+  }
+  for (std::size_t k = 0; k < 4; ++k) {
+    alignas(32) float lane[8];
+    _mm256_store_ps(lane, sum[k]);
+    norm[k] = std::sqrt(lane_total(lane));
+  }
+}
+
 // byte_codes on eight lanes, the same arithmetic; returns how many elements it coded.
 __attribute__((target("avx2"))) std::size_t byte_codes_avx2(const float* x, const std::uint32_t* u, std::size_t m,
                                                             float inv, float s, std::uint8_t* dst) {
@@ -129,12 +153,19 @@ class Qsgd final : public Compressor {
       std::size_t out_byte = 0;
       for (std::size_t k0 = 0; k0 < buckets; k0 += group) {
         const std::size_t g = std::min(group, buckets - k0);
-        for (std::size_t k = k0; k < k0 + g; ++k) {  // the norms first: independent dependency chains
-          const std::size_t lo = k * bucket;
-          const float norm = bucket_norm(x + lo, std::min(n, lo + bucket) - lo);
-          std::memcpy(norms + 4 * k, &norm, 4);
-          inv[k - k0] = norm > 0.0f && std::isfinite(norm) ? s / norm : 0.0f;
+        float norm[kBlock / UniformStream::kLanes];
+        std::size_t k = k0;
+#if defined(__x86_64__) && defined(__GNUC__)
+        if (simd::kHasAvx2 && bucket % 8 == 0) {
+          for (; k + 4 <= k0 + g && (k + 4) * bucket <= n; k += 4) bucket_norms4_avx2(x + k * bucket, bucket, norm + (k - k0));
         }
+#endif
+        for (; k < k0 + g; ++k) {
+          const std::size_t lo = k * bucket;
+          norm[k - k0] = bucket_norm(x + lo, std::min(n, lo + bucket) - lo);
+        }
+        std::memcpy(norms + 4 * k0, norm, 4 * g);
+        for (k = 0; k < g; ++k) inv[k] = norm[k] > 0.0f && std::isfinite(norm[k]) ? s / norm[k] : 0.0f;
         if (g > 1) rng.fill(std::span(u, g * stride));
         for (std::size_t k = k0; k < k0 + g; ++k) {
           const std::size_t lo = k * bucket, hi = std::min(n, lo + bucket);
