@@ -10,6 +10,44 @@
 
 namespace dtsim::viz {
 
+namespace {
+
+/// Waiting per worker, staleness and server load: only where they say something (not every worker waits
+/// the same, pulls were stale, there are servers).
+void print_sync_summary(std::ostream& out, const run::RunResult& r) {
+  if (r.workers.empty()) return;
+  const auto [least, most] = std::minmax_element(r.workers.begin(), r.workers.end(), [](const auto& a, const auto& b) {
+    return a.waiting_s < b.waiting_s;
+  });
+  int fewest = r.workers.front().iterations, most_iterations = fewest, dropped = 0;
+  for (const run::WorkerSummary& w : r.workers) {
+    fewest = std::min(fewest, w.iterations);
+    most_iterations = std::max(most_iterations, w.iterations);
+    dropped += w.dropped;
+  }
+  if (most->waiting_s - least->waiting_s > 1e-9 * std::max(1.0, most->waiting_s) || fewest != most_iterations)
+    fmt::print(out, "waiting per worker: {} (worker {}) to {} (worker {}); iterations per worker {} to {}{}\n",
+               core::format_duration(least->waiting_s), least - r.workers.begin(),
+               core::format_duration(most->waiting_s), most - r.workers.begin(), fewest, most_iterations,
+               dropped > 0 ? fmt::format(", {} gradients dropped", dropped) : std::string());
+  if (!r.staleness.empty()) {
+    fmt::print(out, "staleness of pulls (iterations behind the slowest worker):");
+    for (std::size_t s = 0; s < r.staleness.size(); ++s)
+      if (r.staleness[s] > 0) fmt::print(out, "  {}: {}", s, r.staleness[s]);
+    fmt::print(out, "\n");
+  }
+  for (std::size_t s = 0; s < r.servers.size(); ++s) {
+    const run::ServerLoad& l = r.servers[s];
+    const double run_s = r.iterations.empty() ? 0 : r.iterations.back().end_s;
+    fmt::print(out, "server {} (host {}): pushes in {}, pulls out {} per iteration, summing {:.0f}% of the time\n", s,
+               l.host, core::format_bytes(static_cast<double>(l.bytes_in) / r.info.iterations),
+               core::format_bytes(static_cast<double>(l.bytes_out) / r.info.iterations),
+               run_s > 0 ? 100 * l.busy_s / run_s : 0.0);
+  }
+}
+
+}  // namespace
+
 void print_console_summary(std::ostream& out, const run::RunResult& r) {
   const run::RunInfo& i = r.info;
   fmt::print(out, "dtsim: {}\n", i.scenario);
@@ -17,8 +55,8 @@ void print_console_summary(std::ostream& out, const run::RunResult& r) {
              i.parameters, i.gradient_tensors, i.batch_per_worker, i.gpu, i.precision);
   fmt::print(out, "  cluster    {} workers on {} ({}), network model {}\n", i.workers, i.platform, i.topology,
              i.network_model);
-  fmt::print(out, "  strategy   {} sync, {} all-reduce, scheduler {} ({} buckets), fidelity {}\n", i.sync,
-             i.collective, i.scheduler, i.buckets, i.fidelity);
+  fmt::print(out, "  strategy   {} sync, {}, scheduler {} ({} buckets), fidelity {}\n", i.sync, i.architecture,
+             i.scheduler, i.buckets, i.fidelity);
   if (!i.compression.empty()) fmt::print(out, "  compress   {}\n", i.compression);
   fmt::print(out, "\n");
   fmt::print(out, "{:>5} {:>12} {:>12} {:>10} {:>11} {:>11} {:>11} {:>11} {:>11}\n", "iter", "time", "samples/s",
@@ -64,6 +102,7 @@ void print_console_summary(std::ostream& out, const run::RunResult& r) {
                  core::format_bytes(r.links[i].bytes_per_iteration), 100 * r.links[i].utilisation);
     fmt::print(out, "\n");
   }
+  print_sync_summary(out, r);
   if (!r.traffic.empty())
     fmt::print(out, "worker 0 sent {} and received {} in {} iterations\n",
                core::format_bytes(static_cast<double>(r.traffic[0].bytes_sent)),

@@ -31,6 +31,7 @@ void write_report_json(const std::string& path, const run::RunResult& r) {
                      {"network_model", i.network_model},
                      {"network_settings", i.network_settings},
                      {"sync", i.sync},
+                     {"architecture", i.architecture},
                      {"collective", i.collective},
                      {"scheduler", i.scheduler},
                      {"buckets", i.buckets},
@@ -60,6 +61,17 @@ void write_report_json(const std::string& path, const run::RunResult& r) {
     traffic.push_back({{"worker", w}, {"bytes_sent", r.traffic[w].bytes_sent},
                        {"bytes_received", r.traffic[w].bytes_received}});
   report["traffic"] = traffic;
+  nlohmann::json workers = nlohmann::json::array();
+  for (std::size_t w = 0; w < r.workers.size(); ++w)
+    workers.push_back({{"worker", w}, {"iterations", r.workers[w].iterations}, {"dropped", r.workers[w].dropped},
+                       {"waiting_s", r.workers[w].waiting_s}});
+  report["workers"] = workers;
+  nlohmann::json servers = nlohmann::json::array();
+  for (std::size_t s = 0; s < r.servers.size(); ++s)
+    servers.push_back({{"server", s}, {"host", r.servers[s].host}, {"bytes_in", r.servers[s].bytes_in},
+                       {"bytes_out", r.servers[s].bytes_out}, {"busy_s", r.servers[s].busy_s}});
+  report["servers"] = servers;
+  report["staleness"] = r.staleness;
   nlohmann::json critical = nlohmann::json::array();
   for (const run::TraceEvent& e : r.critical_path)
     critical.push_back({{"name", e.name}, {"category", e.category}, {"start_s", e.start_s}, {"end_s", e.end_s}});

@@ -1,14 +1,17 @@
 #pragma once
 /// The simulated levels on SimGrid: `message` (every point-to-point message of every collective step) and
 /// `flow` (consecutive steps with the same flow pattern fused into one, see flow_steps).
+#include <functional>
 #include <memory>
 #include <vector>
 
+#include "sim/actors/exchanger.hpp"
 #include "sim/actors/rank_steps.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/platform/platform_spec.hpp"
 #include "sim/run/timeline.hpp"
 #include "sim/scheduling/iteration_plan.hpp"
+#include "sim/sync/sync_policy.hpp"
 
 namespace dtsim::actors {
 
@@ -18,37 +21,29 @@ namespace dtsim::actors {
 std::vector<double> simulate_schedules_s(const platform::PlatformSpec& platform,
                                          const std::vector<collectives::Schedule>& schedules, bool fuse);
 
-/// Runs `iterations` iterations of `plan` on `workers` ranks placed on the first hosts of `platform`.
-/// Each worker has a compute actor (forward, backward, update replayed with sleep_for). With a FIFO plan
-/// (credit_bytes == 0) a communication actor per worker executes each bucket's collective step by step, in
-/// order, once ready and not before its cycle, and the update waits for all buckets (BSP). With a credit,
-/// a bucket is queued once every worker has it ready and started by layer priority while the bytes in
-/// flight stay below the credit (one actor per rank and bucket), and forward of layer l waits only for
-/// layer l's buckets and update.
-/// Creates the process's one SimGrid engine: call at most once per process.
-/// One collective of a bucket as flows split by rank (rank_steps.hpp), shared by buckets of the same size.
-struct ExchangeFlows {
-  double before_s = 0;      ///< local work before it (PowerSGD's orthogonalisation)
-  std::int64_t bytes = 0;   ///< its size: the vector, or each rank's block
-  std::shared_ptr<const std::vector<std::vector<RankStep>>> flows;
-};
-
-/// What the communication stream does for one bucket: compress, the exchanges in order, decompress.
-struct BucketRun {
+/// Local work of a bucket on the communication stream, around its exchanges (compression).
+struct LocalWork {
   double compress_s = 0;
   double decompress_s = 0;
-  std::vector<ExchangeFlows> exchanges;
+  std::int64_t payload_bytes = 0;  ///< what the bucket's trace event reports
 };
 
-/// Per bucket of the iteration plan.
-using BucketFlows = std::vector<BucketRun>;
+/// Makes the architecture's exchanger once the SimGrid platform exists.
+using ExchangerFactory = std::function<std::unique_ptr<Exchanger>(RunContext&)>;
 
-/// `flows[b]` is bucket b's work (its plans as flow_steps with `fuse`, split by rank); `pairs` the host pairs
-/// they use. Compression and decompression run on the communication stream, on the trace's "compress" lane.
-/// Trace events are recorded for workers below `trace_workers` only; compute phases stretch by `slowdown`.
+/// Runs the iterations of `plan` on `workers` ranks placed on the first hosts of `platform`, for as long as
+/// the exchanger grants iterations. Each worker has a compute actor (forward, backward, update replayed with
+/// sleep_for). With a FIFO plan (credit_bytes == 0) a communication actor per worker compresses, exchanges
+/// and decompresses each bucket in order, once ready and not before its cycle, in the iterations `sync`
+/// exchanges; the update waits for all buckets. With a credit, a bucket is queued once every worker has it
+/// ready and started by layer priority while the bytes in flight stay below the credit (one actor per rank
+/// and bucket), and forward of layer l waits only for layer l's buckets and update. `pairs`: the host pairs
+/// the exchanges use (their routes are built). Trace events are recorded for workers below `trace_workers`
+/// only; compute phases stretch by `slowdown`. Creates the process's one SimGrid engine: call at most once
+/// per process.
 run::Timeline simulate_iterations(const platform::PlatformSpec& platform, const scheduling::IterationPlan& plan,
-                                  const BucketFlows& flows, const std::vector<std::pair<int, int>>& pairs,
-                                  int workers, int iterations, bool fuse, int trace_workers,
-                                  const run::Slowdown& slowdown = {});
+                                  const std::vector<LocalWork>& local, const ExchangerFactory& make_exchanger,
+                                  const std::vector<std::pair<int, int>>& pairs, int workers,
+                                  const sync::SyncPolicy& sync, int trace_workers, const run::Slowdown& slowdown = {});
 
 }  // namespace dtsim::actors

@@ -8,7 +8,8 @@
 namespace dtsim::run {
 
 Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vector<BucketCost>& costs, int workers,
-                           int iterations, int trace_workers, const Slowdown& slowdown) {
+                           int iterations, int trace_workers, const sync::SyncPolicy& sync,
+                           const Slowdown& slowdown) {
   DTSIM_CHECK(costs.size() == plan.buckets.size(), "one cost per bucket");
   DTSIM_CHECK(plan.credit_bytes == 0, "the analytic level models one FIFO stream; priority needs message level");
   Timeline timeline;
@@ -20,7 +21,7 @@ Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vec
   std::vector<std::vector<double>> backward_end(W, std::vector<double>(static_cast<std::size_t>(layers)));
   std::vector<IterationMarks> marks(W);
   for (int it = 0; it < iterations; ++it) {
-    auto factor = [&](std::size_t w) { return slowdown.empty() ? 1.0 : slowdown[w][static_cast<std::size_t>(it)]; };
+    auto factor = [&](std::size_t w) { return slowdown ? slowdown(static_cast<int>(w), it) : 1.0; };
     auto record = [&](std::size_t w, const char* lane, std::string name, const char* category, double start,
                       double end, std::int64_t bytes) {
       if (static_cast<int>(w) < trace_workers)
@@ -47,8 +48,10 @@ Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vec
       m.backward_s = now[w] - backward_start[w];
     }
     // A collective starts once every worker has its bucket ready and compressed; all finish it together.
-    double stream_free = *std::min_element(backward_start.begin(), backward_start.end());
-    for (std::size_t b = 0; b < plan.buckets.size(); ++b) {
+    // Iterations that do not exchange (local SGD) go straight to the update.
+    const bool exchanges = sync.exchanges(it);
+    double stream_free = exchanges ? *std::min_element(backward_start.begin(), backward_start.end()) : 0.0;
+    for (std::size_t b = 0; exchanges && b < plan.buckets.size(); ++b) {
       const scheduling::Bucket& bucket = plan.buckets[b];
       const BucketCost& cost = costs[b];
       double start = 0;
@@ -78,6 +81,7 @@ Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vec
       m.end_s = now[w];
       timeline.marks[w].push_back(m);
       for (const BucketCost& cost : costs) {
+        if (!exchanges) break;
         timeline.traffic[w].bytes_sent += cost.traffic[w].sent;
         timeline.traffic[w].bytes_received += cost.traffic[w].received;
       }

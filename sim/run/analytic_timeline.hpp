@@ -5,6 +5,7 @@
 #include "sim/collectives/rank_traffic.hpp"
 #include "sim/run/timeline.hpp"
 #include "sim/scheduling/iteration_plan.hpp"
+#include "sim/sync/sync_policy.hpp"
 
 namespace dtsim::run {
 
@@ -24,7 +25,9 @@ struct BucketCost {
 /// FIFO schedulers only (plan.credit_bytes == 0).
 /// Trace events are recorded for workers below `trace_workers` only. With `slowdown`, each worker's compute
 /// phases stretch by its factor and a bucket's collective starts when the last worker has the bucket ready.
+/// Iterations that `sync` does not exchange in (local SGD) have no buckets.
 Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vector<BucketCost>& costs, int workers,
-                           int iterations, int trace_workers, const Slowdown& slowdown = {});
+                           int iterations, int trace_workers, const sync::SyncPolicy& sync = {},
+                           const Slowdown& slowdown = {});
 
 }  // namespace dtsim::run

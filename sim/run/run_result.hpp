@@ -34,6 +34,21 @@ struct WorkerTraffic {
   std::int64_t bytes_received = 0;
 };
 
+/// Load of one parameter server over the whole run.
+struct ServerLoad {
+  int host = 0;               ///< the host it runs on
+  std::int64_t bytes_in = 0;  ///< pushes received
+  std::int64_t bytes_out = 0; ///< pulls served
+  double busy_s = 0;          ///< summing pushes
+};
+
+/// One worker over the whole run.
+struct WorkerSummary {
+  int iterations = 0;     ///< iterations it computed (asynchronous schemes: fast workers compute more)
+  int dropped = 0;        ///< of which the server dropped the gradient (backup workers)
+  double waiting_s = 0;   ///< blocked on synchronisation (exposed communication plus waiting for others)
+};
+
 /// Traffic on one directed link.
 struct LinkUse {
   std::string name;              ///< SimGrid link name, e.g. "nic3_UP"
@@ -79,7 +94,8 @@ struct RunInfo {
   std::string topology;        ///< "star", "two_level", ...
   std::string network_model;   ///< SimGrid network model, e.g. "CM02"
   std::vector<std::string> network_settings;  ///< every SimGrid setting applied, "key:value"
-  std::string sync;
+  std::string sync;            ///< scheme with its parameters, e.g. "ssp (staleness 3)"
+  std::string architecture;    ///< in words, e.g. "ring all-reduce", "parameter server (2 dedicated servers, ...)"
   std::string collective;
   std::string scheduler;
   std::string fidelity;
@@ -110,6 +126,9 @@ struct RunResult {
   double target_accuracy = 0;             ///< numerics mode: the target of time_to_accuracy_s (0: none)
   std::optional<double> time_to_accuracy_s;  ///< simulated time when the target accuracy was first reached
   std::vector<LinkUse> links;             ///< every link with traffic, highest utilisation first
+  std::vector<WorkerSummary> workers;     ///< indexed by worker
+  std::vector<ServerLoad> servers;        ///< parameter servers, indexed by server
+  std::vector<std::int64_t> staleness;    ///< ssp/asp: pulls by staleness (iterations missing from the slowest worker)
 };
 
 }  // namespace dtsim::run

@@ -1,14 +1,17 @@
 #include "sim/run/run_simulation.hpp"
 
+#include "sim/actors/collective_exchanger.hpp"
 #include "sim/actors/simgrid_run.hpp"
 #include "sim/collectives/schedule_time.hpp"
 #include <algorithm>
 #include <map>
 #include <memory>
 
+#include "sim/core/units.hpp"
 #include "sim/platform/fabric.hpp"
 #include "sim/platform/link_traffic.hpp"
 #include "sim/run/analytic_timeline.hpp"
+#include "sim/run/architecture_setup.hpp"
 #include "sim/run/assemble.hpp"
 #include "sim/run/compression_work.hpp"
 #include "sim/run/numerics_run.hpp"
@@ -23,6 +26,26 @@ namespace {
 /// Gradients are fp32 on the wire (frameworks keep fp32 master gradients under mixed precision too).
 constexpr std::int64_t kGradientElementBytes = 4;
 
+/// The architecture in words, with the parameters that shape it.
+std::string describe_architecture(const scenario::Scenario& s) {
+  if (s.architecture == "allreduce") return s.collective + " all-reduce";
+  if (s.architecture == "gossip")
+    return s.sync.scheme == "asp" ? "gossip SGP (push-sum, directed exponential graph)"
+                                  : "gossip D-PSGD on a " + s.gossip.topology + " graph";
+  const scenario::ParameterServer& ps = s.ps;
+  std::string words = (s.architecture == "byteps" ? "BytePS (" : "parameter server (") + std::to_string(ps.servers) +
+                      (ps.dedicated ? " dedicated" : " colocated") + (ps.servers == 1 ? " server" : " servers") +
+                      ", partitions " +
+                      (ps.partition_bytes > 0 ? core::format_bytes(static_cast<double>(ps.partition_bytes))
+                                              : std::string("1 per server")) +
+                      ", summation " +
+                      (ps.summation_Bps ? core::format_bytes(*ps.summation_Bps) + "/s" : std::string("free"));
+  if (ps.hierarchical) words += ", per-node aggregation";
+  if (ps.credit_bytes > 0) words += ", credit " + core::format_bytes(static_cast<double>(ps.credit_bytes));
+  if (ps.pull == "compressed") words += ", compressed pull";
+  return words + ")";
+}
+
 RunInfo make_info(const scenario::Scenario& s, const scheduling::IterationPlan& plan) {
   RunInfo info;
   info.scenario = s.source;
@@ -33,7 +56,8 @@ RunInfo make_info(const scenario::Scenario& s, const scheduling::IterationPlan& 
   info.topology = platform::topology_name(s.platform.topology);
   info.network_model = platform::network_model_name(s.platform.network_model);
   if (s.fidelity != scenario::Fidelity::analytic) info.network_settings = platform::network_settings(s.platform.network_model);
-  info.sync = s.sync;
+  info.sync = sync::describe(s.sync);
+  info.architecture = describe_architecture(s);
   info.collective = s.collective;
   info.scheduler = s.scheduler;
   info.fidelity = scenario::fidelity_name(s.fidelity);
@@ -52,6 +76,7 @@ RunInfo make_info(const scenario::Scenario& s, const scheduling::IterationPlan& 
 struct PreparedPlans {
   std::vector<BucketCost> costs;            ///< analytic level: per bucket
   actors::BucketFlows flows;                ///< simulated levels: per bucket
+  std::vector<actors::LocalWork> local;     ///< simulated levels: per bucket
   std::vector<std::pair<int, int>> pairs;   ///< simulated levels: host pairs the plans use
   std::vector<double> link_bytes;           ///< per directed link, one iteration
 };
@@ -65,10 +90,19 @@ std::vector<scheduling::BucketWork> bucket_work(const scheduling::IterationPlan&
   return work;
 }
 
-PreparedPlans prepare_plans(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
-                            const collectives::Collective& collective, const platform::Fabric& fabric) {
+/// Compression work and trace payload of every bucket, for the simulated levels.
+std::vector<actors::LocalWork> local_work(const std::vector<scheduling::BucketWork>& work) {
+  std::vector<actors::LocalWork> local;
+  for (const scheduling::BucketWork& w : work) {
+    actors::LocalWork& l = local.emplace_back(actors::LocalWork{w.compress_s, w.decompress_s, 0});
+    for (const scheduling::Exchange& e : w.exchanges) l.payload_bytes += e.bytes;
+  }
+  return local;
+}
+
+PreparedPlans prepare_collectives(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work,
+                                  const collectives::Collective& collective, const platform::Fabric& fabric) {
   using Key = std::pair<scheduling::Exchange::Kind, std::int64_t>;
-  const std::vector<scheduling::BucketWork> work = bucket_work(plan);
   std::map<Key, int> uses;
   for (const scheduling::BucketWork& w : work)
     for (const scheduling::Exchange& e : w.exchanges) ++uses[{e.kind, e.bytes}];
@@ -118,10 +152,9 @@ PreparedPlans prepare_plans(const scenario::Scenario& s, const scheduling::Itera
       }
       prepared.costs.push_back(std::move(cost));
     } else {
-      actors::BucketRun run{w.compress_s, w.decompress_s, {}};
+      auto& run = prepared.flows.emplace_back();
       for (const scheduling::Exchange& e : w.exchanges)
-        run.exchanges.push_back({e.before_s, e.bytes, flows_of.at({e.kind, e.bytes})});
-      prepared.flows.push_back(std::move(run));
+        run.push_back({e.before_s, e.bytes, flows_of.at({e.kind, e.bytes})});
     }
   }
   return prepared;
@@ -172,25 +205,62 @@ scheduling::IterationPlan make_iteration_plan(const scenario::Scenario& s, std::
   return plan;
 }
 
+/// The simulated levels: the architecture's exchanger on SimGrid.
+Timeline simulate(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
+                  const std::vector<scheduling::BucketWork>& work, PreparedPlans& prepared,
+                  const platform::Fabric& fabric, const Slowdown& slowdown, int trace_workers) {
+  const std::vector<actors::LocalWork> local = local_work(work);
+  if (s.architecture == "gossip") {
+    const actors::GossipSetup setup = gossip_setup(s, work);
+    platform::add_link_bytes(gossip_traffic(setup), 1, fabric, prepared.link_bytes);
+    return actors::simulate_iterations(
+        s.platform, plan, local,
+        [&](actors::RunContext& c) { return std::make_unique<actors::GossipExchanger>(c, setup); },
+        actors::gossip_pairs(setup), s.workers, s.sync, trace_workers, slowdown);
+  }
+  if (s.architecture != "allreduce") {
+    const actors::PsSetup setup = ps_setup(s, plan, work);
+    platform::add_link_bytes(ps_traffic(setup, s.platform.hosts()), 1, fabric, prepared.link_bytes);
+    return actors::simulate_iterations(
+        s.platform, plan, local, [&](actors::RunContext& c) { return std::make_unique<actors::PsExchanger>(c, setup); },
+        actors::ps_pairs(setup), s.workers, s.sync, trace_workers, slowdown);
+  }
+  const bool fuse = s.fidelity == scenario::Fidelity::flow;
+  return actors::simulate_iterations(
+      s.platform, plan, local,
+      [&](actors::RunContext& c) {
+        return std::make_unique<actors::CollectiveExchanger>(c, prepared.flows, s.workers, s.iterations, fuse,
+                                                             plan.credit_bytes > 0);
+      },
+      prepared.pairs, s.workers, s.sync, trace_workers, slowdown);
+}
+
 RunResult run_simulation(const scenario::Scenario& s) {
   std::string compression_note;
   const scheduling::IterationPlan plan = make_iteration_plan(s, &compression_note);
   const auto collective = collectives::make_collective(s.collective, platform::link_costs(s.platform));
   const platform::Fabric fabric(s.platform);
-  PreparedPlans prepared = prepare_plans(s, plan, *collective, fabric);
+  const std::vector<scheduling::BucketWork> work = bucket_work(plan);
+  PreparedPlans prepared;
+  if (s.architecture == "allreduce") prepared = prepare_collectives(s, work, *collective, fabric);
+  else prepared.link_bytes.assign(static_cast<std::size_t>(fabric.link_count()), 0.0);
   const int trace_workers = std::min(s.workers, s.output.trace_workers);
-  const Slowdown slowdown = slowdown_of(s.stragglers, s.workers, s.iterations);
+  const Slowdown slowdown = slowdown_of(s.stragglers);
   Timeline timeline = s.fidelity == scenario::Fidelity::analytic
-                          ? analytic_timeline(plan, prepared.costs, s.workers, s.iterations, trace_workers, slowdown)
-                          : actors::simulate_iterations(s.platform, plan, prepared.flows, prepared.pairs, s.workers,
-                                                         s.iterations, s.fidelity == scenario::Fidelity::flow,
-                                                         trace_workers, slowdown);
+                          ? analytic_timeline(plan, prepared.costs, s.workers, s.iterations, trace_workers, s.sync,
+                                              slowdown)
+                          : simulate(s, plan, work, prepared, fabric, slowdown, trace_workers);
   double single_worker_s = 0;
   for (const auto& layer : plan.layers) single_worker_s += layer.forward_s + layer.backward_s + layer.update_s;
   RunInfo info = make_info(s, plan);
   info.compression = compression_note;
   LastIteration last = analyse_last_iteration(plan, timeline, 0);
-  RunResult result = assemble_result(std::move(info), std::move(timeline), single_worker_s);
+  const int per_participant = s.ps.hierarchical ? s.platform.gpus_per_node : 1;
+  RunResult result = assemble_result(std::move(info), std::move(timeline), single_worker_s,
+                                     s.workers - s.sync.backup_workers * per_participant);
+  int exchanging = 0;
+  for (int it = 0; it < s.iterations; ++it) exchanging += s.sync.exchanges(it) ? 1 : 0;
+  for (double& bytes : prepared.link_bytes) bytes *= static_cast<double>(exchanging) / s.iterations;
   result.critical_path = std::move(last.critical_path);
   result.exposed_comm_per_bucket_s = std::move(last.exposed_comm_per_bucket_s);
   result.links = link_uses(prepared.link_bytes, fabric, result.mean_iteration_s);

@@ -1,5 +1,6 @@
 #pragma once
 /// What an executor (closed form or SimGrid actors) records while it runs iterations.
+#include <functional>
 #include <vector>
 
 #include "sim/run/run_result.hpp"
@@ -15,10 +16,11 @@ struct IterationMarks {
   double backward_s = 0;
   double update_s = 0;
   double comm_wait_s = 0;  ///< blocked until gradients were synchronised (exposed communication)
+  bool dropped = false;    ///< the server dropped this iteration's gradient (backup workers)
 };
 
-/// Compute-time multipliers of stragglers, slowdown[worker][iteration] (empty: every worker at full speed).
-using Slowdown = std::vector<std::vector<double>>;
+/// Compute-time multiplier of stragglers, slowdown(worker, iteration) (empty: every worker at full speed).
+using Slowdown = std::function<double(int worker, int iteration)>;
 
 /// Raw record of a run: marks[worker][iteration], the trace events, per-worker traffic and message arrows.
 struct Timeline {
@@ -26,6 +28,8 @@ struct Timeline {
   std::vector<TraceEvent> events;
   std::vector<WorkerTraffic> traffic;
   std::vector<MessageArrow> messages;
+  std::vector<ServerLoad> servers;
+  std::vector<std::int64_t> staleness;  ///< pulls by staleness
 };
 
 }  // namespace dtsim::run

@@ -8,7 +8,10 @@
 #include "sim/collectives/collective.hpp"
 #include "sim/core/error.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/scenario/section.hpp"
 #include "sim/scheduling/scheduler.hpp"
+#include "sim/sync/gossip_graph.hpp"
+#include "sim/sync/sync_policy.hpp"
 
 namespace dtsim::scenario {
 namespace {
@@ -31,7 +34,8 @@ std::vector<std::string> feedback_names() {
   for (const auto& e : compressors::error_feedback_registry()) names.emplace_back(e.name);
   return names;
 }
-std::vector<std::string> syncs() { return {"bsp"}; }
+std::vector<std::string> placements() { return {"dedicated", "colocated"}; }
+std::vector<std::string> pulls() { return {"dense", "compressed"}; }
 
 const std::string kDuration = "duration";
 const std::string kSize = "size";
@@ -98,7 +102,13 @@ const std::vector<KeySpec>& scenario_keys() {
        "CSV layer,forward_ms,backward_ms measured on one GPU at this batch (every layer of the model, by name, "
        "path relative to the scenario); replaces the roofline times",
        0, 0, nullptr},
-      {"strategy", "sync", "string", "bsp", "synchronisation scheme", 0, 0, syncs},
+      {"strategy", "architecture", "string", "allreduce",
+       "how gradients meet: an all-reduce collective, a parameter server, BytePS, or gossip between neighbours", 0, 0,
+       sync::architecture_names},
+      {"strategy", "sync", "string", "bsp", "synchronisation scheme (README: Synchronisation and architectures)", 0, 0,
+       sync::sync_names},
+      {"strategy", "backup_workers", "integer", "0",
+       "bsp on ps or byteps: a round closes with the first n - b pushes, later ones are dropped", 0, 1 << 20, nullptr},
       {"strategy", "collective", "string", "ring", "all-reduce algorithm", 0, 0, collectives::collective_names},
       {"strategy", "scheduler", "string", "wfbp", "gradient bucketing and ordering", 0, 0,
        scheduling::scheduler_names},
@@ -107,6 +117,44 @@ const std::vector<KeySpec>& scenario_keys() {
       {"strategy", "ddp", "table", "-", "PyTorch DDP options (only with scheduler = \"ddp\")", 0, 0, nullptr},
       {"strategy", "priority", "table", "-", "ByteScheduler options (only with scheduler = \"priority\")", 0, 0,
        nullptr},
+      {"strategy", "ssp", "table", "-", "stale synchronous parallel options (only with sync = \"ssp\")", 0, 0, nullptr},
+      {"strategy", "local_sgd", "table", "-", "local SGD options (only with sync = \"local_sgd\")", 0, 0, nullptr},
+      {"strategy", "post_local_sgd", "table", "-", "post-local SGD options (only with sync = \"post_local_sgd\")", 0,
+       0, nullptr},
+      {"strategy", "ps", "table", "-", "parameter server options (only with architecture = \"ps\" or \"byteps\")", 0,
+       0, nullptr},
+      {"strategy", "gossip", "table", "-", "gossip options (only with architecture = \"gossip\")", 0, 0, nullptr},
+      {"strategy.ssp", "staleness", "integer", "3", "iterations a worker may run ahead of the slowest (s; 0 is bsp)",
+       0, 100000, nullptr},
+      {"strategy.local_sgd", "period", "integer", "4", "iterations per model average (tau)", 1, 100000, nullptr},
+      {"strategy.post_local_sgd", "switch_after", "integer", "required",
+       "iterations of synchronous SGD before local SGD starts", 0, 100000, nullptr},
+      {"strategy.post_local_sgd", "period", "integer", "4", "iterations per model average after the switch", 1,
+       100000, nullptr},
+      {"strategy.ps", "servers", "integer", "1", "parameter servers (S)", 1, 1 << 20, nullptr},
+      {"strategy.ps", "placement", "string", "dedicated",
+       "dedicated: servers on the hosts after the workers (BytePS: CPU machines); colocated: server s on worker s's "
+       "host",
+       0, 0, placements},
+      {"strategy.ps", "partition", kSize, "ps: 0B, byteps: 4096000B",
+       "largest piece of a bucket a server holds; 0B: each bucket split evenly over the servers", 0, 0, nullptr},
+      {"strategy.ps", "summation", "string", "10GBps",
+       "server summation throughput (bytes of fp32 input per second, one push at a time per server), or \"free\"",
+       0, 0, nullptr},
+      {"strategy.ps", "hierarchical", "boolean", "ps: false, byteps: true",
+       "a node's GPUs first reduce to its first GPU, which pushes and pulls for the node and broadcasts back", 0, 0,
+       nullptr},
+      {"strategy.ps", "credit", kSize, "ps: 0B, byteps: 16384000B",
+       "bytes a worker pushes at once, lower layers first (BytePS scheduling credit); 0B: no limit, bucket order",
+       0, 0, nullptr},
+      {"strategy.ps", "pull", "string", "dense",
+       "dense: the summed bucket in fp32; compressed: the server compresses the aggregate with the push's "
+       "compressor (e.g. signSGD majority vote), same wire size as a push",
+       0, 0, pulls},
+      {"strategy.gossip", "topology", "string", "ring", "communication graph (mixing weights: Metropolis-Hastings)",
+       0, 0, sync::gossip_topology_names},
+      {"strategy.gossip", "degree", "integer", "4", "random graph: mean degree", 1, 1 << 20, nullptr},
+      {"strategy.gossip", "seed", "integer", "0", "random graph: seed", 0, std::int64_t{1} << 62, nullptr},
       {"strategy.fusion", "threshold", kSize, "128MiB", "fusion buffer; 0B disables fusion", 0, 0, nullptr},
       {"strategy.fusion", "cycle_time", kDuration, "1ms", "Horovod background cycle", 0, 0, nullptr},
       {"strategy.ddp", "first_bucket", kSize, "1MiB", "limit of the first bucket", 0, 0, nullptr},
@@ -178,6 +226,11 @@ const KeySpec& key_spec(std::string_view table, std::string_view key) {
   for (const KeySpec& k : scenario_keys())
     if (k.table == table && k.key == key) return k;
   DTSIM_CHECK(false, "no key spec for " + std::string(table) + "." + std::string(key));
+}
+
+std::string choice_key(Section& section, const std::string& table, const std::string& key) {
+  const KeySpec& spec = key_spec(table, key);
+  return section.choice(key, spec.default_text, spec.choices());
 }
 
 std::vector<std::string> keys_of(std::string_view table) {

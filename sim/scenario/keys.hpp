@@ -9,6 +9,8 @@
 
 namespace dtsim::scenario {
 
+class Section;
+
 /// One key of a scenario file.
 struct KeySpec {
   std::string table;        ///< dotted table it lives in: "" (top level), "gpu", "strategy.fusion", "model.layers"
@@ -29,6 +31,8 @@ const std::vector<KeySpec>& scenario_keys();
 const KeySpec& key_spec(std::string_view table, std::string_view key);
 /// The keys a table accepts (Section::allow).
 std::vector<std::string> keys_of(std::string_view table);
+/// Reads `key` of `section` (table `table` of the registry) as one of the key's choices, its default when absent.
+std::string choice_key(Section& section, const std::string& table, const std::string& key);
 /// docs/scenario-reference.md.
 std::string scenario_reference_markdown();
 

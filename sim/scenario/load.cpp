@@ -19,6 +19,7 @@
 #include "sim/scenario/keys.hpp"
 #include "sim/scenario/numerics_section.hpp"
 #include "sim/scenario/section.hpp"
+#include "sim/scenario/strategy_section.hpp"
 #include "sim/scheduling/scheduler.hpp"
 
 namespace dtsim::scenario {
@@ -26,12 +27,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kDefaultScenario = "scenarios/default.toml";
-
-/// A name from the key's registry (its choices and default).
-std::string choice_key(Section& section, const std::string& table, const std::string& key) {
-  const KeySpec& spec = key_spec(table, key);
-  return section.choice(key, spec.default_text, spec.choices());
-}
 
 toml::table parse_toml(std::string_view text, const std::string& source) {
   try {
@@ -162,46 +157,6 @@ void load_gpu(Section& g, Scenario& s, const fs::path& base) {
   g.finish();
 }
 
-/// A [strategy.<scheduler>] table: only with that scheduler, so no option is silently ignored.
-std::optional<Section> scheduler_table(Section& strategy, const std::string& scheduler, const std::string& chosen) {
-  auto table = strategy.table(scheduler);
-  if (!table) return std::nullopt;
-  if (chosen != scheduler)
-    throw core::InputError(strategy.where_key(scheduler),
-                           "[strategy." + scheduler + "] is set but scheduler = \"" + chosen + "\"",
-                           "remove the table or set scheduler = \"" + scheduler + "\"");
-  table->allow(keys_of("strategy." + scheduler));
-  return table;
-}
-
-std::int64_t positive_size(Section& s, const std::string& key) {
-  const std::int64_t bytes = s.size(key);
-  if (bytes <= 0) throw core::InputError(s.where_key(key), "'" + key + "' is zero", "it must be at least 1B");
-  return bytes;
-}
-
-void load_scheduler_options(Section& strategy, const std::string& chosen, scheduling::SchedulerOptions& o) {
-  if (auto t = scheduler_table(strategy, "fusion", chosen)) {
-    if (t->has("threshold")) o.fusion_threshold_bytes = t->size("threshold");
-    if (t->has("cycle_time")) {
-      o.fusion_cycle_s = t->duration("cycle_time");
-      if (o.fusion_cycle_s <= 0)
-        throw core::InputError(t->where_key("cycle_time"), "the cycle time is zero", "it must be positive");
-    }
-    t->finish();
-  }
-  if (auto t = scheduler_table(strategy, "ddp", chosen)) {
-    if (t->has("first_bucket")) o.ddp_first_bucket_bytes = positive_size(*t, "first_bucket");
-    if (t->has("bucket_cap")) o.ddp_bucket_cap_bytes = positive_size(*t, "bucket_cap");
-    t->finish();
-  }
-  if (auto t = scheduler_table(strategy, "priority", chosen)) {
-    if (t->has("partition")) o.partition_bytes = positive_size(*t, "partition");
-    if (t->has("credit")) o.credit_bytes = positive_size(*t, "credit");
-    t->finish();
-  }
-}
-
 compressors::Options load_options(const toml::table& table) {
   compressors::Options options;
   for (const auto& [key, value] : table) {
@@ -327,25 +282,8 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
   const KeySpec& iterations = key_spec("", "iterations");
   s.iterations = static_cast<int>(top.integer("iterations", std::stoll(iterations.default_text), iterations.min, iterations.max));
 
-  if (auto strategy = top.table("strategy")) {
-    strategy->allow(keys_of("strategy"));
-    s.sync = choice_key(*strategy, "strategy", "sync");
-    s.collective = choice_key(*strategy, "strategy", "collective");
-    s.scheduler = choice_key(*strategy, "strategy", "scheduler");
-    s.fidelity = parse_fidelity(choice_key(*strategy, "strategy", "fidelity"));
-    if (s.fidelity == Fidelity::analytic && s.platform.network_model != platform::NetworkModel::alpha_beta)
-      throw core::InputError(strategy->where_key("fidelity"),
-                             "fidelity 'analytic' is closed-form alpha-beta and cannot model network model '" +
-                                 platform::network_model_name(s.platform.network_model) + "'",
-                             "use fidelity = \"message\", or network.model = \"alpha_beta\" in the platform");
-    if (s.fidelity == Fidelity::analytic && s.scheduler == "priority")
-      throw core::InputError(strategy->where_key("fidelity"),
-                             "scheduler 'priority' runs several all-reduces at once within its credit, which the "
-                             "analytic level (one collective at a time) cannot model",
-                             "use fidelity = \"message\" with scheduler = \"priority\"");
-    load_scheduler_options(*strategy, s.scheduler, s.scheduler_options);
-    strategy->finish();
-  }
+  StrategyWhere strategy_where;
+  if (auto strategy = top.table("strategy")) strategy_where = load_strategy(*strategy, s);
   if (auto stragglers = top.table("stragglers")) load_stragglers(*stragglers, *root.get("stragglers")->as_table(), s);
   if (auto compression = top.table("compression")) load_compression(*compression, *root.get("compression")->as_table(), s);
   if (auto output = top.table("output")) {
@@ -357,6 +295,7 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
     output->finish();
   }
   top.finish();
+  check_strategy(s, strategy_where);
   return s;
 }
 

@@ -47,10 +47,7 @@ void load_numerics(Section& n, const toml::table& table, const std::string& base
   n.allow(keys_of("numerics"));
   Numerics& k = s.numerics;
   k.enabled = true;
-  auto choice = [&](const std::string& key) {
-    const KeySpec& spec = key_spec("numerics", key);
-    return n.choice(key, spec.default_text, spec.choices());
-  };
+  auto choice = [&](const std::string& key) { return choice_key(n, "numerics", key); };
   k.model = choice("model");
   if (const toml::node* hidden = table.get("hidden")) {
     n.has("hidden");

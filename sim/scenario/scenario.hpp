@@ -9,6 +9,7 @@
 #include "models/model.hpp"
 #include "sim/platform/platform_spec.hpp"
 #include "sim/scheduling/scheduler_options.hpp"
+#include "sim/sync/sync_policy.hpp"
 
 namespace dtsim::scenario {
 
@@ -79,6 +80,24 @@ struct Stragglers {
   bool enabled() const { return !slow_workers.empty() || noise != "none"; }
 };
 
+/// A parameter server ([strategy.ps]; architecture "ps" or "byteps", which changes the defaults).
+struct ParameterServer {
+  int servers = 1;
+  bool dedicated = true;              ///< servers on hosts of their own after the workers; false: server s on worker s's host
+  std::int64_t partition_bytes = 0;   ///< largest piece of a bucket; 0: each bucket split evenly over the servers
+  std::optional<double> summation_Bps = 10e9;  ///< server summation throughput (fp32 input); none: free
+  bool hierarchical = false;          ///< a node's GPUs reduce to its first GPU, which pushes and pulls for them
+  std::int64_t credit_bytes = 0;      ///< bytes a worker pushes at once, lower layers first; 0: no limit
+  std::string pull = "dense";         ///< dense | compressed (the server compresses the aggregate like a push)
+};
+
+/// Decentralised SGD ([strategy.gossip], architecture "gossip").
+struct Gossip {
+  std::string topology = "ring";  ///< gossip_topology_names()
+  int degree = 4;                 ///< random graphs: mean degree
+  std::uint64_t seed = 0;         ///< random graphs
+};
+
 /// One validated scenario.
 struct Scenario {
   std::string source;           ///< scenario file path, or "built-in default"
@@ -91,7 +110,10 @@ struct Scenario {
   int workers = 1;
   int batch_size = 1;  ///< per worker
   int iterations = 1;
-  std::string sync = "bsp";
+  std::string architecture = "allreduce";  ///< allreduce | ps | byteps | gossip
+  sync::SyncPolicy sync;                   ///< [strategy] sync and its table
+  ParameterServer ps;
+  Gossip gossip;
   std::string collective = "ring";
   std::string scheduler = "wfbp";
   scheduling::SchedulerOptions scheduler_options;  ///< [strategy.fusion], [strategy.ddp], [strategy.priority]

@@ -31,11 +31,11 @@ TEST(Stragglers, BspIterationIsTheSlowestWorkerWhenCommunicationIsFree) {
     auto s = noisy(fidelity);
     s.platform = testing::star(4, 1e30, 0);
     const RunResult r = run_simulation(s);
-    const Slowdown slowdown = slowdown_of(s.stragglers, 4, s.iterations);
+    const Slowdown slowdown = slowdown_of(s.stragglers);
     const double compute = compute_s(make_iteration_plan(s));
     for (int it = 0; it < s.iterations; ++it) {
       double slowest = 0;
-      for (int w = 0; w < 4; ++w) slowest = std::max(slowest, slowdown[w][static_cast<std::size_t>(it)]);
+      for (int w = 0; w < 4; ++w) slowest = std::max(slowest, slowdown(w, it));
       EXPECT_NEAR(r.iterations[static_cast<std::size_t>(it)].time_s, slowest * compute, 1e-9) << it;
     }
   }

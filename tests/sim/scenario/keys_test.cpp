@@ -38,7 +38,7 @@ TEST(Keys, DocumentedDefaultsAreTheLoadersDefaults) {
   EXPECT_EQ(s.iterations, std::stoi(key_spec("", "iterations").default_text));
   EXPECT_EQ(s.scheduler, key_spec("strategy", "scheduler").default_text);
   EXPECT_EQ(s.collective, key_spec("strategy", "collective").default_text);
-  EXPECT_EQ(s.sync, key_spec("strategy", "sync").default_text);
+  EXPECT_EQ(s.sync.scheme, key_spec("strategy", "sync").default_text);
   EXPECT_EQ(fidelity_name(s.fidelity), key_spec("strategy", "fidelity").default_text);
   EXPECT_EQ(s.gpu.name, key_spec("gpu", "profile").default_text);
   EXPECT_EQ(std::string(models::precision_name(s.precision)), key_spec("gpu", "precision").default_text);

@@ -148,7 +148,7 @@ TEST(GoodScenarios, BuiltInDefaultIsResNet50On16V100) {
   EXPECT_EQ(s.platform.gpus_per_node, 4);
   EXPECT_EQ(s.platform.topology, platform::Topology::two_level);
   EXPECT_DOUBLE_EQ(s.platform.inter.bandwidth_Bps, 1.25e9);
-  EXPECT_EQ(s.sync, "bsp");
+  EXPECT_EQ(s.sync.scheme, "bsp");
   EXPECT_EQ(s.scheduler, "wfbp");
   EXPECT_EQ(s.collective, "ring");
 }

@@ -1,0 +1,55 @@
+#include "sim/actors/execute_steps.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Mailbox.hpp>
+
+namespace dtsim::actors {
+namespace sg4 = simgrid::s4u;
+
+void execute_steps(int rank, const std::vector<RankStep>& steps, const platform::Fabric& fabric,
+                   const std::string& channel, run::WorkerTraffic& traffic,
+                   std::vector<run::MessageArrow>* arrows, int trace_workers) {
+  static char payload = 0;
+  static char* sink = nullptr;
+  // Mailboxes of the default channel are looked up by name once per (to, from) pair and then cached: building
+  // and hashing a name per message would cost as much as the simulation of the message.
+  static std::unordered_map<std::uint64_t, sg4::Mailbox*> cache;
+  auto mailbox = [&](int to, int from) {
+    auto by_name = [&] { return sg4::Mailbox::by_name(channel + std::to_string(to) + "<" + std::to_string(from)); };
+    if (!channel.empty()) return by_name();
+    sg4::Mailbox*& cached = cache[(static_cast<std::uint64_t>(to) << 32) | static_cast<std::uint32_t>(from)];
+    if (!cached) cached = by_name();
+    return cached;
+  };
+  std::vector<sg4::CommPtr> pending;
+  for (const RankStep& step : steps) {
+    pending.clear();
+    double startups_s = 0;
+    for (const Flow& f : step.sends)
+      if (f.steps > 1)
+        startups_s = std::max(startups_s, (f.steps - 1) * fabric.path(f.transfer.from, f.transfer.to).latency_s);
+    if (startups_s > 0) sg4::this_actor::sleep_for(startups_s);
+    for (const Flow& f : step.sends) {
+      pending.push_back(mailbox(f.transfer.to, rank)->put_async(&payload, static_cast<uint64_t>(f.transfer.bytes)));
+      traffic.bytes_sent += f.transfer.bytes;
+    }
+    // One receive (every ring step) is a blocking get: one activity less than get_async + wait.
+    if (step.receives.size() == 1) {
+      mailbox(rank, step.receives.front().transfer.from)->get<char>();
+    } else {
+      for (const Flow& f : step.receives) pending.push_back(mailbox(rank, f.transfer.from)->get_async<char>(&sink));
+    }
+    for (const Flow& f : step.receives) traffic.bytes_received += f.transfer.bytes;
+    for (const sg4::CommPtr& c : pending) c->wait();
+    if (arrows)
+      for (std::size_t i = 0; i < step.sends.size(); ++i)
+        if (step.sends[i].transfer.to < trace_workers)
+          arrows->push_back({rank, step.sends[i].transfer.to, pending[i]->get_start_time(),
+                             pending[i]->get_finish_time(), step.sends[i].transfer.bytes});
+  }
+}
+
+}  // namespace dtsim::actors

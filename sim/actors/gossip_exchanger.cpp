@@ -1,0 +1,68 @@
+#include "sim/actors/gossip_exchanger.hpp"
+
+#include <algorithm>
+#include <mutex>
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Semaphore.hpp>
+
+namespace dtsim::actors {
+namespace sg4 = simgrid::s4u;
+
+std::vector<std::pair<int, int>> gossip_pairs(const GossipSetup& setup) {
+  std::vector<std::pair<int, int>> pairs;
+  const int n = setup.graph.size();
+  for (int w = 0; w < n; ++w) {
+    if (setup.push_sum) {
+      for (int k = 0; (1 << k) < n; ++k) pairs.emplace_back(w, sync::push_sum_peer(w, k, n));
+    } else {
+      for (int j : setup.graph.neighbours[static_cast<std::size_t>(w)]) pairs.emplace_back(w, j);
+    }
+  }
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  return pairs;
+}
+
+GossipExchanger::GossipExchanger(RunContext& context, const GossipSetup& setup) : context_(context), setup_(setup) {}
+
+bool GossipExchanger::begin_iteration(int, int iteration) { return iteration < setup_.iterations; }
+
+void GossipExchanger::send(int from, int to, std::int64_t bytes) {
+  sg4::Comm::sendto(context_.hosts[static_cast<std::size_t>(from)], context_.hosts[static_cast<std::size_t>(to)],
+                    static_cast<std::uint64_t>(bytes));
+  context_.timeline.traffic[static_cast<std::size_t>(from)].bytes_sent += bytes;
+  context_.timeline.traffic[static_cast<std::size_t>(to)].bytes_received += bytes;
+}
+
+void GossipExchanger::exchange(int rank, int iteration, std::size_t bucket) {
+  const int n = setup_.graph.size();
+  for (std::size_t e = 0; e < setup_.bucket_bytes[bucket].size(); ++e) {
+    if (setup_.before_s[bucket][e] > 0) sg4::this_actor::sleep_for(setup_.before_s[bucket][e]);
+    const std::int64_t bytes = setup_.bucket_bytes[bucket][e];
+    if (n == 1) continue;
+    if (setup_.push_sum) {
+      // The send must leave before its buffer is reused; nobody waits for what arrives.
+      send(rank, sync::push_sum_peer(rank, iteration, n), bytes);
+      continue;
+    }
+    const auto& neighbours = setup_.graph.neighbours[static_cast<std::size_t>(rank)];
+    sg4::SemaphorePtr sent = sg4::Semaphore::create(0);
+    for (int j : neighbours)
+      sg4::Actor::create("gossip", context_.hosts[static_cast<std::size_t>(rank)], [this, rank, j, iteration, bucket, e, bytes, sent] {
+        send(rank, j, bytes);
+        std::unique_lock lock(*mutex_);
+        ++arrived_[{j, iteration, bucket, e}];
+        arrival_->notify_all();
+        sent->release();
+      });
+    for (std::size_t k = 0; k < neighbours.size(); ++k) sent->acquire();
+    std::unique_lock lock(*mutex_);
+    const auto key = std::make_tuple(rank, iteration, bucket, e);
+    arrival_->wait(lock, [&] { return arrived_[key] == static_cast<int>(neighbours.size()); });
+    arrived_.erase(key);
+  }
+}
+
+}  // namespace dtsim::actors

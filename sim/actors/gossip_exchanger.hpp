@@ -1,0 +1,48 @@
+#pragma once
+/// The gossip architecture: no server, no global model. D-PSGD (Lian et al. 2017, sync bsp or local SGD):
+/// every worker sends each bucket of its model to its neighbours and waits for theirs before mixing. SGP
+/// (Assran et al. 2019, sync asp): push-sum to one peer of the directed exponential graph per iteration,
+/// never waiting for incoming messages.
+#include <cstdint>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include <simgrid/s4u/ConditionVariable.hpp>
+#include <simgrid/s4u/Mutex.hpp>
+
+#include "sim/actors/exchanger.hpp"
+#include "sim/sync/gossip_graph.hpp"
+
+namespace dtsim::actors {
+
+/// Everything the gossip simulation needs.
+struct GossipSetup {
+  sync::GossipGraph graph;
+  bool push_sum = false;                               ///< SGP instead of D-PSGD
+  std::vector<std::vector<std::int64_t>> bucket_bytes;  ///< per bucket, the bytes of each exchange
+  std::vector<std::vector<double>> before_s;            ///< per bucket, local work before each exchange
+  int iterations = 1;
+};
+
+/// Host pairs a gossip run uses.
+std::vector<std::pair<int, int>> gossip_pairs(const GossipSetup& setup);
+
+class GossipExchanger : public Exchanger {
+ public:
+  GossipExchanger(RunContext& context, const GossipSetup& setup);
+
+  bool begin_iteration(int rank, int iteration) override;
+  void exchange(int rank, int iteration, std::size_t bucket) override;
+
+ private:
+  void send(int from, int to, std::int64_t bytes);
+
+  RunContext& context_;
+  const GossipSetup& setup_;
+  std::map<std::tuple<int, int, std::size_t, std::size_t>, int> arrived_;  ///< (rank, iteration, bucket, exchange)
+  simgrid::s4u::MutexPtr mutex_ = simgrid::s4u::Mutex::create();
+  simgrid::s4u::ConditionVariablePtr arrival_ = simgrid::s4u::ConditionVariable::create();
+};
+
+}  // namespace dtsim::actors

@@ -1,0 +1,292 @@
+#include "sim/actors/ps_exchanger.hpp"
+
+#include <algorithm>
+#include <mutex>
+#include <string>
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Engine.hpp>
+
+#include "sim/core/error.hpp"
+#include "sim/sync/ps_partitions.hpp"
+
+namespace dtsim::actors {
+namespace sg4 = simgrid::s4u;
+
+std::vector<std::pair<int, int>> ps_pairs(const PsSetup& setup) {
+  std::vector<std::pair<int, int>> pairs;
+  for (int r = 0; r < setup.workers; ++r) {
+    const bool root = !setup.hierarchical || r % setup.gpus_per_node == 0;
+    if (!root) {
+      const int to = r - r % setup.gpus_per_node;
+      pairs.insert(pairs.end(), {{r, to}, {to, r}});
+      continue;
+    }
+    for (int host : setup.server_hosts)
+      if (host != r) pairs.insert(pairs.end(), {{r, host}, {host, r}});
+  }
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  return pairs;
+}
+
+namespace {
+
+int participants_of(const PsSetup& s) {
+  return s.hierarchical ? (s.workers + s.gpus_per_node - 1) / s.gpus_per_node : s.workers;
+}
+
+}  // namespace
+
+PsExchanger::PsExchanger(RunContext& context, const PsSetup& setup)
+    : context_(context), setup_(setup), participants_(participants_of(setup)),
+      ledger_([&] {
+        int pieces = 0;
+        std::vector<std::int64_t> sizes;
+        for (const auto& bucket : setup.buckets)
+          for (const PsExchange& e : bucket) sizes.push_back(e.push_bytes);
+        for (const auto& p : sync::partition_buckets(sizes, static_cast<int>(setup.server_hosts.size()),
+                                                      setup.partition_bytes))
+          pieces += static_cast<int>(p.size());
+        return pieces;
+      }(), participants_of(setup), setup.sync),
+      servers_(setup.server_hosts.size()), credits_(static_cast<std::size_t>(participants_of(setup))),
+      tag_(static_cast<std::size_t>(participants_of(setup)), 0),
+      outstanding_(static_cast<std::size_t>(setup.workers), 0) {
+  std::vector<std::int64_t> sizes;
+  for (const auto& bucket : setup.buckets)
+    for (const PsExchange& e : bucket) sizes.push_back(e.push_bytes);
+  const auto partitions =
+      sync::partition_buckets(sizes, static_cast<int>(setup.server_hosts.size()), setup.partition_bytes);
+  std::size_t flat = 0;
+  int id = 0;
+  for (const auto& bucket : setup.buckets) {
+    auto& exchanges = pieces_.emplace_back();
+    for (const PsExchange& e : bucket) {
+      auto& pieces = exchanges.emplace_back();
+      const auto& parts = partitions[flat++];
+      const auto n = static_cast<std::int64_t>(parts.size());
+      for (std::int64_t k = 0; k < n; ++k)
+        pieces.push_back({id++, parts[static_cast<std::size_t>(k)].server, parts[static_cast<std::size_t>(k)].bytes,
+                          sync::even_share(e.pull_bytes, n, k)});
+    }
+  }
+  for (int p = 0; p < id; ++p) piece_changed_.push_back(sg4::ConditionVariable::create());
+  context_.timeline.servers.assign(setup.server_hosts.size(), {});
+  for (std::size_t s = 0; s < setup.server_hosts.size(); ++s) {
+    context_.timeline.servers[s].host = setup.server_hosts[s];
+    sg4::Actor::create("server" + std::to_string(s), context_.hosts[static_cast<std::size_t>(setup.server_hosts[s])],
+                       [this, s] { serve(static_cast<int>(s)); })
+        ->daemonize();
+  }
+}
+
+int PsExchanger::participant_of(int rank) const { return setup_.hierarchical ? rank / setup_.gpus_per_node : rank; }
+
+int PsExchanger::root_of(int participant) const {
+  return setup_.hierarchical ? participant * setup_.gpus_per_node : participant;
+}
+
+std::vector<int> PsExchanger::members_of(int participant) const {
+  std::vector<int> members;
+  const int first = root_of(participant);
+  const int count = setup_.hierarchical ? std::min(setup_.gpus_per_node, setup_.workers - first) : 1;
+  for (int r = first; r < first + count; ++r) members.push_back(r);
+  return members;
+}
+
+bool PsExchanger::begin_iteration(int rank, int iteration) {
+  const int participant = participant_of(rank);
+  auto [at, fresh] = granted_.try_emplace({participant, iteration}, false);
+  if (!fresh) return at->second;
+  const auto members = static_cast<long>(members_of(participant).size());
+  const std::optional<int> bound = setup_.sync.staleness_bound();
+  bool run = false;
+  if (bound == 0) {
+    // Rounds: the worker computes on the latest model version (behind a closed round after a dropped push).
+    run = setup_.sync.backup_workers > 0 ? ledger_.version() < setup_.iterations : iteration < setup_.iterations;
+    tag_[static_cast<std::size_t>(participant)] = ledger_.version();
+  } else {
+    // Asynchronous schemes share a budget: as many worker-iterations as bsp would run.
+    run = started_ < static_cast<long>(setup_.workers) * setup_.iterations;
+    if (run) started_ += members;
+  }
+  at->second = run;
+  if (!run) {
+    std::unique_lock lock(*mutex_);
+    ledger_.retire(participant);
+    for (auto& cv : piece_changed_) cv->notify_all();
+  }
+  return run;
+}
+
+bool PsExchanger::dropped(int rank, int iteration) const {
+  return dropped_.count({participant_of(rank), iteration}) > 0;
+}
+
+void PsExchanger::exchange(int rank, int iteration, std::size_t bucket) {
+  const int participant = participant_of(rank);
+  const int root = root_of(participant);
+  const auto& exchanges = setup_.buckets[bucket];
+  for (std::size_t e = 0; e < exchanges.size(); ++e) {
+    if (exchanges[e].before_s > 0) sg4::this_actor::sleep_for(exchanges[e].before_s);
+    const TaskKey key{participant, iteration, bucket, e};
+    ++outstanding_[static_cast<std::size_t>(rank)];
+    if (rank != root) {
+      // Per-node aggregation: hand the gradient to the node's first GPU.
+      sg4::Comm::sendto(context_.hosts[static_cast<std::size_t>(rank)], context_.hosts[static_cast<std::size_t>(root)],
+                        static_cast<std::uint64_t>(exchanges[e].push_bytes));
+      context_.timeline.traffic[static_cast<std::size_t>(rank)].bytes_sent += exchanges[e].push_bytes;
+      context_.timeline.traffic[static_cast<std::size_t>(root)].bytes_received += exchanges[e].push_bytes;
+      std::unique_lock lock(*mutex_);
+      ++tasks_[key].gathered;
+      task_changed_->notify_all();
+    } else {
+      sg4::Actor::create("ps-task", context_.hosts[static_cast<std::size_t>(root)],
+                         [this, participant, iteration, bucket, e] { run_task(participant, iteration, bucket, e); });
+    }
+    // A later exchange of the bucket needs this one's result (PowerSGD's Q needs the summed P).
+    const bool last = e + 1 == exchanges.size();
+    std::unique_lock lock(*mutex_);
+    if (!last) task_changed_->wait(lock, [&] { return done_.count(key) > 0; });
+    else if (rank == root && setup_.credit_bytes <= 0)
+      task_changed_->wait(lock, [&] { return done_.count(key) > 0 || tasks_[key].pushed; });
+  }
+}
+
+void PsExchanger::finish_iteration(int rank, int) {
+  std::unique_lock lock(*mutex_);
+  task_changed_->wait(lock, [&] { return outstanding_[static_cast<std::size_t>(rank)] == 0; });
+}
+
+void PsExchanger::run_task(int participant, int iteration, std::size_t bucket, std::size_t e) {
+  const TaskKey key{participant, iteration, bucket, e};
+  const auto members = members_of(participant);
+  const int root = root_of(participant);
+  {
+    std::unique_lock lock(*mutex_);
+    task_changed_->wait(lock, [&] { return tasks_[key].gathered == static_cast<int>(members.size()) - 1; });
+  }
+  const auto& pieces = pieces_[bucket][e];
+  sg4::SemaphorePtr pushed = sg4::Semaphore::create(0);
+  sg4::SemaphorePtr pulled = sg4::Semaphore::create(0);
+  const int layer = setup_.bucket_layers[bucket];
+  for (const Piece& piece : pieces)
+    sg4::Actor::create("push", context_.hosts[static_cast<std::size_t>(root)],
+                       [this, participant, iteration, piece, layer, pushed, pulled] {
+                         push_and_pull(participant, iteration, piece, layer, *pushed);
+                         pulled->release();
+                       });
+  for (std::size_t k = 0; k < pieces.size(); ++k) pushed->acquire();
+  {
+    std::unique_lock lock(*mutex_);
+    tasks_[key].pushed = true;
+    task_changed_->notify_all();
+  }
+  for (std::size_t k = 0; k < pieces.size(); ++k) pulled->acquire();
+  const std::int64_t bytes = setup_.buckets[bucket][e].pull_bytes;
+  std::vector<sg4::CommPtr> back;
+  for (int m : members)
+    if (m != root) {
+      back.push_back(sg4::Comm::sendto_async(context_.hosts[static_cast<std::size_t>(root)],
+                                             context_.hosts[static_cast<std::size_t>(m)],
+                                             static_cast<std::uint64_t>(bytes)));
+      context_.timeline.traffic[static_cast<std::size_t>(root)].bytes_sent += bytes;
+      context_.timeline.traffic[static_cast<std::size_t>(m)].bytes_received += bytes;
+    }
+  for (auto& c : back) c->wait();
+  std::unique_lock lock(*mutex_);
+  tasks_.erase(key);
+  done_.insert(key);
+  for (int m : members) --outstanding_[static_cast<std::size_t>(m)];
+  task_changed_->notify_all();
+}
+
+void PsExchanger::push_and_pull(int participant, int iteration, const Piece& piece, int layer,
+                                sg4::Semaphore& pushed) {
+  const int root = root_of(participant);
+  sg4::Host* worker = context_.hosts[static_cast<std::size_t>(root)];
+  sg4::Host* server = context_.hosts[static_cast<std::size_t>(setup_.server_hosts[static_cast<std::size_t>(piece.server)])];
+  const bool rounds = setup_.sync.staleness_bound() == 0;
+  const int tag = rounds ? tag_[static_cast<std::size_t>(participant)] : iteration;
+  acquire_credit(participant, layer, piece.push_bytes);
+  // A colocated server on the worker's own host takes the push from memory.
+  if (worker != server) sg4::Comm::sendto(worker, server, static_cast<std::uint64_t>(piece.push_bytes));
+  release_credit(participant, piece.push_bytes);
+  pushed.release();
+  run::WorkerTraffic& traffic = context_.timeline.traffic[static_cast<std::size_t>(root)];
+  traffic.bytes_sent += piece.push_bytes;
+  run::ServerLoad& load = context_.timeline.servers[static_cast<std::size_t>(piece.server)];
+  load.bytes_in += piece.push_bytes;
+  Server& s = servers_[static_cast<std::size_t>(piece.server)];
+  s.queue.push_back({piece.id, participant, tag, iteration, piece.push_bytes});
+  s.pending->release();
+  {
+    std::unique_lock lock(*mutex_);
+    piece_changed_[static_cast<std::size_t>(piece.id)]->wait(lock, [&] {
+      return ledger_.may_pull(piece.id, participant, tag);
+    });
+    if (!rounds) {
+      auto& histogram = context_.timeline.staleness;
+      const auto staleness = static_cast<std::size_t>(ledger_.staleness(piece.id, iteration));
+      if (histogram.size() <= staleness) histogram.resize(staleness + 1, 0);
+      ++histogram[staleness];
+    }
+  }
+  if (worker != server) sg4::Comm::sendto(server, worker, static_cast<std::uint64_t>(piece.pull_bytes));
+  traffic.bytes_received += piece.pull_bytes;
+  load.bytes_out += piece.pull_bytes;
+}
+
+/// One push at a time: sum it into the partition's accumulator (unless its round is closed), then tell the
+/// waiting pulls.
+void PsExchanger::serve(int server) {
+  Server& s = servers_[static_cast<std::size_t>(server)];
+  run::ServerLoad& load = context_.timeline.servers[static_cast<std::size_t>(server)];
+  for (;;) {
+    s.pending->acquire();
+    const Push push = s.queue.front();
+    s.queue.pop_front();
+    // A push for a closed round (backup workers) is dropped unsummed.
+    const bool closed =
+        setup_.sync.staleness_bound() == 0 && ledger_.may_pull(push.piece, push.participant, push.tag);
+    if (setup_.summation_Bps && !closed) {
+      const double busy = static_cast<double>(push.bytes) / *setup_.summation_Bps;
+      sg4::this_actor::sleep_for(busy);
+      load.busy_s += busy;
+    }
+    std::unique_lock lock(*mutex_);
+    if (!ledger_.apply(push.piece, push.participant, push.tag)) dropped_.insert({push.participant, push.iteration});
+    piece_changed_[static_cast<std::size_t>(push.piece)]->notify_all();
+  }
+}
+
+void PsExchanger::acquire_credit(int participant, int layer, std::int64_t bytes) {
+  if (setup_.credit_bytes <= 0) return;
+  Credit& c = credits_[static_cast<std::size_t>(participant)];
+  if (c.in_flight == 0 || (c.waiting.empty() && c.in_flight + bytes <= setup_.credit_bytes)) {
+    c.in_flight += bytes;
+    return;
+  }
+  sg4::SemaphorePtr wake = sg4::Semaphore::create(0);
+  c.waiting.insert({layer, c.arrivals++, wake.get()});
+  wake->acquire();
+  c.in_flight += bytes;
+}
+
+void PsExchanger::release_credit(int participant, std::int64_t bytes) {
+  if (setup_.credit_bytes <= 0) return;
+  Credit& c = credits_[static_cast<std::size_t>(participant)];
+  c.in_flight -= bytes;
+  // Wake the highest-priority waiter; it takes its bytes when it runs, then the next one is considered at the
+  // next release (one bucket partition may overdraw the credit, as in BytePS).
+  if (!c.waiting.empty() && c.in_flight < setup_.credit_bytes) {
+    // Unlink before releasing: a simcall lets other actors run (and change the set) before it returns.
+    sg4::Semaphore* wake = std::get<2>(*c.waiting.begin());
+    c.waiting.erase(c.waiting.begin());
+    wake->release();
+  }
+}
+
+}  // namespace dtsim::actors

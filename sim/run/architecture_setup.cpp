@@ -1,0 +1,98 @@
+#include "sim/run/architecture_setup.hpp"
+
+#include "sim/sync/ps_partitions.hpp"
+
+namespace dtsim::run {
+
+actors::PsSetup ps_setup(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
+                         const std::vector<scheduling::BucketWork>& work) {
+  actors::PsSetup setup;
+  for (int k = 0; k < s.ps.servers; ++k) setup.server_hosts.push_back(s.ps.dedicated ? s.workers + k : k);
+  setup.summation_Bps = s.ps.summation_Bps;
+  setup.hierarchical = s.ps.hierarchical;
+  setup.gpus_per_node = s.platform.gpus_per_node;
+  setup.credit_bytes = s.ps.credit_bytes;
+  setup.partition_bytes = s.ps.partition_bytes;
+  setup.sync = s.sync;
+  setup.workers = s.workers;
+  setup.iterations = s.iterations;
+  for (std::size_t b = 0; b < work.size(); ++b) {
+    auto& exchanges = setup.buckets.emplace_back();
+    for (const scheduling::Exchange& e : work[b].exchanges) {
+      const bool gathered = e.kind != scheduling::Exchange::Kind::allreduce;
+      const std::int64_t pull = gathered && s.ps.pull == "dense" ? plan.buckets[b].bytes : e.bytes;
+      exchanges.push_back({e.before_s, e.bytes, pull});
+    }
+    setup.bucket_layers.push_back(plan.buckets[b].ready_layer);
+  }
+  return setup;
+}
+
+actors::GossipSetup gossip_setup(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work) {
+  actors::GossipSetup setup;
+  setup.graph = sync::make_gossip_graph(s.gossip.topology, s.workers, s.gossip.degree, s.gossip.seed);
+  setup.push_sum = s.sync.scheme == "asp";
+  setup.iterations = s.iterations;
+  for (const scheduling::BucketWork& w : work) {
+    auto& bytes = setup.bucket_bytes.emplace_back();
+    auto& before = setup.before_s.emplace_back();
+    for (const scheduling::Exchange& e : w.exchanges) {
+      bytes.push_back(e.bytes);
+      before.push_back(e.before_s);
+    }
+  }
+  return setup;
+}
+
+collectives::Schedule ps_traffic(const actors::PsSetup& setup, int hosts) {
+  collectives::Schedule schedule;
+  schedule.ranks = hosts;
+  std::vector<std::int64_t> sizes;
+  for (const auto& bucket : setup.buckets)
+    for (const actors::PsExchange& e : bucket) sizes.push_back(e.push_bytes);
+  const auto partitions =
+      sync::partition_buckets(sizes, static_cast<int>(setup.server_hosts.size()), setup.partition_bytes);
+  std::size_t flat = 0;
+  for (const auto& bucket : setup.buckets)
+    for (const actors::PsExchange& e : bucket) {
+      collectives::Step& step = schedule.steps.emplace_back();
+      const auto& parts = partitions[flat++];
+      for (int r = 0; r < setup.workers; ++r) {
+        const int root = setup.hierarchical ? r - r % setup.gpus_per_node : r;
+        if (r != root) {
+          step.transfers.push_back({r, root, e.push_bytes});
+          step.transfers.push_back({root, r, e.pull_bytes});
+          continue;
+        }
+        for (std::size_t k = 0; k < parts.size(); ++k) {
+          const int server = setup.server_hosts[static_cast<std::size_t>(parts[k].server)];
+          if (server == r) continue;
+          step.transfers.push_back({r, server, parts[k].bytes});
+          step.transfers.push_back({server, r,
+                                    sync::even_share(e.pull_bytes, static_cast<std::int64_t>(parts.size()),
+                                                     static_cast<std::int64_t>(k))});
+        }
+      }
+    }
+  return schedule;
+}
+
+collectives::Schedule gossip_traffic(const actors::GossipSetup& setup) {
+  collectives::Schedule schedule;
+  schedule.ranks = setup.graph.size();
+  const int n = setup.graph.size();
+  for (const auto& bucket : setup.bucket_bytes)
+    for (const std::int64_t bytes : bucket) {
+      collectives::Step& step = schedule.steps.emplace_back();
+      for (int w = 0; w < n && n > 1; ++w) {
+        if (setup.push_sum) {
+          step.transfers.push_back({w, sync::push_sum_peer(w, 0, n), bytes});
+          continue;
+        }
+        for (int j : setup.graph.neighbours[static_cast<std::size_t>(w)]) step.transfers.push_back({w, j, bytes});
+      }
+    }
+  return schedule;
+}
+
+}  // namespace dtsim::run

@@ -1,0 +1,28 @@
+#pragma once
+/// From a scenario and its buckets' work to the parameter-server or gossip simulation's setup, and the
+/// traffic of one iteration as a host-to-host plan for per-link accounting.
+#include <vector>
+
+#include "sim/actors/gossip_exchanger.hpp"
+#include "sim/actors/ps_exchanger.hpp"
+#include "sim/collectives/schedule.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/scheduling/iteration_plan.hpp"
+
+namespace dtsim::run {
+
+/// Servers after the workers (dedicated) or on the first workers' hosts (colocated). A push carries each
+/// exchange's payload; a pull carries the same for summable formats (dense, fp16, ...), and for gathered
+/// payloads (sparse, signs) the dense bucket or, with pull = "compressed", one payload.
+actors::PsSetup ps_setup(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
+                         const std::vector<scheduling::BucketWork>& work);
+
+/// The scenario's graph; every exchange sends its payload to each neighbour (SGP: to one peer).
+actors::GossipSetup gossip_setup(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work);
+
+/// One iteration's pushes, pulls and per-node transfers, one step per bucket exchange (hosts as ranks).
+collectives::Schedule ps_traffic(const actors::PsSetup& setup, int hosts);
+/// One iteration's gossip messages (SGP: iteration 0's peers).
+collectives::Schedule gossip_traffic(const actors::GossipSetup& setup);
+
+}  // namespace dtsim::run

@@ -1,0 +1,210 @@
+#include "sim/scenario/strategy_section.hpp"
+
+#include <optional>
+
+#include "sim/core/error.hpp"
+#include "sim/core/units.hpp"
+#include "sim/scenario/keys.hpp"
+
+namespace dtsim::scenario {
+namespace {
+
+/// A [strategy.<name>] table: only when `key` chose `name`, so no option is silently ignored.
+std::optional<Section> option_table(Section& strategy, const std::string& name, const std::string& key,
+                                    const std::string& chosen, const std::string& also = "") {
+  auto table = strategy.table(name);
+  if (!table) return std::nullopt;
+  if (chosen != name && chosen != also)
+    throw core::InputError(strategy.where_key(name),
+                           "[strategy." + name + "] is set but " + key + " = \"" + chosen + "\"",
+                           "remove the table or set " + key + " = \"" + name + "\"" +
+                               (also.empty() ? "" : " or \"" + also + "\""));
+  table->allow(keys_of("strategy." + name));
+  return table;
+}
+
+std::int64_t positive_size(Section& s, const std::string& key) {
+  const std::int64_t bytes = s.size(key);
+  if (bytes <= 0) throw core::InputError(s.where_key(key), "'" + key + "' is zero", "it must be at least 1B");
+  return bytes;
+}
+
+int integer_key(Section& t, const std::string& table, const std::string& key) {
+  const KeySpec& spec = key_spec(table, key);
+  if (spec.default_text == "required") return static_cast<int>(t.required_integer(key, spec.min, spec.max));
+  return static_cast<int>(t.integer(key, std::stoll(spec.default_text), spec.min, spec.max));
+}
+
+void load_scheduler_options(Section& strategy, const std::string& chosen, scheduling::SchedulerOptions& o) {
+  if (auto t = option_table(strategy, "fusion", "scheduler", chosen)) {
+    if (t->has("threshold")) o.fusion_threshold_bytes = t->size("threshold");
+    if (t->has("cycle_time")) {
+      o.fusion_cycle_s = t->duration("cycle_time");
+      if (o.fusion_cycle_s <= 0)
+        throw core::InputError(t->where_key("cycle_time"), "the cycle time is zero", "it must be positive");
+    }
+    t->finish();
+  }
+  if (auto t = option_table(strategy, "ddp", "scheduler", chosen)) {
+    if (t->has("first_bucket")) o.ddp_first_bucket_bytes = positive_size(*t, "first_bucket");
+    if (t->has("bucket_cap")) o.ddp_bucket_cap_bytes = positive_size(*t, "bucket_cap");
+    t->finish();
+  }
+  if (auto t = option_table(strategy, "priority", "scheduler", chosen)) {
+    if (t->has("partition")) o.partition_bytes = positive_size(*t, "partition");
+    if (t->has("credit")) o.credit_bytes = positive_size(*t, "credit");
+    t->finish();
+  }
+}
+
+void load_sync_options(Section& strategy, sync::SyncPolicy& p) {
+  if (auto t = option_table(strategy, "ssp", "sync", p.scheme)) {
+    p.staleness = integer_key(*t, "strategy.ssp", "staleness");
+    t->finish();
+  } else if (p.scheme == "ssp") {
+    p.staleness = std::stoi(key_spec("strategy.ssp", "staleness").default_text);
+  }
+  for (const std::string local : {"local_sgd", "post_local_sgd"}) {
+    if (p.scheme != local) continue;
+    auto t = option_table(strategy, local, "sync", p.scheme);
+    if (!t && local == "post_local_sgd")
+      throw core::InputError(strategy.where_key("sync"), "sync = \"post_local_sgd\" needs its switch point",
+                             "add [strategy.post_local_sgd] with switch_after = <iterations>");
+    p.period = std::stoi(key_spec("strategy." + local, "period").default_text);
+    if (t) {
+      p.period = integer_key(*t, "strategy." + local, "period");
+      if (local == "post_local_sgd") p.switch_after = integer_key(*t, "strategy." + local, "switch_after");
+      t->finish();
+    }
+  }
+  for (const std::string other : {"local_sgd", "post_local_sgd"}) option_table(strategy, other, "sync", p.scheme);
+}
+
+/// BytePS changes the parameter server's defaults: 4,096,000-byte partitions, a credit of four of them, and
+/// per-node aggregation first (BytePS docs: BYTEPS_PARTITION_BYTES, BYTEPS_SCHEDULING_CREDIT).
+void load_ps(Section& strategy, Scenario& s) {
+  ParameterServer& ps = s.ps;
+  if (s.architecture == "byteps") {
+    ps.partition_bytes = 4096000;
+    ps.credit_bytes = 4 * ps.partition_bytes;
+    ps.hierarchical = true;
+  }
+  auto t = option_table(strategy, "ps", "architecture", s.architecture, "byteps");
+  if (!t) return;
+  ps.servers = integer_key(*t, "strategy.ps", "servers");
+  ps.dedicated = choice_key(*t, "strategy.ps", "placement") == "dedicated";
+  if (t->has("partition")) ps.partition_bytes = t->size("partition");
+  const std::string summation = t->string("summation", key_spec("strategy.ps", "summation").default_text);
+  if (summation == "free") {
+    ps.summation_Bps.reset();
+  } else {
+    try {
+      ps.summation_Bps = core::parse_bandwidth(summation);
+    } catch (const core::InputError& e) {
+      throw core::InputError(t->where_key("summation"), e.problem(), "a throughput such as \"10GBps\", or \"free\"");
+    }
+  }
+  ps.hierarchical = t->boolean("hierarchical", ps.hierarchical);
+  if (t->has("credit")) ps.credit_bytes = t->size("credit");
+  ps.pull = choice_key(*t, "strategy.ps", "pull");
+  const int hosts = s.platform.hosts();
+  if (ps.dedicated && s.workers + ps.servers > hosts)
+    throw core::InputError(t->where_key("servers"),
+                           std::to_string(ps.servers) + " dedicated servers after " + std::to_string(s.workers) +
+                               " workers need " + std::to_string(s.workers + ps.servers) + " hosts; platform '" +
+                               s.platform.name + "' has " + std::to_string(hosts),
+                           "at most " + std::to_string(hosts - s.workers) +
+                               " dedicated servers, fewer workers, or placement = \"colocated\"");
+  if (!ps.dedicated && ps.servers > s.workers)
+    throw core::InputError(t->where_key("servers"), "more colocated servers than workers",
+                           "at most " + std::to_string(s.workers) + " (one per worker host)");
+  t->finish();
+}
+
+void load_gossip(Section& strategy, Scenario& s) {
+  auto t = option_table(strategy, "gossip", "architecture", s.architecture);
+  if (!t) return;
+  s.gossip.topology = choice_key(*t, "strategy.gossip", "topology");
+  if (t->has("degree") || t->has("seed")) {
+    if (s.gossip.topology != "random")
+      throw core::InputError(t->where_key(t->has("degree") ? "degree" : "seed"),
+                             "degree and seed shape random graphs, not topology \"" + s.gossip.topology + "\"",
+                             "remove them or set topology = \"random\"");
+    s.gossip.degree = integer_key(*t, "strategy.gossip", "degree");
+    const KeySpec& seed = key_spec("strategy.gossip", "seed");
+    s.gossip.seed = static_cast<std::uint64_t>(t->integer("seed", 0, seed.min, seed.max));
+  }
+  t->finish();
+}
+
+}  // namespace
+
+StrategyWhere load_strategy(Section& strategy, Scenario& s) {
+  strategy.allow(keys_of("strategy"));
+  StrategyWhere where{strategy.where_key("architecture"), strategy.where_key("sync"), strategy.where_key("fidelity")};
+  s.architecture = choice_key(strategy, "strategy", "architecture");
+  s.sync.scheme = choice_key(strategy, "strategy", "sync");
+  s.collective = choice_key(strategy, "strategy", "collective");
+  s.scheduler = choice_key(strategy, "strategy", "scheduler");
+  s.fidelity = parse_fidelity(choice_key(strategy, "strategy", "fidelity"));
+  if (s.fidelity == Fidelity::analytic && s.platform.network_model != platform::NetworkModel::alpha_beta)
+    throw core::InputError(where.fidelity,
+                           "fidelity 'analytic' is closed-form alpha-beta and cannot model network model '" +
+                               platform::network_model_name(s.platform.network_model) + "'",
+                           "use fidelity = \"message\", or network.model = \"alpha_beta\" in the platform");
+  if (s.fidelity == Fidelity::analytic && s.scheduler == "priority")
+    throw core::InputError(where.fidelity,
+                           "scheduler 'priority' runs several all-reduces at once within its credit, which the "
+                           "analytic level (one collective at a time) cannot model",
+                           "use fidelity = \"message\" with scheduler = \"priority\"");
+  load_scheduler_options(strategy, s.scheduler, s.scheduler_options);
+  load_sync_options(strategy, s.sync);
+  if (strategy.has("backup_workers")) {
+    const KeySpec& b = key_spec("strategy", "backup_workers");
+    s.sync.backup_workers = static_cast<int>(strategy.integer("backup_workers", 0, b.min, b.max));
+  }
+  if (const std::string why = sync::incompatibility(s.sync, s.architecture); !why.empty())
+    throw core::InputError(s.sync.backup_workers > 0 ? strategy.where_key("backup_workers") : where.sync,
+                           "sync = \"" + s.sync.scheme + "\" on architecture \"" + s.architecture + "\": " + why,
+                           "see README: Synchronisation and architectures");
+  load_ps(strategy, s);
+  load_gossip(strategy, s);
+  const int participants = s.ps.hierarchical ? (s.workers + s.platform.gpus_per_node - 1) / s.platform.gpus_per_node
+                                             : s.workers;
+  if (s.sync.backup_workers >= participants)
+    throw core::InputError(strategy.where_key("backup_workers"),
+                           "backup_workers = " + std::to_string(s.sync.backup_workers) + " leaves no push to close a round",
+                           "fewer than the " + std::to_string(participants) + (s.ps.hierarchical ? " nodes" : " workers"));
+  if (s.architecture != "allreduce") {
+    if (s.fidelity == Fidelity::analytic)
+      throw core::InputError(where.fidelity,
+                             "architecture \"" + s.architecture +
+                                 "\" is simulated with worker and server actors; the analytic level models "
+                                 "all-reduce collectives only",
+                             "use fidelity = \"flow\" (or \"message\": the same for pushes and pulls)");
+    if (s.scheduler == "priority")
+      throw core::InputError(strategy.where_key("scheduler"),
+                             "scheduler 'priority' drives the all-reduce executor's credit queue",
+                             s.architecture == "gossip" ? "use a FIFO scheduler with gossip"
+                                                        : "use [strategy.ps] credit for priority pushes");
+  }
+  strategy.finish();
+  return where;
+}
+
+void check_strategy(const Scenario& s, const StrategyWhere& where) {
+  if (s.architecture != "allreduce" && s.compression.sparse_collective == "gtopk")
+    throw core::InputError(where.architecture,
+                           "sparse_collective = \"gtopk\" is a tree among all-reduce workers, not architecture \"" +
+                               s.architecture + "\"",
+                           "use architecture = \"allreduce\", or leave sparse_collective at \"allgather\"");
+  if (s.ps.pull == "compressed" && s.compression.compressor.empty())
+    throw core::InputError(where.architecture, "[strategy.ps] pull = \"compressed\" without a compressor",
+                           "add [compression] or use pull = \"dense\"");
+  if (s.numerics.enabled && (s.architecture != "allreduce" || s.sync.scheme != "bsp"))
+    throw core::InputError(s.architecture != "allreduce" ? where.architecture : where.sync,
+                           "numerics mode trains with every worker's averaged gradient each step (bsp all-reduce)",
+                           "use architecture = \"allreduce\" and sync = \"bsp\" with [numerics]");
+}
+
+}  // namespace dtsim::scenario
