@@ -7,13 +7,23 @@
 #include <map>
 
 #include "compressors/factories.hpp"
+#include "compressors/simd.hpp"
 #include "compressors/wire.hpp"
 #include "sim/core/error.hpp"
 
 namespace dtsim::compressors {
 namespace {
 
-constexpr std::size_t kChunk = 4096;  // a multiple of 8: chunks append whole bytes
+constexpr std::size_t kChunk = 4096;  // a multiple of 8: chunks fill whole bytes
+
+// m = (1 - beta) g + beta m on m[0, count), asking for the next inputs ahead.
+DTSIM_SIMD_BODY inline void update(float* m, const float* g, std::size_t count, float beta) {
+  for (std::size_t i = 0; i < count; i += 16) {
+    simd::prefetch_ahead(m + i);
+    simd::prefetch_ahead(g + i);
+  }
+  for (std::size_t i = 0; i < count; ++i) m[i] = (1.0f - beta) * g[i] + beta * m[i];
+}
 
 class Signum final : public Compressor {
  public:
@@ -26,14 +36,18 @@ class Signum final : public Compressor {
     std::vector<float>& m = momentum_[id];
     const bool first = step == 0 || m.size() != grad.size();
     if (first) m.assign(grad.begin(), grad.end());
-    msg.payload.reserve(wire::bit_bytes(msg.numel));
-    for (std::size_t lo = 0; lo < m.size(); lo += kChunk) {  // update and pack while the chunk is in cache
-      const std::size_t hi = std::min(m.size(), lo + kChunk);
-      if (!first) {
-        for (std::size_t i = lo; i < hi; ++i) m[i] = (1.0f - beta_) * grad[i] + beta_ * m[i];
+    msg.payload.resize(wire::bit_bytes(msg.numel));
+    std::byte* bits = msg.payload.data();
+    float* mm = m.data();
+    const float* g = grad.data();
+    const float beta = beta_;
+    simd::dispatch([&]() DTSIM_SIMD_BODY {
+      for (std::size_t lo = 0; lo < m.size(); lo += kChunk) {  // update and pack while the chunk is in cache
+        const std::size_t count = std::min(m.size() - lo, kChunk);
+        if (!first) update(mm + lo, g + lo, count, beta);
+        wire::pack_signs(std::span<const float>(mm + lo, count), bits + lo / 8);
       }
-      wire::put_sign_bits(msg.payload, std::span<const float>(m).subspan(lo, hi - lo));
-    }
+    });
     msg.wire_size = static_cast<core::Bytes>(msg.payload.size());
   }
 

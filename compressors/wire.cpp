@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#if defined(__SSE2__)
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#elif defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
+#include "compressors/simd.hpp"
 #include "sim/core/error.hpp"
 
 namespace dtsim::compressors::wire {
@@ -75,22 +78,68 @@ void put_bits(std::vector<std::byte>& out, std::span<const std::uint8_t> flags) 
   if (8 * full < flags.size()) dst[full] = static_cast<std::byte>(v);
 }
 
-SignSums put_sign_bits(std::vector<std::byte>& out, std::span<const float> x) {
-  const std::size_t at = out.size();
-  out.resize(at + bit_bytes(static_cast<std::int64_t>(x.size())), std::byte{0});
-  std::byte* dst = out.data() + at;
-  // Lane j of every group of four elements has its own accumulators; the lanes are combined in a
-  // fixed order, so the SSE2 and the portable paths agree bit for bit.
-  double s[4] = {}, a[4] = {}, q[4] = {};
-  std::int64_t count = 0;
-  const std::size_t full = x.size() / 64;
+#if defined(__x86_64__) && defined(__GNUC__)
+namespace {
+
+// put_sign_bits' words and lane sums on eight floats per step: lane j of each double register is
+// lane j of the SSE2 path, and the additions come in the same order.
+__attribute__((target("avx2"))) void sign_words_avx2(const float* x, std::size_t words, std::byte* dst, double* s,
+                                                     double* a, double* q, std::int64_t& count) {
+  __m256d sum = _mm256_setzero_pd(), sum_abs = sum, squares = sum;
+  const __m256d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
+  const __m256 zero = _mm256_setzero_ps();
+  for (std::size_t w = 0; w < words; ++w) {
+    std::uint64_t word = 0;
+    const float* p = x + 64 * w;
+    simd::prefetch_ahead(p, 256);
+    for (unsigned j = 0; j < 64; j += 8) {
+      const __m256 v = _mm256_loadu_ps(p + j);
+      word |= static_cast<std::uint64_t>(_mm256_movemask_ps(_mm256_cmp_ps(v, zero, _CMP_GE_OQ))) << j;
+      const __m256d lo = _mm256_cvtps_pd(_mm256_castps256_ps128(v)), hi = _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1));
+      sum = _mm256_add_pd(_mm256_add_pd(sum, lo), hi);
+      sum_abs = _mm256_add_pd(_mm256_add_pd(sum_abs, _mm256_and_pd(lo, abs_mask)), _mm256_and_pd(hi, abs_mask));
+      squares = _mm256_add_pd(_mm256_add_pd(squares, _mm256_mul_pd(lo, lo)), _mm256_mul_pd(hi, hi));
+    }
+    count += std::popcount(word);
+    std::memcpy(dst + 8 * w, &word, 8);
+  }
+  _mm256_storeu_pd(s, sum);
+  _mm256_storeu_pd(a, sum_abs);
+  _mm256_storeu_pd(q, squares);
+}
+
+// pack_signs on eight floats per byte; returns how many elements (a multiple of 8) it packed.
+__attribute__((target("avx2"))) std::size_t pack_signs_avx2(const float* x, std::size_t n, std::byte* dst) {
+  const __m256 zero = _mm256_setzero_ps();
+  std::size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    simd::prefetch_ahead(x + i, 128);
+    std::uint32_t word = 0;
+    for (unsigned j = 0; j < 32; j += 8) {
+      word |= static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(x + i + j), zero, _CMP_GE_OQ))) << j;
+    }
+    std::memcpy(dst + i / 8, &word, 4);
+  }
+  for (; i + 8 <= n; i += 8) {
+    dst[i / 8] = static_cast<std::byte>(_mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(x + i), zero, _CMP_GE_OQ)));
+  }
+  return i;
+}
+
+}  // namespace
+#endif
+
+namespace {
+
+// The sign words and lane sums of the first 64 * words elements: lane j of every group of four.
+void sign_words(const float* x, std::size_t full, std::byte* dst, double* s, double* a, double* q, std::int64_t& count) {
 #if defined(__SSE2__)
   __m128d s01 = _mm_setzero_pd(), s23 = s01, a01 = s01, a23 = s01, q01 = s01, q23 = s01;
   const __m128d abs_mask = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
   const __m128 zero = _mm_setzero_ps();
   for (std::size_t w = 0; w < full; ++w) {
     std::uint64_t word = 0;
-    const float* p = x.data() + 64 * w;
+    const float* p = x + 64 * w;
     for (unsigned j = 0; j < 64; j += 4) {
       const __m128 v = _mm_loadu_ps(p + j);
       word |= static_cast<std::uint64_t>(_mm_movemask_ps(_mm_cmpge_ps(v, zero))) << j;
@@ -114,7 +163,7 @@ SignSums put_sign_bits(std::vector<std::byte>& out, std::span<const float> x) {
 #else
   for (std::size_t w = 0; w < full; ++w) {
     std::uint64_t word = 0;
-    const float* p = x.data() + 64 * w;
+    const float* p = x + 64 * w;
     for (unsigned j = 0; j < 64; ++j) {
       word |= static_cast<std::uint64_t>(p[j] >= 0.0f) << j;
       const double d = p[j];
@@ -125,6 +174,48 @@ SignSums put_sign_bits(std::vector<std::byte>& out, std::span<const float> x) {
     count += std::popcount(word);
     std::memcpy(dst + 8 * w, &word, 8);
   }
+#endif
+}
+
+}  // namespace
+
+void pack_signs(std::span<const float> x, std::byte* dst) {
+  std::size_t i = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (simd::kHasAvx2) i = pack_signs_avx2(x.data(), x.size(), dst);
+#endif
+#if defined(__SSE2__)
+  const __m128 zero = _mm_setzero_ps();
+  for (; i + 8 <= x.size(); i += 8) {
+    const int lo = _mm_movemask_ps(_mm_cmpge_ps(_mm_loadu_ps(x.data() + i), zero));
+    const int hi = _mm_movemask_ps(_mm_cmpge_ps(_mm_loadu_ps(x.data() + i + 4), zero));
+    dst[i / 8] = static_cast<std::byte>(lo | hi << 4);
+  }
+#endif
+  for (; i < x.size(); i += 8) {
+    unsigned v = 0;
+    for (std::size_t j = i; j < std::min(x.size(), i + 8); ++j) v |= static_cast<unsigned>(x[j] >= 0.0f) << (j - i);
+    dst[i / 8] = static_cast<std::byte>(v);
+  }
+}
+
+SignSums put_sign_bits(std::vector<std::byte>& out, std::span<const float> x) {
+  const std::size_t at = out.size();
+  out.resize(at + bit_bytes(static_cast<std::int64_t>(x.size())), std::byte{0});
+  std::byte* dst = out.data() + at;
+  // Lane j of every group of four elements has its own accumulators; the lanes are combined in a
+  // fixed order, so the AVX2, SSE2 and portable paths agree bit for bit.
+  double s[4] = {}, a[4] = {}, q[4] = {};
+  std::int64_t count = 0;
+  const std::size_t full = x.size() / 64;
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (simd::kHasAvx2) {
+    sign_words_avx2(x.data(), full, dst, s, a, q, count);
+  } else {
+    sign_words(x.data(), full, dst, s, a, q, count);
+  }
+#else
+  sign_words(x.data(), full, dst, s, a, q, count);
 #endif
   SignSums sums{(s[0] + s[1]) + (s[2] + s[3]), (a[0] + a[1]) + (a[2] + a[3]), (q[0] + q[1]) + (q[2] + q[3]), count};
   for (std::size_t i = 64 * full; i < x.size(); ++i) {

@@ -75,6 +75,9 @@ struct SignSums {
 /// one pass (SSE2 where available; the portable path gives the same bits and sums).
 SignSums put_sign_bits(std::vector<std::byte>& out, std::span<const float> x);
 
+/// Writes 1[x[i] >= 0] as bits (NaN and negative values give 0) to dst[0, bit_bytes(x.size())).
+void pack_signs(std::span<const float> x, std::byte* dst);
+
 /// Branch-free select that vectorises: c ? a : b.
 inline std::uint32_t select(bool c, std::uint32_t a, std::uint32_t b) {
   const std::uint32_t m = 0u - static_cast<std::uint32_t>(c);
