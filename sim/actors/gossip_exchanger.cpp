@@ -27,7 +27,13 @@ std::vector<std::pair<int, int>> gossip_pairs(const GossipSetup& setup) {
 
 GossipExchanger::GossipExchanger(RunContext& context, const GossipSetup& setup) : context_(context), setup_(setup) {}
 
-bool GossipExchanger::begin_iteration(int, int iteration) { return iteration < setup_.iterations; }
+bool GossipExchanger::begin_iteration(int, int iteration) {
+  if (!setup_.push_sum) return iteration < setup_.iterations;
+  // SGP workers never wait for each other: they share the budget of worker-iterations bsp would run.
+  if (started_ >= static_cast<long>(setup_.graph.size()) * setup_.iterations) return false;
+  ++started_;
+  return true;
+}
 
 void GossipExchanger::send(int from, int to, std::int64_t bytes) {
   sg4::Comm::sendto(context_.hosts[static_cast<std::size_t>(from)], context_.hosts[static_cast<std::size_t>(to)],

@@ -40,6 +40,7 @@ class GossipExchanger : public Exchanger {
 
   RunContext& context_;
   const GossipSetup& setup_;
+  long started_ = 0;  ///< SGP: worker-iterations started
   std::map<std::tuple<int, int, std::size_t, std::size_t>, int> arrived_;  ///< (rank, iteration, bucket, exchange)
   simgrid::s4u::MutexPtr mutex_ = simgrid::s4u::Mutex::create();
   simgrid::s4u::ConditionVariablePtr arrival_ = simgrid::s4u::ConditionVariable::create();

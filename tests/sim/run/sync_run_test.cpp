@@ -1,0 +1,218 @@
+// Synchronisation schemes and architectures in the timing simulation, against closed forms and order
+// statistics: parameter-server incast, backup workers, SSP's bound, local SGD's period, gossip exchanges.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "sim/platform/fabric.hpp"
+#include "sim/run/run_simulation.hpp"
+#include "tests/sim/run/run_in_child.hpp"
+#include "tests/sim/run/scenario_fixture.hpp"
+
+namespace dtsim::run {
+namespace {
+
+using scenario::Fidelity;
+
+constexpr double kBandwidth = 1.25e9;  // 10 Gb/s
+constexpr double kLatency = 5e-6;
+
+/// One layer of `params` fp32 parameters with tiny compute, so one bucket dominates: `workers` workers and
+/// `extra` more hosts on a star.
+scenario::Scenario one_bucket(int workers, int extra, std::int64_t params = 1 << 22) {
+  auto s = testing::synthetic(workers, {params}, {1e-4}, {2e-4}, "none", Fidelity::flow);
+  s.platform = testing::star(workers + extra, kBandwidth, kLatency);
+  return s;
+}
+
+scenario::Scenario parameter_server(int workers, int servers) {
+  auto s = one_bucket(workers, servers);
+  s.architecture = "ps";
+  s.ps.servers = servers;
+  s.ps.summation_Bps.reset();
+  return s;
+}
+
+double compute_s(const scenario::Scenario& s) {
+  double t = 0;
+  for (const auto& l : make_iteration_plan(s).layers) t += l.forward_s + l.backward_s + l.update_s;
+  return t;
+}
+
+double path_latency_s(const scenario::Scenario& s) { return platform::Fabric(s.platform).path(0, 1).latency_s; }
+
+TEST(ParameterServer, IncastTimeGrowsWithWorkersAndShrinksWithServersAsTheFormulaSays) {
+  // Push: every worker sends N/S to each server; a server's link takes n N/S, a worker's N: the busier is
+  // the bottleneck. Pull mirrors it. T = compute + 2 (a + max(N, n N / S) / B).
+  for (int n : {2, 4, 8})
+    for (int servers : {1, 2, 4}) {
+      const auto s = parameter_server(n, servers);
+      const double N = 4.0 * (1 << 22);
+      const double expected =
+          compute_s(s) + 2 * (path_latency_s(s) + std::max(N, n * N / servers) / kBandwidth);
+      EXPECT_NEAR(testing::run_in_child(s).mean_iteration_s, expected, 1e-9 * expected) << n << " workers, " << servers;
+    }
+}
+
+TEST(ParameterServer, SummationAddsEveryPushAtTheServersThroughput) {
+  auto s = parameter_server(4, 1);
+  const double free = testing::run_in_child(s).mean_iteration_s;
+  s.ps.summation_Bps = 4e9;
+  EXPECT_NEAR(testing::run_in_child(s).mean_iteration_s - free, 4 * 4.0 * (1 << 22) / 4e9, 1e-9);
+}
+
+TEST(ParameterServer, PlacementAndPerNodeAggregationChangeTheTraffic) {
+  auto dedicated = parameter_server(4, 2);
+  auto colocated = dedicated;
+  colocated.ps.dedicated = false;
+  const RunResult d = testing::run_in_child(dedicated), c = testing::run_in_child(colocated);
+  EXPECT_LT(c.mean_iteration_s, d.mean_iteration_s);  // a colocated server takes its own share from memory
+  ASSERT_EQ(d.servers.size(), 2u);
+  EXPECT_EQ(d.servers[0].host, 4);
+  EXPECT_EQ(c.servers[1].host, 1);
+  EXPECT_EQ(d.servers[0].bytes_in, 4 * 3 * 2 * (1 << 22));  // 4 workers x 3 iterations x half of 16 MiB
+
+  auto flat = parameter_server(8, 1);
+  flat.platform = testing::two_level(3, 4);
+  auto hierarchical = flat;
+  hierarchical.ps.hierarchical = true;
+  const RunResult f = testing::run_in_child(flat), h = testing::run_in_child(hierarchical);
+  EXPECT_EQ(h.servers[0].bytes_in * 4, f.servers[0].bytes_in);  // one push per node of 4 instead of per GPU
+  EXPECT_LT(h.mean_iteration_s, f.mean_iteration_s);
+}
+
+/// Free network, free summation: only compute and synchronisation remain.
+scenario::Scenario free_network_ps(int workers) {
+  auto s = parameter_server(workers, 1);
+  s.platform = testing::star(workers + 1, 1e30, 0);
+  return s;
+}
+
+TEST(BackupWorkers, IterationIsTheOrderStatisticOfTheWorkersComputeTimes) {
+  struct Case {
+    std::vector<int> slow;
+    int backup;
+    double factor;  // (n - b)-th smallest compute time, in units of the fast workers'
+  };
+  for (const Case& c : {Case{{3}, 0, 3}, Case{{3}, 1, 1}, Case{{2, 3}, 1, 3}, Case{{2, 3}, 2, 1}}) {
+    auto s = free_network_ps(4);
+    s.iterations = 6;
+    s.sync.backup_workers = c.backup;
+    s.stragglers.slow_workers = c.slow;
+    s.stragglers.slow_factor = 3;
+    const RunResult r = testing::run_in_child(s);
+    for (const IterationResult& it : r.iterations) EXPECT_NEAR(it.time_s, c.factor * compute_s(s), 1e-9) << c.backup;
+    int dropped = 0;
+    for (const WorkerSummary& w : r.workers) dropped += w.dropped;
+    EXPECT_EQ(dropped > 0, c.backup > 0);
+  }
+}
+
+scenario::Scenario heavy_tailed_ps(const std::string& scheme, int staleness = 0) {
+  auto s = free_network_ps(6);
+  s.platform = testing::star(7, kBandwidth, kLatency);
+  s.iterations = 12;
+  s.sync.scheme = scheme;
+  s.sync.staleness = staleness;
+  s.stragglers.noise = "exponential";
+  s.stragglers.noise_scale = 1.0;
+  s.stragglers.seed = 3;
+  return s;
+}
+
+TEST(StaleSynchronousParallel, NeverExceedsTheBoundAndZeroIsBsp) {
+  for (int bound : {1, 2, 4}) {
+    const RunResult r = testing::run_in_child(heavy_tailed_ps("ssp", bound));
+    ASSERT_FALSE(r.staleness.empty());
+    EXPECT_LE(static_cast<int>(r.staleness.size()) - 1, bound);
+    EXPECT_GT(r.staleness.back(), 0) << "the bound is reached under a heavy tail";
+  }
+  const RunResult bsp = testing::run_in_child(heavy_tailed_ps("bsp"));
+  const RunResult ssp0 = testing::run_in_child(heavy_tailed_ps("ssp", 0));
+  ASSERT_EQ(bsp.iterations.size(), ssp0.iterations.size());
+  for (std::size_t i = 0; i < bsp.iterations.size(); ++i)
+    EXPECT_EQ(bsp.iterations[i].end_s, ssp0.iterations[i].end_s);
+  // Asynchrony and looser bounds trade staleness for throughput.
+  EXPECT_LT(testing::run_in_child(heavy_tailed_ps("ssp", 4)).mean_iteration_s, bsp.mean_iteration_s);
+  const RunResult asp = testing::run_in_child(heavy_tailed_ps("asp"));
+  EXPECT_LT(asp.mean_iteration_s, bsp.mean_iteration_s);
+}
+
+TEST(StaleSynchronousParallel, SameSeedSameRun) {
+  const RunResult a = testing::run_in_child(heavy_tailed_ps("ssp", 2)), b = testing::run_in_child(heavy_tailed_ps("ssp", 2));
+  EXPECT_EQ(a.staleness, b.staleness);
+  for (std::size_t i = 0; i < a.iterations.size(); ++i) EXPECT_EQ(a.iterations[i].end_s, b.iterations[i].end_s);
+  auto other = heavy_tailed_ps("ssp", 2);
+  other.stragglers.seed = 4;
+  EXPECT_NE(testing::run_in_child(other).mean_iteration_s, a.mean_iteration_s);
+}
+
+TEST(Asynchronous, FastWorkersComputeMoreWithinTheSameBudget) {
+  auto s = free_network_ps(4);
+  s.sync.scheme = "asp";
+  s.iterations = 6;
+  s.stragglers.slow_workers = {0};
+  s.stragglers.slow_factor = 4;
+  const RunResult r = testing::run_in_child(s);
+  int total = 0;
+  for (const WorkerSummary& w : r.workers) total += w.iterations;
+  EXPECT_EQ(total, 4 * 6);
+  EXPECT_LT(r.workers[0].iterations, r.workers[1].iterations);
+  EXPECT_LT(r.mean_iteration_s, 4 * compute_s(s));  // bsp would run at the slow worker's pace
+}
+
+TEST(LocalSgd, CommunicatesExactlyEveryPeriod) {
+  for (Fidelity fidelity : {Fidelity::analytic, Fidelity::flow}) {
+    auto bsp = testing::five_layers(4, "wfbp", fidelity);
+    bsp.iterations = 8;
+    auto local = bsp;
+    local.sync.scheme = "local_sgd";
+    local.sync.period = 4;
+    const RunResult b = testing::run_in_child(bsp), l = testing::run_in_child(local);
+    EXPECT_EQ(l.traffic[0].bytes_sent * 4, b.traffic[0].bytes_sent);
+    for (int it = 0; it < 8; ++it) {
+      const double t = l.iterations[static_cast<std::size_t>(it)].time_s;
+      if (it % 4 == 3) EXPECT_NEAR(t, b.iterations[static_cast<std::size_t>(it)].time_s, 1e-9) << it;
+      else EXPECT_NEAR(t, compute_s(local), 1e-12) << it;
+    }
+  }
+}
+
+scenario::Scenario gossip(int workers, const std::string& topology) {
+  auto s = one_bucket(workers, 0);
+  s.sync.scheme = "bsp";
+  s.architecture = "gossip";
+  s.gossip.topology = topology;
+  return s;
+}
+
+TEST(Gossip, DpsgdSendsTheModelToEveryNeighbour) {
+  // Each worker's link carries one copy per neighbour each way: T = compute + a + degree N / B.
+  struct Case {
+    std::string topology;
+    int workers;
+    int degree;
+  };
+  for (const auto& [topology, workers, degree] : {Case{"ring", 8, 2}, Case{"exponential", 8, 5}, Case{"torus", 16, 4}}) {
+    const auto s = gossip(workers, topology);
+    const double expected = compute_s(s) + path_latency_s(s) + degree * 4.0 * (1 << 22) / kBandwidth;
+    EXPECT_NEAR(testing::run_in_child(s).mean_iteration_s, expected, 1e-9 * expected) << topology;
+  }
+}
+
+TEST(Gossip, PushSumDoesNotWaitForASlowNode) {
+  auto dpsgd = testing::synthetic(8, {1 << 20}, {5e-3}, {1e-2}, "none", Fidelity::flow);
+  dpsgd.platform = testing::star(8, kBandwidth, kLatency);
+  dpsgd.architecture = "gossip";
+  dpsgd.iterations = 8;
+  dpsgd.stragglers.slow_workers = {5};
+  dpsgd.stragglers.slow_factor = 3;
+  auto sgp = dpsgd;
+  sgp.sync.scheme = "asp";
+  const RunResult d = testing::run_in_child(dpsgd), p = testing::run_in_child(sgp);
+  EXPECT_LT(p.mean_iteration_s, 0.6 * d.mean_iteration_s);
+  EXPECT_GT(p.workers[0].iterations, p.workers[5].iterations);
+}
+
+}  // namespace
+}  // namespace dtsim::run
