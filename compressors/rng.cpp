@@ -9,6 +9,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "compressors/simd.hpp"
 #include "sim/core/error.hpp"
 
 namespace dtsim::compressors {
@@ -162,7 +163,6 @@ __attribute__((target("avx512f,avx512vl"))) void fill_avx512(std::uint32_t* s0_,
   _mm256_store_si256(reinterpret_cast<__m256i*>(s3_), s3);
 }
 
-const bool kHasAvx2 = __builtin_cpu_supports("avx2");
 const bool kHasAvx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
 
 }  // namespace
@@ -176,7 +176,7 @@ void UniformStream::fill(std::span<std::uint32_t> out) {
     fill_avx512(s0_, s1_, s2_, s3_, dst, out.size());
     return;
   }
-  if (kHasAvx2) {
+  if (simd::kHasAvx2) {
     fill_avx2(s0_, s1_, s2_, s3_, dst, out.size());
     return;
   }
