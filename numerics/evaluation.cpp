@@ -37,7 +37,7 @@ TrainingRun train(Trainer& trainer, const Dataset& test, std::int64_t steps, std
   TrainingRun run;
   const auto record = [&] {
     const Evaluation e = evaluate(trainer.model(), test);
-    run.curve.push_back({trainer.steps(), e.loss, e.accuracy});
+    run.curve.push_back({trainer.steps(), e.loss, e.accuracy, trainer.consensus_distance()});
   };
   record();
   for (std::int64_t s = 1; s <= steps; ++s) {

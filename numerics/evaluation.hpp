@@ -22,6 +22,7 @@ struct EvalPoint {
   std::int64_t step = 0;  ///< steps done when evaluated (0 = the initial model)
   double loss = 0.0;      ///< test loss
   double accuracy = 0.0;  ///< test accuracy
+  double consensus_distance = 0.0;  ///< (1/W) sum_w ||x_w - x_bar||^2 of the workers' models
 };
 
 /// A learning curve with the report of every step.
@@ -33,7 +34,7 @@ struct TrainingRun {
 /// Evaluates `model` on `data` in batches of `batch` examples.
 Evaluation evaluate(const Model& model, const Dataset& data, std::int64_t batch = 1024);
 
-/// Runs `steps` more steps of `trainer`, evaluating on `test` before them, every `every` steps
+/// Runs `steps` more steps of `trainer`, evaluating its model() on `test` before them, every `every` steps
 /// and after the last one; InputError when steps < 0 or every < 1.
 TrainingRun train(Trainer& trainer, const Dataset& test, std::int64_t steps, std::int64_t every);
 

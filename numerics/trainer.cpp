@@ -1,64 +1,20 @@
 #include "numerics/trainer.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 
 #include "compressors/error_feedback.hpp"
 #include "compressors/registry.hpp"
-#include "numerics/random.hpp"
 #include "sim/core/error.hpp"
 
 namespace dtsim::numerics {
-
-struct Trainer::Worker {
-  Worker(const Model& replica, const OptimizerConfig& optimizer_config, Dataset examples, std::uint64_t seed)
-      : model(replica.clone()),
-        optimizer(make_optimizer(optimizer_config)),
-        shard(std::move(examples)),
-        rng(seed),
-        order(permutation(rng, shard.size())),
-        grad(replica.parameters().size()) {}
-
-  std::unique_ptr<Model> model;
-  std::unique_ptr<Optimizer> optimizer;
-  std::unique_ptr<compressors::Compressor> compressor;
-  Dataset shard;
-  compressors::Rng rng;
-  std::vector<std::int64_t> order;
-  std::size_t cursor = 0;
-  std::vector<float> grad;
-  Matrix batch;
-  std::vector<int> labels;
-
-  /// Fills batch/labels with the next examples of the shard, reshuffling after each pass.
-  void next_batch(std::int64_t size) {
-    batch.resize(size, shard.features.cols());
-    labels.resize(static_cast<std::size_t>(size));
-    for (std::int64_t b = 0; b < size; ++b, ++cursor) {
-      if (cursor == order.size()) {
-        shuffle(rng, order);
-        cursor = 0;
-      }
-      batch.row(b) = shard.features.row(order[cursor]);
-      labels[static_cast<std::size_t>(b)] = shard.labels[static_cast<std::size_t>(order[cursor])];
-    }
-  }
-};
-
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-core::Seconds seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
+bool exchanges_models(Scheme scheme) {
+  return scheme == Scheme::kModelAverage || scheme == Scheme::kGossip || scheme == Scheme::kPushSum;
 }
 
-core::Seconds median(std::vector<core::Seconds> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
+void copy_into(std::span<const float> from, std::span<float> to) { std::copy(from.begin(), from.end(), to.begin()); }
 
 }  // namespace
 
@@ -77,92 +33,196 @@ Trainer::Trainer(const Model& model, const Dataset& train, const Shards& shards,
                                std::to_string(train.shape.features()),
                            "rows of channels x height x width features");
   }
+  const SyncConfig& sync = config.sync;
+  if (config.compression && exchanges_models(sync.scheme)) {
+    throw core::InputError("compression with a scheme that exchanges models (model averaging, gossip, push-sum)",
+                           "gradient compression with gradient-exchanging schemes (bsp, ssp, asp)");
+  }
+  if (sync.compressed_pull && !config.compression)
+    throw core::InputError("a compressed pull without a compressor", "a compression config, or a dense pull");
+  const auto n = static_cast<std::size_t>(config.workers);
+  DTSIM_CHECK(sync.scheme != Scheme::kGossip || sync.mixing.size() == n * n, "gossip needs an n x n mixing matrix");
+  DTSIM_CHECK(sync.scheme != Scheme::kPushSum || sync.peer, "push-sum needs a peer function");
   for (int w = 0; w < config.workers; ++w) {
     const std::vector<std::int64_t>& rows = shards[static_cast<std::size_t>(w)];
     if (rows.empty()) throw core::InputError("shard of worker " + std::to_string(w) + " is empty", "non-empty shards");
     auto worker = std::make_unique<Worker>(model, config.optimizer, subset(train, rows),
                                            compressors::stream_seed(config.seed, static_cast<std::uint64_t>(w), 0));
-    if (config.compression) {
-      const CompressionConfig& c = *config.compression;
-      compressors::Options feedback = c.feedback_options;
-      feedback.try_emplace("workers", std::int64_t{config.workers});
-      worker->compressor = compressors::make_error_feedback(
-          c.feedback, compressors::make_compressor(c.compressor, c.compressor_options), feedback);
-      const auto tensors = model.tensors();
-      for (std::size_t t = 0; t < tensors.size(); ++t) worker->compressor->set_shape(t, tensors[t].rows, tensors[t].cols);
-    }
+    worker->compressor = make_compressor(model);
+    const auto x = model.parameters();
+    if (sync.scheme == Scheme::kPushSum) worker->push_sum.assign(x.begin(), x.end());
     workers_.push_back(std::move(worker));
+  }
+  if (sync.compressed_pull) server_ = make_compressor(model);
+  if (sync.scheme == Scheme::kStaleGradients) stale_ = model.clone();
+  if (sync.scheme == Scheme::kAsyncPushes) {
+    server_model_ = model.clone();
+    OptimizerConfig server = config.optimizer;
+    server.warmup_steps *= config.workers;  // W server updates per iteration
+    server_optimizer_ = make_optimizer(server);
   }
 }
 
 Trainer::~Trainer() = default;
 
-const Model& Trainer::model() const { return *workers_.front()->model; }
+std::unique_ptr<compressors::Compressor> Trainer::make_compressor(const Model& model) const {
+  if (!config_.compression) return nullptr;
+  const CompressionConfig& c = *config_.compression;
+  compressors::Options feedback = c.feedback_options;
+  feedback.try_emplace("workers", std::int64_t{config_.workers});
+  auto compressor = compressors::make_error_feedback(
+      c.feedback, compressors::make_compressor(c.compressor, c.compressor_options), feedback);
+  const auto tensors = model.tensors();
+  for (std::size_t t = 0; t < tensors.size(); ++t) compressor->set_shape(t, tensors[t].rows, tensors[t].cols);
+  return compressor;
+}
+
+Models Trainer::models() const {
+  Models out;
+  for (const auto& w : workers_) out.push_back(std::as_const(*w->model).parameters());
+  return out;
+}
+
+const Model& Trainer::model() const {
+  if (server_model_) return *server_model_;
+  if (!mean_) mean_ = workers_.front()->model->clone();
+  average(models(), mean_->parameters());
+  return *mean_;
+}
+
+double Trainer::consensus_distance() const { return numerics::consensus_distance(models()); }
 
 StepReport Trainer::step() {
+  const SyncConfig& sync = config_.sync;
+  const std::int64_t iteration = steps_;
   StepReport report;
   report.step = ++steps_;
-  for (const auto& w : workers_) {
-    w->next_batch(config_.batch_size);
-    report.loss += w->model->loss_and_gradient(w->batch, w->labels, w->grad);
+  if (sync.scheme == Scheme::kStaleGradients) {
+    const auto x = std::as_const(*workers_.front()->model).parameters();
+    history_.emplace_back(x.begin(), x.end());
+    if (history_.size() > static_cast<std::size_t>(sync.staleness) + 1) history_.erase(history_.begin());
+    copy_into(history_.front(), stale_->parameters());
   }
-  report.loss /= static_cast<double>(workers_.size());
-  const auto tensors = model().tensors();
-  report.tensors.resize(tensors.size());
-  for (std::size_t t = 0; t < tensors.size(); ++t) exchange(t, report.tensors[t]);
-  for (const auto& w : workers_) w->optimizer->step(w->model->parameters(), average_);
-  const std::span<const float> reference = model().parameters();
-  for (const auto& w : workers_) {
-    DTSIM_CHECK(std::memcmp(w->model->parameters().data(), reference.data(), reference.size_bytes()) == 0,
-                "data-parallel replicas diverged");
+  report.loss = gradients(stale_.get());
+  const bool exchanges = !sync.exchanges || sync.exchanges(iteration);
+  switch (sync.scheme) {
+    case Scheme::kAverageGradients:
+    case Scheme::kStaleGradients:
+      exchange(sync.kept ? sync.kept(iteration) : std::vector<bool>{}, report);
+      apply_average();
+      break;
+    case Scheme::kAsyncPushes:
+      async_pushes(report);
+      break;
+    case Scheme::kModelAverage:
+      if (!exchanges) {
+        apply_own_gradients();
+        break;
+      }
+      average(models(), average_);
+      for (const auto& w : workers_) copy_into(average_, w->model->parameters());
+      exchange({}, report);
+      apply_average();
+      break;
+    case Scheme::kGossip:
+      if (exchanges) gossip();
+      apply_own_gradients();
+      break;
+    case Scheme::kPushSum:
+      push_sum(iteration);
+      break;
   }
   return report;
 }
 
-void Trainer::exchange(std::size_t t, TensorExchange& report) {
-  const TensorInfo& info = model().tensors()[t];
-  const std::span<float> out = Model::slice(std::span<float>(average_), info);
-  const auto gradient = [&info](const Worker& w) { return Model::slice(std::span<const float>(w.grad), info); };
-  const std::size_t count = workers_.size();
-  report.tensor = t;
-  if (!config_.compression) {
-    report.how = compressors::Aggregation::kAllReduce;
-    report.wire_bytes.assign(count, static_cast<core::Bytes>(info.numel() * sizeof(float)));
-    std::copy_n(gradient(*workers_[0]).begin(), out.size(), out.begin());
-    for (std::size_t w = 1; w < count; ++w) {
-      const auto g = gradient(*workers_[w]);
-      for (std::size_t i = 0; i < out.size(); ++i) out[i] += g[i];
+double Trainer::gradients(Model* at) {
+  double loss = 0.0;
+  for (const auto& w : workers_) loss += w->gradient(at ? *at : *w->model, config_.batch_size);
+  return loss / static_cast<double>(workers_.size());
+}
+
+void Trainer::exchange(const std::vector<bool>& kept, StepReport& report) {
+  const auto tensors = workers_.front()->model->tensors();
+  for (std::size_t t = 0; t < tensors.size(); ++t) {
+    Pushes pushes{.tensor = t, .gradients = {}, .compressors = {}, .kept = kept};
+    for (const auto& w : workers_) {
+      pushes.gradients.push_back(Model::slice(std::span<const float>(w->grad), tensors[t]));
+      if (w->compressor) pushes.compressors.push_back(w->compressor.get());
     }
-  } else {
-    std::vector<compressors::Compressed> msgs(count);
-    std::vector<core::Seconds> compress_s(count);
-    for (std::size_t w = 0; w < count; ++w) {
-      Worker& worker = *workers_[w];
-      const Clock::time_point start = Clock::now();
-      worker.compressor->compress(gradient(worker), t, msgs[w]);
-      compress_s[w] = seconds_since(start);
-      report.wire_bytes.push_back(msgs[w].wire_size);
-    }
-    report.how = msgs.front().how;
-    for (const compressors::Compressed& msg : msgs) DTSIM_CHECK(msg.how == report.how, "workers disagree on aggregation");
-    const compressors::Compressor& combiner = *workers_.front()->compressor;
-    if (report.how == compressors::Aggregation::kLowRank) {
-      const compressors::Compressed first = combiner.reduce(msgs);
-      for (std::size_t w = 0; w < count; ++w) {
-        const Clock::time_point start = Clock::now();
-        msgs[w] = workers_[w]->compressor->next_round(first);
-        compress_s[w] += seconds_since(start);
-        report.second_round_bytes.push_back(msgs[w].wire_size);
-      }
-    }
-    const Clock::time_point start = Clock::now();
-    compressors::aggregate(combiner, msgs, out);
-    report.decompress_s = seconds_since(start);
-    report.compress_s = median(std::move(compress_s));
+    report.tensors.push_back(
+        exchange_gradients(pushes, server_.get(), Model::slice(std::span<float>(average_), tensors[t])));
   }
-  if (report.how == compressors::Aggregation::kMajorityVote) return;
-  const auto divisor = static_cast<float>(count);
-  for (float& x : out) x /= divisor;
+}
+
+void Trainer::apply_average() {
+  for (const auto& w : workers_) w->optimizer->step(w->model->parameters(), average_);
+  const std::span<const float> reference = std::as_const(*workers_.front()->model).parameters();
+  for (const auto& w : workers_) {
+    DTSIM_CHECK(std::memcmp(w->model->parameters().data(), reference.data(), reference.size_bytes()) == 0,
+                "data-parallel replicas diverged");
+  }
+}
+
+void Trainer::apply_own_gradients() {
+  for (const auto& w : workers_) w->optimizer->step(w->model->parameters(), w->grad);
+}
+
+void Trainer::async_pushes(StepReport& report) {
+  const auto tensors = workers_.front()->model->tensors();
+  report.tensors.resize(tensors.size());
+  const auto n = static_cast<float>(workers_.size());
+  for (const auto& w : workers_) {
+    for (std::size_t t = 0; t < tensors.size(); ++t) {
+      Pushes push{.tensor = t, .gradients = {Model::slice(std::span<const float>(w->grad), tensors[t])},
+                  .compressors = {}, .kept = {}};
+      if (w->compressor) push.compressors.push_back(w->compressor.get());
+      const TensorExchange x =
+          exchange_gradients(push, nullptr, Model::slice(std::span<float>(average_), tensors[t]));
+      TensorExchange& all = report.tensors[t];
+      all.tensor = t;
+      all.how = x.how;
+      all.wire_bytes.insert(all.wire_bytes.end(), x.wire_bytes.begin(), x.wire_bytes.end());
+      all.second_round_bytes.insert(all.second_round_bytes.end(), x.second_round_bytes.begin(),
+                                    x.second_round_bytes.end());
+      all.compress_s += x.compress_s / n;
+      all.decompress_s += x.decompress_s / n;
+    }
+    for (float& g : average_) g /= n;
+    server_optimizer_->step(server_model_->parameters(), average_);
+    copy_into(std::as_const(*server_model_).parameters(), w->model->parameters());
+  }
+}
+
+void Trainer::gossip() {
+  std::vector<std::vector<float>> mixed(workers_.size(), std::vector<float>(average_.size()));
+  std::vector<std::span<float>> out(mixed.begin(), mixed.end());
+  mix(config_.sync.mixing, models(), out);
+  for (std::size_t i = 0; i < workers_.size(); ++i) copy_into(mixed[i], workers_[i]->model->parameters());
+}
+
+void Trainer::push_sum(std::int64_t iteration) {
+  const std::size_t n = workers_.size();
+  std::vector<std::vector<double>> x(n, std::vector<double>(average_.size(), 0.0));
+  std::vector<double> weight(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    Worker& w = *workers_[i];
+    w.optimizer->step(w.push_sum, w.grad);
+    const auto peer = static_cast<std::size_t>(config_.sync.peer(static_cast<int>(i), iteration));
+    DTSIM_CHECK(peer < n, "push-sum peer out of range");
+    for (const std::size_t to : {i, peer}) {
+      for (std::size_t k = 0; k < average_.size(); ++k) x[to][k] += 0.5 * w.push_sum[k];
+      weight[to] += 0.5 * w.weight;
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    Worker& w = *workers_[i];
+    w.weight = weight[i];
+    const std::span<float> z = w.model->parameters();
+    for (std::size_t k = 0; k < average_.size(); ++k) {
+      w.push_sum[k] = static_cast<float>(x[i][k]);
+      z[k] = static_cast<float>(x[i][k] / w.weight);
+    }
+  }
 }
 
 }  // namespace dtsim::numerics

@@ -1,14 +1,12 @@
 #pragma once
-/// One synchronous data-parallel step of W simulated workers with real gradients and real
-/// compression:
-///   each worker w:   g_w = gradient of its model replica on its next mini-batch of its shard
+/// One data-parallel step of W simulated workers with real gradients and real compression: every worker
+/// computes the gradient of its model replica on its next mini-batch, and the workers' updates meet as the
+/// SyncConfig's scheme says (numerics/sync_config.hpp). Under the default, bsp gradient averaging:
 ///   each tensor:     msg_w = c_w.compress(g_w)  (c_w = error feedback over a compressor, per worker)
-///                    out = combine(msg_0..msg_{W-1})  as compressors/compressor.hpp prescribes
-///                    avg = out / W   (majority vote: avg = out, the voted signs)
+///                    avg = combine(msg_0..msg_{W-1}) / W   (numerics/gradient_exchange.hpp)
 ///   each worker w:   optimizer_w.step(x_w, avg)   -> replicas stay bit-identical (checked)
-/// Without compression, avg is the plain sum of the g_w (worker order) divided by W; compressor
-/// `none` under error feedback `none` gives the same bits. Wall times are measured for the
-/// simulator's cost model only; no result depends on them.
+/// Compression applies to gradient exchanges; the schemes that exchange models (model averaging, gossip,
+/// push-sum) refuse it.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -17,10 +15,13 @@
 
 #include "compressors/compressor.hpp"
 #include "compressors/options.hpp"
+#include "numerics/consensus.hpp"
+#include "numerics/gradient_exchange.hpp"
 #include "numerics/model.hpp"
 #include "numerics/optimizer.hpp"
 #include "numerics/sharding.hpp"
-#include "sim/core/units.hpp"
+#include "numerics/sync_config.hpp"
+#include "numerics/worker.hpp"
 
 namespace dtsim::numerics {
 
@@ -38,48 +39,55 @@ struct TrainerConfig {
   std::int64_t batch_size = 32;                  ///< examples per worker per step
   std::uint64_t seed = 1;                        ///< mini-batch order of every worker
   std::optional<CompressionConfig> compression;  ///< none: plain dense averaging, no compressor at all
-  OptimizerConfig optimizer;                     ///< applied by every worker to the averaged gradient
-};
-
-/// What the simulator needs about one tensor's exchange in one step.
-struct TensorExchange {
-  std::size_t tensor = 0;                            ///< index into Model::tensors() (= compressor TensorId)
-  compressors::Aggregation how = compressors::Aggregation::kAllReduce;  ///< fixes the collective
-  std::vector<core::Bytes> wire_bytes;               ///< bytes each worker sends (first round of kLowRank)
-  std::vector<core::Bytes> second_round_bytes;       ///< kLowRank: bytes each worker sends in round two
-  core::Seconds compress_s = 0.0;                    ///< median over workers of compress (+ next_round) time
-  core::Seconds decompress_s = 0.0;                  ///< time to combine all payloads (each worker does it)
+  OptimizerConfig optimizer;                     ///< every worker's (and the asp server's) update rule
+  SyncConfig sync;                               ///< how the workers' updates meet
 };
 
 /// One step's outcome.
 struct StepReport {
   std::int64_t step = 0;                 ///< 1-based index of the step
   double loss = 0.0;                     ///< mean of the workers' mini-batch losses before the update
-  std::vector<TensorExchange> tensors;   ///< one per tensor, in Model::tensors() order
+  std::vector<TensorExchange> tensors;   ///< per tensor, in Model::tensors() order; empty when no gradients met
 };
 
 /// W model replicas, their optimizers, compressors and shards; advances them one step at a time.
 class Trainer {
  public:
   /// Replicates `model` on config.workers workers, worker w training on examples shards[w] of
-  /// `train`; InputError on bad sizes, names or options.
+  /// `train`; InputError on bad sizes, names or options, or compression with a model-exchanging scheme.
   Trainer(const Model& model, const Dataset& train, const Shards& shards, const TrainerConfig& config);
   /// Releases the workers.
   ~Trainer();
-  /// Runs one synchronous step on every worker.
+  /// Runs one step (one iteration of every worker).
   StepReport step();
-  /// The (replicated) model, worker 0's copy.
+  /// The model to evaluate: the asp server's, else the mean of the workers' models (the replica itself
+  /// when they are equal).
   const Model& model() const;
+  /// (1/W) sum_w ||x_w - x_bar||^2 over the workers' models (0 while they are equal).
+  double consensus_distance() const;
   /// Steps done so far.
   std::int64_t steps() const { return steps_; }
 
  private:
-  struct Worker;
-  void exchange(std::size_t t, TensorExchange& report);
+  std::unique_ptr<compressors::Compressor> make_compressor(const Model& model) const;
+  double gradients(Model* at);
+  void exchange(const std::vector<bool>& kept, StepReport& report);
+  void apply_average();
+  void async_pushes(StepReport& report);
+  void gossip();
+  void push_sum(std::int64_t iteration);
+  void apply_own_gradients();
+  Models models() const;
 
   TrainerConfig config_;
   std::vector<std::unique_ptr<Worker>> workers_;
-  std::vector<float> average_;
+  std::vector<float> average_;                          ///< the averaged update of a gradient exchange
+  std::unique_ptr<compressors::Compressor> server_;     ///< pull = "compressed": the server's compressor
+  std::unique_ptr<Model> stale_;                        ///< ssp: the model gradients are taken at
+  std::vector<std::vector<float>> history_;             ///< ssp: the models of the last staleness + 1 steps
+  std::unique_ptr<Model> server_model_;                 ///< asp: the server's model
+  std::unique_ptr<Optimizer> server_optimizer_;         ///< asp: the server's optimizer
+  mutable std::unique_ptr<Model> mean_;                 ///< model(): the workers' mean
   std::int64_t steps_ = 0;
 };
 

@@ -4,57 +4,14 @@
 #include <cstring>
 
 #include "numerics/evaluation.hpp"
-#include "numerics/trainer.hpp"
 #include "sim/core/error.hpp"
+#include "tests/numerics/trainer_fixture.hpp"
 
 namespace dtsim::numerics {
 namespace {
 
 using compressors::Aggregation;
-
-constexpr int kWorkers = 4;
-
-/// A data set split into train/test, iid shards for kWorkers workers, and an initial model.
-struct Task {
-  Dataset train, test;
-  Shards shards;
-  std::unique_ptr<Model> model;
-};
-
-Task make_task(const Dataset& all, const ModelSpec& spec) {
-  Task task;
-  auto [train_set, test_set] = train_test_split(all, 1.0 / 6.0, 3);
-  task.train = std::move(train_set);
-  task.test = std::move(test_set);
-  task.shards = shard_iid(task.train, kWorkers, 5);
-  task.model = make_model(spec, task.train.shape, 11);
-  return task;
-}
-
-Task small_task() {
-  return make_task(teacher_network({.examples = 1200, .dims = 16, .classes = 4, .hidden = 16, .seed = 7}),
-                   {.name = "mlp", .hidden = {32}});
-}
-
-CompressionConfig compression(const std::string& compressor, compressors::Options options, const std::string& feedback) {
-  return {.compressor = compressor, .compressor_options = std::move(options), .feedback = feedback, .feedback_options = {}};
-}
-
-TrainerConfig config(std::optional<CompressionConfig> c, const std::string& optimizer, double lr) {
-  TrainerConfig out;
-  out.workers = kWorkers;
-  out.batch_size = 32;
-  out.seed = 9;
-  out.compression = std::move(c);
-  out.optimizer.name = optimizer;
-  out.optimizer.learning_rate = lr;
-  return out;
-}
-
-std::vector<float> parameters(const Trainer& trainer) {
-  const auto p = trainer.model().parameters();
-  return {p.begin(), p.end()};
-}
+using namespace testing;
 
 TEST(Trainer, NoneCompressionIsDenseAveragingBitForBit) {
   const Task task = small_task();

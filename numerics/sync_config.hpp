@@ -1,0 +1,38 @@
+#pragma once
+/// How the workers' updates meet in numerics mode: sim/sync's schemes and architectures read as arithmetic
+/// on model replicas (survey seed 001, sections 3.1 and 4). n workers, x_i worker i's model, g_i its
+/// mini-batch gradient at x_i, opt_i(x, g) its optimizer's step, "mean" in double rounded once:
+///   kAverageGradients  bsp on an all-reduce or a parameter server: x_i <- opt_i(x_i, mean of the kept g_j);
+///                      replicas stay equal, which is the server's one step pulled dense
+///   kStaleGradients    ssp on a parameter server: as above, with every g_j taken at the model of `staleness`
+///                      steps earlier (Ho et al. 2013, the bound always reached); staleness 0 is bsp
+///   kAsyncPushes       asp on a parameter server: pushes arrive round robin, each one server step
+///                      opt(x, g_i / n); worker i then pulls x, so its next gradient is n - 1 updates old
+///   kModelAverage      local_sgd, post_local_sgd: x_i <- opt_i(x_i, g_i), and on an exchanging iteration
+///                      x_i <- opt_i(mean_j x_j, mean_j g_j), for SGD the model average 1/n sum_j (x_j - lr g_j)
+///   kGossip            D-PSGD (Lian et al. 2017): x_i <- opt_i(sum_j W_ij x_j, g_i) on an exchanging
+///                      iteration, opt_i(x_i, g_i) otherwise
+///   kPushSum           SGP (Assran et al. 2019): x_i <- opt_i(x_i, g_i at z_i = x_i / w_i), then every
+///                      worker keeps half of (x_i, w_i) and sends half to its peer; z_i is the model
+/// Optimizer state (momentum, Adam moments) stays with its worker or server and is never averaged.
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace dtsim::numerics {
+
+/// The update rules above.
+enum class Scheme { kAverageGradients, kStaleGradients, kAsyncPushes, kModelAverage, kGossip, kPushSum };
+
+/// A scheme with its parameters; each scheme reads the ones it needs.
+struct SyncConfig {
+  Scheme scheme = Scheme::kAverageGradients;                        ///< the update rule
+  int staleness = 0;                                                ///< kStaleGradients: steps of delay
+  std::function<bool(std::int64_t iteration)> exchanges;           ///< kModelAverage, kGossip: empty = always
+  std::vector<double> mixing;                                       ///< kGossip: W, n x n row-major, doubly stochastic
+  std::function<int(int worker, std::int64_t iteration)> peer;      ///< kPushSum: where worker sends
+  std::function<std::vector<bool>(std::int64_t iteration)> kept;    ///< kAverageGradients: gradients used; empty = all
+  bool compressed_pull = false;  ///< kAverageGradients, kStaleGradients: the server compresses the averaged update
+};
+
+}  // namespace dtsim::numerics

@@ -1,0 +1,159 @@
+// The Trainer under each synchronisation scheme: equivalences with bsp, what each knob changes,
+// consensus of gossip and push-sum.
+#include <gtest/gtest.h>
+
+#include "numerics/evaluation.hpp"
+#include "sim/core/error.hpp"
+#include "tests/numerics/trainer_fixture.hpp"
+
+namespace dtsim::numerics {
+namespace {
+
+using namespace testing;
+
+/// Parameters of the evaluated model after `steps` steps.
+std::vector<float> trained(const Task& task, const TrainerConfig& c, int steps) {
+  Trainer trainer(*task.model, task.train, task.shards, c);
+  for (int s = 0; s < steps; ++s) trainer.step();
+  return parameters(trainer);
+}
+
+TrainerConfig with(TrainerConfig c, Scheme scheme) {
+  c.sync.scheme = scheme;
+  return c;
+}
+
+/// Worker i talks to i - 1 and i + 1 with Metropolis-Hastings weights 1/3.
+std::vector<double> ring(int n) {
+  std::vector<double> w(static_cast<std::size_t>(n * n), 0.0);
+  for (int i = 0; i < n; ++i)
+    for (const int j : {i, (i + 1) % n, (i + n - 1) % n}) w[static_cast<std::size_t>(i * n + j)] = 1.0 / 3.0;
+  return w;
+}
+
+std::vector<double> identity(int n) {
+  std::vector<double> w(static_cast<std::size_t>(n * n), 0.0);
+  for (int i = 0; i < n; ++i) w[static_cast<std::size_t>(i * n + i)] = 1.0;
+  return w;
+}
+
+TEST(SyncSchemes, LocalSgdWithPeriodOneIsBspBitForBit) {
+  const Task task = small_task();
+  for (const std::string optimizer : {"sgd", "momentum"}) {
+    const TrainerConfig bsp = config(std::nullopt, optimizer, 0.05);
+    TrainerConfig local = with(bsp, Scheme::kModelAverage);
+    local.sync.exchanges = [](std::int64_t) { return true; };
+    EXPECT_EQ(trained(task, bsp, 25), trained(task, local, 25)) << optimizer;
+  }
+}
+
+TEST(SyncSchemes, LocalSgdDriftsBetweenAveragesAndAgreesAfterThem) {
+  const Task task = small_task();
+  TrainerConfig every4 = with(config(std::nullopt, "sgd", 0.1), Scheme::kModelAverage);
+  every4.sync.exchanges = [](std::int64_t it) { return (it + 1) % 4 == 0; };
+  Trainer trainer(*task.model, task.train, task.shards, every4);
+  for (int s = 1; s <= 8; ++s) {
+    trainer.step();
+    if (s % 4 == 0) EXPECT_EQ(trainer.consensus_distance(), 0.0) << s;
+    else EXPECT_GT(trainer.consensus_distance(), 0.0) << s;
+  }
+  EXPECT_NE(parameters(trainer), trained(task, config(std::nullopt, "sgd", 0.1), 8));
+}
+
+TEST(SyncSchemes, StalenessZeroIsBspAndStalenessChangesTheTrajectory) {
+  const Task task = small_task();
+  const TrainerConfig bsp = config(compression("topk", {{"ratio", 0.1}}, "residual"), "momentum", 0.05);
+  const auto stale = [&](int s) {
+    TrainerConfig c = with(bsp, Scheme::kStaleGradients);
+    c.sync.staleness = s;
+    return c;
+  };
+  EXPECT_EQ(trained(task, bsp, 20), trained(task, stale(0), 20));
+  EXPECT_NE(trained(task, bsp, 20), trained(task, stale(3), 20));
+  EXPECT_EQ(trained(task, stale(3), 20), trained(task, stale(3), 20));
+}
+
+TEST(SyncSchemes, BackupWorkersDropGradientsAndKeepingAllIsBsp) {
+  const Task task = small_task();
+  const TrainerConfig bsp = config(std::nullopt, "sgd", 0.1);
+  const auto keep = [&](std::vector<bool> kept) {
+    TrainerConfig c = bsp;
+    c.sync.kept = [kept](std::int64_t) { return kept; };
+    return c;
+  };
+  EXPECT_EQ(trained(task, bsp, 10), trained(task, keep({true, true, true, true}), 10));
+  EXPECT_NE(trained(task, bsp, 10), trained(task, keep({true, false, true, true}), 10));
+}
+
+TEST(SyncSchemes, CompressedPullChangesTopKAndNotSignSgd) {
+  const Task task = small_task();
+  for (const std::string name : {"topk", "signsgd"}) {
+    const TrainerConfig dense = config(compression(name, {}, "none"), "sgd", 0.01);
+    TrainerConfig compressed = dense;
+    compressed.sync.compressed_pull = true;
+    const bool same = trained(task, dense, 10) == trained(task, compressed, 10);
+    EXPECT_EQ(same, name == "signsgd") << name;  // the server re-signs the voted signs: no change
+  }
+}
+
+TEST(SyncSchemes, AsyncPushesTrainDeterministicallyAndDifferFromBsp) {
+  const Task task = small_task();
+  const TrainerConfig bsp = config(std::nullopt, "sgd", 0.1);
+  const TrainerConfig asp = with(bsp, Scheme::kAsyncPushes);
+  const auto a = trained(task, asp, 30);
+  EXPECT_EQ(a, trained(task, asp, 30));
+  EXPECT_NE(a, trained(task, bsp, 30));
+  Trainer trainer(*task.model, task.train, task.shards, asp);
+  const double before = evaluate(trainer.model(), task.test).loss;
+  for (int s = 0; s < 60; ++s) trainer.step();
+  EXPECT_LT(evaluate(trainer.model(), task.test).loss, before - 0.2);
+}
+
+// D-PSGD on a ring of 8: mixing pulls the workers together; without it (W = I) they drift apart.
+TEST(SyncSchemes, GossipOnARingShrinksTheConsensusDistance) {
+  constexpr int n = 8;
+  const Task task = small_task(n);
+  const TrainerConfig c = config(std::nullopt, "sgd", 0.1, n);
+  const auto curve = [&](const std::vector<double>& w) {
+    TrainerConfig gossip = with(c, Scheme::kGossip);
+    gossip.sync.mixing = w;
+    Trainer trainer(*task.model, task.train, task.shards, gossip);
+    return train(trainer, task.test, 60, 20).curve;
+  };
+  const auto gossip = curve(ring(n)), alone = curve(identity(n));
+  ASSERT_EQ(gossip.size(), 4u);
+  for (std::size_t p = 1; p < gossip.size(); ++p) {
+    EXPECT_GT(gossip[p].consensus_distance, 0.0);
+    EXPECT_LT(gossip[p].consensus_distance, 0.5 * alone[p].consensus_distance) << p;
+  }
+  EXPECT_LT(gossip.back().loss, gossip.front().loss - 0.2);
+}
+
+// SGP: push-sum to one peer per iteration keeps the weights summing to n and the models together.
+TEST(SyncSchemes, PushSumShrinksTheConsensusDistance) {
+  constexpr int n = 8;
+  const Task task = small_task(n);
+  const TrainerConfig c = config(std::nullopt, "sgd", 0.1, n);
+  const auto distance = [&](int hop) {
+    TrainerConfig sgp = with(c, Scheme::kPushSum);
+    sgp.sync.peer = [hop](int worker, std::int64_t iteration) { return (worker + (hop << (iteration % 3))) % n; };
+    Trainer trainer(*task.model, task.train, task.shards, sgp);
+    for (int s = 0; s < 40; ++s) trainer.step();
+    return trainer.consensus_distance();
+  };
+  EXPECT_GT(distance(0), 0.0);
+  EXPECT_LT(distance(1), 0.2 * distance(0));
+}
+
+TEST(SyncSchemes, ModelExchangingSchemesRefuseCompression) {
+  const Task task = small_task();
+  for (const Scheme scheme : {Scheme::kModelAverage, Scheme::kGossip, Scheme::kPushSum}) {
+    TrainerConfig c = with(config(compression("topk", {}, "none"), "sgd", 0.1), scheme);
+    c.sync.mixing = identity(kWorkers);
+    c.sync.peer = [](int w, std::int64_t) { return w; };
+    EXPECT_THROW(Trainer(*task.model, task.train, task.shards, c), core::InputError);
+  }
+}
+
+}  // namespace
+}  // namespace dtsim::numerics

@@ -1,0 +1,59 @@
+#pragma once
+// Small training tasks and trainer configurations shared by the numerics tests.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "numerics/dataset.hpp"
+#include "numerics/trainer.hpp"
+
+namespace dtsim::numerics::testing {
+
+constexpr int kWorkers = 4;
+
+/// A data set split into train/test, iid shards for `workers` workers, and an initial model.
+struct Task {
+  Dataset train, test;
+  Shards shards;
+  std::unique_ptr<Model> model;
+};
+
+inline Task make_task(const Dataset& all, const ModelSpec& spec, int workers = kWorkers) {
+  Task task;
+  auto [train_set, test_set] = train_test_split(all, 1.0 / 6.0, 3);
+  task.train = std::move(train_set);
+  task.test = std::move(test_set);
+  task.shards = shard_iid(task.train, workers, 5);
+  task.model = make_model(spec, task.train.shape, 11);
+  return task;
+}
+
+inline Task small_task(int workers = kWorkers) {
+  return make_task(teacher_network({.examples = 1200, .dims = 16, .classes = 4, .hidden = 16, .seed = 7}),
+                   {.name = "mlp", .hidden = {32}}, workers);
+}
+
+inline CompressionConfig compression(const std::string& compressor, compressors::Options options,
+                                     const std::string& feedback) {
+  return {.compressor = compressor, .compressor_options = std::move(options), .feedback = feedback, .feedback_options = {}};
+}
+
+inline TrainerConfig config(std::optional<CompressionConfig> c, const std::string& optimizer, double lr,
+                            int workers = kWorkers) {
+  TrainerConfig out;
+  out.workers = workers;
+  out.batch_size = 32;
+  out.seed = 9;
+  out.compression = std::move(c);
+  out.optimizer.name = optimizer;
+  out.optimizer.learning_rate = lr;
+  return out;
+}
+
+inline std::vector<float> parameters(const Trainer& trainer) {
+  const auto p = trainer.model().parameters();
+  return {p.begin(), p.end()};
+}
+
+}  // namespace dtsim::numerics::testing
