@@ -85,7 +85,7 @@ void write_report_json(const std::string& path, const run::RunResult& r) {
     nlohmann::json curve = nlohmann::json::array();
     for (const run::CurvePoint& p : r.curve)
       curve.push_back({{"step", p.step}, {"simulated_time_s", p.simulated_time_s}, {"loss", p.loss},
-                       {"accuracy", p.accuracy}});
+                       {"accuracy", p.accuracy}, {"consensus_distance", p.consensus_distance}});
     report["training"] = {{"curve", curve},
                           {"target_accuracy", r.target_accuracy},
                           {"time_to_accuracy_s", r.time_to_accuracy_s ? nlohmann::json(*r.time_to_accuracy_s)

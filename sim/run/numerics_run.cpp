@@ -6,6 +6,7 @@
 #include "numerics/model.hpp"
 #include "numerics/sharding.hpp"
 #include "numerics/trainer.hpp"
+#include "sim/run/numerics_sync.hpp"
 #include "sim/scenario/numerics_section.hpp"
 
 namespace dtsim::run {
@@ -13,7 +14,7 @@ namespace {
 
 /// Independent streams for data, split, shards, initialisation and mini-batches: the generators would
 /// otherwise draw the same numbers (a model initialised to the mixture's class means classifies at once).
-enum Stream : std::uint64_t { kData = 1, kSplit, kShards, kInit, kBatches };
+enum Stream : std::uint64_t { kData = 1, kSplit, kShards, kInit, kBatches, kBackup };
 std::uint64_t seed_of(const scenario::Numerics& n, Stream stream) {
   return compressors::stream_seed(n.seed, stream, 0);
 }
@@ -45,12 +46,14 @@ void run_numerics(const scenario::Scenario& s, RunResult& result) {
   config.optimizer.name = n.optimizer;
   config.optimizer.learning_rate = n.learning_rate;
   config.optimizer.warmup_steps = n.warmup_steps;
+  config.sync = numerics_sync(s, seed_of(n, kBackup));
   numerics::Trainer trainer(*model, train, shards, config);
   const numerics::TrainingRun run = numerics::train(trainer, test, n.steps, n.eval_every);
   std::vector<double> step_end_s;
   for (std::int64_t k = 1; k <= n.steps; ++k) step_end_s.push_back(static_cast<double>(k) * result.mean_iteration_s);
   for (const numerics::EvalPoint& p : run.curve)
-    result.curve.push_back({p.step, static_cast<double>(p.step) * result.mean_iteration_s, p.loss, p.accuracy});
+    result.curve.push_back(
+        {p.step, static_cast<double>(p.step) * result.mean_iteration_s, p.loss, p.accuracy, p.consensus_distance});
   if (n.target_accuracy) {
     result.target_accuracy = *n.target_accuracy;
     result.time_to_accuracy_s = numerics::time_to_accuracy(run.curve, step_end_s, *n.target_accuracy);

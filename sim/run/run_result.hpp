@@ -82,6 +82,7 @@ struct CurvePoint {
   double simulated_time_s = 0;  ///< when step `step` ends on the simulated cluster
   double loss = 0;
   double accuracy = 0;
+  double consensus_distance = 0;  ///< (1/n) sum_i ||x_i - x_bar||^2 over the workers' models (0: replicas agree)
 };
 
 /// Identification of the run, echoed into every report.

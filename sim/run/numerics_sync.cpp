@@ -1,0 +1,79 @@
+#include "sim/run/numerics_sync.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "compressors/rng.hpp"
+#include "sim/run/stragglers.hpp"
+#include "sim/sync/gossip_graph.hpp"
+
+namespace dtsim::run {
+
+std::vector<bool> kept_workers(const scenario::Scenario& s, const Slowdown& slowdown, std::uint64_t seed,
+                               std::int64_t iteration) {
+  const int per_participant = s.ps.hierarchical ? s.platform.gpus_per_node : 1;
+  const int participants = (s.workers + per_participant - 1) / per_participant;
+  struct Arrival {
+    double slowdown = 1.0;
+    double tie = 0.0;
+    int participant = 0;
+  };
+  compressors::Rng rng(compressors::stream_seed(seed, static_cast<std::uint64_t>(iteration), 0));
+  std::vector<Arrival> arrivals;
+  for (int p = 0; p < participants; ++p) {
+    Arrival a{1.0, rng.uniform(), p};
+    for (int w = p * per_participant; w < std::min(s.workers, (p + 1) * per_participant) && slowdown; ++w)
+      a.slowdown = std::max(a.slowdown, slowdown(w, static_cast<int>(iteration)));
+    arrivals.push_back(a);
+  }
+  std::sort(arrivals.begin(), arrivals.end(), [](const Arrival& a, const Arrival& b) {
+    return a.slowdown != b.slowdown ? a.slowdown > b.slowdown : a.tie < b.tie;
+  });
+  std::vector<bool> kept(static_cast<std::size_t>(s.workers), true);
+  for (int d = 0; d < s.sync.backup_workers; ++d) {
+    const int p = arrivals[static_cast<std::size_t>(d)].participant;
+    for (int w = p * per_participant; w < std::min(s.workers, (p + 1) * per_participant); ++w)
+      kept[static_cast<std::size_t>(w)] = false;
+  }
+  return kept;
+}
+
+numerics::SyncConfig numerics_sync(const scenario::Scenario& s, std::uint64_t seed) {
+  using numerics::Scheme;
+  const sync::SyncPolicy& policy = s.sync;
+  numerics::SyncConfig c;
+  c.exchanges = [policy](std::int64_t iteration) { return policy.exchanges(static_cast<int>(iteration)); };
+  if (s.architecture == "gossip") {
+    if (policy.scheme == "asp") {
+      c.scheme = Scheme::kPushSum;
+      c.peer = [n = s.workers](int worker, std::int64_t iteration) {
+        return sync::push_sum_peer(worker, static_cast<int>(iteration), n);
+      };
+    } else {
+      c.scheme = Scheme::kGossip;
+      c.mixing = sync::metropolis_hastings(
+                     sync::make_gossip_graph(s.gossip.topology, s.workers, s.gossip.degree, s.gossip.seed))
+                     .w;
+    }
+    return c;
+  }
+  if (policy.scheme == "local_sgd" || policy.scheme == "post_local_sgd") {
+    c.scheme = Scheme::kModelAverage;
+    return c;
+  }
+  const bool server = s.architecture == "ps" || s.architecture == "byteps";
+  c.compressed_pull = server && s.ps.pull == "compressed";
+  if (policy.scheme == "asp") {
+    c.scheme = Scheme::kAsyncPushes;
+  } else if (policy.scheme == "ssp") {
+    c.scheme = Scheme::kStaleGradients;
+    c.staleness = policy.staleness;
+  } else if (policy.backup_workers > 0) {
+    c.kept = [s, slowdown = slowdown_of(s.stragglers), seed](std::int64_t iteration) {
+      return kept_workers(s, slowdown, seed, iteration);
+    };
+  }
+  return c;
+}
+
+}  // namespace dtsim::run

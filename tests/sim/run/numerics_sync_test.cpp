@@ -1,0 +1,158 @@
+// Numerics mode under each synchronisation scheme and architecture: what equals bsp all-reduce, what each
+// knob changes, backup workers, gossip's consensus distance, and the combinations numerics mode refuses.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "sim/core/error.hpp"
+#include "sim/run/numerics_run.hpp"
+#include "sim/run/numerics_sync.hpp"
+#include "sim/run/stragglers.hpp"
+#include "sim/scenario/load.hpp"
+#include "sim/sync/gossip_graph.hpp"
+
+namespace dtsim::run {
+namespace {
+
+/// An MLP on 8 workers for 60 steps, with `strategy` (and any other tables) appended.
+scenario::Scenario scenario_with(const std::string& strategy) {
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() /
+      ("numerics_sync_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".toml");
+  std::ofstream(path) << "platform = \"star_16_10gbe\"\nworkers = 8\nbatch_size = 16\n"
+                         "[numerics]\nmodel = \"mlp\"\nhidden = [16]\ndataset = \"teacher\"\nexamples = 1600\n"
+                         "dims = 12\nclasses = 4\nsteps = 60\neval_every = 20\nlearning_rate = 0.1\n"
+                      << strategy;
+  return scenario::load_scenario(path.string());
+}
+
+std::vector<CurvePoint> curve(const scenario::Scenario& s) {
+  RunResult result;
+  result.mean_iteration_s = 1e-3;
+  run_numerics(s, result);
+  return result.curve;
+}
+
+bool same(const std::vector<CurvePoint>& a, const std::vector<CurvePoint>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i].loss != b[i].loss || a[i].accuracy != b[i].accuracy) return false;
+  return true;
+}
+
+const std::string kTopK = "[compression]\ncompressor = \"topk\"\nerror_feedback = \"residual\"\n"
+                          "[compression.options]\nratio = 0.1\n";
+
+TEST(NumericsSync, ParameterServerWithDensePullTrainsExactlyLikeAllReduce) {
+  const auto allreduce = curve(scenario_with(kTopK + "[strategy]\narchitecture = \"allreduce\"\n"));
+  const auto ps = curve(scenario_with(kTopK + "[strategy]\narchitecture = \"ps\"\n"));
+  const auto byteps = curve(scenario_with(kTopK + "[strategy]\narchitecture = \"byteps\"\n"));
+  ASSERT_EQ(allreduce.size(), 4u);
+  EXPECT_TRUE(same(allreduce, ps));
+  EXPECT_TRUE(same(allreduce, byteps));
+  EXPECT_EQ(ps.back().consensus_distance, 0.0);
+  const auto compressed =
+      curve(scenario_with(kTopK + "[strategy]\narchitecture = \"ps\"\n[strategy.ps]\npull = \"compressed\"\n"));
+  EXPECT_FALSE(same(ps, compressed));
+}
+
+TEST(NumericsSync, SspWithStalenessZeroIsBspAndStalenessChangesTheCurve) {
+  const auto stale = [](int s) {
+    return curve(scenario_with(kTopK + "[strategy]\narchitecture = \"ps\"\nsync = \"ssp\"\n[strategy.ssp]\nstaleness = " +
+                               std::to_string(s) + "\n"));
+  };
+  const auto bsp = curve(scenario_with(kTopK + "[strategy]\narchitecture = \"ps\"\n"));
+  EXPECT_TRUE(same(bsp, stale(0)));
+  EXPECT_FALSE(same(bsp, stale(4)));
+}
+
+TEST(NumericsSync, AspOnAParameterServerTrainsAndDiffersFromBsp) {
+  const auto bsp = curve(scenario_with("[strategy]\narchitecture = \"ps\"\n"));
+  const auto asp = curve(scenario_with("[strategy]\narchitecture = \"ps\"\nsync = \"asp\"\n"));
+  EXPECT_FALSE(same(bsp, asp));
+  EXPECT_TRUE(same(asp, curve(scenario_with("[strategy]\narchitecture = \"ps\"\nsync = \"asp\"\n"))));
+  EXPECT_LT(asp.back().loss, asp.front().loss - 0.2);
+}
+
+TEST(NumericsSync, LocalSgdWithPeriodOneIsBspAndLongerPeriodsDrift) {
+  const auto local = [](const std::string& table) {
+    return curve(scenario_with("[strategy]\nsync = \"local_sgd\"\n[strategy.local_sgd]\n" + table));
+  };
+  const auto bsp = curve(scenario_with("[strategy]\nsync = \"bsp\"\n"));
+  EXPECT_TRUE(same(bsp, local("period = 1\n")));
+  const auto every3 = local("period = 3\n");
+  EXPECT_FALSE(same(bsp, every3));
+  EXPECT_GT(every3[1].consensus_distance, 0.0);  // step 20: two local steps since the average after step 18
+  EXPECT_EQ(every3[3].consensus_distance, 0.0);  // step 60: just averaged
+}
+
+TEST(NumericsSync, PostLocalSgdIsBspUntilTheSwitch) {
+  const auto post = [](int after) {
+    return curve(scenario_with("[strategy]\nsync = \"post_local_sgd\"\n[strategy.post_local_sgd]\nperiod = 4\n"
+                               "switch_after = " + std::to_string(after) + "\n"));
+  };
+  const auto bsp = curve(scenario_with("[strategy]\nsync = \"bsp\"\n"));
+  const auto switched = post(20);
+  EXPECT_TRUE(same(bsp, post(60)));
+  EXPECT_EQ(switched[1].loss, bsp[1].loss);  // step 20: still bsp
+  EXPECT_FALSE(same(bsp, switched));
+}
+
+TEST(NumericsSync, BackupWorkersDropTheSlowestAndChangeTheCurve) {
+  const std::string backup = "[strategy]\narchitecture = \"ps\"\nbackup_workers = 1\n";
+  const scenario::Scenario slow = scenario_with(backup + "[stragglers]\nslow_workers = [5]\nslow_factor = 3.0\n");
+  for (std::int64_t it = 0; it < 20; ++it) {
+    std::vector<bool> expected(8, true);
+    expected[5] = false;
+    EXPECT_EQ(kept_workers(slow, slowdown_of(slow.stragglers), 1, it), expected);
+  }
+  const scenario::Scenario even = scenario_with(backup);
+  std::vector<int> dropped(8, 0);
+  for (std::int64_t it = 0; it < 200; ++it) {
+    const std::vector<bool> kept = kept_workers(even, slowdown_of(even.stragglers), 1, it);
+    ASSERT_EQ(std::count(kept.begin(), kept.end(), false), 1);
+    for (std::size_t w = 0; w < kept.size(); ++w) dropped[w] += kept[w] ? 0 : 1;
+  }
+  for (const int d : dropped) EXPECT_GT(d, 10);  // ties broken at random: each worker about 25 times
+  EXPECT_FALSE(same(curve(scenario_with("[strategy]\narchitecture = \"ps\"\n")), curve(slow)));
+}
+
+TEST(NumericsSync, GossipRingRecordsTheConsensusDistance) {
+  const scenario::Scenario ring = scenario::load_scenario(std::string(DTSIM_SOURCE_DIR) + "/scenarios/gossip_consensus.toml");
+  EXPECT_LT(sync::doubly_stochastic_error(sync::metropolis_hastings(sync::make_gossip_graph("ring", 8, 0, 0))), 1e-12);
+  const auto dpsgd = curve(ring);
+  EXPECT_EQ(dpsgd.front().consensus_distance, 0.0);
+  for (std::size_t p = 1; p < dpsgd.size(); ++p) EXPECT_GT(dpsgd[p].consensus_distance, 0.0) << p;
+  EXPECT_LT(dpsgd.back().loss, dpsgd.front().loss - 0.5);
+  scenario::Scenario exponential = ring;
+  exponential.gossip.topology = "exponential";
+  const auto denser = curve(exponential);
+  EXPECT_LT(denser.back().consensus_distance, dpsgd.back().consensus_distance);
+  scenario::Scenario sgp = ring;
+  sgp.sync.scheme = "asp";
+  const auto push_sum = curve(sgp);
+  EXPECT_FALSE(same(dpsgd, push_sum));
+  EXPECT_GT(push_sum.back().consensus_distance, 0.0);
+  EXPECT_LT(push_sum.back().loss, push_sum.front().loss - 0.5);
+}
+
+TEST(NumericsSync, RefusesCompressedModelExchangeAndCompressedAsyncPulls) {
+  const auto problem = [](const std::string& strategy) {
+    try {
+      scenario_with(kTopK + strategy);
+    } catch (const core::InputError& e) {
+      return e.problem();
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(problem("[strategy]\nsync = \"local_sgd\"\n").find("exchanges models"), std::string::npos);
+  EXPECT_NE(problem("[strategy]\narchitecture = \"gossip\"\n").find("exchanges models"), std::string::npos);
+  EXPECT_NE(problem("[strategy]\narchitecture = \"ps\"\nsync = \"asp\"\n[strategy.ps]\npull = \"compressed\"\n")
+                .find("compressed model differences"),
+            std::string::npos);
+  EXPECT_EQ(problem("[strategy]\narchitecture = \"ps\"\nsync = \"asp\"\n"), "accepted");
+}
+
+}  // namespace
+}  // namespace dtsim::run
