@@ -1,5 +1,7 @@
 #include "sim/run/architecture_setup.hpp"
 
+#include <algorithm>
+
 #include "sim/sync/ps_partitions.hpp"
 
 namespace dtsim::run {
@@ -7,7 +9,17 @@ namespace dtsim::run {
 actors::PsSetup ps_setup(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
                          const std::vector<scheduling::BucketWork>& work) {
   actors::PsSetup setup;
-  for (int k = 0; k < s.ps.servers; ++k) setup.server_hosts.push_back(s.ps.dedicated ? s.workers + k : k);
+  if (s.ps.dedicated) {
+    // The hosts after the workers, spread over nodes first (slot 0 of every free node, then slot 1, ...):
+    // servers on machines of their own, as BytePS deploys its CPU servers, while there are machines.
+    std::vector<int> free;
+    for (int h = s.workers; h < s.platform.hosts(); ++h) free.push_back(h);
+    const int g = s.platform.gpus_per_node;
+    std::stable_sort(free.begin(), free.end(), [g](int a, int b) { return a % g < b % g; });
+    setup.server_hosts.assign(free.begin(), free.begin() + s.ps.servers);
+  } else {
+    for (int k = 0; k < s.ps.servers; ++k) setup.server_hosts.push_back(k);
+  }
   setup.summation_Bps = s.ps.summation_Bps;
   setup.hierarchical = s.ps.hierarchical;
   setup.gpus_per_node = s.platform.gpus_per_node;

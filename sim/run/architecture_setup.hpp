@@ -11,7 +11,8 @@
 
 namespace dtsim::run {
 
-/// Servers after the workers (dedicated) or on the first workers' hosts (colocated). A push carries each
+/// Servers on the hosts after the workers, one node after another (dedicated), or on the first workers' hosts
+/// (colocated). A push carries each
 /// exchange's payload; a pull carries the same for summable formats (dense, fp16, ...), and for gathered
 /// payloads (sparse, signs) the dense bucket or, with pull = "compressed", one payload.
 actors::PsSetup ps_setup(const scenario::Scenario& s, const scheduling::IterationPlan& plan,

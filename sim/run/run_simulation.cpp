@@ -4,6 +4,7 @@
 #include "sim/actors/simgrid_run.hpp"
 #include "sim/collectives/schedule_time.hpp"
 #include <algorithm>
+#include <fmt/format.h>
 #include <map>
 #include <memory>
 
@@ -39,7 +40,7 @@ std::string describe_architecture(const scenario::Scenario& s) {
                       (ps.partition_bytes > 0 ? core::format_bytes(static_cast<double>(ps.partition_bytes))
                                               : std::string("1 per server")) +
                       ", summation " +
-                      (ps.summation_Bps ? core::format_bytes(*ps.summation_Bps) + "/s" : std::string("free"));
+                      (ps.summation_Bps ? fmt::format("{:.3g} GB/s", *ps.summation_Bps / 1e9) : std::string("free"));
   if (ps.hierarchical) words += ", per-node aggregation";
   if (ps.credit_bytes > 0) words += ", credit " + core::format_bytes(static_cast<double>(ps.credit_bytes));
   if (ps.pull == "compressed") words += ", compressed pull";

@@ -133,8 +133,8 @@ const std::vector<KeySpec>& scenario_keys() {
        100000, nullptr},
       {"strategy.ps", "servers", "integer", "1", "parameter servers (S)", 1, 1 << 20, nullptr},
       {"strategy.ps", "placement", "string", "dedicated",
-       "dedicated: servers on the hosts after the workers (BytePS: CPU machines); colocated: server s on worker s's "
-       "host",
+       "dedicated: servers on the hosts after the workers, spread over their nodes (BytePS: CPU machines); "
+       "colocated: server s on worker s's host",
        0, 0, placements},
       {"strategy.ps", "partition", kSize, "ps: 0B, byteps: 4096000B",
        "largest piece of a bucket a server holds; 0B: each bucket split evenly over the servers", 0, 0, nullptr},

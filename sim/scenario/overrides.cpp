@@ -65,7 +65,12 @@ void apply_overrides(toml::table& root, const std::vector<std::string>& override
       table = next->as_table();
     }
     toml::table parsed = parse_value(argument.substr(eq + 1), argument);
-    table->insert_or_assign(path.back(), std::move(*parsed.get("v")));
+    toml::node& value = *parsed.get("v");
+    // An inline table merges into the table it names (--set 'strategy={architecture="ps"}' keeps the rest).
+    if (toml::node* existing = table->get(path.back()); existing && existing->is_table() && value.is_table())
+      merge_into(*existing->as_table(), std::move(*value.as_table()));
+    else
+      table->insert_or_assign(path.back(), std::move(value));
   }
 }
 

@@ -91,9 +91,10 @@ SweepSpec load_sweep(const std::string& path) {
       throw core::InputError(list ? where(list->source()) : axis.where_table(),
                              "axis '" + a.key + "' needs a non-empty array 'values'", "e.g. values = [4, 8, 16]");
     for (const toml::node& v : *list->as_array()) {
-      if (v.is_table() || v.is_array())
-        throw core::InputError(where(v.source()), "axis '" + a.key + "' has a table or array value",
-                               "values are strings, numbers or booleans");
+      if (v.is_array())
+        throw core::InputError(where(v.source()), "axis '" + a.key + "' has an array value",
+                               "values are strings, numbers, booleans or inline tables (merged into the table the "
+                               "key names)");
       a.values.push_back(toml_text(v));
     }
     for (const Axis& other : spec.axes)
