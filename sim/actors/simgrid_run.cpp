@@ -222,8 +222,8 @@ class IterationRun {
 
   /// Replays a compute phase on the worker's compute lane; returns its duration.
   double phase(const WorkerState& w, std::string name, const char* category, double duration_s) {
-    if (slowdown_) duration_s *= slowdown_(w.rank, w.iteration);
     const double start = sg4::Engine::get_clock();
+    if (slowdown_) duration_s = slowdown_(w.rank, w.iteration, start, duration_s);
     sg4::this_actor::sleep_for(duration_s);
     if (w.rank < trace_workers_)
       timeline_.events.push_back({w.rank, "compute", std::move(name), category, start, sg4::Engine::get_clock(), 0});

@@ -21,7 +21,9 @@ Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vec
   std::vector<std::vector<double>> backward_end(W, std::vector<double>(static_cast<std::size_t>(layers)));
   std::vector<IterationMarks> marks(W);
   for (int it = 0; it < iterations; ++it) {
-    auto factor = [&](std::size_t w) { return slowdown ? slowdown(static_cast<int>(w), it) : 1.0; };
+    auto duration = [&](std::size_t w, double work_s) {
+      return slowdown ? slowdown(static_cast<int>(w), it, now[w], work_s) : work_s;
+    };
     auto record = [&](std::size_t w, const char* lane, std::string name, const char* category, double start,
                       double end, std::int64_t bytes) {
       if (static_cast<int>(w) < trace_workers)
@@ -32,7 +34,7 @@ Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vec
       m = IterationMarks{};
       m.start_s = now[w];
       for (const auto& layer : plan.layers) {
-        const double d = layer.forward_s * factor(w);
+        const double d = duration(w, layer.forward_s);
         record(w, "compute", forward_event(layer), "forward", now[w], now[w] + d, 0);
         now[w] += d;
       }
@@ -40,7 +42,7 @@ Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vec
       backward_start[w] = now[w];
       for (int l = layers - 1; l >= 0; --l) {
         const auto& layer = plan.layers[static_cast<std::size_t>(l)];
-        const double d = layer.backward_s * factor(w);
+        const double d = duration(w, layer.backward_s);
         record(w, "compute", backward_event(layer), "backward", now[w], now[w] + d, 0);
         now[w] += d;
         backward_end[w][static_cast<std::size_t>(l)] = now[w];
@@ -75,7 +77,9 @@ Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vec
       IterationMarks& m = marks[w];
       m.comm_wait_s = std::max(0.0, stream_free - now[w]);
       now[w] += m.comm_wait_s;
-      for (const auto& layer : plan.layers) m.update_s += layer.update_s * factor(w);
+      double update_s = 0;
+      for (const auto& layer : plan.layers) update_s += layer.update_s;
+      m.update_s = duration(w, update_s);
       record(w, "compute", "update", "update", now[w], now[w] + m.update_s, 0);
       now[w] += m.update_s;
       m.end_s = now[w];

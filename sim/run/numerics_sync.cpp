@@ -23,7 +23,7 @@ std::vector<bool> kept_workers(const scenario::Scenario& s, const Slowdown& slow
   for (int p = 0; p < participants; ++p) {
     Arrival a{1.0, rng.uniform(), p};
     for (int w = p * per_participant; w < std::min(s.workers, (p + 1) * per_participant) && slowdown; ++w)
-      a.slowdown = std::max(a.slowdown, slowdown(w, static_cast<int>(iteration)));
+      a.slowdown = std::max(a.slowdown, slowdown(w, static_cast<int>(iteration), 0.0, 1.0));
     arrivals.push_back(a);
   }
   std::sort(arrivals.begin(), arrivals.end(), [](const Arrival& a, const Arrival& b) {
@@ -69,7 +69,7 @@ numerics::SyncConfig numerics_sync(const scenario::Scenario& s, std::uint64_t se
     c.scheme = Scheme::kStaleGradients;
     c.staleness = policy.staleness;
   } else if (policy.backup_workers > 0) {
-    c.kept = [s, slowdown = slowdown_of(s.stragglers), seed](std::int64_t iteration) {
+    c.kept = [s, slowdown = slowdown_of(s.stragglers, s.workers), seed](std::int64_t iteration) {
       return kept_workers(s, slowdown, seed, iteration);
     };
   }

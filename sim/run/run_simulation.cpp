@@ -246,7 +246,7 @@ RunResult run_simulation(const scenario::Scenario& s) {
   if (s.architecture == "allreduce") prepared = prepare_collectives(s, work, *collective, fabric);
   else prepared.link_bytes.assign(static_cast<std::size_t>(fabric.link_count()), 0.0);
   const int trace_workers = std::min(s.workers, s.output.trace_workers);
-  const Slowdown slowdown = slowdown_of(s.stragglers);
+  const Slowdown slowdown = slowdown_of(s.stragglers, s.workers);
   Timeline timeline = s.fidelity == scenario::Fidelity::analytic
                           ? analytic_timeline(plan, prepared.costs, s.workers, s.iterations, trace_workers, s.sync,
                                               slowdown)

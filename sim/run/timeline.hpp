@@ -19,8 +19,9 @@ struct IterationMarks {
   bool dropped = false;    ///< the server dropped this iteration's gradient (backup workers)
 };
 
-/// Compute-time multiplier of stragglers, slowdown(worker, iteration) (empty: every worker at full speed).
-using Slowdown = std::function<double(int worker, int iteration)>;
+/// Duration of a compute phase of `work_s` nominal seconds that worker `worker` starts at `start_s` in
+/// iteration `iteration` (stragglers.hpp; empty: every worker at nominal speed).
+using Slowdown = std::function<double(int worker, int iteration, double start_s, double work_s)>;
 
 /// Raw record of a run: marks[worker][iteration], the trace events, per-worker traffic and message arrows.
 struct Timeline {

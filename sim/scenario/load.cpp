@@ -20,6 +20,7 @@
 #include "sim/scenario/numerics_section.hpp"
 #include "sim/scenario/section.hpp"
 #include "sim/scenario/strategy_section.hpp"
+#include "sim/scenario/stragglers_section.hpp"
 #include "sim/scheduling/scheduler.hpp"
 
 namespace dtsim::scenario {
@@ -207,28 +208,6 @@ void load_compression(Section& c, const toml::table& table, Scenario& s) {
   c.finish();
 }
 
-void load_stragglers(Section& t, const toml::table& table, Scenario& s) {
-  t.allow(keys_of("stragglers"));
-  Stragglers& k = s.stragglers;
-  if (const toml::node* slow = table.get("slow_workers")) {
-    t.has("slow_workers");
-    if (!slow->is_array())
-      throw core::InputError(where(slow->source()), "'stragglers.slow_workers' is not an array", "e.g. slow_workers = [3, 7]");
-    for (const toml::node& w : *slow->as_array()) {
-      if (!w.is_integer() || *w.value<std::int64_t>() < 0 || *w.value<std::int64_t>() >= s.workers)
-        throw core::InputError(where(w.source()), "slow worker is not a worker of this scenario",
-                               "worker indices 0 to " + std::to_string(s.workers - 1));
-      k.slow_workers.push_back(static_cast<int>(*w.value<std::int64_t>()));
-    }
-  }
-  if (t.has("slow_factor")) k.slow_factor = t.number("slow_factor", 1, 1000);
-  k.noise = choice_key(t, "stragglers", "noise");
-  if (t.has("noise_scale")) k.noise_scale = t.number("noise_scale", 0, 10);
-  const KeySpec& seed = key_spec("stragglers", "seed");
-  k.seed = static_cast<std::uint64_t>(t.integer("seed", 0, seed.min, seed.max));
-  t.finish();
-}
-
 Scenario build(toml::table& root, const std::string& source, const fs::path& base) {
   Scenario s;
   s.source = source;
@@ -284,7 +263,7 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
 
   StrategyWhere strategy_where;
   if (auto strategy = top.table("strategy")) strategy_where = load_strategy(*strategy, s);
-  if (auto stragglers = top.table("stragglers")) load_stragglers(*stragglers, *root.get("stragglers")->as_table(), s);
+  if (auto stragglers = top.table("stragglers")) load_stragglers(*stragglers, *root.get("stragglers")->as_table(), base, s);
   if (auto compression = top.table("compression")) load_compression(*compression, *root.get("compression")->as_table(), s);
   if (auto output = top.table("output")) {
     output->allow(keys_of("output"));

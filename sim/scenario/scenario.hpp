@@ -1,5 +1,6 @@
 #pragma once
 /// A fully validated what-if: plain structs, no TOML. Produced only by load_scenario.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,6 +70,23 @@ struct Numerics {
   std::uint64_t seed = 1;
 };
 
+/// Periodic interference ([stragglers.interference]): from `offset_s`, every `period_s`, the listed workers
+/// (all when empty) compute `factor` times slower for `duration_s` (a co-located job, a daemon, a checkpoint).
+struct Interference {
+  double period_s = 0;
+  double duration_s = 0;
+  double offset_s = 0;
+  double factor = 2;
+  std::vector<int> workers;
+};
+
+/// A worker's compute speed over time (trace-driven, like a SimGrid speed profile): from time_s on, it runs
+/// at `speed` times its nominal speed, until the next step. Before the first step: nominal.
+struct SpeedStep {
+  double time_s = 0;
+  double speed = 1;
+};
+
 /// Stragglers: per-worker compute slowdown, fixed and random, reproducible from the seed.
 struct Stragglers {
   std::vector<int> slow_workers;   ///< workers whose compute is always slower
@@ -76,8 +94,12 @@ struct Stragglers {
   std::string noise = "none";      ///< none | lognormal (x exp(scale N(0,1))) | exponential (x (1 + Exp(scale)))
   double noise_scale = 0.1;
   std::uint64_t seed = 0;
+  std::optional<Interference> interference;
+  std::map<int, std::vector<SpeedStep>> speed_profiles;  ///< per worker, steps in time order
   /// True when any worker can be slowed down.
-  bool enabled() const { return !slow_workers.empty() || noise != "none"; }
+  bool enabled() const {
+    return !slow_workers.empty() || noise != "none" || interference || !speed_profiles.empty();
+  }
 };
 
 /// A parameter server ([strategy.ps]; architecture "ps" or "byteps", which changes the defaults).

@@ -105,12 +105,12 @@ TEST(NumericsSync, BackupWorkersDropTheSlowestAndChangeTheCurve) {
   for (std::int64_t it = 0; it < 20; ++it) {
     std::vector<bool> expected(8, true);
     expected[5] = false;
-    EXPECT_EQ(kept_workers(slow, slowdown_of(slow.stragglers), 1, it), expected);
+    EXPECT_EQ(kept_workers(slow, slowdown_of(slow.stragglers, slow.workers), 1, it), expected);
   }
   const scenario::Scenario even = scenario_with(backup);
   std::vector<int> dropped(8, 0);
   for (std::int64_t it = 0; it < 200; ++it) {
-    const std::vector<bool> kept = kept_workers(even, slowdown_of(even.stragglers), 1, it);
+    const std::vector<bool> kept = kept_workers(even, slowdown_of(even.stragglers, even.workers), 1, it);
     ASSERT_EQ(std::count(kept.begin(), kept.end(), false), 1);
     for (std::size_t w = 0; w < kept.size(); ++w) dropped[w] += kept[w] ? 0 : 1;
   }

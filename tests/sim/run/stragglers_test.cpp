@@ -31,11 +31,11 @@ TEST(Stragglers, BspIterationIsTheSlowestWorkerWhenCommunicationIsFree) {
     auto s = noisy(fidelity);
     s.platform = testing::star(4, 1e30, 0);
     const RunResult r = run_simulation(s);
-    const Slowdown slowdown = slowdown_of(s.stragglers);
+    const Slowdown slowdown = slowdown_of(s.stragglers, 4);
     const double compute = compute_s(make_iteration_plan(s));
     for (int it = 0; it < s.iterations; ++it) {
       double slowest = 0;
-      for (int w = 0; w < 4; ++w) slowest = std::max(slowest, slowdown(w, it));
+      for (int w = 0; w < 4; ++w) slowest = std::max(slowest, slowdown(w, it, 0.0, 1.0));
       EXPECT_NEAR(r.iterations[static_cast<std::size_t>(it)].time_s, slowest * compute, 1e-9) << it;
     }
   }
@@ -70,6 +70,43 @@ TEST(Stragglers, FlowLevelAgreesWithAnalytic) {
 TEST(Stragglers, MessageLevelAgreesWithAnalytic) {
   const double analytic = run_simulation(noisy(Fidelity::analytic)).mean_iteration_s;
   EXPECT_NEAR(run_simulation(noisy(Fidelity::message)).mean_iteration_s, analytic, 1e-9 * analytic);
+}
+
+}  // namespace
+}  // namespace dtsim::run
+
+namespace dtsim::run {
+namespace {
+
+TEST(SpeedProfile, IntegratesWorkOverSpeedSteps) {
+  scenario::Stragglers s;
+  s.speed_profiles[0] = {{0.0, 1.0}, {1.0, 0.5}, {3.0, 2.0}};
+  const SpeedProfile profile(s, 0);
+  EXPECT_DOUBLE_EQ(profile.finish_s(0.5, 1.0), 2.0);   // 0.5 at full speed, 0.5 at half speed
+  EXPECT_DOUBLE_EQ(profile.finish_s(2.0, 1.0), 3.25);  // 0.5 at half speed, 0.5 at double speed
+  EXPECT_TRUE(SpeedProfile(s, 1).nominal());
+}
+
+TEST(SpeedProfile, PeriodicInterferenceSlowsOnlyInsideItsWindows) {
+  scenario::Stragglers s;
+  s.interference = scenario::Interference{1.0, 0.25, 0.0, 2.0, {1}};
+  const SpeedProfile hit(s, 1);
+  // [0, 0.25) at half speed: 0.125; [0.25, 1) at full: 0.75; [1, 1.25) at half: the last 0.125.
+  EXPECT_DOUBLE_EQ(hit.finish_s(0.0, 1.0), 1.25);
+  EXPECT_DOUBLE_EQ(hit.finish_s(0.5, 0.25), 0.75);
+  EXPECT_TRUE(SpeedProfile(s, 0).nominal());
+  s.interference->offset_s = 10;
+  EXPECT_DOUBLE_EQ(SpeedProfile(s, 1).finish_s(9.5, 1.0), 10.625);  // 0.5, then 0.125 in [10, 10.25), then 0.375
+}
+
+TEST(Stragglers, TraceDrivenHalfSpeedDoublesTheBspIteration) {
+  for (Fidelity fidelity : {Fidelity::analytic, Fidelity::flow}) {
+    auto s = testing::five_layers(4, "wfbp", fidelity);
+    s.platform = testing::star(4, 1e30, 0);
+    s.stragglers.speed_profiles[2] = {{0.0, 0.5}};
+    const RunResult r = run_simulation(s);
+    for (const IterationResult& it : r.iterations) EXPECT_NEAR(it.time_s, 2 * compute_s(make_iteration_plan(s)), 1e-9);
+  }
 }
 
 }  // namespace

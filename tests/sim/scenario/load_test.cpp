@@ -31,6 +31,7 @@ TEST(BadScenarios, EachFileFailsWithItsExactMessage) {
   int checked = 0;
   in_directory(kHere / "bad", [&] {
     for (const auto& entry : fs::directory_iterator(".")) {
+      if (entry.path().extension() != ".toml") continue;  // data files the scenarios refer to
       const std::string name = entry.path().filename().string();
       std::ifstream in(entry.path());
       std::string line, expected;
