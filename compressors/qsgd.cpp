@@ -48,30 +48,28 @@ DTSIM_SIMD_BODY inline float bucket_norm(const float* x, std::size_t m) {
   return std::sqrt(total);
 }
 
-// Codes (level | sign) of x[0, m) with the draws u[0, m): l = |x| inv, level = floor(l) + 1[draw < frac(l)].
+// floor(l) + 1[draw < frac(l)] for l = min(|x| inv, s) (NaN gives s), draw = (u >> 8) / 2^24.
+DTSIM_SIMD_BODY inline std::int32_t level(float x, std::uint32_t u, float inv, float s) {
+  float l = std::fabs(x) * inv;
+  l = l < s ? l : s;
+  const auto lf = static_cast<std::int32_t>(l);
+  const float frac = l - static_cast<float>(lf);
+  const float draw = static_cast<float>(static_cast<std::int32_t>(u >> 8)) * 0x1p-24f;
+  return lf + (draw < frac ? 1 : 0);
+}
+
+// Codes (level | sign) of x[0, m) with the draws u[0, m).
 DTSIM_SIMD_BODY inline void code_levels(const float* x, const std::uint32_t* u, std::size_t m, float inv, float s,
                                         std::uint32_t sign_bit, std::uint16_t* q) {
   for (std::size_t j = 0; j < m; ++j) {
-    float l = std::fabs(x[j]) * inv;
-    l = l < s ? l : s;  // also maps NaN to s
-    const auto lf = static_cast<std::int32_t>(l);
-    const float frac = l - static_cast<float>(lf);
-    const float draw = static_cast<float>(static_cast<std::int32_t>(u[j] >> 8)) * 0x1p-24f;
-    q[j] = static_cast<std::uint16_t>(static_cast<std::uint32_t>(lf + (draw < frac ? 1 : 0)) | (x[j] < 0.0f ? sign_bit : 0u));
+    q[j] = static_cast<std::uint16_t>(static_cast<std::uint32_t>(level(x[j], u[j], inv, s)) | (x[j] < 0.0f ? sign_bit : 0u));
   }
 }
 
 // The same codes as bytes, for 8-bit codes (levels < 128).
 DTSIM_SIMD_BODY inline void byte_codes(const float* x, const std::uint32_t* u, std::size_t m, float inv, float s,
                                        std::uint8_t* dst) {
-  for (std::size_t j = 0; j < m; ++j) {
-    float l = std::fabs(x[j]) * inv;
-    l = l < s ? l : s;
-    const auto lf = static_cast<std::int32_t>(l);
-    const float frac = l - static_cast<float>(lf);
-    const float draw = static_cast<float>(static_cast<std::int32_t>(u[j] >> 8)) * 0x1p-24f;
-    dst[j] = static_cast<std::uint8_t>((lf + (draw < frac ? 1 : 0)) | (x[j] < 0.0f ? 0x80 : 0));
-  }
+  for (std::size_t j = 0; j < m; ++j) dst[j] = static_cast<std::uint8_t>(level(x[j], u[j], inv, s) | (x[j] < 0.0f ? 0x80 : 0));
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -165,9 +163,9 @@ class Qsgd final : public Compressor {
           norm[k - k0] = bucket_norm(x + lo, std::min(n, lo + bucket) - lo);
         }
         std::memcpy(norms + 4 * k0, norm, 4 * g);
-        for (k = 0; k < g; ++k) inv[k] = norm[k] > 0.0f && std::isfinite(norm[k]) ? s / norm[k] : 0.0f;
+        for (std::size_t j = 0; j < g; ++j) inv[j] = norm[j] > 0.0f && std::isfinite(norm[j]) ? s / norm[j] : 0.0f;
         if (g > 1) rng.fill(std::span(u, g * stride));
-        for (std::size_t k = k0; k < k0 + g; ++k) {
+        for (k = k0; k < k0 + g; ++k) {
           const std::size_t lo = k * bucket, hi = std::min(n, lo + bucket);
           for (std::size_t base = lo; base < hi; base += kBlock) {  // several pieces only when g == 1
             const std::size_t m = std::min(kBlock, hi - base);
