@@ -103,8 +103,11 @@ void print_console_summary(std::ostream& out, const run::RunResult& r) {
     fmt::print(out, "\n");
   }
   print_sync_summary(out, r);
+  for (const std::string& f : r.failures) fmt::print(out, "failure: {}\n", f);
+  if (!r.stopped.empty())
+    fmt::print(out, "STOPPED after {} of {} iterations: {}\n", r.iterations.size(), i.iterations, r.stopped);
   if (!r.traffic.empty())
-    fmt::print(out, "worker 0 sent {} and received {} in {} iterations\n",
+    fmt::print(out, "worker 0 sent {} and received {} over the run ({} iterations asked)\n",
                core::format_bytes(static_cast<double>(r.traffic[0].bytes_sent)),
                core::format_bytes(static_cast<double>(r.traffic[0].bytes_received)), i.iterations);
 }

@@ -72,6 +72,8 @@ void write_report_json(const std::string& path, const run::RunResult& r) {
                        {"bytes_out", r.servers[s].bytes_out}, {"busy_s", r.servers[s].busy_s}});
   report["servers"] = servers;
   report["staleness"] = r.staleness;
+  report["failures"] = r.failures;
+  report["stopped"] = r.stopped;
   nlohmann::json critical = nlohmann::json::array();
   for (const run::TraceEvent& e : r.critical_path)
     critical.push_back({{"name", e.name}, {"category", e.category}, {"start_s", e.start_s}, {"end_s", e.end_s}});

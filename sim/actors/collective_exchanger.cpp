@@ -1,5 +1,6 @@
 #include "sim/actors/collective_exchanger.hpp"
 
+#include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
 
 #include "sim/actors/execute_steps.hpp"
@@ -25,9 +26,14 @@ void CollectiveExchanger::exchange(int rank, int iteration, std::size_t bucket) 
     if (exchange.before_s > 0) sg4::this_actor::sleep_for(exchange.before_s);
     // Message arrows: the message level, the first iteration, between traced workers.
     const bool arrows = !fuse_ && iteration == 0 && rank < context_.trace_workers;
-    execute_steps(rank, (*exchange.flows)[static_cast<std::size_t>(rank)], context_.fabric,
-                  concurrent_ ? channel + std::to_string(e) : channel, context_.timeline.traffic[static_cast<std::size_t>(rank)],
-                  arrows ? &context_.timeline.messages : nullptr, context_.trace_workers);
+    try {
+      execute_steps(rank, (*exchange.flows)[static_cast<std::size_t>(rank)], context_.fabric,
+                    concurrent_ ? channel + std::to_string(e) : channel,
+                    context_.timeline.traffic[static_cast<std::size_t>(rank)],
+                    arrows ? &context_.timeline.messages : nullptr, context_.trace_workers);
+    } catch (const simgrid::NetworkFailureException&) {
+      context_.take_out(rank, lost_connection(rank));
+    }
     if (fuse_) {
       auto& barrier = barriers_[{iteration, bucket, e}];
       if (!barrier) barrier = sg4::Barrier::create(static_cast<unsigned>(workers_));

@@ -2,8 +2,13 @@
 /// What a worker's communication stream does with a bucket, per architecture (all-reduce collective,
 /// parameter server, gossip). The iteration executor (simgrid_run.cpp) calls it from SimGrid actors.
 #include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
+#include <simgrid/Exception.hpp>
+#include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Host.hpp>
 
 #include "sim/platform/fabric.hpp"
@@ -17,7 +22,27 @@ struct RunContext {
   const std::vector<simgrid::s4u::Host*>& hosts;  ///< host of rank r (and of the servers after the workers)
   run::Timeline& timeline;                        ///< traffic, messages, staleness and server loads go here
   int trace_workers = 0;
+  /// A transfer of worker `rank` failed (a link went down or its peer crashed): the worker's process aborts on
+  /// the broken connection. Records `why`, then stops the job or takes the worker out; does not return when
+  /// the calling actor runs on that worker's host.
+  std::function<void(int rank, const std::string& why)> take_out;
 };
+
+/// Moves `bytes` from one host to another; false when the transfer failed (a link down, a host off).
+inline bool try_sendto(simgrid::s4u::Host* from, simgrid::s4u::Host* to, std::int64_t bytes) {
+  if (!from->is_on() || !to->is_on()) return false;  // SimGrid refuses to start a transfer to a host that is off
+  try {
+    simgrid::s4u::Comm::sendto(from, to, static_cast<std::uint64_t>(bytes));
+    return true;
+  } catch (const simgrid::NetworkFailureException&) {
+    return false;
+  }
+}
+
+/// Why worker `rank` is taken out when one of its transfers fails.
+inline std::string lost_connection(int rank) {
+  return "a connection of worker " + std::to_string(rank) + " broke (a link went down or its peer crashed)";
+}
 
 class Exchanger {
  public:
@@ -30,6 +55,10 @@ class Exchanger {
   /// Called by the communication stream after the iteration's last bucket: returns when every exchange of
   /// the iteration is complete at this worker.
   virtual void finish_iteration(int /*rank*/, int /*iteration*/) {}
+  /// Worker `rank` is out (crashed or taken out): stop waiting for it where the scheme allows.
+  virtual void worker_failed(int /*rank*/) {}
+  /// True when the job can go on without the workers in `out` (all-reduce: never).
+  virtual bool survives(const std::vector<int>& /*out*/) const { return false; }
   /// True when the server dropped the worker's gradient of that iteration (backup workers).
   virtual bool dropped(int /*rank*/, int /*iteration*/) const { return false; }
 };

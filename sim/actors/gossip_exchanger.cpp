@@ -1,7 +1,6 @@
 #include "sim/actors/gossip_exchanger.hpp"
 
 #include <algorithm>
-#include <mutex>
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
@@ -25,19 +24,36 @@ std::vector<std::pair<int, int>> gossip_pairs(const GossipSetup& setup) {
   return pairs;
 }
 
-GossipExchanger::GossipExchanger(RunContext& context, const GossipSetup& setup) : context_(context), setup_(setup) {}
+GossipExchanger::GossipExchanger(RunContext& context, const GossipSetup& setup)
+    : context_(context), setup_(setup), out_(static_cast<std::size_t>(setup.graph.size()), 0),
+      running_(static_cast<std::size_t>(setup.graph.size()), 0) {}
 
-bool GossipExchanger::begin_iteration(int, int iteration) {
+void GossipExchanger::worker_failed(int rank) {
+  out_[static_cast<std::size_t>(rank)] = 1;
+  if (running_[static_cast<std::size_t>(rank)]) --started_;  // its unfinished iteration returns to the budget
+  arrival_.notify_all();
+}
+
+bool GossipExchanger::survives(const std::vector<int>& out) const {
+  return static_cast<int>(out.size()) < setup_.graph.size();
+}
+
+bool GossipExchanger::begin_iteration(int rank, int iteration) {
   if (!setup_.push_sum) return iteration < setup_.iterations;
   // SGP workers never wait for each other: they share the budget of worker-iterations bsp would run.
+  running_[static_cast<std::size_t>(rank)] = 0;
   if (started_ >= static_cast<long>(setup_.graph.size()) * setup_.iterations) return false;
   ++started_;
+  running_[static_cast<std::size_t>(rank)] = 1;
   return true;
 }
 
 void GossipExchanger::send(int from, int to, std::int64_t bytes) {
-  sg4::Comm::sendto(context_.hosts[static_cast<std::size_t>(from)], context_.hosts[static_cast<std::size_t>(to)],
-                    static_cast<std::uint64_t>(bytes));
+  if (out_[static_cast<std::size_t>(to)]) return;  // neighbours drop a crashed worker
+  if (!try_sendto(context_.hosts[static_cast<std::size_t>(from)], context_.hosts[static_cast<std::size_t>(to)], bytes)) {
+    if (!out_[static_cast<std::size_t>(to)]) context_.take_out(from, lost_connection(from));
+    return;
+  }
   context_.timeline.traffic[static_cast<std::size_t>(from)].bytes_sent += bytes;
   context_.timeline.traffic[static_cast<std::size_t>(to)].bytes_received += bytes;
 }
@@ -58,15 +74,19 @@ void GossipExchanger::exchange(int rank, int iteration, std::size_t bucket) {
     for (int j : neighbours)
       sg4::Actor::create("gossip", context_.hosts[static_cast<std::size_t>(rank)], [this, rank, j, iteration, bucket, e, bytes, sent] {
         send(rank, j, bytes);
-        std::unique_lock lock(*mutex_);
-        ++arrived_[{j, iteration, bucket, e}];
-        arrival_->notify_all();
+        arrived_[{j, iteration, bucket, e}].push_back(rank);
+        arrival_.notify_all();
         sent->release();
       });
     for (std::size_t k = 0; k < neighbours.size(); ++k) sent->acquire();
-    std::unique_lock lock(*mutex_);
+    // Wait for every neighbour still in the run (a crashed one is dropped from the mixing).
     const auto key = std::make_tuple(rank, iteration, bucket, e);
-    arrival_->wait(lock, [&] { return arrived_[key] == static_cast<int>(neighbours.size()); });
+    arrival_.wait([&] {
+      const auto& from = arrived_[key];
+      return std::all_of(neighbours.begin(), neighbours.end(), [&](int j) {
+        return out_[static_cast<std::size_t>(j)] || std::find(from.begin(), from.end(), j) != from.end();
+      });
+    });
     arrived_.erase(key);
   }
 }

@@ -8,9 +8,7 @@
 #include <tuple>
 #include <vector>
 
-#include <simgrid/s4u/ConditionVariable.hpp>
-#include <simgrid/s4u/Mutex.hpp>
-
+#include "sim/actors/condition.hpp"
 #include "sim/actors/exchanger.hpp"
 #include "sim/sync/gossip_graph.hpp"
 
@@ -34,6 +32,10 @@ class GossipExchanger : public Exchanger {
 
   bool begin_iteration(int rank, int iteration) override;
   void exchange(int rank, int iteration, std::size_t bucket) override;
+  /// Neighbours stop waiting for a worker that is out.
+  void worker_failed(int rank) override;
+  /// Gossip goes on while any worker is left.
+  bool survives(const std::vector<int>& out) const override;
 
  private:
   void send(int from, int to, std::int64_t bytes);
@@ -41,9 +43,10 @@ class GossipExchanger : public Exchanger {
   RunContext& context_;
   const GossipSetup& setup_;
   long started_ = 0;  ///< SGP: worker-iterations started
-  std::map<std::tuple<int, int, std::size_t, std::size_t>, int> arrived_;  ///< (rank, iteration, bucket, exchange)
-  simgrid::s4u::MutexPtr mutex_ = simgrid::s4u::Mutex::create();
-  simgrid::s4u::ConditionVariablePtr arrival_ = simgrid::s4u::ConditionVariable::create();
+  std::map<std::tuple<int, int, std::size_t, std::size_t>, std::vector<int>> arrived_;  ///< senders per (rank, iteration, bucket, exchange)
+  std::vector<char> out_;      ///< workers out of the run
+  std::vector<char> running_;  ///< SGP: inside a granted iteration
+  Condition arrival_;
 };
 
 }  // namespace dtsim::actors

@@ -1,9 +1,9 @@
 #include "sim/actors/ps_exchanger.hpp"
 
 #include <algorithm>
-#include <mutex>
 #include <string>
 
+#include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -72,7 +72,8 @@ PsExchanger::PsExchanger(RunContext& context, const PsSetup& setup)
                           sync::even_share(e.pull_bytes, n, k)});
     }
   }
-  for (int p = 0; p < id; ++p) piece_changed_.push_back(sg4::ConditionVariable::create());
+  piece_changed_ = std::vector<Condition>(static_cast<std::size_t>(id));
+  pieces_per_iteration_ = id;
   context_.timeline.servers.assign(setup.server_hosts.size(), {});
   for (std::size_t s = 0; s < setup.server_hosts.size(); ++s) {
     context_.timeline.servers[s].host = setup.server_hosts[s];
@@ -100,6 +101,7 @@ bool PsExchanger::begin_iteration(int rank, int iteration) {
   const int participant = participant_of(rank);
   auto [at, fresh] = granted_.try_emplace({participant, iteration}, false);
   if (!fresh) return at->second;
+  running_.erase(participant);  // asking again: its previous iteration is done
   const auto members = static_cast<long>(members_of(participant).size());
   const std::optional<int> bound = setup_.sync.staleness_bound();
   bool run = false;
@@ -110,19 +112,24 @@ bool PsExchanger::begin_iteration(int rank, int iteration) {
   } else {
     // Asynchronous schemes share a budget: as many worker-iterations as bsp would run.
     run = started_ < static_cast<long>(setup_.workers) * setup_.iterations;
-    if (run) started_ += members;
+    if (run) {
+      started_ += members;
+      running_.insert(participant);
+    }
   }
   at->second = run;
   if (!run) {
-    std::unique_lock lock(*mutex_);
     ledger_.retire(participant);
-    for (auto& cv : piece_changed_) cv->notify_all();
+    for (Condition& c : piece_changed_) c.notify_all();
   }
   return run;
 }
 
 bool PsExchanger::dropped(int rank, int iteration) const {
-  return dropped_.count({participant_of(rank), iteration}) > 0;
+  // Dropped when none of its pieces made it into a round (pieces of one iteration can fall either side of a
+  // round's close on a real network).
+  const auto it = dropped_.find({participant_of(rank), iteration});
+  return it != dropped_.end() && it->second == pieces_per_iteration_;
 }
 
 void PsExchanger::exchange(int rank, int iteration, std::size_t bucket) {
@@ -135,29 +142,47 @@ void PsExchanger::exchange(int rank, int iteration, std::size_t bucket) {
     ++outstanding_[static_cast<std::size_t>(rank)];
     if (rank != root) {
       // Per-node aggregation: hand the gradient to the node's first GPU.
-      sg4::Comm::sendto(context_.hosts[static_cast<std::size_t>(rank)], context_.hosts[static_cast<std::size_t>(root)],
-                        static_cast<std::uint64_t>(exchanges[e].push_bytes));
+      if (!try_sendto(context_.hosts[static_cast<std::size_t>(rank)], context_.hosts[static_cast<std::size_t>(root)],
+                      exchanges[e].push_bytes))
+        context_.take_out(rank, lost_connection(rank));
       context_.timeline.traffic[static_cast<std::size_t>(rank)].bytes_sent += exchanges[e].push_bytes;
       context_.timeline.traffic[static_cast<std::size_t>(root)].bytes_received += exchanges[e].push_bytes;
-      std::unique_lock lock(*mutex_);
       ++tasks_[key].gathered;
-      task_changed_->notify_all();
+      task_changed_.notify_all();
     } else {
       sg4::Actor::create("ps-task", context_.hosts[static_cast<std::size_t>(root)],
                          [this, participant, iteration, bucket, e] { run_task(participant, iteration, bucket, e); });
     }
     // A later exchange of the bucket needs this one's result (PowerSGD's Q needs the summed P).
     const bool last = e + 1 == exchanges.size();
-    std::unique_lock lock(*mutex_);
-    if (!last) task_changed_->wait(lock, [&] { return done_.count(key) > 0; });
+    if (!last) task_changed_.wait([&] { return done_.count(key) > 0; });
     else if (rank == root && setup_.credit_bytes <= 0)
-      task_changed_->wait(lock, [&] { return done_.count(key) > 0 || tasks_[key].pushed; });
+      task_changed_.wait([&] { return done_.count(key) > 0 || tasks_[key].pushed; });
   }
 }
 
+void PsExchanger::worker_failed(int rank) {
+  // A node aggregates through its first GPU: one member out takes the node's participation with it.
+  const int participant = participant_of(rank);
+  for (int m : members_of(participant))
+    if (m != rank) context_.take_out(m, "worker " + std::to_string(m) + " lost its node's aggregation");
+  ledger_.retire(participant);
+  // Its unfinished iteration goes back to the shared budget of asynchronous schemes.
+  if (running_.erase(participant) > 0) started_ -= static_cast<long>(members_of(participant).size());
+  for (Condition& c : piece_changed_) c.notify_all();
+  task_changed_.notify_all();
+}
+
+bool PsExchanger::survives(const std::vector<int>& out) const {
+  std::set<int> gone;
+  for (int rank : out) gone.insert(participant_of(rank));
+  const int left = participants_ - static_cast<int>(gone.size());
+  // Rounds close with participants - backup pushes; asynchronous schemes need one participant.
+  return setup_.sync.staleness_bound() == 0 ? left >= participants_ - setup_.sync.backup_workers : left > 0;
+}
+
 void PsExchanger::finish_iteration(int rank, int) {
-  std::unique_lock lock(*mutex_);
-  task_changed_->wait(lock, [&] { return outstanding_[static_cast<std::size_t>(rank)] == 0; });
+  task_changed_.wait([&] { return outstanding_[static_cast<std::size_t>(rank)] == 0; });
 }
 
 void PsExchanger::run_task(int participant, int iteration, std::size_t bucket, std::size_t e) {
@@ -165,8 +190,7 @@ void PsExchanger::run_task(int participant, int iteration, std::size_t bucket, s
   const auto members = members_of(participant);
   const int root = root_of(participant);
   {
-    std::unique_lock lock(*mutex_);
-    task_changed_->wait(lock, [&] { return tasks_[key].gathered == static_cast<int>(members.size()) - 1; });
+    task_changed_.wait([&] { return tasks_[key].gathered == static_cast<int>(members.size()) - 1; });
   }
   const auto& pieces = pieces_[bucket][e];
   sg4::SemaphorePtr pushed = sg4::Semaphore::create(0);
@@ -180,27 +204,27 @@ void PsExchanger::run_task(int participant, int iteration, std::size_t bucket, s
                        });
   for (std::size_t k = 0; k < pieces.size(); ++k) pushed->acquire();
   {
-    std::unique_lock lock(*mutex_);
     tasks_[key].pushed = true;
-    task_changed_->notify_all();
+    task_changed_.notify_all();
   }
   for (std::size_t k = 0; k < pieces.size(); ++k) pulled->acquire();
   const std::int64_t bytes = setup_.buckets[bucket][e].pull_bytes;
-  std::vector<sg4::CommPtr> back;
+  // Back to the node's other GPUs, all at once (each on its own actor, as a failed one must not stop the rest).
+  sg4::SemaphorePtr back = sg4::Semaphore::create(0);
   for (int m : members)
-    if (m != root) {
-      back.push_back(sg4::Comm::sendto_async(context_.hosts[static_cast<std::size_t>(root)],
-                                             context_.hosts[static_cast<std::size_t>(m)],
-                                             static_cast<std::uint64_t>(bytes)));
-      context_.timeline.traffic[static_cast<std::size_t>(root)].bytes_sent += bytes;
-      context_.timeline.traffic[static_cast<std::size_t>(m)].bytes_received += bytes;
-    }
-  for (auto& c : back) c->wait();
-  std::unique_lock lock(*mutex_);
+    if (m != root)
+      sg4::Actor::create("ps-back", context_.hosts[static_cast<std::size_t>(root)], [this, root, m, bytes, back] {
+        if (try_sendto(context_.hosts[static_cast<std::size_t>(root)], context_.hosts[static_cast<std::size_t>(m)], bytes)) {
+          context_.timeline.traffic[static_cast<std::size_t>(root)].bytes_sent += bytes;
+          context_.timeline.traffic[static_cast<std::size_t>(m)].bytes_received += bytes;
+        }
+        back->release();
+      });
+  for (std::size_t k = 1; k < members.size(); ++k) back->acquire();
   tasks_.erase(key);
   done_.insert(key);
   for (int m : members) --outstanding_[static_cast<std::size_t>(m)];
-  task_changed_->notify_all();
+  task_changed_.notify_all();
 }
 
 void PsExchanger::push_and_pull(int participant, int iteration, const Piece& piece, int layer,
@@ -212,7 +236,7 @@ void PsExchanger::push_and_pull(int participant, int iteration, const Piece& pie
   const int tag = rounds ? tag_[static_cast<std::size_t>(participant)] : iteration;
   acquire_credit(participant, layer, piece.push_bytes);
   // A colocated server on the worker's own host takes the push from memory.
-  if (worker != server) sg4::Comm::sendto(worker, server, static_cast<std::uint64_t>(piece.push_bytes));
+  if (worker != server && !try_sendto(worker, server, piece.push_bytes)) context_.take_out(root, lost_connection(root));
   release_credit(participant, piece.push_bytes);
   pushed.release();
   run::WorkerTraffic& traffic = context_.timeline.traffic[static_cast<std::size_t>(root)];
@@ -223,8 +247,7 @@ void PsExchanger::push_and_pull(int participant, int iteration, const Piece& pie
   s.queue.push_back({piece.id, participant, tag, iteration, piece.push_bytes});
   s.pending->release();
   {
-    std::unique_lock lock(*mutex_);
-    piece_changed_[static_cast<std::size_t>(piece.id)]->wait(lock, [&] {
+    piece_changed_[static_cast<std::size_t>(piece.id)].wait([&] {
       return ledger_.may_pull(piece.id, participant, tag);
     });
     if (!rounds) {
@@ -234,7 +257,7 @@ void PsExchanger::push_and_pull(int participant, int iteration, const Piece& pie
       ++histogram[staleness];
     }
   }
-  if (worker != server) sg4::Comm::sendto(server, worker, static_cast<std::uint64_t>(piece.pull_bytes));
+  if (worker != server && !try_sendto(server, worker, piece.pull_bytes)) context_.take_out(root, lost_connection(root));
   traffic.bytes_received += piece.pull_bytes;
   load.bytes_out += piece.pull_bytes;
 }
@@ -256,9 +279,8 @@ void PsExchanger::serve(int server) {
       sg4::this_actor::sleep_for(busy);
       load.busy_s += busy;
     }
-    std::unique_lock lock(*mutex_);
-    if (!ledger_.apply(push.piece, push.participant, push.tag)) dropped_.insert({push.participant, push.iteration});
-    piece_changed_[static_cast<std::size_t>(push.piece)]->notify_all();
+    if (!ledger_.apply(push.piece, push.participant, push.tag)) ++dropped_[{push.participant, push.iteration}];
+    piece_changed_[static_cast<std::size_t>(push.piece)].notify_all();
   }
 }
 

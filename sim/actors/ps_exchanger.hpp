@@ -14,10 +14,9 @@
 #include <tuple>
 #include <vector>
 
-#include <simgrid/s4u/ConditionVariable.hpp>
-#include <simgrid/s4u/Mutex.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 
+#include "sim/actors/condition.hpp"
 #include "sim/actors/exchanger.hpp"
 #include "sim/sync/push_ledger.hpp"
 #include "sim/sync/sync_policy.hpp"
@@ -59,6 +58,10 @@ class PsExchanger : public Exchanger {
   void exchange(int rank, int iteration, std::size_t bucket) override;
   void finish_iteration(int rank, int iteration) override;
   bool dropped(int rank, int iteration) const override;
+  /// The worker's node leaves with it (per-node aggregation); staleness bounds stop waiting for it.
+  void worker_failed(int rank) override;
+  /// Rounds go on while a quorum of participants is left; asynchronous schemes while any is.
+  bool survives(const std::vector<int>& out) const override;
 
  private:
   struct Piece {
@@ -110,13 +113,14 @@ class PsExchanger : public Exchanger {
   std::vector<int> tag_;                          ///< per participant: model version it computes on
   std::map<std::pair<int, int>, bool> granted_;   ///< (participant, iteration) -> run it
   long started_ = 0;                              ///< asynchronous budget: worker-iterations started
-  std::set<std::pair<int, int>> dropped_;         ///< (participant, iteration)
-  simgrid::s4u::MutexPtr mutex_ = simgrid::s4u::Mutex::create();
-  std::vector<simgrid::s4u::ConditionVariablePtr> piece_changed_;  ///< per ledger partition
+  std::set<int> running_;                         ///< asynchronous: participants inside a granted iteration
+  std::map<std::pair<int, int>, int> dropped_;    ///< pieces dropped per (participant, iteration)
+  int pieces_per_iteration_ = 0;
+  std::vector<Condition> piece_changed_;  ///< per ledger partition
   std::map<TaskKey, Task> tasks_;
   std::set<TaskKey> done_;
   std::vector<int> outstanding_;  ///< per rank: exchanges of this iteration not yet back
-  simgrid::s4u::ConditionVariablePtr task_changed_ = simgrid::s4u::ConditionVariable::create();
+  Condition task_changed_;
 };
 
 }  // namespace dtsim::actors

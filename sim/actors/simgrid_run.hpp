@@ -3,6 +3,8 @@
 /// `flow` (consecutive steps with the same flow pattern fused into one, see flow_steps).
 #include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "sim/actors/exchanger.hpp"
@@ -28,6 +30,15 @@ struct LocalWork {
   std::int64_t payload_bytes = 0;  ///< what the bucket's trace event reports
 };
 
+/// A failure the executor injects: worker `worker` crashes (its host goes off), or directed link `link` goes
+/// down, for `duration_s` or for good.
+struct FailureEvent {
+  double at_s = 0;
+  int worker = -1;
+  std::string link;
+  std::optional<double> duration_s;
+};
+
 /// Makes the architecture's exchanger once the SimGrid platform exists.
 using ExchangerFactory = std::function<std::unique_ptr<Exchanger>(RunContext&)>;
 
@@ -39,11 +50,13 @@ using ExchangerFactory = std::function<std::unique_ptr<Exchanger>(RunContext&)>;
 /// ready and started by layer priority while the bytes in flight stay below the credit (one actor per rank
 /// and bucket), and forward of layer l waits only for layer l's buckets and update. `pairs`: the host pairs
 /// the exchanges use (their routes are built). Trace events are recorded for workers below `trace_workers`
-/// only; compute phases stretch by `slowdown`. Creates the process's one SimGrid engine: call at most once
-/// per process.
+/// only; compute phases stretch by `slowdown`. `failures` happen at their times; when the exchanger cannot go
+/// on without the workers that are out, every actor is stopped and the timeline says why. Creates the
+/// process's one SimGrid engine: call at most once per process.
 run::Timeline simulate_iterations(const platform::PlatformSpec& platform, const scheduling::IterationPlan& plan,
                                   const std::vector<LocalWork>& local, const ExchangerFactory& make_exchanger,
                                   const std::vector<std::pair<int, int>>& pairs, int workers,
-                                  const sync::SyncPolicy& sync, int trace_workers, const run::Slowdown& slowdown = {});
+                                  const sync::SyncPolicy& sync, int trace_workers, const run::Slowdown& slowdown = {},
+                                  const std::vector<FailureEvent>& failures = {});
 
 }  // namespace dtsim::actors

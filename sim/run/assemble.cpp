@@ -8,19 +8,24 @@ namespace dtsim::run {
 
 namespace {
 
-/// End of each job iteration. Workers that run iterations in lockstep (every worker the same count, nothing
-/// dropped): when the last worker ends it. Otherwise iteration k ends when (k+1) x gradients_per_step
-/// accepted gradients have been computed, the job's progress in bsp's units.
+/// End of each job iteration that completed. Workers in lockstep (every worker still in the run has the same
+/// count, nothing dropped): when the last worker ends it. Otherwise iteration k ends when (k+1) x
+/// gradients_per_step accepted gradients have been computed, the job's progress in bsp's units.
 std::vector<double> iteration_ends(const Timeline& timeline, int iterations, int gradients_per_step) {
-  std::vector<double> ends(static_cast<std::size_t>(iterations), 0.0);
-  bool lockstep = true;
-  for (const auto& worker : timeline.marks) {
-    lockstep = lockstep && worker.size() == ends.size();
-    for (const IterationMarks& m : worker) lockstep = lockstep && !m.dropped;
+  std::size_t survivors_count = 0;
+  bool lockstep = true, first = true;
+  for (std::size_t w = 0; w < timeline.marks.size(); ++w) {
+    for (const IterationMarks& m : timeline.marks[w]) lockstep = lockstep && !m.dropped;
+    if (std::find(timeline.out.begin(), timeline.out.end(), static_cast<int>(w)) != timeline.out.end()) continue;
+    if (first) survivors_count = timeline.marks[w].size();
+    lockstep = lockstep && timeline.marks[w].size() == survivors_count;
+    first = false;
   }
+  std::vector<double> ends;
   if (lockstep) {
+    ends.assign(std::min(survivors_count, static_cast<std::size_t>(iterations)), 0.0);
     for (const auto& worker : timeline.marks)
-      for (std::size_t it = 0; it < ends.size(); ++it) ends[it] = std::max(ends[it], worker[it].end_s);
+      for (std::size_t it = 0; it < ends.size() && it < worker.size(); ++it) ends[it] = std::max(ends[it], worker[it].end_s);
     return ends;
   }
   std::vector<double> accepted;
@@ -28,9 +33,9 @@ std::vector<double> iteration_ends(const Timeline& timeline, int iterations, int
     for (const IterationMarks& m : worker)
       if (!m.dropped) accepted.push_back(m.end_s);
   std::sort(accepted.begin(), accepted.end());
-  DTSIM_CHECK(!accepted.empty(), "a run computes gradients");
-  for (std::size_t it = 0; it < ends.size(); ++it)
-    ends[it] = accepted[std::min(accepted.size(), (it + 1) * static_cast<std::size_t>(gradients_per_step)) - 1];
+  const std::size_t per_step = static_cast<std::size_t>(gradients_per_step);
+  for (std::size_t it = 0; it < static_cast<std::size_t>(iterations) && (it + 1) * per_step <= accepted.size(); ++it)
+    ends.push_back(accepted[(it + 1) * per_step - 1]);
   return ends;
 }
 
@@ -45,8 +50,9 @@ RunResult assemble_result(RunInfo info, Timeline timeline, double single_worker_
   const double global_batch = static_cast<double>(r.info.workers) * r.info.batch_per_worker;
   const double single_rate = r.info.batch_per_worker / single_worker_iteration_s;
   const std::vector<double> ends = iteration_ends(timeline, r.info.iterations, gradients_per_step);
+  const int completed = static_cast<int>(ends.size());
   double previous_end = 0;
-  for (int it = 0; it < r.info.iterations; ++it) {
+  for (int it = 0; it < completed; ++it) {
     IterationResult ir;
     ir.index = it;
     ir.start_s = previous_end;
@@ -71,8 +77,8 @@ RunResult assemble_result(RunInfo info, Timeline timeline, double single_worker_
     previous_end = ir.end_s;
     r.iterations.push_back(std::move(ir));
   }
-  r.mean_iteration_s = previous_end / r.info.iterations;
-  r.samples_per_s = global_batch / r.mean_iteration_s;
+  r.mean_iteration_s = completed > 0 ? previous_end / completed : 0.0;
+  r.samples_per_s = completed > 0 ? global_batch / r.mean_iteration_s : 0.0;
   r.scaling_efficiency = r.samples_per_s / (r.info.workers * single_rate);
   for (const auto& worker : timeline.marks) {
     WorkerSummary& w = r.workers.emplace_back();
@@ -83,6 +89,10 @@ RunResult assemble_result(RunInfo info, Timeline timeline, double single_worker_
     }
   }
   r.servers = std::move(timeline.servers);
+  r.failures = std::move(timeline.failures);
+  r.stopped = std::move(timeline.stopped);
+  if (r.stopped.empty() && completed < r.info.iterations)
+    r.stopped = "no worker could complete iteration " + std::to_string(completed);
   r.staleness = std::move(timeline.staleness);
   r.traffic = std::move(timeline.traffic);
   r.events = std::move(timeline.events);

@@ -113,7 +113,7 @@ struct RunInfo {
 /// The full result of one run.
 struct RunResult {
   RunInfo info;
-  std::vector<IterationResult> iterations;
+  std::vector<IterationResult> iterations;  ///< the iterations completed (fewer than asked when the job stopped)
   double mean_iteration_s = 0;            ///< mean over iterations
   double samples_per_s = 0;               ///< global batch / mean_iteration_s
   double single_worker_iteration_s = 0;   ///< forward + backward + update of one worker, no communication
@@ -130,6 +130,8 @@ struct RunResult {
   std::vector<WorkerSummary> workers;     ///< indexed by worker
   std::vector<ServerLoad> servers;        ///< parameter servers, indexed by server
   std::vector<std::int64_t> staleness;    ///< ssp/asp: pulls by staleness (iterations missing from the slowest worker)
+  std::vector<std::string> failures;      ///< what failed and when ("1.500 s: worker 3 crashed"), in order
+  std::string stopped;                    ///< why the job stopped before its last iteration; empty otherwise
 };
 
 }  // namespace dtsim::run

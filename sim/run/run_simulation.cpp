@@ -211,20 +211,22 @@ Timeline simulate(const scenario::Scenario& s, const scheduling::IterationPlan& 
                   const std::vector<scheduling::BucketWork>& work, PreparedPlans& prepared,
                   const platform::Fabric& fabric, const Slowdown& slowdown, int trace_workers) {
   const std::vector<actors::LocalWork> local = local_work(work);
+  std::vector<actors::FailureEvent> failures;
+  for (const scenario::Failure& f : s.failures) failures.push_back({f.at_s, f.worker, f.link, f.duration_s});
   if (s.architecture == "gossip") {
     const actors::GossipSetup setup = gossip_setup(s, work);
     platform::add_link_bytes(gossip_traffic(setup), 1, fabric, prepared.link_bytes);
     return actors::simulate_iterations(
         s.platform, plan, local,
         [&](actors::RunContext& c) { return std::make_unique<actors::GossipExchanger>(c, setup); },
-        actors::gossip_pairs(setup), s.workers, s.sync, trace_workers, slowdown);
+        actors::gossip_pairs(setup), s.workers, s.sync, trace_workers, slowdown, failures);
   }
   if (s.architecture != "allreduce") {
     const actors::PsSetup setup = ps_setup(s, plan, work);
     platform::add_link_bytes(ps_traffic(setup, s.platform.hosts()), 1, fabric, prepared.link_bytes);
     return actors::simulate_iterations(
         s.platform, plan, local, [&](actors::RunContext& c) { return std::make_unique<actors::PsExchanger>(c, setup); },
-        actors::ps_pairs(setup), s.workers, s.sync, trace_workers, slowdown);
+        actors::ps_pairs(setup), s.workers, s.sync, trace_workers, slowdown, failures);
   }
   const bool fuse = s.fidelity == scenario::Fidelity::flow;
   return actors::simulate_iterations(
@@ -233,7 +235,7 @@ Timeline simulate(const scenario::Scenario& s, const scheduling::IterationPlan& 
         return std::make_unique<actors::CollectiveExchanger>(c, prepared.flows, s.workers, s.iterations, fuse,
                                                              plan.credit_bytes > 0);
       },
-      prepared.pairs, s.workers, s.sync, trace_workers, slowdown);
+      prepared.pairs, s.workers, s.sync, trace_workers, slowdown, failures);
 }
 
 RunResult run_simulation(const scenario::Scenario& s) {

@@ -1,6 +1,7 @@
 #pragma once
 /// What an executor (closed form or SimGrid actors) records while it runs iterations.
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "sim/run/run_result.hpp"
@@ -31,6 +32,9 @@ struct Timeline {
   std::vector<MessageArrow> messages;
   std::vector<ServerLoad> servers;
   std::vector<std::int64_t> staleness;  ///< pulls by staleness
+  std::vector<std::string> failures;    ///< what failed and when, in order
+  std::vector<int> out;                 ///< workers out of the run (crashed or taken out)
+  std::string stopped;                  ///< why the job stopped early; empty when it ran to the end
 };
 
 }  // namespace dtsim::run

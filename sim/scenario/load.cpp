@@ -19,6 +19,7 @@
 #include "sim/scenario/keys.hpp"
 #include "sim/scenario/numerics_section.hpp"
 #include "sim/scenario/section.hpp"
+#include "sim/scenario/failures_section.hpp"
 #include "sim/scenario/strategy_section.hpp"
 #include "sim/scenario/stragglers_section.hpp"
 #include "sim/scheduling/scheduler.hpp"
@@ -264,6 +265,7 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
   StrategyWhere strategy_where;
   if (auto strategy = top.table("strategy")) strategy_where = load_strategy(*strategy, s);
   if (auto stragglers = top.table("stragglers")) load_stragglers(*stragglers, *root.get("stragglers")->as_table(), base, s);
+  if (top.has("failures")) load_failures(top.tables("failures"), s);
   if (auto compression = top.table("compression")) load_compression(*compression, *root.get("compression")->as_table(), s);
   if (auto output = top.table("output")) {
     output->allow(keys_of("output"));

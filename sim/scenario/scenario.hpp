@@ -120,6 +120,15 @@ struct Gossip {
   std::uint64_t seed = 0;         ///< random graphs
 };
 
+/// A failure at a time ([[failures]]): a worker crashes, or a directed link goes down (for `duration_s`, or
+/// for good when absent).
+struct Failure {
+  double at_s = 0;
+  int worker = -1;                    ///< the crashing worker; -1 for a link failure
+  std::string link;                   ///< the failing link (as `dtsim platform show` names it)
+  std::optional<double> duration_s;   ///< link: back up after this long
+};
+
 /// One validated scenario.
 struct Scenario {
   std::string source;           ///< scenario file path, or "built-in default"
@@ -143,6 +152,7 @@ struct Scenario {
   Compression compression;
   Numerics numerics;
   Stragglers stragglers;
+  std::vector<Failure> failures;  ///< in time order
   Output output;
 };
 
