@@ -49,6 +49,8 @@ Fabric::Fabric(const PlatformSpec& spec) : spec_(spec) {
   router_ = build_network(spec, graph, node_switches);
   vertices_ = graph.vertices();
   links_ = graph.links();
+  for (DirectedLink& l : links_)
+    if (auto slow = spec.link_slowdown.find(l.name); slow != spec.link_slowdown.end()) l.bandwidth_Bps /= slow->second;
 }
 
 std::vector<int> Fabric::node_route(int a, int b) const {

@@ -1,5 +1,6 @@
 #pragma once
 /// A cluster as a scenario describes it, before anything is built in SimGrid.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,7 @@ struct PlatformSpec {
   DragonflyShape dragonfly;
   GraphShape graph;
   NetworkModel network_model = NetworkModel::alpha_beta;
+  std::map<std::string, double> link_slowdown;  ///< directed link name -> bandwidth divisor (slow links)
   /// Number of GPUs (hosts) in the cluster.
   int hosts() const { return nodes * gpus_per_node; }
 };

@@ -19,6 +19,9 @@ sg4::Link* make_link(sg4::NetZone* zone, const Fabric& fabric, int up_id) {
   const DirectedLink& up = fabric.links()[static_cast<std::size_t>(up_id)];
   sg4::SplitDuplexLink* link = zone->create_split_duplex_link(up.name.substr(0, up.name.size() - 3), up.bandwidth_Bps);
   link->set_latency(up.latency_s)->seal();
+  // A slow link (PlatformSpec::link_slowdown) may slow one direction only.
+  const DirectedLink& down = fabric.links()[static_cast<std::size_t>(up_id + 1)];
+  if (down.bandwidth_Bps != up.bandwidth_Bps) link->get_link_down()->set_bandwidth(down.bandwidth_Bps);
   return link;
 }
 

@@ -220,6 +220,10 @@ const std::vector<KeySpec>& scenario_keys() {
        "CSV worker,time_s,speed (relative to the scenario): trace-driven compute speed per worker from each time on "
        "(1 nominal; like a SimGrid speed profile)",
        0, 0, nullptr},
+      {"stragglers", "slow_links", "array of strings", "[]",
+       "directed links that run slower, e.g. [\"nic3_UP\"] (a degraded cable or port; `dtsim platform show` names them)",
+       0, 0, nullptr},
+      {"stragglers", "slow_link_factor", "number", "2", "their bandwidth divisor (>= 1)", 0, 0, nullptr},
       {"stragglers.interference", "period", kDuration, "required", "time from one interference to the next", 0, 0,
        nullptr},
       {"stragglers.interference", "duration", kDuration, "required", "how long each lasts (at most the period)", 0, 0,

@@ -3,7 +3,10 @@
 #include <fstream>
 #include <sstream>
 
+#include <algorithm>
+
 #include "sim/core/error.hpp"
+#include "sim/platform/fabric.hpp"
 #include "sim/scenario/keys.hpp"
 
 namespace dtsim::scenario {
@@ -93,6 +96,24 @@ void load_stragglers(Section& t, const toml::table& table, const std::filesystem
   k.seed = static_cast<std::uint64_t>(t.integer("seed", 0, seed.min, seed.max));
   if (auto interference = t.table("interference"))
     k.interference = load_interference(*interference, *table.get("interference")->as_table(), s.workers);
+  if (const toml::node* links = table.get("slow_links")) {
+    t.has("slow_links");
+    const double factor = t.has("slow_link_factor") ? t.number("slow_link_factor", 1, 1e6) : 2.0;
+    const platform::Fabric fabric(s.platform);
+    if (!links->is_array())
+      throw core::InputError(where(links->source()), "'slow_links' is not an array", "e.g. slow_links = [\"nic3_UP\"]");
+    for (const toml::node& l : *links->as_array()) {
+      const auto name = l.value<std::string>();
+      const auto& all = fabric.links();
+      if (!name || std::none_of(all.begin(), all.end(), [&](const auto& d) { return d.name == *name; }))
+        throw core::InputError(where(l.source()), "platform '" + s.platform.name + "' has no such link",
+                               "directed link names such as \"" + all.front().name + "\" (dtsim platform show lists them)");
+      s.platform.link_slowdown[*name] = factor;
+    }
+  } else if (t.has("slow_link_factor")) {
+    throw core::InputError(t.where_key("slow_link_factor"), "slow_link_factor without slow_links",
+                           "name the links: slow_links = [\"nic3_UP\"]");
+  }
   if (auto file = t.optional_string("speed_profiles"))
     k.speed_profiles = load_profiles((base / *file).lexically_normal().string(), t.where_key("speed_profiles"), s.workers);
   t.finish();

@@ -111,3 +111,21 @@ TEST(Stragglers, TraceDrivenHalfSpeedDoublesTheBspIteration) {
 
 }  // namespace
 }  // namespace dtsim::run
+
+namespace dtsim::run {
+namespace {
+
+TEST(SlowLinks, OneSlowDirectionSlowsEveryRingStepToItsPace) {
+  // A ring step waits for its slowest transfer: with link2_UP at half bandwidth the bandwidth term doubles.
+  for (Fidelity fidelity : {Fidelity::analytic, Fidelity::flow}) {
+    auto s = testing::synthetic(4, {1 << 22}, {1e-6}, {1e-6}, "none", fidelity);
+    s.platform.link_slowdown["link2_UP"] = 2;
+    const collectives::AlphaBeta ab = testing::star_alpha_beta();
+    const double ring = testing::ring_formula_s(4, 4.0 * (1 << 22), {ab.alpha_s, 2 * ab.beta_s_per_byte});
+    const RunResult r = run_simulation(s);
+    EXPECT_NEAR(r.iterations[0].end_s - compute_s(make_iteration_plan(s)), ring, 1e-9 * ring);
+  }
+}
+
+}  // namespace
+}  // namespace dtsim::run
