@@ -6,7 +6,7 @@
 ///                    avg = combine(msg_0..msg_{W-1}) / W   (numerics/gradient_exchange.hpp)
 ///   each worker w:   optimizer_w.step(x_w, avg)   -> replicas stay bit-identical (checked)
 /// Compression applies to gradient exchanges; the schemes that exchange models (model averaging, gossip,
-/// push-sum) refuse it.
+/// push-sum) refuse it, and so does LAG (a skipped upload would leave the error feedback undefined).
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -17,6 +17,7 @@
 #include "compressors/options.hpp"
 #include "numerics/consensus.hpp"
 #include "numerics/gradient_exchange.hpp"
+#include "numerics/lag.hpp"
 #include "numerics/model.hpp"
 #include "numerics/optimizer.hpp"
 #include "numerics/sharding.hpp"
@@ -48,13 +49,15 @@ struct StepReport {
   std::int64_t step = 0;                 ///< 1-based index of the step
   double loss = 0.0;                     ///< mean of the workers' mini-batch losses before the update
   std::vector<TensorExchange> tensors;   ///< per tensor, in Model::tensors() order; empty when no gradients met
+  std::vector<bool> uploaded;            ///< per worker: its gradient went to the server (LAG skips); empty: all did
 };
 
 /// W model replicas, their optimizers, compressors and shards; advances them one step at a time.
 class Trainer {
  public:
   /// Replicates `model` on config.workers workers, worker w training on examples shards[w] of
-  /// `train`; InputError on bad sizes, names or options, or compression with a model-exchanging scheme.
+  /// `train`; InputError on bad sizes, names or options, compression with a model-exchanging scheme, or LAG
+  /// with anything but dense bsp gradient averaging (no compression, no backup workers).
   Trainer(const Model& model, const Dataset& train, const Shards& shards, const TrainerConfig& config);
   /// Releases the workers.
   ~Trainer();
@@ -72,6 +75,7 @@ class Trainer {
   std::unique_ptr<compressors::Compressor> make_compressor(const Model& model) const;
   double gradients(Model* at);
   void exchange(const std::vector<bool>& kept, StepReport& report);
+  std::vector<bool> lazy_uploads();
   void apply_average();
   void async_pushes(StepReport& report);
   void gossip();
@@ -87,6 +91,7 @@ class Trainer {
   std::vector<std::vector<float>> history_;             ///< ssp: the models of the last staleness + 1 steps
   std::unique_ptr<Model> server_model_;                 ///< asp: the server's model
   std::unique_ptr<Optimizer> server_optimizer_;         ///< asp: the server's optimizer
+  std::unique_ptr<LazyAggregation> lag_;                ///< LAG: the gradients the server holds
   mutable std::unique_ptr<Model> mean_;                 ///< model(): the workers' mean
   std::int64_t steps_ = 0;
 };

@@ -234,28 +234,28 @@ void PsExchanger::push_and_pull(int participant, int iteration, const Piece& pie
   sg4::Host* server = context_.hosts[static_cast<std::size_t>(setup_.server_hosts[static_cast<std::size_t>(piece.server)])];
   const bool rounds = setup_.sync.staleness_bound() == 0;
   const int tag = rounds ? tag_[static_cast<std::size_t>(participant)] : iteration;
-  acquire_credit(participant, layer, piece.push_bytes);
-  // A colocated server on the worker's own host takes the push from memory.
-  if (worker != server && !try_sendto(worker, server, piece.push_bytes)) context_.take_out(root, lost_connection(root));
-  release_credit(participant, piece.push_bytes);
-  pushed.release();
   run::WorkerTraffic& traffic = context_.timeline.traffic[static_cast<std::size_t>(root)];
-  traffic.bytes_sent += piece.push_bytes;
   run::ServerLoad& load = context_.timeline.servers[static_cast<std::size_t>(piece.server)];
-  load.bytes_in += piece.push_bytes;
+  // LAG: a skipped upload sends nothing; the server counts the participant's last gradient, already in its sum.
+  const bool skipped = setup_.skip && setup_.skip(participant, iteration);
+  if (!skipped) {
+    acquire_credit(participant, layer, piece.push_bytes);
+    // A colocated server on the worker's own host takes the push from memory.
+    if (worker != server && !try_sendto(worker, server, piece.push_bytes)) context_.take_out(root, lost_connection(root));
+    release_credit(participant, piece.push_bytes);
+    traffic.bytes_sent += piece.push_bytes;
+    load.bytes_in += piece.push_bytes;
+  }
+  pushed.release();
   Server& s = servers_[static_cast<std::size_t>(piece.server)];
-  s.queue.push_back({piece.id, participant, tag, iteration, piece.push_bytes});
+  s.queue.push_back({piece.id, participant, tag, iteration, skipped ? 0 : piece.push_bytes});
   s.pending->release();
-  {
-    piece_changed_[static_cast<std::size_t>(piece.id)].wait([&] {
-      return ledger_.may_pull(piece.id, participant, tag);
-    });
-    if (!rounds) {
-      auto& histogram = context_.timeline.staleness;
-      const auto staleness = static_cast<std::size_t>(ledger_.staleness(piece.id, iteration));
-      if (histogram.size() <= staleness) histogram.resize(staleness + 1, 0);
-      ++histogram[staleness];
-    }
+  piece_changed_[static_cast<std::size_t>(piece.id)].wait([&] { return ledger_.may_pull(piece.id, participant, tag); });
+  if (!rounds) {
+    auto& histogram = context_.timeline.staleness;
+    const auto staleness = static_cast<std::size_t>(ledger_.staleness(piece.id, iteration));
+    if (histogram.size() <= staleness) histogram.resize(staleness + 1, 0);
+    ++histogram[staleness];
   }
   if (worker != server && !try_sendto(server, worker, piece.pull_bytes)) context_.take_out(root, lost_connection(root));
   traffic.bytes_received += piece.pull_bytes;

@@ -8,6 +8,7 @@
 ///        ... partitions dealt round-robin ...                  pulls for the node, then sends back
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -30,6 +31,9 @@ struct PsExchange {
   std::int64_t pull_bytes = 0;
 };
 
+/// True when participant `participant` skips its upload in iteration `iteration` (LAG); empty: never.
+using SkipUpload = std::function<bool(int participant, int iteration)>;
+
 /// Everything the parameter server's simulation needs.
 struct PsSetup {
   std::vector<int> server_hosts;          ///< host of server s
@@ -43,6 +47,7 @@ struct PsSetup {
   sync::SyncPolicy sync;
   int workers = 1;
   int iterations = 1;
+  SkipUpload skip;                        ///< LAG: the server reuses the skipped participant's last gradient
 };
 
 /// Host pairs a parameter-server run uses (routes to build).

@@ -28,7 +28,7 @@ numerics::Dataset dataset(const scenario::Numerics& n) {
 
 }  // namespace
 
-void run_numerics(const scenario::Scenario& s, RunResult& result) {
+numerics::TrainingRun train_numerics(const scenario::Scenario& s) {
   const scenario::Numerics& n = s.numerics;
   const auto [train, test] = numerics::train_test_split(dataset(n), n.test_fraction, seed_of(n, kSplit));
   const numerics::Shards shards =
@@ -48,12 +48,20 @@ void run_numerics(const scenario::Scenario& s, RunResult& result) {
   config.optimizer.warmup_steps = n.warmup_steps;
   config.sync = numerics_sync(s, seed_of(n, kBackup));
   numerics::Trainer trainer(*model, train, shards, config);
-  const numerics::TrainingRun run = numerics::train(trainer, test, n.steps, n.eval_every);
+  return numerics::train(trainer, test, n.steps, n.eval_every);
+}
+
+void attach_training(const scenario::Scenario& s, const numerics::TrainingRun& run, RunResult& result) {
+  const scenario::Numerics& n = s.numerics;
+  auto end_of = [&](std::int64_t step) {
+    if (step >= 1 && static_cast<std::size_t>(step) <= result.iterations.size())
+      return result.iterations[static_cast<std::size_t>(step - 1)].end_s;
+    return static_cast<double>(step) * result.mean_iteration_s;
+  };
   std::vector<double> step_end_s;
-  for (std::int64_t k = 1; k <= n.steps; ++k) step_end_s.push_back(static_cast<double>(k) * result.mean_iteration_s);
+  for (std::int64_t k = 1; k <= n.steps; ++k) step_end_s.push_back(end_of(k));
   for (const numerics::EvalPoint& p : run.curve)
-    result.curve.push_back(
-        {p.step, static_cast<double>(p.step) * result.mean_iteration_s, p.loss, p.accuracy, p.consensus_distance});
+    result.curve.push_back({p.step, end_of(p.step), p.loss, p.accuracy, p.consensus_distance});
   if (n.target_accuracy) {
     result.target_accuracy = *n.target_accuracy;
     result.time_to_accuracy_s = numerics::time_to_accuracy(run.curve, step_end_s, *n.target_accuracy);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "sim/core/units.hpp"
 #include "sim/platform/fabric.hpp"
@@ -206,10 +207,27 @@ scheduling::IterationPlan make_iteration_plan(const scenario::Scenario& s, std::
   return plan;
 }
 
+/// LAG's skipped uploads in training step it + 1 (the first steps of the time line; later iterations upload).
+actors::SkipUpload lag_skips(const numerics::TrainingRun& run) {
+  bool any = false;
+  for (const numerics::StepReport& step : run.steps)
+    any = any || std::find(step.uploaded.begin(), step.uploaded.end(), false) != step.uploaded.end();
+  if (!any) return {};
+  return [uploads = std::make_shared<std::vector<std::vector<bool>>>([&] {
+            std::vector<std::vector<bool>> u;
+            for (const numerics::StepReport& step : run.steps) u.push_back(step.uploaded);
+            return u;
+          }())](int worker, int iteration) {
+    const auto it = static_cast<std::size_t>(iteration);
+    return it < uploads->size() && !(*uploads)[it].empty() && !(*uploads)[it][static_cast<std::size_t>(worker)];
+  };
+}
+
 /// The simulated levels: the architecture's exchanger on SimGrid.
 Timeline simulate(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
                   const std::vector<scheduling::BucketWork>& work, PreparedPlans& prepared,
-                  const platform::Fabric& fabric, const Slowdown& slowdown, int trace_workers) {
+                  const platform::Fabric& fabric, const Slowdown& slowdown, int trace_workers,
+                  const actors::SkipUpload& skip) {
   const std::vector<actors::LocalWork> local = local_work(work);
   std::vector<actors::FailureEvent> failures;
   for (const scenario::Failure& f : s.failures) failures.push_back({f.at_s, f.worker, f.link, f.duration_s});
@@ -222,7 +240,8 @@ Timeline simulate(const scenario::Scenario& s, const scheduling::IterationPlan& 
         actors::gossip_pairs(setup), s.workers, s.sync, trace_workers, slowdown, failures);
   }
   if (s.architecture != "allreduce") {
-    const actors::PsSetup setup = ps_setup(s, plan, work);
+    actors::PsSetup setup = ps_setup(s, plan, work);
+    setup.skip = skip;
     platform::add_link_bytes(ps_traffic(setup, s.platform.hosts()), 1, fabric, prepared.link_bytes);
     return actors::simulate_iterations(
         s.platform, plan, local, [&](actors::RunContext& c) { return std::make_unique<actors::PsExchanger>(c, setup); },
@@ -239,6 +258,9 @@ Timeline simulate(const scenario::Scenario& s, const scheduling::IterationPlan& 
 }
 
 RunResult run_simulation(const scenario::Scenario& s) {
+  // Numerics mode trains first: its decisions (LAG's skipped uploads) shape the time line.
+  std::optional<numerics::TrainingRun> training;
+  if (s.numerics.enabled) training = train_numerics(s);
   std::string compression_note;
   const scheduling::IterationPlan plan = make_iteration_plan(s, &compression_note);
   const auto collective = collectives::make_collective(s.collective, platform::link_costs(s.platform));
@@ -252,7 +274,8 @@ RunResult run_simulation(const scenario::Scenario& s) {
   Timeline timeline = s.fidelity == scenario::Fidelity::analytic
                           ? analytic_timeline(plan, prepared.costs, s.workers, s.iterations, trace_workers, s.sync,
                                               slowdown)
-                          : simulate(s, plan, work, prepared, fabric, slowdown, trace_workers);
+                          : simulate(s, plan, work, prepared, fabric, slowdown, trace_workers,
+                                     training ? lag_skips(*training) : actors::SkipUpload{});
   double single_worker_s = 0;
   for (const auto& layer : plan.layers) single_worker_s += layer.forward_s + layer.backward_s + layer.update_s;
   RunInfo info = make_info(s, plan);
@@ -267,7 +290,7 @@ RunResult run_simulation(const scenario::Scenario& s) {
   result.critical_path = std::move(last.critical_path);
   result.exposed_comm_per_bucket_s = std::move(last.exposed_comm_per_bucket_s);
   result.links = link_uses(prepared.link_bytes, fabric, result.mean_iteration_s);
-  if (s.numerics.enabled) run_numerics(s, result);
+  if (training) attach_training(s, *training, result);
   return result;
 }
 

@@ -159,12 +159,20 @@ StrategyWhere load_strategy(Section& strategy, Scenario& s) {
                            "use fidelity = \"message\" with scheduler = \"priority\"");
   load_scheduler_options(strategy, s.scheduler, s.scheduler_options);
   load_sync_options(strategy, s.sync);
+  if (auto t = strategy.table("lag")) {
+    t->allow(keys_of("strategy.lag"));
+    s.sync.lag_threshold = t->number("threshold", 1e-12, 1e12);
+    s.sync.lag_window = integer_key(*t, "strategy.lag", "window");
+    t->finish();
+  }
   if (strategy.has("backup_workers")) {
     const KeySpec& b = key_spec("strategy", "backup_workers");
     s.sync.backup_workers = static_cast<int>(strategy.integer("backup_workers", 0, b.min, b.max));
   }
   if (const std::string why = sync::incompatibility(s.sync, s.architecture); !why.empty())
-    throw core::InputError(s.sync.backup_workers > 0 ? strategy.where_key("backup_workers") : where.sync,
+    throw core::InputError(s.sync.lag_threshold > 0     ? strategy.where_key("lag")
+                           : s.sync.backup_workers > 0 ? strategy.where_key("backup_workers")
+                                                        : where.sync,
                            "sync = \"" + s.sync.scheme + "\" on architecture \"" + s.architecture + "\": " + why,
                            "see README: Synchronisation and architectures");
   load_ps(strategy, s);
@@ -193,6 +201,11 @@ StrategyWhere load_strategy(Section& strategy, Scenario& s) {
 }
 
 void check_strategy(const Scenario& s, const StrategyWhere& where) {
+  if (s.sync.lag_threshold > 0 && !s.numerics.enabled)
+    throw core::InputError(where.architecture, "LAG decides each upload from the real gradients, which timing mode "
+                                               "does not have",
+                           "add [numerics] (the skipped uploads then shape the simulated time line), or remove "
+                           "[strategy.lag]");
   if (s.architecture != "allreduce" && s.compression.sparse_collective == "gtopk")
     throw core::InputError(where.architecture,
                            "sparse_collective = \"gtopk\" is a tree among all-reduce workers, not architecture \"" +

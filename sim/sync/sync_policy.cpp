@@ -20,6 +20,7 @@ std::string describe(const SyncPolicy& p) {
   if (p.scheme == "post_local_sgd")
     return "post_local_sgd (bsp for " + std::to_string(p.switch_after) + " iterations, then period " +
            std::to_string(p.period) + ")";
+  if (p.lag_threshold > 0) return p.scheme + " with LAG (threshold " + std::to_string(p.lag_threshold) + ")";
   if (p.backup_workers > 0) return p.scheme + " (" + std::to_string(p.backup_workers) + " backup workers)";
   return p.scheme;
 }
@@ -39,6 +40,9 @@ std::string incompatibility(const SyncPolicy& policy, std::string_view architect
   if (architecture == "gossip" && policy.scheme == "ssp")
     return "ssp bounds staleness against a global model, which gossip does not have (survey Table 5: not "
            "supported)";
+  if (policy.lag_threshold > 0 && !(server && policy.scheme == "bsp"))
+    return "LAG lets a worker skip its upload while the server reuses its last gradient: it needs sync = \"bsp\" "
+           "on architecture \"ps\" or \"byteps\"";
   if (policy.backup_workers > 0 && !(server && policy.scheme == "bsp"))
     return "backup workers drop the slowest gradients at a server that closes a round early: they need sync = "
            "\"bsp\" on architecture \"ps\" or \"byteps\"";

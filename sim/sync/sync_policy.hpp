@@ -22,6 +22,11 @@ struct SyncPolicy {
   int period = 1;
   int switch_after = 0;
   int backup_workers = 0;
+  /// LAG (Chen et al. 2018, LAG-WK): a worker skips its upload when its gradient changed by less than
+  /// lag_threshold / (lr^2 n^2) x the squared model changes of the last lag_window steps; the server reuses its
+  /// last gradient. 0: off.
+  double lag_threshold = 0;
+  int lag_window = 10;
 
   /// True when iteration `iteration` (from 0) exchanges gradients or models.
   bool exchanges(int iteration) const;

@@ -1,7 +1,8 @@
 // Numerics mode under each synchronisation scheme and architecture: what equals bsp all-reduce, what each
-// knob changes, backup workers, gossip's consensus distance, and the combinations numerics mode refuses.
+// knob changes, backup workers, LAG, gossip's consensus distance, and the combinations numerics mode refuses.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -30,7 +31,7 @@ scenario::Scenario scenario_with(const std::string& strategy) {
 std::vector<CurvePoint> curve(const scenario::Scenario& s) {
   RunResult result;
   result.mean_iteration_s = 1e-3;
-  run_numerics(s, result);
+  attach_training(s, train_numerics(s), result);
   return result.curve;
 }
 
@@ -116,6 +117,26 @@ TEST(NumericsSync, BackupWorkersDropTheSlowestAndChangeTheCurve) {
   }
   for (const int d : dropped) EXPECT_GT(d, 10);  // ties broken at random: each worker about 25 times
   EXPECT_FALSE(same(curve(scenario_with("[strategy]\narchitecture = \"ps\"\n")), curve(slow)));
+}
+
+TEST(NumericsSync, LagSkipsUploadsOnAParameterServerAndATinyThresholdIsBsp) {
+  const std::string ps = "[strategy]\narchitecture = \"ps\"\n";
+  const auto lag = [&](const std::string& xi) { return ps + "[strategy.lag]\nthreshold = " + xi + "\nwindow = 5\n"; };
+  const numerics::SyncConfig c = numerics_sync(scenario_with(lag("0.5")), 1);
+  EXPECT_EQ(c.lag_threshold, 0.5);
+  EXPECT_EQ(c.lag_window, 5);
+  const numerics::TrainingRun lazy = train_numerics(scenario_with(lag("1")));
+  std::int64_t skipped = 0;
+  for (const numerics::StepReport& step : lazy.steps) {
+    ASSERT_EQ(step.uploaded.size(), 8u);
+    skipped += std::count(step.uploaded.begin(), step.uploaded.end(), false);
+  }
+  EXPECT_GT(skipped, 0);
+  EXPECT_EQ(std::count(lazy.steps.front().uploaded.begin(), lazy.steps.front().uploaded.end(), false), 0);
+  const auto bsp = curve(scenario_with(ps));
+  EXPECT_TRUE(same(bsp, curve(scenario_with(lag("1e-12")))));
+  EXPECT_FALSE(same(bsp, curve(scenario_with(lag("1")))));
+  EXPECT_THROW(train_numerics(scenario_with(kTopK + lag("1"))), core::InputError);
 }
 
 TEST(NumericsSync, GossipRingRecordsTheConsensusDistance) {
