@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
 
@@ -25,30 +26,34 @@ void execute_steps(int rank, const std::vector<RankStep>& steps, const platform:
     return cached;
   };
   std::vector<sg4::CommPtr> pending;
+  simgrid::kernel::actor::ActorImpl* self = sg4::Actor::self()->get_impl();
   for (const RankStep& step : steps) {
     pending.clear();
     double startups_s = 0;
-    for (const Flow& f : step.sends)
+    const std::span<const Flow> sends = step.sends(), receives = step.receives();
+    for (const Flow& f : sends)
       if (f.steps > 1)
         startups_s = std::max(startups_s, (f.steps - 1) * fabric.path(f.transfer.from, f.transfer.to).latency_s);
     if (startups_s > 0) sg4::this_actor::sleep_for(startups_s);
-    for (const Flow& f : step.sends) {
+    for (const Flow& f : sends) {
       pending.push_back(mailbox(f.transfer.to, rank)->put_async(&payload, static_cast<uint64_t>(f.transfer.bytes)));
       traffic.bytes_sent += f.transfer.bytes;
     }
-    // One receive (every ring step) is a blocking get: one activity less than get_async + wait.
-    if (step.receives.size() == 1) {
-      mailbox(rank, step.receives.front().transfer.from)->get<char>();
-    } else {
-      for (const Flow& f : step.receives) pending.push_back(mailbox(rank, f.transfer.from)->get_async<char>(&sink));
+    // The last receive is one blocking simcall without an s4u::Comm (Comm::recv); Mailbox::get is two
+    // (get_async, then wait).
+    if (!receives.empty()) {
+      for (const Flow& f : receives.first(receives.size() - 1))
+        pending.push_back(mailbox(rank, f.transfer.from)->get_async<char>(&sink));
+      sg4::Comm::recv(self, mailbox(rank, receives.back().transfer.from), nullptr, nullptr, nullptr, nullptr, nullptr,
+                      -1, -1);
     }
-    for (const Flow& f : step.receives) traffic.bytes_received += f.transfer.bytes;
+    for (const Flow& f : receives) traffic.bytes_received += f.transfer.bytes;
     for (const sg4::CommPtr& c : pending) c->wait();
     if (arrows)
-      for (std::size_t i = 0; i < step.sends.size(); ++i)
-        if (step.sends[i].transfer.to < trace_workers)
-          arrows->push_back({rank, step.sends[i].transfer.to, pending[i]->get_start_time(),
-                             pending[i]->get_finish_time(), step.sends[i].transfer.bytes});
+      for (std::size_t i = 0; i < sends.size(); ++i)
+        if (sends[i].transfer.to < trace_workers)
+          arrows->push_back({rank, sends[i].transfer.to, pending[i]->get_start_time(), pending[i]->get_finish_time(),
+                             sends[i].transfer.bytes});
   }
 }
 

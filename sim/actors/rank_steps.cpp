@@ -1,6 +1,8 @@
 #include "sim/actors/rank_steps.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <unordered_set>
 
 namespace dtsim::actors {
 namespace {
@@ -43,19 +45,34 @@ collectives::Schedule as_schedule(const std::vector<std::vector<Flow>>& steps, i
 
 std::vector<std::vector<RankStep>> split_by_rank(const std::vector<std::vector<Flow>>& steps, int ranks) {
   std::vector<std::vector<RankStep>> by_rank(static_cast<std::size_t>(ranks), std::vector<RankStep>(steps.size()));
-  for (std::size_t s = 0; s < steps.size(); ++s)
-    for (const Flow& f : steps[s]) {
-      by_rank[static_cast<std::size_t>(f.transfer.from)][s].sends.push_back(f);
-      by_rank[static_cast<std::size_t>(f.transfer.to)][s].receives.push_back(f);
-    }
+  std::vector<std::size_t> flow_count(static_cast<std::size_t>(ranks), 0);  // of the current step
+  for (std::size_t s = 0; s < steps.size(); ++s) {
+    for (const Flow& f : steps[s])
+      for (int r : {f.transfer.from, f.transfer.to}) ++flow_count[static_cast<std::size_t>(r)];
+    // Each rank step allocates its flows once: sends first, then receives.
+    auto add = [&](int rank, const Flow& f) {
+      RankStep& part = by_rank[static_cast<std::size_t>(rank)][s];
+      if (part.flows.empty()) part.flows.reserve(flow_count[static_cast<std::size_t>(rank)]);
+      part.flows.push_back(f);
+      return &part;
+    };
+    for (const Flow& f : steps[s]) ++add(f.transfer.from, f)->send_count;
+    for (const Flow& f : steps[s]) add(f.transfer.to, f);
+    for (const Flow& f : steps[s])
+      for (int r : {f.transfer.from, f.transfer.to}) flow_count[static_cast<std::size_t>(r)] = 0;
+  }
   return by_rank;
 }
 
 void add_pairs(const collectives::Schedule& schedule, std::vector<std::pair<int, int>>& pairs) {
+  // Plans repeat the same pairs step after step: a set keeps the vector to the distinct ones.
+  auto key = [](int from, int to) { return (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint32_t>(to); };
+  std::unordered_set<std::uint64_t> known;
+  for (const auto& [from, to] : pairs) known.insert(key(from, to));
   for (const collectives::Step& step : schedule.steps)
-    for (const collectives::Transfer& t : step.transfers) pairs.emplace_back(t.from, t.to);
+    for (const collectives::Transfer& t : step.transfers)
+      if (known.insert(key(t.from, t.to)).second) pairs.emplace_back(t.from, t.to);
   std::sort(pairs.begin(), pairs.end());
-  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
 }
 
 }  // namespace dtsim::actors

@@ -1,5 +1,6 @@
 #pragma once
 /// A plan seen from one rank: per step, whom it sends to and whom it receives from.
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -21,10 +22,14 @@ std::vector<std::vector<Flow>> flow_steps(const collectives::Schedule& schedule,
 /// The flows as a plan of one step per (fused) step, each transfer carrying its flow's bytes.
 collectives::Schedule as_schedule(const std::vector<std::vector<Flow>>& steps, int ranks);
 
-/// One rank's part of one step.
+/// One rank's part of one step: its sends, then its receives, in one allocation.
 struct RankStep {
-  std::vector<Flow> sends;
-  std::vector<Flow> receives;
+  std::vector<Flow> flows;  ///< the sends, then the receives, each in plan order
+  std::size_t send_count = 0;  ///< how many of `flows` are sends
+  /// The flows this rank sends in the step.
+  std::span<const Flow> sends() const { return std::span<const Flow>(flows).first(send_count); }
+  /// The flows this rank receives in the step.
+  std::span<const Flow> receives() const { return std::span<const Flow>(flows).subspan(send_count); }
 };
 
 /// by_rank[r][s]: rank r's flows in step s (steps where r is idle are kept, empty).
