@@ -41,11 +41,52 @@ double host_copy_Bps() {
   return bandwidth;
 }
 
-/// A gradient of n elements from the configured distribution, seeded by (seed, n).
-std::vector<float> synthetic_gradient(std::int64_t n, const scenario::Compression& c) {
+/// Runs of a bucket's elements and the scale of their gradients (per-layer scales).
+using ScaledRuns = std::vector<std::pair<std::int64_t, double>>;
+
+/// The scale of layer `name`'s gradients: its longest configured prefix, else gradient_scale.
+double layer_scale(const std::string& name, const scenario::Compression& c) {
+  double scale = c.gradient_scale;
+  std::size_t longest = 0;
+  for (const auto& [prefix, value] : c.layer_scales)
+    if (name.rfind(prefix, 0) == 0 && prefix.size() >= longest) {
+      longest = prefix.size();
+      scale = value;
+    }
+  return scale;
+}
+
+/// Bucket b's elements as runs of its tensors' layer scales, in bucket order (a partitioned tensor's piece
+/// takes what is left of the bucket), merged where neighbours share a scale.
+ScaledRuns bucket_runs(const scheduling::Bucket& b, const std::vector<double>& tensor_scale,
+                       const std::vector<std::int64_t>& tensor_bytes) {
+  ScaledRuns runs;
+  std::int64_t left = b.bytes / 4;
+  for (int t : b.tensors) {
+    const std::int64_t n = std::min(left, tensor_bytes[static_cast<std::size_t>(t)] / 4);
+    const double scale = tensor_scale[static_cast<std::size_t>(t)];
+    if (!runs.empty() && runs.back().second == scale) runs.back().first += n;
+    else runs.emplace_back(n, scale);
+    left -= n;
+  }
+  if (left > 0) runs.emplace_back(left, runs.empty() ? 1.0 : runs.back().second);
+  return runs;
+}
+
+/// A gradient from the configured distribution with the runs' scales, seeded by (seed, length).
+std::vector<float> synthetic_gradient(const ScaledRuns& runs, const scenario::Compression& c) {
+  std::int64_t n = 0;
+  for (const auto& run : runs) n += run.first;
   compressors::Rng rng(compressors::stream_seed(c.seed, static_cast<std::uint64_t>(n), 0));
   std::vector<float> g(static_cast<std::size_t>(n));
+  std::size_t run = 0;
+  std::int64_t in_run = 0;
   for (float& x : g) {
+    while (in_run == runs[run].first) {
+      ++run;
+      in_run = 0;
+    }
+    ++in_run;
     double v = rng.normal();
     if (c.gradient == "laplace") {
       const double u = rng.uniform() - 0.5;
@@ -55,18 +96,19 @@ std::vector<float> synthetic_gradient(std::int64_t n, const scenario::Compressio
       for (int k = 0; k < 3; ++k) chi2 += std::pow(rng.normal(), 2);
       v /= std::sqrt(chi2 / 3);
     }
-    x = static_cast<float>(c.gradient_scale * v);
+    x = static_cast<float>(runs[run].second * v);
   }
   return g;
 }
 
 /// One bucket size's work, in host seconds (mapped to the GPU by the caller).
-scheduling::BucketWork measure(std::int64_t bytes, const scenario::Scenario& s) {
+scheduling::BucketWork measure(const ScaledRuns& runs, const scenario::Scenario& s) {
   const scenario::Compression& c = s.compression;
   auto compressor = compressors::make_error_feedback(c.error_feedback,
                                                      compressors::make_compressor(c.compressor, c.options));
-  const std::int64_t n = bytes / 4;
-  const std::vector<float> grad = synthetic_gradient(n, c);
+  const std::vector<float> grad = synthetic_gradient(runs, c);
+  const auto n = static_cast<std::int64_t>(grad.size());
+  const std::int64_t bytes = 4 * n;
   std::vector<float> out(static_cast<std::size_t>(n));
   compressors::Compressed msg;
   scheduling::BucketWork w;
@@ -136,11 +178,20 @@ std::vector<scheduling::BucketWork> compression_work(const scenario::Scenario& s
                                     "the {} ({:.0f} GB/s effective)",
                                     c.compressor, host_copy_Bps() / 1e9, host_to_gpu, s.gpu.name, gpu_Bps / 1e9);
   const std::string settings = settings_key(s);
+  std::vector<double> tensor_scale;
+  std::vector<std::int64_t> tensor_bytes;
+  for (const models::Layer& layer : s.model.layers)
+    for (const models::Tensor& t : layer.tensors) {
+      tensor_scale.push_back(layer_scale(layer.name, c));
+      tensor_bytes.push_back(4 * t.numel());
+    }
   std::vector<scheduling::BucketWork> work;
   for (const scheduling::Bucket& b : plan.buckets) {
-    const std::string key = settings + '#' + std::to_string(b.bytes);
+    const ScaledRuns runs = bucket_runs(b, tensor_scale, tensor_bytes);
+    std::string key = settings + '#' + std::to_string(b.bytes);
+    for (const auto& [length, scale] : runs) key += fmt::format("|{}x{}", length, scale);
     auto it = cache.find(key);
-    if (it == cache.end()) it = cache.emplace(key, measure(b.bytes, s)).first;
+    if (it == cache.end()) it = cache.emplace(key, measure(runs, s)).first;
     scheduling::BucketWork w = it->second;
     w.compress_s *= host_to_gpu;
     w.decompress_s *= host_to_gpu;

@@ -181,6 +181,10 @@ const std::vector<KeySpec>& scenario_keys() {
        0, 0, distributions},
       {"compression", "gradient_scale", "number", "0.001", "their scale (standard deviation of the normal)", 0, 0,
        nullptr},
+      {"compression", "layer_scales", "table", "-",
+       "per-layer gradient scales: layer-name prefix = scale, e.g. { \"conv1\" = 1e-2, \"fc\" = 1e-4 } (longest "
+       "prefix wins; other layers use gradient_scale)",
+       0, 0, nullptr},
       {"compression", "kernel_time", "string", "measured",
        "\"measured\" (host runs scaled by host / GPU memory bandwidth) or a fixed throughput such as \"20GBps\" "
        "(reproducible)",

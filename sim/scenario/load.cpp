@@ -190,6 +190,18 @@ void load_compression(Section& c, const toml::table& table, Scenario& s) {
                            "use it with " + core::join_names(sparsifiers));
   k.gradient = choice_key(c, "compression", "gradient");
   if (c.has("gradient_scale")) k.gradient_scale = c.number("gradient_scale", 1e-30, 1e30);
+  if (auto scales = c.table("layer_scales")) {
+    for (const auto& [prefix, value] : *table.get("layer_scales")->as_table()) {
+      const std::string name(prefix.str());
+      const double scale = scales->number(name, 1e-30, 1e30);
+      if (std::none_of(s.model.layers.begin(), s.model.layers.end(),
+                       [&](const models::Layer& l) { return l.name.rfind(name, 0) == 0; }))
+        throw core::InputError(scales->where_key(name), "no layer of model '" + s.model.name + "' starts with '" + name + "'",
+                               "layer names as `dtsim list models` or the layer table gives them, e.g. '" +
+                                   s.model.layers.front().name + "'");
+      k.layer_scales[name] = scale;
+    }
+  }
   const std::string kernel_time = c.string("kernel_time", key_spec("compression", "kernel_time").default_text);
   if (kernel_time != "measured") {
     try {

@@ -62,6 +62,30 @@ TEST(Compression, GradientSeedAndDistributionDecideVariableWireSizes) {
   EXPECT_NE(bytes(s), base);
 }
 
+TEST(Compression, PerLayerGradientScalesShapeEachBucketsWireSize) {
+  // A threshold of 0.002 keeps about 5 % of N(0, 0.001^2) entries; a layer scaled to 1 keeps nearly all its
+  // entries and one scaled to 1e-6 none: only the buckets holding that layer change.
+  auto s = compressed("threshold", {{"threshold", 0.002}}, Fidelity::analytic);
+  const auto payloads = [](const scenario::Scenario& x) {
+    std::vector<std::int64_t> bytes;
+    for (const auto& w : make_iteration_plan(x).work) bytes.push_back(w.exchanges.at(0).bytes);
+    return bytes;
+  };
+  const std::vector<std::int64_t> base = payloads(s);
+  s.compression.layer_scales = {{"layer3", 1.0}};
+  const std::vector<std::int64_t> loud = payloads(s);
+  s.compression.layer_scales = {{"layer3", 1e-6}};
+  const std::vector<std::int64_t> quiet = payloads(s);
+  ASSERT_EQ(base.size(), loud.size());
+  int changed = 0;
+  for (std::size_t b = 0; b < base.size(); ++b) {
+    EXPECT_GE(loud[b], base[b]);
+    EXPECT_LE(quiet[b], base[b]);
+    changed += loud[b] != base[b] ? 1 : 0;
+  }
+  EXPECT_EQ(changed, 1);  // WFBP: one bucket per tensor; layer3 has one tensor
+}
+
 TEST(Compression, Fp16HalvesTheAllReduceTraffic) {
   const RunResult half = run_simulation(compressed("fp16", {}, Fidelity::analytic));
   const RunResult dense = run_simulation(testing::five_layers(4, "wfbp", Fidelity::analytic));
