@@ -5,37 +5,60 @@
 #include <unordered_map>
 
 namespace dtsim::collectives {
+namespace {
+
+/// A transfer's path latency and its bottleneck share of bandwidth in its step.
+struct Cost {
+  double latency_s;
+  double share_Bps;
+};
+
+bool same_pairs(const Step& a, const Step& b) {
+  return std::equal(a.transfers.begin(), a.transfers.end(), b.transfers.begin(), b.transfers.end(),
+                    [](const Transfer& x, const Transfer& y) { return x.from == y.from && x.to == y.to; });
+}
+
+}  // namespace
 
 double schedule_time_s(const Schedule& schedule, const core::PathModel& network) {
   std::vector<int> flows_on_link(static_cast<std::size_t>(network.link_count()), 0);
   std::vector<double> ready(static_cast<std::size_t>(schedule.ranks), 0.0);
   std::vector<double> next_ready;
-  // Plans repeat the same rank pairs step after step: each pair's path is computed once.
+  // Plans repeat the same rank pairs step after step: each pair's path is computed once, and a step between
+  // the same pairs as the one before it (a ring's 2(p-1) steps) reuses its transfers' costs.
   std::unordered_map<std::uint64_t, core::Path> path_of_pair;
   std::vector<const core::Path*> paths;
+  std::vector<Cost> costs;  // of the transfers of `pattern`
+  const Step* pattern = nullptr;
   for (const Step& step : schedule.steps) {
-    paths.clear();
-    for (const Transfer& t : step.transfers) {
-      const std::uint64_t key = (static_cast<std::uint64_t>(t.from) << 32) | static_cast<std::uint32_t>(t.to);
-      auto it = path_of_pair.find(key);
-      if (it == path_of_pair.end()) it = path_of_pair.emplace(key, network.path(t.from, t.to)).first;
-      paths.push_back(&it->second);
-      for (int link : it->second.links) ++flows_on_link[static_cast<std::size_t>(link)];
+    if (!pattern || !same_pairs(*pattern, step)) {
+      pattern = &step;
+      paths.clear();
+      for (const Transfer& t : step.transfers) {
+        const std::uint64_t key = (static_cast<std::uint64_t>(t.from) << 32) | static_cast<std::uint32_t>(t.to);
+        auto it = path_of_pair.find(key);
+        if (it == path_of_pair.end()) it = path_of_pair.emplace(key, network.path(t.from, t.to)).first;
+        paths.push_back(&it->second);
+        for (int link : it->second.links) ++flows_on_link[static_cast<std::size_t>(link)];
+      }
+      costs.clear();
+      for (const core::Path* p : paths) {
+        Cost& c = costs.emplace_back(Cost{p->latency_s, std::numeric_limits<double>::infinity()});
+        for (int link : p->links)
+          c.share_Bps = std::min(c.share_Bps, network.link_bandwidth_Bps(link) / flows_on_link[static_cast<std::size_t>(link)]);
+      }
+      for (const core::Path* p : paths)
+        for (int link : p->links) flows_on_link[static_cast<std::size_t>(link)] = 0;
     }
     next_ready = ready;
     for (std::size_t i = 0; i < step.transfers.size(); ++i) {
       const Transfer& t = step.transfers[i];
-      double share = std::numeric_limits<double>::infinity();
-      for (int link : paths[i]->links)
-        share = std::min(share, network.link_bandwidth_Bps(link) / flows_on_link[static_cast<std::size_t>(link)]);
       const double bytes = static_cast<double>(t.bytes);
       const double start = std::max(ready[static_cast<std::size_t>(t.from)], ready[static_cast<std::size_t>(t.to)]);
-      const double end = start + paths[i]->latency_s + (bytes > 0 ? bytes / share : 0.0);
+      const double end = start + costs[i].latency_s + (bytes > 0 ? bytes / costs[i].share_Bps : 0.0);
       for (int rank : {t.from, t.to})
         next_ready[static_cast<std::size_t>(rank)] = std::max(next_ready[static_cast<std::size_t>(rank)], end);
     }
-    for (const core::Path* p : paths)
-      for (int link : p->links) flows_on_link[static_cast<std::size_t>(link)] = 0;
     ready.swap(next_ready);
   }
   return ready.empty() ? 0.0 : *std::max_element(ready.begin(), ready.end());

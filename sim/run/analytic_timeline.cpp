@@ -16,26 +16,43 @@ Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vec
   const auto W = static_cast<std::size_t>(workers);
   timeline.marks.assign(W, {});
   timeline.traffic.assign(W, {});
+  // Without stragglers every worker runs the same timeline, bit for bit: the recurrence runs for the traced
+  // workers (for their events) or worker 0 alone, and the others copy worker 0's marks.
+  const auto traced = static_cast<std::size_t>(std::clamp(trace_workers, 0, workers));
+  const std::size_t computed = slowdown ? W : std::max<std::size_t>(traced, 1);
   const int layers = static_cast<int>(plan.layers.size());
-  std::vector<double> now(W, 0.0), backward_start(W);
-  std::vector<std::vector<double>> backward_end(W, std::vector<double>(static_cast<std::size_t>(layers)));
-  std::vector<IterationMarks> marks(W);
+  std::vector<double> now(computed, 0.0), backward_start(computed);
+  std::vector<std::vector<double>> backward_end(computed, std::vector<double>(static_cast<std::size_t>(layers)));
+  std::vector<IterationMarks> marks(computed);
+  double update_s = 0;
+  for (const auto& layer : plan.layers) update_s += layer.update_s;
+  std::vector<collectives::RankTraffic> exchange_traffic(W);  // of one exchanging iteration
+  for (const BucketCost& cost : costs)
+    for (std::size_t w = 0; w < W; ++w) {
+      exchange_traffic[w].sent += cost.traffic[w].sent;
+      exchange_traffic[w].received += cost.traffic[w].received;
+    }
+  std::size_t events_per_iteration = 2 * plan.layers.size() + 1;  // of one traced worker, at most
+  for (const BucketCost& cost : costs)
+    events_per_iteration += 1 + (cost.compress_s > 0 ? 1 : 0) + (cost.decompress_s > 0 ? 1 : 0);
+  timeline.events.reserve(events_per_iteration * traced * static_cast<std::size_t>(iterations));
   for (int it = 0; it < iterations; ++it) {
     auto duration = [&](std::size_t w, double work_s) {
       return slowdown ? slowdown(static_cast<int>(w), it, now[w], work_s) : work_s;
     };
-    auto record = [&](std::size_t w, const char* lane, std::string name, const char* category, double start,
-                      double end, std::int64_t bytes) {
-      if (static_cast<int>(w) < trace_workers)
-        timeline.events.push_back({static_cast<int>(w), lane, std::move(name), category, start, end, bytes});
+    // Names are built for traced workers only.
+    auto record = [&](std::size_t w, const char* lane, auto name, const char* category, double start, double end,
+                      std::int64_t bytes) {
+      if (w < traced)
+        timeline.events.push_back({static_cast<int>(w), lane, name(), category, start, end, bytes});
     };
-    for (std::size_t w = 0; w < W; ++w) {
+    for (std::size_t w = 0; w < computed; ++w) {
       IterationMarks& m = marks[w];
       m = IterationMarks{};
       m.start_s = now[w];
       for (const auto& layer : plan.layers) {
         const double d = duration(w, layer.forward_s);
-        record(w, "compute", forward_event(layer), "forward", now[w], now[w] + d, 0);
+        record(w, "compute", [&] { return forward_event(layer); }, "forward", now[w], now[w] + d, 0);
         now[w] += d;
       }
       m.forward_s = now[w] - m.start_s;
@@ -43,7 +60,7 @@ Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vec
       for (int l = layers - 1; l >= 0; --l) {
         const auto& layer = plan.layers[static_cast<std::size_t>(l)];
         const double d = duration(w, layer.backward_s);
-        record(w, "compute", backward_event(layer), "backward", now[w], now[w] + d, 0);
+        record(w, "compute", [&] { return backward_event(layer); }, "backward", now[w], now[w] + d, 0);
         now[w] += d;
         backward_end[w][static_cast<std::size_t>(l)] = now[w];
       }
@@ -56,39 +73,38 @@ Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vec
     for (std::size_t b = 0; exchanges && b < plan.buckets.size(); ++b) {
       const scheduling::Bucket& bucket = plan.buckets[b];
       const BucketCost& cost = costs[b];
+      const int id = static_cast<int>(b);
       double start = 0;
-      for (std::size_t w = 0; w < W; ++w) {
+      for (std::size_t w = 0; w < computed; ++w) {
         const double ready = std::max({stream_free, backward_end[w][static_cast<std::size_t>(bucket.ready_layer)],
                                        backward_start[w] + bucket.not_before_s});
         if (cost.compress_s > 0)
-          record(w, "compress", compress_event(static_cast<int>(b)), "compress", ready, ready + cost.compress_s, 0);
+          record(w, "compress", [&] { return compress_event(id); }, "compress", ready, ready + cost.compress_s, 0);
         start = std::max(start, ready + cost.compress_s);
       }
       stream_free = start + cost.time_s;
-      for (std::size_t w = 0; w < W; ++w) {
-        record(w, "comm", bucket_event(static_cast<int>(b)), "comm", start, stream_free, cost.payload_bytes);
+      for (std::size_t w = 0; w < computed; ++w) {
+        record(w, "comm", [&] { return bucket_event(id); }, "comm", start, stream_free, cost.payload_bytes);
         if (cost.decompress_s > 0)
-          record(w, "compress", decompress_event(static_cast<int>(b)), "compress", stream_free,
+          record(w, "compress", [&] { return decompress_event(id); }, "compress", stream_free,
                  stream_free + cost.decompress_s, 0);
       }
       stream_free += cost.decompress_s;
     }
-    for (std::size_t w = 0; w < W; ++w) {
+    for (std::size_t w = 0; w < computed; ++w) {
       IterationMarks& m = marks[w];
       m.comm_wait_s = std::max(0.0, stream_free - now[w]);
       now[w] += m.comm_wait_s;
-      double update_s = 0;
-      for (const auto& layer : plan.layers) update_s += layer.update_s;
       m.update_s = duration(w, update_s);
-      record(w, "compute", "update", "update", now[w], now[w] + m.update_s, 0);
+      record(w, "compute", [] { return std::string("update"); }, "update", now[w], now[w] + m.update_s, 0);
       now[w] += m.update_s;
       m.end_s = now[w];
-      timeline.marks[w].push_back(m);
-      for (const BucketCost& cost : costs) {
-        if (!exchanges) break;
-        timeline.traffic[w].bytes_sent += cost.traffic[w].sent;
-        timeline.traffic[w].bytes_received += cost.traffic[w].received;
-      }
+    }
+    for (std::size_t w = 0; w < W; ++w) {
+      timeline.marks[w].push_back(marks[w < computed ? w : 0]);
+      if (!exchanges) continue;
+      timeline.traffic[w].bytes_sent += exchange_traffic[w].sent;
+      timeline.traffic[w].bytes_received += exchange_traffic[w].received;
     }
   }
   return timeline;
