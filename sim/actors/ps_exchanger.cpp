@@ -14,6 +14,29 @@
 namespace dtsim::actors {
 namespace sg4 = simgrid::s4u;
 
+std::vector<std::vector<std::vector<PsPiece>>> ps_pieces(const PsSetup& setup) {
+  std::vector<std::int64_t> sizes;
+  for (const auto& bucket : setup.buckets)
+    for (const PsExchange& e : bucket) sizes.push_back(e.push_bytes);
+  const auto partitions =
+      sync::partition_buckets(sizes, static_cast<int>(setup.server_hosts.size()), setup.partition_bytes);
+  std::vector<std::vector<std::vector<PsPiece>>> pieces;
+  std::size_t flat = 0;
+  int id = 0;
+  for (const auto& bucket : setup.buckets) {
+    auto& exchanges = pieces.emplace_back();
+    for (const PsExchange& e : bucket) {
+      auto& out = exchanges.emplace_back();
+      const auto& parts = partitions[flat++];
+      const auto n = static_cast<std::int64_t>(parts.size());
+      for (std::int64_t k = 0; k < n; ++k)
+        out.push_back({id++, parts[static_cast<std::size_t>(k)].server, parts[static_cast<std::size_t>(k)].bytes,
+                       sync::even_share(e.pull_bytes, n, k)});
+    }
+  }
+  return pieces;
+}
+
 std::vector<std::pair<int, int>> ps_pairs(const PsSetup& setup) {
   std::vector<std::pair<int, int>> pairs;
   for (int r = 0; r < setup.workers; ++r) {
@@ -33,6 +56,13 @@ std::vector<std::pair<int, int>> ps_pairs(const PsSetup& setup) {
 
 namespace {
 
+int piece_count(const std::vector<std::vector<std::vector<PsPiece>>>& pieces) {
+  int count = 0;
+  for (const auto& bucket : pieces)
+    for (const auto& exchange : bucket) count += static_cast<int>(exchange.size());
+  return count;
+}
+
 int participants_of(const PsSetup& s) {
   return s.hierarchical ? (s.workers + s.gpus_per_node - 1) / s.gpus_per_node : s.workers;
 }
@@ -40,38 +70,11 @@ int participants_of(const PsSetup& s) {
 }  // namespace
 
 PsExchanger::PsExchanger(RunContext& context, const PsSetup& setup)
-    : context_(context), setup_(setup), participants_(participants_of(setup)),
-      ledger_([&] {
-        int pieces = 0;
-        std::vector<std::int64_t> sizes;
-        for (const auto& bucket : setup.buckets)
-          for (const PsExchange& e : bucket) sizes.push_back(e.push_bytes);
-        for (const auto& p : sync::partition_buckets(sizes, static_cast<int>(setup.server_hosts.size()),
-                                                      setup.partition_bytes))
-          pieces += static_cast<int>(p.size());
-        return pieces;
-      }(), participants_of(setup), setup.sync),
-      servers_(setup.server_hosts.size()), credits_(static_cast<std::size_t>(participants_of(setup))),
-      tag_(static_cast<std::size_t>(participants_of(setup)), 0),
-      outstanding_(static_cast<std::size_t>(setup.workers), 0) {
-  std::vector<std::int64_t> sizes;
-  for (const auto& bucket : setup.buckets)
-    for (const PsExchange& e : bucket) sizes.push_back(e.push_bytes);
-  const auto partitions =
-      sync::partition_buckets(sizes, static_cast<int>(setup.server_hosts.size()), setup.partition_bytes);
-  std::size_t flat = 0;
-  int id = 0;
-  for (const auto& bucket : setup.buckets) {
-    auto& exchanges = pieces_.emplace_back();
-    for (const PsExchange& e : bucket) {
-      auto& pieces = exchanges.emplace_back();
-      const auto& parts = partitions[flat++];
-      const auto n = static_cast<std::int64_t>(parts.size());
-      for (std::int64_t k = 0; k < n; ++k)
-        pieces.push_back({id++, parts[static_cast<std::size_t>(k)].server, parts[static_cast<std::size_t>(k)].bytes,
-                          sync::even_share(e.pull_bytes, n, k)});
-    }
-  }
+    : context_(context), setup_(setup), pieces_(ps_pieces(setup)), participants_(participants_of(setup)),
+      ledger_(piece_count(pieces_), participants_, setup.sync),
+      servers_(setup.server_hosts.size()), credits_(static_cast<std::size_t>(participants_)),
+      tag_(static_cast<std::size_t>(participants_), 0), outstanding_(static_cast<std::size_t>(setup.workers), 0) {
+  const int id = piece_count(pieces_);
   piece_changed_ = std::vector<Condition>(static_cast<std::size_t>(id));
   pieces_per_iteration_ = id;
   context_.timeline.servers.assign(setup.server_hosts.size(), {});

@@ -50,6 +50,18 @@ struct PsSetup {
   SkipUpload skip;                        ///< LAG: the server reuses the skipped participant's last gradient
 };
 
+/// One piece of a bucket's exchange, held by one server.
+struct PsPiece {
+  int id = 0;  ///< ledger partition: pieces are numbered across buckets and exchanges
+  int server = 0;
+  std::int64_t push_bytes = 0;
+  std::int64_t pull_bytes = 0;
+};
+
+/// pieces[b][e]: the pieces of exchange e of bucket b (sync::partition_buckets over the push sizes; each pull
+/// split like its push).
+std::vector<std::vector<std::vector<PsPiece>>> ps_pieces(const PsSetup& setup);
+
 /// Host pairs a parameter-server run uses (routes to build).
 std::vector<std::pair<int, int>> ps_pairs(const PsSetup& setup);
 
@@ -69,12 +81,7 @@ class PsExchanger : public Exchanger {
   bool survives(const std::vector<int>& out) const override;
 
  private:
-  struct Piece {
-    int id = 0;  ///< ledger partition
-    int server = 0;
-    std::int64_t push_bytes = 0;
-    std::int64_t pull_bytes = 0;
-  };
+  using Piece = PsPiece;
   struct Push {
     int piece = 0;
     int participant = 0;

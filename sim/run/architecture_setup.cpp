@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "sim/sync/ps_partitions.hpp"
-
 namespace dtsim::run {
 
 actors::PsSetup ps_setup(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
@@ -59,30 +57,23 @@ actors::GossipSetup gossip_setup(const scenario::Scenario& s, const std::vector<
 collectives::Schedule ps_traffic(const actors::PsSetup& setup, int hosts) {
   collectives::Schedule schedule;
   schedule.ranks = hosts;
-  std::vector<std::int64_t> sizes;
-  for (const auto& bucket : setup.buckets)
-    for (const actors::PsExchange& e : bucket) sizes.push_back(e.push_bytes);
-  const auto partitions =
-      sync::partition_buckets(sizes, static_cast<int>(setup.server_hosts.size()), setup.partition_bytes);
-  std::size_t flat = 0;
-  for (const auto& bucket : setup.buckets)
-    for (const actors::PsExchange& e : bucket) {
+  const auto pieces = actors::ps_pieces(setup);
+  for (std::size_t b = 0; b < setup.buckets.size(); ++b)
+    for (std::size_t e = 0; e < setup.buckets[b].size(); ++e) {
+      const actors::PsExchange& exchange = setup.buckets[b][e];
       collectives::Step& step = schedule.steps.emplace_back();
-      const auto& parts = partitions[flat++];
       for (int r = 0; r < setup.workers; ++r) {
         const int root = setup.hierarchical ? r - r % setup.gpus_per_node : r;
         if (r != root) {
-          step.transfers.push_back({r, root, e.push_bytes});
-          step.transfers.push_back({root, r, e.pull_bytes});
+          step.transfers.push_back({r, root, exchange.push_bytes});
+          step.transfers.push_back({root, r, exchange.pull_bytes});
           continue;
         }
-        for (std::size_t k = 0; k < parts.size(); ++k) {
-          const int server = setup.server_hosts[static_cast<std::size_t>(parts[k].server)];
+        for (const actors::PsPiece& piece : pieces[b][e]) {
+          const int server = setup.server_hosts[static_cast<std::size_t>(piece.server)];
           if (server == r) continue;
-          step.transfers.push_back({r, server, parts[k].bytes});
-          step.transfers.push_back({server, r,
-                                    sync::even_share(e.pull_bytes, static_cast<std::int64_t>(parts.size()),
-                                                     static_cast<std::int64_t>(k))});
+          step.transfers.push_back({r, server, piece.push_bytes});
+          step.transfers.push_back({server, r, piece.pull_bytes});
         }
       }
     }
