@@ -41,8 +41,11 @@ double host_copy_Bps() {
   return bandwidth;
 }
 
-/// Runs of a bucket's elements and the scale of their gradients (per-layer scales).
-using ScaledRuns = std::vector<std::pair<std::int64_t, double>>;
+/// A stretch of a bucket: `elements` elements of gradient tensor `tensor` (from its first element).
+struct Segment {
+  int tensor = 0;
+  std::int64_t elements = 0;
+};
 
 /// The scale of layer `name`'s gradients: its longest configured prefix, else gradient_scale.
 double layer_scale(const std::string& name, const scenario::Compression& c) {
@@ -56,57 +59,59 @@ double layer_scale(const std::string& name, const scenario::Compression& c) {
   return scale;
 }
 
-/// Bucket b's elements as runs of its tensors' layer scales, in bucket order (a partitioned tensor's piece
-/// takes what is left of the bucket), merged where neighbours share a scale.
-ScaledRuns bucket_runs(const scheduling::Bucket& b, const std::vector<double>& tensor_scale,
-                       const std::vector<std::int64_t>& tensor_bytes) {
-  ScaledRuns runs;
+/// Bucket b's elements tensor by tensor, in bucket order (a partitioned tensor's piece takes what is left of
+/// the bucket).
+std::vector<Segment> bucket_segments(const scheduling::Bucket& b, const std::vector<std::int64_t>& tensor_elements) {
+  std::vector<Segment> segments;
   std::int64_t left = b.bytes / 4;
   for (int t : b.tensors) {
-    const std::int64_t n = std::min(left, tensor_bytes[static_cast<std::size_t>(t)] / 4);
-    const double scale = tensor_scale[static_cast<std::size_t>(t)];
-    if (!runs.empty() && runs.back().second == scale) runs.back().first += n;
-    else runs.emplace_back(n, scale);
+    const std::int64_t n = std::min(left, tensor_elements[static_cast<std::size_t>(t)]);
+    segments.push_back({t, n});
     left -= n;
   }
-  if (left > 0) runs.emplace_back(left, runs.empty() ? 1.0 : runs.back().second);
-  return runs;
+  if (left > 0 && !segments.empty()) segments.back().elements += left;
+  return segments;
 }
 
-/// A gradient from the configured distribution with the runs' scales, seeded by (seed, length).
-std::vector<float> synthetic_gradient(const ScaledRuns& runs, const scenario::Compression& c) {
+/// The segments' gradient: drawn from the configured distribution at each tensor's layer scale, seeded by
+/// (seed, length), or copied from `real` (numerics mode's gradient, laid out tensor after tensor).
+std::vector<float> bucket_gradient(const std::vector<Segment>& segments, const std::vector<double>& tensor_scale,
+                                   const std::vector<std::int64_t>& tensor_offset, std::span<const float> real,
+                                   const scenario::Compression& c) {
   std::int64_t n = 0;
-  for (const auto& run : runs) n += run.first;
-  compressors::Rng rng(compressors::stream_seed(c.seed, static_cast<std::uint64_t>(n), 0));
-  std::vector<float> g(static_cast<std::size_t>(n));
-  std::size_t run = 0;
-  std::int64_t in_run = 0;
-  for (float& x : g) {
-    while (in_run == runs[run].first) {
-      ++run;
-      in_run = 0;
+  for (const Segment& s : segments) n += s.elements;
+  std::vector<float> g;
+  g.reserve(static_cast<std::size_t>(n));
+  if (!real.empty()) {
+    for (const Segment& s : segments) {
+      const auto from = real.begin() + tensor_offset[static_cast<std::size_t>(s.tensor)];
+      g.insert(g.end(), from, from + std::min<std::int64_t>(s.elements, real.end() - from));
+      g.resize(g.size() + static_cast<std::size_t>(std::max<std::int64_t>(0, s.elements - (real.end() - from))), 0.0f);
     }
-    ++in_run;
-    double v = rng.normal();
-    if (c.gradient == "laplace") {
-      const double u = rng.uniform() - 0.5;
-      v = -(u < 0 ? -1.0 : 1.0) * compressors::portable_log(1 - 2 * std::abs(u)) / std::sqrt(2.0);
-    } else if (c.gradient == "heavy_tailed") {  // Student t, 3 degrees of freedom, unit scale
-      double chi2 = 0;
-      for (int k = 0; k < 3; ++k) chi2 += std::pow(rng.normal(), 2);
-      v /= std::sqrt(chi2 / 3);
-    }
-    x = static_cast<float>(runs[run].second * v);
+    return g;
   }
+  compressors::Rng rng(compressors::stream_seed(c.seed, static_cast<std::uint64_t>(n), 0));
+  for (const Segment& s : segments)
+    for (std::int64_t i = 0; i < s.elements; ++i) {
+      double v = rng.normal();
+      if (c.gradient == "laplace") {
+        const double u = rng.uniform() - 0.5;
+        v = -(u < 0 ? -1.0 : 1.0) * compressors::portable_log(1 - 2 * std::abs(u)) / std::sqrt(2.0);
+      } else if (c.gradient == "heavy_tailed") {  // Student t, 3 degrees of freedom, unit scale
+        double chi2 = 0;
+        for (int k = 0; k < 3; ++k) chi2 += std::pow(rng.normal(), 2);
+        v /= std::sqrt(chi2 / 3);
+      }
+      g.push_back(static_cast<float>(tensor_scale[static_cast<std::size_t>(s.tensor)] * v));
+    }
   return g;
 }
 
 /// One bucket size's work, in host seconds (mapped to the GPU by the caller).
-scheduling::BucketWork measure(const ScaledRuns& runs, const scenario::Scenario& s) {
+scheduling::BucketWork measure(std::vector<float> grad, const scenario::Scenario& s) {
   const scenario::Compression& c = s.compression;
   auto compressor = compressors::make_error_feedback(c.error_feedback,
                                                      compressors::make_compressor(c.compressor, c.options));
-  const std::vector<float> grad = synthetic_gradient(runs, c);
   const auto n = static_cast<std::int64_t>(grad.size());
   const std::int64_t bytes = 4 * n;
   std::vector<float> out(static_cast<std::size_t>(n));
@@ -157,7 +162,7 @@ scheduling::BucketWork measure(const ScaledRuns& runs, const scenario::Scenario&
 std::string settings_key(const scenario::Scenario& s) {
   std::ostringstream key;
   const scenario::Compression& c = s.compression;
-  key << c.compressor << '|' << c.error_feedback << '|' << c.sparse_collective << '|' << c.gradient << '|' << c.gradient_scale << '|' << c.seed
+  key << c.compressor << '|' << s.numerics.seed << '|' << c.error_feedback << '|' << c.sparse_collective << '|' << c.gradient << '|' << c.gradient_scale << '|' << c.seed
       << '|' << c.kernel_Bps.value_or(0) << '|' << s.workers;
   for (const auto& [name, value] : c.options)
     std::visit([&](const auto& v) { key << '|' << name << '=' << v; }, value);
@@ -167,31 +172,38 @@ std::string settings_key(const scenario::Scenario& s) {
 }  // namespace
 
 std::vector<scheduling::BucketWork> compression_work(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
-                                                     std::string& note) {
+                                                     std::string& note, std::span<const float> real_gradient) {
   static std::map<std::string, scheduling::BucketWork> cache;
   const scenario::Compression& c = s.compression;
   const double gpu_Bps = s.gpu.memory_Bps * s.gpu.memory_efficiency;
   const double host_to_gpu = c.kernel_Bps ? 1.0 : host_copy_Bps() / gpu_Bps;
-  note = c.kernel_Bps ? fmt::format("{} kernels timed at a fixed {:.3g} GB/s of fp32 input", c.compressor,
+  const std::string input = real_gradient.empty() ? "" : " on numerics mode's real gradient";
+  note = c.kernel_Bps ? fmt::format("{} kernels{} timed at a fixed {:.3g} GB/s of fp32 input", c.compressor, input,
                                     *c.kernel_Bps / 1e9)
-                      : fmt::format("{} kernels ran on the host CPU (copy {:.1f} GB/s); times scaled by {:.4f} to "
-                                    "the {} ({:.0f} GB/s effective)",
-                                    c.compressor, host_copy_Bps() / 1e9, host_to_gpu, s.gpu.name, gpu_Bps / 1e9);
+                      : fmt::format("{} kernels ran{} on the host CPU (copy {:.1f} GB/s); times scaled by {:.4f} "
+                                    "to the {} ({:.0f} GB/s effective)",
+                                    c.compressor, input, host_copy_Bps() / 1e9, host_to_gpu, s.gpu.name, gpu_Bps / 1e9);
   const std::string settings = settings_key(s);
   std::vector<double> tensor_scale;
-  std::vector<std::int64_t> tensor_bytes;
+  std::vector<std::int64_t> tensor_elements, tensor_offset;
+  std::int64_t offset = 0;
   for (const models::Layer& layer : s.model.layers)
     for (const models::Tensor& t : layer.tensors) {
       tensor_scale.push_back(layer_scale(layer.name, c));
-      tensor_bytes.push_back(4 * t.numel());
+      tensor_elements.push_back(t.numel());
+      tensor_offset.push_back(offset);
+      offset += t.numel();
     }
   std::vector<scheduling::BucketWork> work;
   for (const scheduling::Bucket& b : plan.buckets) {
-    const ScaledRuns runs = bucket_runs(b, tensor_scale, tensor_bytes);
+    const std::vector<Segment> segments = bucket_segments(b, tensor_elements);
     std::string key = settings + '#' + std::to_string(b.bytes);
-    for (const auto& [length, scale] : runs) key += fmt::format("|{}x{}", length, scale);
+    for (const Segment& seg : segments)
+      key += real_gradient.empty() ? fmt::format("|{}x{}", seg.elements, tensor_scale[static_cast<std::size_t>(seg.tensor)])
+                                   : fmt::format("|t{}:{}", seg.tensor, seg.elements);
     auto it = cache.find(key);
-    if (it == cache.end()) it = cache.emplace(key, measure(runs, s)).first;
+    if (it == cache.end())
+      it = cache.emplace(key, measure(bucket_gradient(segments, tensor_scale, tensor_offset, real_gradient, c), s)).first;
     scheduling::BucketWork w = it->second;
     w.compress_s *= host_to_gpu;
     w.decompress_s *= host_to_gpu;

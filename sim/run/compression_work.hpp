@@ -1,6 +1,7 @@
 #pragma once
 /// The timing mode of gradient compression: the real kernels run on real tensors of each bucket's size and
 /// decide the bytes on the wire, the collectives used, and how long compression takes.
+#include <span>
 #include <string>
 #include <vector>
 
@@ -10,13 +11,14 @@
 namespace dtsim::run {
 
 /// Per bucket of `plan`: the compressor of `s.compression` runs (with its error feedback) on a gradient of the
-/// bucket's size drawn from the configured distribution (seeded). Its real wire size and aggregation mode give
+/// bucket's size: drawn from the configured distribution at each tensor's layer scale (seeded), or, when
+/// `real_gradient` is given (numerics mode's gradient, tensor after tensor), the bucket's slice of it. Its real wire size and aggregation mode give
 /// the exchanges: an all-reduce for summable payloads, an all-gather of every rank's payload for sparse or
 /// per-worker payloads and majority votes, two all-reduces (P, then Q after orthogonalisation) for PowerSGD.
 /// Times are the median of repeated host runs scaled to the GPU by host / GPU memory bandwidth, or bytes over
 /// `s.compression.kernel_Bps` when given (reproducible). Receivers decompress and sum every gathered payload.
 /// `note` says where the kernels ran and how times were mapped. Results are cached per (size, settings).
 std::vector<scheduling::BucketWork> compression_work(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
-                                                     std::string& note);
+                                                     std::string& note, std::span<const float> real_gradient = {});
 
 }  // namespace dtsim::run

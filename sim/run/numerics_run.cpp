@@ -26,16 +26,47 @@ numerics::Dataset dataset(const scenario::Numerics& n) {
   return numerics::gaussian_mixture({n.examples, n.dims, n.classes, n.separation, seed_of(n, kData)});
 }
 
+
+/// The data split, the workers' shards and the initial model of a scenario's numerics mode.
+struct Setup {
+  numerics::Dataset train;
+  numerics::Dataset test;
+  numerics::Shards shards;
+  std::unique_ptr<numerics::Model> model;
+};
+
+Setup setup(const scenario::Scenario& s) {
+  const scenario::Numerics& n = s.numerics;
+  Setup u;
+  std::tie(u.train, u.test) = numerics::train_test_split(dataset(n), n.test_fraction, seed_of(n, kSplit));
+  u.shards = n.shards == "dirichlet"
+                 ? numerics::shard_dirichlet(u.train, s.workers, n.dirichlet_alpha, seed_of(n, kShards))
+                 : numerics::shard_iid(u.train, s.workers, seed_of(n, kShards));
+  u.model = numerics::make_model({n.model, n.hidden}, scenario::numerics_input_shape(n), seed_of(n, kInit));
+  return u;
+}
+
 }  // namespace
+
+std::vector<float> numerics_gradient(const scenario::Scenario& s) {
+  Setup u = setup(s);
+  const std::vector<std::int64_t>& shard = u.shards.front();
+  const auto batch = std::min<std::int64_t>(s.batch_size, static_cast<std::int64_t>(shard.size()));
+  numerics::Matrix x(batch, u.train.features.cols());
+  std::vector<int> labels;
+  for (std::int64_t i = 0; i < batch; ++i) {
+    x.row(i) = u.train.features.row(shard[static_cast<std::size_t>(i)]);
+    labels.push_back(u.train.labels[static_cast<std::size_t>(shard[static_cast<std::size_t>(i)])]);
+  }
+  std::vector<float> grad(u.model->parameters().size());
+  u.model->loss_and_gradient(x, labels, grad);
+  return grad;
+}
 
 numerics::TrainingRun train_numerics(const scenario::Scenario& s) {
   const scenario::Numerics& n = s.numerics;
-  const auto [train, test] = numerics::train_test_split(dataset(n), n.test_fraction, seed_of(n, kSplit));
-  const numerics::Shards shards =
-      n.shards == "dirichlet" ? numerics::shard_dirichlet(train, s.workers, n.dirichlet_alpha, seed_of(n, kShards))
-                              : numerics::shard_iid(train, s.workers, seed_of(n, kShards));
-  const auto model =
-      numerics::make_model({n.model, n.hidden}, scenario::numerics_input_shape(n), seed_of(n, kInit));
+  const Setup u = setup(s);
+  const auto& [train, test, shards, model] = u;
   numerics::TrainerConfig config;
   config.workers = s.workers;
   config.batch_size = s.batch_size;

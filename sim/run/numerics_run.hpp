@@ -13,6 +13,10 @@ namespace dtsim::run {
 /// steps.
 numerics::TrainingRun train_numerics(const scenario::Scenario& s);
 
+/// The real gradient timing mode's kernels run on with [compression] gradient = "numerics": the initial
+/// model's gradient on worker 0's first mini-batch, tensor after tensor.
+std::vector<float> numerics_gradient(const scenario::Scenario& s);
+
 /// Places `run` on the simulated time line: step k ends when simulated iteration k ends (the first
 /// result.iterations steps), later steps k x result.mean_iteration_s. Fills result.curve and
 /// result.time_to_accuracy_s.

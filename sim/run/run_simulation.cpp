@@ -181,7 +181,8 @@ collectives::AlphaBeta allreduce_alpha_beta(const scenario::Scenario& s) {
   return {a, (collective->closed_form_s(group, kProbeBytes, costs) - a) / kProbeBytes};
 }
 
-scheduling::IterationPlan make_iteration_plan(const scenario::Scenario& s, std::string* compression_note) {
+scheduling::IterationPlan make_iteration_plan(const scenario::Scenario& s, std::string* compression_note,
+                                              std::span<const float> real_gradient) {
   scheduling::IterationPlan plan;
   const std::vector<models::LayerTime> times =
       models::layer_times(s.model, s.gpu, s.batch_size, s.precision, s.measured_iteration_s);
@@ -201,7 +202,7 @@ scheduling::IterationPlan make_iteration_plan(const scenario::Scenario& s, std::
   plan.credit_bytes = scheduler->credit_bytes();
   if (!s.compression.compressor.empty()) {
     std::string note;
-    plan.work = compression_work(s, plan, note);
+    plan.work = compression_work(s, plan, note, real_gradient);
     if (compression_note) *compression_note = note;
   }
   return plan;
@@ -262,7 +263,9 @@ RunResult run_simulation(const scenario::Scenario& s) {
   std::optional<numerics::TrainingRun> training;
   if (s.numerics.enabled) training = train_numerics(s);
   std::string compression_note;
-  const scheduling::IterationPlan plan = make_iteration_plan(s, &compression_note);
+  const std::vector<float> real_gradient =
+      s.compression.gradient == "numerics" ? numerics_gradient(s) : std::vector<float>{};
+  const scheduling::IterationPlan plan = make_iteration_plan(s, &compression_note, real_gradient);
   const auto collective = collectives::make_collective(s.collective, platform::link_costs(s.platform));
   const platform::Fabric fabric(s.platform);
   const std::vector<scheduling::BucketWork> work = bucket_work(plan);

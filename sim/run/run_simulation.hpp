@@ -2,6 +2,8 @@
 /// The library's front door: a validated scenario in, a RunResult out.
 #include <string>
 
+#include <span>
+
 #include "sim/run/run_result.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scheduling/iteration_plan.hpp"
@@ -9,9 +11,11 @@
 namespace dtsim::run {
 
 /// Per-layer compute times of the scenario's model on its GPU, the scheduler's buckets and, with compression,
-/// each bucket's measured work (`compression_note`, when given, says how kernel times were obtained).
+/// each bucket's measured work (`compression_note`, when given, says how kernel times were obtained; the
+/// kernels run on `real_gradient` when given, numerics mode's gradient tensor after tensor).
 scheduling::IterationPlan make_iteration_plan(const scenario::Scenario& scenario,
-                                              std::string* compression_note = nullptr);
+                                              std::string* compression_note = nullptr,
+                                              std::span<const float> real_gradient = {});
 
 /// Simulates the scenario at its fidelity. The `message` level creates this process's SimGrid engine,
 /// so call it at most once per process at that level.

@@ -23,7 +23,7 @@ std::vector<std::string> shardings() { return {"iid", "dirichlet"}; }
 std::vector<std::string> optimizers() { return {"sgd", "momentum", "nesterov", "adam"}; }
 std::vector<std::string> sparse_collectives() { return {"allgather", "gtopk"}; }
 std::vector<std::string> noises() { return {"none", "lognormal", "exponential"}; }
-std::vector<std::string> distributions() { return {"normal", "laplace", "heavy_tailed"}; }
+std::vector<std::string> distributions() { return {"normal", "laplace", "heavy_tailed", "numerics"}; }
 std::vector<std::string> compressor_names() {
   std::vector<std::string> names;
   for (const auto& e : compressors::compressor_registry()) names.emplace_back(e.name);
@@ -177,7 +177,9 @@ const std::vector<KeySpec>& scenario_keys() {
        "how sparse payloads meet: all-gather of every rank's, or gTop-k (tree merge back to k per hop; topk, dgc, "
        "threshold, sidco)",
        0, 0, sparse_collectives},
-      {"compression", "gradient", "string", "normal", "distribution of the synthetic gradients the kernels run on",
+      {"compression", "gradient", "string", "normal",
+       "what the kernels run on: synthetic gradients of a distribution, or numerics mode's real gradient (the "
+       "model's first mini-batch gradient on worker 0; needs [numerics])",
        0, 0, distributions},
       {"compression", "gradient_scale", "number", "0.001", "their scale (standard deviation of the normal)", 0, 0,
        nullptr},

@@ -189,6 +189,10 @@ void load_compression(Section& c, const toml::table& table, Scenario& s) {
                            "gtopk merges sparse (index, value) payloads, which '" + k.compressor + "' does not send",
                            "use it with " + core::join_names(sparsifiers));
   k.gradient = choice_key(c, "compression", "gradient");
+  if (k.gradient == "numerics" && !s.numerics.enabled)
+    throw core::InputError(c.where_key("gradient"), "gradient = \"numerics\" takes numerics mode's real gradient, "
+                                                    "but the scenario has no [numerics]",
+                           "add [numerics], or draw synthetic gradients: normal, laplace, heavy_tailed");
   if (c.has("gradient_scale")) k.gradient_scale = c.number("gradient_scale", 1e-30, 1e30);
   if (auto scales = c.table("layer_scales")) {
     for (const auto& [prefix, value] : *table.get("layer_scales")->as_table()) {
