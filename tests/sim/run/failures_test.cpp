@@ -21,11 +21,7 @@ scenario::Scenario free_network(const std::string& architecture, int extra_hosts
   return s;
 }
 
-double compute_s(const scenario::Scenario& s) {
-  double t = 0;
-  for (const auto& l : make_iteration_plan(s).layers) t += l.forward_s + l.backward_s + l.update_s;
-  return t;
-}
+using testing::compute_s;
 
 scenario::Failure crash(int worker, double at_s) {
   scenario::Failure f;

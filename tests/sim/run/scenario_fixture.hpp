@@ -1,6 +1,7 @@
 #pragma once
 // A scenario built in code: a synthetic model with measured layer times on a star platform.
 #include "models/gpu_profile.hpp"
+#include "sim/run/run_simulation.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "tests/sim/star.hpp"
 
@@ -34,6 +35,13 @@ inline scenario::Scenario synthetic(int workers, const std::vector<std::int64_t>
 inline scenario::Scenario five_layers(int workers, const std::string& scheduler, scenario::Fidelity fidelity) {
   return synthetic(workers, {2000000, 0, 500000, 3000000, 1000}, {1e-3, 2e-4, 5e-4, 2e-3, 1e-4},
                    {2e-3, 4e-4, 1e-3, 4e-3, 2e-4}, scheduler, fidelity);
+}
+
+/// One worker's compute per iteration (forward + backward + update), no communication.
+inline double compute_s(const scenario::Scenario& s) {
+  double t = 0;
+  for (const auto& l : run::make_iteration_plan(s).layers) t += l.forward_s + l.backward_s + l.update_s;
+  return t;
 }
 
 }  // namespace dtsim::testing

@@ -33,11 +33,7 @@ scenario::Scenario parameter_server(int workers, int servers) {
   return s;
 }
 
-double compute_s(const scenario::Scenario& s) {
-  double t = 0;
-  for (const auto& l : make_iteration_plan(s).layers) t += l.forward_s + l.backward_s + l.update_s;
-  return t;
-}
+using testing::compute_s;
 
 double path_latency_s(const scenario::Scenario& s) { return platform::Fabric(s.platform).path(0, 1).latency_s; }
 
