@@ -6,6 +6,8 @@
 ///                      replicas stay equal, which is the server's one step pulled dense
 ///   kStaleGradients    ssp on a parameter server: as above, with every g_j taken at the model of `staleness`
 ///                      steps earlier (Ho et al. 2013, the bound always reached); staleness 0 is bsp
+///   kAverageGradients with lag_threshold > 0: LAG-WK (numerics/lag.hpp), the server averages the last
+///                      gradient each worker uploaded; a worker whose gradient changed little skips its upload
 ///   kAsyncPushes       asp on a parameter server: pushes arrive round robin, each one server step
 ///                      opt(x, g_i / n); worker i then pulls x, so its next gradient is n - 1 updates old
 ///   kModelAverage      local_sgd, post_local_sgd: x_i <- opt_i(x_i, g_i), and on an exchanging iteration
@@ -33,6 +35,8 @@ struct SyncConfig {
   std::function<int(int worker, std::int64_t iteration)> peer;      ///< kPushSum: where worker sends
   std::function<std::vector<bool>(std::int64_t iteration)> kept;    ///< kAverageGradients: gradients used; empty = all
   bool compressed_pull = false;  ///< kAverageGradients, kStaleGradients: the server compresses the averaged update
+  double lag_threshold = 0.0;    ///< kAverageGradients: LAG's xi; 0 = every worker uploads every step
+  int lag_window = 10;           ///< kAverageGradients with LAG: D, the model changes the rule looks back on
 };
 
 }  // namespace dtsim::numerics

@@ -40,6 +40,14 @@ Trainer::Trainer(const Model& model, const Dataset& train, const Shards& shards,
   }
   if (sync.compressed_pull && !config.compression)
     throw core::InputError("a compressed pull without a compressor", "a compression config, or a dense pull");
+  if (sync.lag_threshold > 0.0 && (config.compression || sync.kept || sync.scheme != Scheme::kAverageGradients)) {
+    throw core::InputError(std::string("LAG with ") +
+                               (config.compression ? "compression"
+                                : sync.kept        ? "backup workers"
+                                                   : "a scheme other than bsp gradient averaging"),
+                           "LAG on dense bsp gradients only: its rule compares a worker's exact gradient with the "
+                           "last one the server received, which compression and dropped rounds leave undefined");
+  }
   const auto n = static_cast<std::size_t>(config.workers);
   DTSIM_CHECK(sync.scheme != Scheme::kGossip || sync.mixing.size() == n * n, "gossip needs an n x n mixing matrix");
   DTSIM_CHECK(sync.scheme != Scheme::kPushSum || sync.peer, "push-sum needs a peer function");
@@ -54,6 +62,8 @@ Trainer::Trainer(const Model& model, const Dataset& train, const Shards& shards,
     workers_.push_back(std::move(worker));
   }
   if (sync.compressed_pull) server_ = make_compressor(model);
+  if (sync.lag_threshold > 0.0)
+    lag_ = std::make_unique<LazyAggregation>(sync.lag_threshold, sync.lag_window, config.workers, average_.size());
   if (sync.scheme == Scheme::kStaleGradients) stale_ = model.clone();
   if (sync.scheme == Scheme::kAsyncPushes) {
     server_model_ = model.clone();
@@ -108,6 +118,7 @@ StepReport Trainer::step() {
   switch (sync.scheme) {
     case Scheme::kAverageGradients:
     case Scheme::kStaleGradients:
+      if (lag_) report.uploaded = lazy_uploads();
       exchange(sync.kept ? sync.kept(iteration) : std::vector<bool>{}, report);
       apply_average();
       break;
@@ -145,13 +156,24 @@ void Trainer::exchange(const std::vector<bool>& kept, StepReport& report) {
   const auto tensors = workers_.front()->model->tensors();
   for (std::size_t t = 0; t < tensors.size(); ++t) {
     Pushes pushes{.tensor = t, .gradients = {}, .compressors = {}, .kept = kept};
-    for (const auto& w : workers_) {
-      pushes.gradients.push_back(Model::slice(std::span<const float>(w->grad), tensors[t]));
-      if (w->compressor) pushes.compressors.push_back(w->compressor.get());
+    for (std::size_t w = 0; w < workers_.size(); ++w) {
+      const Worker& worker = *workers_[w];
+      pushes.gradients.push_back(Model::slice(lag_ ? lag_->held(w) : std::span<const float>(worker.grad), tensors[t]));
+      if (worker.compressor) pushes.compressors.push_back(worker.compressor.get());
     }
     report.tensors.push_back(
         exchange_gradients(pushes, server_.get(), Model::slice(std::span<float>(average_), tensors[t])));
+    for (std::size_t w = 0; w < report.uploaded.size(); ++w)
+      if (!report.uploaded[w]) report.tensors.back().wire_bytes[w] = 0;
   }
+}
+
+std::vector<bool> Trainer::lazy_uploads() {
+  std::vector<std::span<const float>> fresh;
+  for (const auto& w : workers_) fresh.emplace_back(w->grad);
+  const Optimizer& optimizer = *workers_.front()->optimizer;
+  return lag_->step(std::as_const(*workers_.front()->model).parameters(), fresh,
+                    optimizer.learning_rate(optimizer.steps() + 1));
 }
 
 void Trainer::apply_average() {

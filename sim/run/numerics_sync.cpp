@@ -43,6 +43,8 @@ numerics::SyncConfig numerics_sync(const scenario::Scenario& s, std::uint64_t se
   const sync::SyncPolicy& policy = s.sync;
   numerics::SyncConfig c;
   c.exchanges = [policy](std::int64_t iteration) { return policy.exchanges(static_cast<int>(iteration)); };
+  c.lag_threshold = policy.lag_threshold;
+  c.lag_window = policy.lag_window;
   if (s.architecture == "gossip") {
     if (policy.scheme == "asp") {
       c.scheme = Scheme::kPushSum;

@@ -12,8 +12,9 @@ namespace dtsim::run {
 
 /// allreduce, ps, byteps: bsp averages gradients, ssp takes them `staleness` steps old, asp pushes one by one,
 /// local_sgd and post_local_sgd average models; gossip: D-PSGD with Metropolis-Hastings weights on the graph
-/// (sync bsp, local_sgd, post_local_sgd) or SGP push-sum to push_sum_peer (sync asp). `seed` breaks ties
-/// among equally slow workers (backup workers).
+/// (sync bsp, local_sgd, post_local_sgd) or SGP push-sum to push_sum_peer (sync asp); [strategy.lag] turns on
+/// LAG (numerics/lag.hpp), which the Trainer accepts on dense bsp only. `seed` breaks ties among equally slow
+/// workers (backup workers).
 numerics::SyncConfig numerics_sync(const scenario::Scenario& s, std::uint64_t seed);
 
 /// Backup workers: the workers whose gradients the server uses in `iteration`. It drops the
