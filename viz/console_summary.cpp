@@ -19,12 +19,15 @@ void print_sync_summary(std::ostream& out, const run::RunResult& r) {
   const auto [least, most] = std::minmax_element(r.workers.begin(), r.workers.end(), [](const auto& a, const auto& b) {
     return a.waiting_s < b.waiting_s;
   });
-  int fewest = r.workers.front().iterations, most_iterations = fewest, dropped = 0;
+  int fewest = r.workers.front().iterations, most_iterations = fewest, dropped = 0, skipped = 0, total = 0;
   for (const run::WorkerSummary& w : r.workers) {
     fewest = std::min(fewest, w.iterations);
     most_iterations = std::max(most_iterations, w.iterations);
     dropped += w.dropped;
+    skipped += w.skipped;
+    total += w.iterations;
   }
+  if (skipped > 0) fmt::print(out, "LAG: {} of {} uploads skipped ({:.1f}%)\n", skipped, total, 100.0 * skipped / total);
   if (most->waiting_s - least->waiting_s > 1e-9 * std::max(1.0, most->waiting_s) || fewest != most_iterations)
     fmt::print(out, "waiting per worker: {} (worker {}) to {} (worker {}); iterations per worker {} to {}{}\n",
                core::format_duration(least->waiting_s), least - r.workers.begin(),

@@ -64,6 +64,7 @@ void write_report_json(const std::string& path, const run::RunResult& r) {
   nlohmann::json workers = nlohmann::json::array();
   for (std::size_t w = 0; w < r.workers.size(); ++w)
     workers.push_back({{"worker", w}, {"iterations", r.workers[w].iterations}, {"dropped", r.workers[w].dropped},
+                       {"skipped", r.workers[w].skipped},
                        {"waiting_s", r.workers[w].waiting_s}});
   report["workers"] = workers;
   nlohmann::json servers = nlohmann::json::array();

@@ -59,6 +59,8 @@ class Exchanger {
   virtual void worker_failed(int /*rank*/) {}
   /// True when the job can go on without the workers in `out` (all-reduce: never).
   virtual bool survives(const std::vector<int>& /*out*/) const { return false; }
+  /// True when the worker skipped its upload in that iteration (LAG).
+  virtual bool skipped(int /*rank*/, int /*iteration*/) const { return false; }
   /// True when the server dropped the worker's gradient of that iteration (backup workers).
   virtual bool dropped(int /*rank*/, int /*iteration*/) const { return false; }
 };

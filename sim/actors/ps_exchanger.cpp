@@ -128,6 +128,10 @@ bool PsExchanger::begin_iteration(int rank, int iteration) {
   return run;
 }
 
+bool PsExchanger::skipped(int rank, int iteration) const {
+  return setup_.skip && setup_.skip(participant_of(rank), iteration);
+}
+
 bool PsExchanger::dropped(int rank, int iteration) const {
   // Dropped when none of its pieces made it into a round (pieces of one iteration can fall either side of a
   // round's close on a real network).

@@ -75,6 +75,7 @@ class PsExchanger : public Exchanger {
   void exchange(int rank, int iteration, std::size_t bucket) override;
   void finish_iteration(int rank, int iteration) override;
   bool dropped(int rank, int iteration) const override;
+  bool skipped(int rank, int iteration) const override;
   /// The worker's node leaves with it (per-node aggregation); staleness bounds stop waiting for it.
   void worker_failed(int rank) override;
   /// Rounds go on while a quorum of participants is left; asynchronous schemes while any is.

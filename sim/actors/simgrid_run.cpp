@@ -110,6 +110,7 @@ class IterationRun {
       m.update_s = phase(w, "update", "update", update_s);
       m.end_s = sg4::Engine::get_clock();
       m.dropped = exchanges && exchanger_.dropped(w.rank, it);
+      m.skipped = exchanges && exchanger_.skipped(w.rank, it);
       timeline_.marks[static_cast<std::size_t>(w.rank)].push_back(m);
     }
     w.finished = true;

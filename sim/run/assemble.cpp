@@ -85,6 +85,7 @@ RunResult assemble_result(RunInfo info, Timeline timeline, double single_worker_
     w.iterations = static_cast<int>(worker.size());
     for (const IterationMarks& m : worker) {
       w.dropped += m.dropped ? 1 : 0;
+      w.skipped += m.skipped ? 1 : 0;
       w.waiting_s += m.comm_wait_s;
     }
   }

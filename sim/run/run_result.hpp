@@ -46,6 +46,7 @@ struct ServerLoad {
 struct WorkerSummary {
   int iterations = 0;     ///< iterations it computed (asynchronous schemes: fast workers compute more)
   int dropped = 0;        ///< of which the server dropped the gradient (backup workers)
+  int skipped = 0;        ///< of which the worker skipped the upload (LAG)
   double waiting_s = 0;   ///< blocked on synchronisation (exposed communication plus waiting for others)
 };
 

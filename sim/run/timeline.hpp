@@ -18,6 +18,7 @@ struct IterationMarks {
   double update_s = 0;
   double comm_wait_s = 0;  ///< blocked until gradients were synchronised (exposed communication)
   bool dropped = false;    ///< the server dropped this iteration's gradient (backup workers)
+  bool skipped = false;    ///< the worker skipped this iteration's upload (LAG)
 };
 
 /// Duration of a compute phase of `work_s` nominal seconds that worker `worker` starts at `start_s` in

@@ -201,6 +201,10 @@ StrategyWhere load_strategy(Section& strategy, Scenario& s) {
 }
 
 void check_strategy(const Scenario& s, const StrategyWhere& where) {
+  if (s.sync.lag_threshold > 0 && !s.compression.compressor.empty())
+    throw core::InputError(where.architecture, "LAG compares a worker's exact gradient with the one the server "
+                                               "holds, which compression leaves undefined",
+                           "remove [compression] or [strategy.lag]");
   if (s.sync.lag_threshold > 0 && !s.numerics.enabled)
     throw core::InputError(where.architecture, "LAG decides each upload from the real gradients, which timing mode "
                                                "does not have",

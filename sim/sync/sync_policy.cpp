@@ -1,5 +1,7 @@
 #include "sim/sync/sync_policy.hpp"
 
+#include <sstream>
+
 namespace dtsim::sync {
 
 bool SyncPolicy::exchanges(int iteration) const {
@@ -20,7 +22,11 @@ std::string describe(const SyncPolicy& p) {
   if (p.scheme == "post_local_sgd")
     return "post_local_sgd (bsp for " + std::to_string(p.switch_after) + " iterations, then period " +
            std::to_string(p.period) + ")";
-  if (p.lag_threshold > 0) return p.scheme + " with LAG (threshold " + std::to_string(p.lag_threshold) + ")";
+  if (p.lag_threshold > 0) {
+    std::ostringstream words;
+    words << p.scheme << " with LAG (threshold " << p.lag_threshold << ", window " << p.lag_window << ")";
+    return words.str();
+  }
   if (p.backup_workers > 0) return p.scheme + " (" + std::to_string(p.backup_workers) + " backup workers)";
   return p.scheme;
 }

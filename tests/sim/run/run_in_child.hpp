@@ -77,7 +77,7 @@ inline run::RunResult run_in_child(const scenario::Scenario& s) {
     r.traffic.push_back({static_cast<std::int64_t>(traffic[i]), static_cast<std::int64_t>(traffic[i + 1])});
   const auto workers = detail::take(in, at);
   for (std::size_t i = 0; i < workers.size(); i += 3)
-    r.workers.push_back({static_cast<int>(workers[i]), static_cast<int>(workers[i + 1]), workers[i + 2]});
+    r.workers.push_back({static_cast<int>(workers[i]), static_cast<int>(workers[i + 1]), 0, workers[i + 2]});
   const auto servers = detail::take(in, at);
   for (std::size_t i = 0; i < servers.size(); i += 4)
     r.servers.push_back({static_cast<int>(servers[i]), static_cast<std::int64_t>(servers[i + 1]),
