@@ -30,10 +30,18 @@ namespace {
 
 /// The process's SimGrid engine with SimGrid's own logging limited to warnings.
 sg4::Engine make_engine() {
-  int argc = 2;
   char name[] = "dtsim";
   char quiet[] = "--log=root.thresh:warning";
+#ifdef DTSIM_SANITIZE
+  // AddressSanitizer cannot follow exceptions (killed actors) across SimGrid's swapped actor stacks; system
+  // threads as actor contexts keep it exact.
+  char threads[] = "--cfg=contexts/factory:thread";
+  char* argv[] = {name, quiet, threads, nullptr};
+  int argc = 3;
+#else
   char* argv[] = {name, quiet, nullptr};
+  int argc = 2;
+#endif
   return sg4::Engine(&argc, argv);
 }
 
