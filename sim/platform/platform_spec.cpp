@@ -55,7 +55,7 @@ NetworkModel parse_network_model(const std::string& name) { return parse_in(kMod
 std::vector<std::string> network_settings(NetworkModel m) {
   switch (m) {
     case NetworkModel::alpha_beta:
-      return {"network/model:CM02", "network/crosstraffic:0", "network/TCP-gamma:1e30"};
+      return {"network/model:CM02", "network/crosstraffic:0", "network/TCP-gamma:1e30", "network/optim:Full"};
     case NetworkModel::cm02:
       return {"network/model:CM02"};
     case NetworkModel::lv08:
