@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "compressors/rng.hpp"
+#include "sim/core/error.hpp"
 #include "sim/run/stragglers.hpp"
 #include "sim/sync/gossip_graph.hpp"
 
@@ -53,9 +54,11 @@ numerics::SyncConfig numerics_sync(const scenario::Scenario& s, std::uint64_t se
       };
     } else {
       c.scheme = Scheme::kGossip;
-      c.mixing = sync::metropolis_hastings(
-                     sync::make_gossip_graph(s.gossip.topology, s.workers, s.gossip.degree, s.gossip.seed))
-                     .w;
+      const sync::MixingMatrix mixing = sync::metropolis_hastings(
+          sync::make_gossip_graph(s.gossip.topology, s.workers, s.gossip.degree, s.gossip.seed));
+      // Averaging preserves the mean model only with a doubly stochastic matrix.
+      DTSIM_CHECK(sync::doubly_stochastic_error(mixing) < 1e-12, "the gossip mixing matrix is doubly stochastic");
+      c.mixing = mixing.w;
     }
     return c;
   }
