@@ -102,6 +102,14 @@ TEST(GoodScenarios, OverrideErrorsNameTheArgument) {
             "with a dotted key");
 }
 
+TEST(GoodScenarios, AnInlineTableMergesIntoTheTableItNames) {
+  const std::string path = (kHere / "good/minimal.toml").string();
+  const Scenario s = load_scenario(path, {"strategy.scheduler=none", "strategy={architecture=\"ps\", ps={servers=2}}"});
+  EXPECT_EQ(s.architecture, "ps");
+  EXPECT_EQ(s.ps.servers, 2);
+  EXPECT_EQ(s.scheduler, "none");  // set before, kept by the merge
+}
+
 TEST(GoodScenarios, GpuFieldsOverrideTheNamedProfile) {
   const Scenario s = load_scenario((kHere / "good/minimal.toml").string(),
                                    {"gpu.profile=a100", "gpu.fp16=\"400TFLOPS\"", "gpu.memory_bandwidth=3TBps",
