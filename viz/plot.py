@@ -104,6 +104,14 @@ def number(text):
         return None
 
 
+def axis_values(rows, key):
+    """An axis's values: numbers ascending, anything else (bandwidths, strategies) in the sweep file's order."""
+    values = list(dict.fromkeys(r[key] for r in rows))
+    if all(number(v) is not None for v in values):
+        values.sort(key=number)
+    return values
+
+
 def plot_sweep(folder, out):
     with open(os.path.join(folder, "results.csv")) as f:
         reader = csv.DictReader(f)
@@ -149,8 +157,8 @@ def plot_sweep(folder, out):
         a, b = keys[0], keys[1]
         fixed = {k: rows[0][k] for k in keys[2:]}
         chosen = [r for r in rows if all(r[k] == v for k, v in fixed.items())]
-        xs = sorted({r[a] for r in chosen}, key=lambda v: (number(v) is None, number(v) or 0, v))
-        ys = sorted({r[b] for r in chosen}, key=lambda v: (number(v) is None, number(v) or 0, v))
+        xs = axis_values(chosen, a)
+        ys = axis_values(chosen, b)
         grid = [[float("nan")] * len(xs) for _ in ys]
         for r in chosen:
             grid[ys.index(r[b])][xs.index(r[a])] = r["mean_iteration_s"] * 1e3
