@@ -43,10 +43,10 @@ int main(int argc, char** argv) {
   add_set_option(validate, overrides);
 
   CLI::App* list =
-      app.add_subcommand("list", "list built-in models, GPUs, collectives, schedulers, platforms or scenario keys");
-  list->add_option("what", what, "models | gpus | collectives | schedulers | platforms | keys")
+      app.add_subcommand("list", "list built-in models, GPUs, collectives, schedulers, sync schemes, platforms or scenario keys");
+  list->add_option("what", what, "models | gpus | collectives | schedulers | sync | platforms | keys")
       ->required()
-      ->check(CLI::IsMember({"models", "gpus", "collectives", "schedulers", "platforms", "keys"}));
+      ->check(CLI::IsMember({"models", "gpus", "collectives", "schedulers", "sync", "platforms", "keys"}));
 
   cli::SweepArguments sweep_args;
   CLI::App* sweep = app.add_subcommand("sweep", "run a grid or zip of what-ifs, one process per point");

@@ -11,6 +11,7 @@
 #include "sim/scenario/keys.hpp"
 #include "sim/scenario/load.hpp"
 #include "sim/scheduling/scheduler.hpp"
+#include "sim/sync/sync_policy.hpp"
 #include "viz/reports.hpp"
 
 namespace dtsim::cli {
@@ -63,6 +64,21 @@ int list_command(const std::string& what) {
     for (const std::string& name : collectives::collective_names()) std::printf("%s\n", name.c_str());
   } else if (what == "keys") {
     std::cout << scenario::scenario_reference_markdown();
+  } else if (what == "sync") {
+    // The survey's Table 5 as dtsim enforces it: which scheme runs on which architecture.
+    std::printf("%-12s", "");
+    for (const std::string& scheme : sync::sync_names()) std::printf(" %-15s", scheme.c_str());
+    std::printf("\n");
+    for (const std::string& architecture : sync::architecture_names()) {
+      std::printf("%-12s", architecture.c_str());
+      for (const std::string& scheme : sync::sync_names()) {
+        sync::SyncPolicy policy;
+        policy.scheme = scheme;
+        std::printf(" %-15s", sync::incompatibility(policy, architecture).empty() ? "yes" : "-");
+      }
+      std::printf("\n");
+    }
+    std::printf("(-: refused with the reason; backup workers and LAG need bsp on ps or byteps)\n");
   } else if (what == "schedulers") {
     for (const std::string& name : scheduling::scheduler_names())
       std::printf("%-8s %s\n", name.c_str(), scheduling::scheduler_description(name).c_str());

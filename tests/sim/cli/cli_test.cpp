@@ -96,12 +96,16 @@ TEST(Cli, PlatformShow) {
 }
 
 TEST(Cli, ListsEveryRegistry) {
-  for (const char* what : {"models", "gpus", "collectives", "schedulers", "platforms"}) {
+  for (const char* what : {"models", "gpus", "collectives", "schedulers", "sync", "platforms"}) {
     const Outcome o = dtsim(std::string("list ") + what);
     EXPECT_EQ(o.code, 0) << what;
     EXPECT_FALSE(o.output.empty()) << what;
   }
   EXPECT_NE(dtsim("list models").output.find("25557032"), std::string::npos);
+  // The survey's Table 5: asp and ssp have no all-reduce form, ssp no gossip form.
+  const std::string table = dtsim("list sync").output;
+  EXPECT_NE(table.find("allreduce    yes             -               -               yes"), std::string::npos) << table;
+  EXPECT_NE(table.find("gossip       yes             -               yes"), std::string::npos) << table;
 }
 
 TEST(Cli, SameScenarioSameBytes) {
