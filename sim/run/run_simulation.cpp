@@ -4,11 +4,13 @@
 #include "sim/actors/simgrid_run.hpp"
 #include "sim/collectives/schedule_time.hpp"
 #include <algorithm>
+#include <fstream>
 #include <fmt/format.h>
 #include <map>
 #include <memory>
 #include <optional>
 
+#include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
 #include "sim/platform/fabric.hpp"
 #include "sim/platform/link_traffic.hpp"
@@ -208,6 +210,28 @@ scheduling::IterationPlan make_iteration_plan(const scenario::Scenario& s, std::
   return plan;
 }
 
+/// Every piece of a parameter-server iteration is one SimGrid actor until its pull returns, and each actor's
+/// stack takes about three memory mappings: refuse a run that would exceed the process's mapping limit with a
+/// way out, rather than let SimGrid abort.
+void refuse_oversized(const scenario::Scenario& s, const actors::PsSetup& setup) {
+  long pieces = 0;
+  for (const auto& bucket : actors::ps_pieces(setup))
+    for (const auto& exchange : bucket) pieces += 1 + static_cast<long>(exchange.size());
+  const long participants = setup.hierarchical ? (s.workers + s.platform.gpus_per_node - 1) / s.platform.gpus_per_node
+                                               : s.workers;
+  long max_map_count = 65530;
+  if (std::ifstream limit("/proc/sys/vm/max_map_count"); limit) limit >> max_map_count;
+  const long actors = participants * pieces, bound = max_map_count / 3;
+  if (actors > bound)
+    throw core::InputError(s.source,
+                           fmt::format("this parameter-server run keeps up to {} SimGrid actors alive ({} pushing "
+                                       "participants x {} pieces and tasks per iteration), more than the {} "
+                                       "this process can map (vm.max_map_count {})",
+                                       actors, participants, pieces, bound, max_map_count),
+                           "fuse buckets (scheduler = \"ddp\" or \"fusion\"), use fewer servers or larger "
+                           "partitions, per-node aggregation, or fewer workers");
+}
+
 /// LAG's skipped uploads in training step it + 1 (the first steps of the time line; later iterations upload).
 actors::SkipUpload lag_skips(const numerics::TrainingRun& run) {
   bool any = false;
@@ -243,6 +267,7 @@ Timeline simulate(const scenario::Scenario& s, const scheduling::IterationPlan& 
   if (s.architecture != "allreduce") {
     actors::PsSetup setup = ps_setup(s, plan, work);
     setup.skip = skip;
+    refuse_oversized(s, setup);
     platform::add_link_bytes(ps_traffic(setup, s.platform.hosts()), 1, fabric, prepared.link_bytes);
     return actors::simulate_iterations(
         s.platform, plan, local, [&](actors::RunContext& c) { return std::make_unique<actors::PsExchanger>(c, setup); },

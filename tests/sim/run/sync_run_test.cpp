@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "sim/core/error.hpp"
 #include "sim/platform/fabric.hpp"
 #include "sim/run/run_simulation.hpp"
 #include "tests/sim/run/run_in_child.hpp"
@@ -208,6 +209,27 @@ TEST(Gossip, PushSumDoesNotWaitForASlowNode) {
   const RunResult d = testing::run_in_child(dpsgd), p = testing::run_in_child(sgp);
   EXPECT_LT(p.mean_iteration_s, 0.6 * d.mean_iteration_s);
   EXPECT_GT(p.workers[0].iterations, p.workers[5].iterations);
+}
+
+}  // namespace
+}  // namespace dtsim::run
+
+namespace dtsim::run {
+namespace {
+
+TEST(ParameterServer, ARunTooLargeForOneProcessIsRefusedWithAWayOut) {
+  // 1,024 workers x 16 servers x 20 buckets of 16 MiB: 1,024 x 20 x 17 actors, beyond the mapping limit.
+  auto s = testing::synthetic(1024, std::vector<std::int64_t>(20, 1 << 22), std::vector<double>(20, 1e-4),
+                              std::vector<double>(20, 1e-4), "wfbp", Fidelity::flow);
+  s.platform = testing::star(1024 + 16);
+  s.architecture = "ps";
+  s.ps.servers = 16;
+  try {
+    run_simulation(s);
+    ADD_FAILURE() << "accepted";
+  } catch (const core::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("fuse buckets"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
