@@ -238,11 +238,9 @@ actors::SkipUpload lag_skips(const numerics::TrainingRun& run) {
   for (const numerics::StepReport& step : run.steps)
     any = any || std::find(step.uploaded.begin(), step.uploaded.end(), false) != step.uploaded.end();
   if (!any) return {};
-  return [uploads = std::make_shared<std::vector<std::vector<bool>>>([&] {
-            std::vector<std::vector<bool>> u;
-            for (const numerics::StepReport& step : run.steps) u.push_back(step.uploaded);
-            return u;
-          }())](int worker, int iteration) {
+  auto uploads = std::make_shared<std::vector<std::vector<bool>>>();
+  for (const numerics::StepReport& step : run.steps) uploads->push_back(step.uploaded);
+  return [uploads](int worker, int iteration) {
     const auto it = static_cast<std::size_t>(iteration);
     return it < uploads->size() && !(*uploads)[it].empty() && !(*uploads)[it][static_cast<std::size_t>(worker)];
   };

@@ -39,6 +39,7 @@ double SpeedProfile::next_change_after(double t) const {
     const double cycle = std::floor((t - i.offset_s) / i.period_s);
     const double start = i.offset_s + cycle * i.period_s;
     const double boundary = t < start + i.duration_s ? start + i.duration_s : start + i.period_s;
+    // Rounding in `cycle` can put the boundary at t itself: step past it rather than stall.
     next = std::min(next, boundary > t ? boundary : std::nextafter(t, next));
   }
   return next;

@@ -44,7 +44,8 @@ Interference load_interference(Section& t, const toml::table& table, int workers
   return i;
 }
 
-std::string fields_text(double value) {
+/// A number as a person writes it, e.g. "0.5".
+std::string number_text(double value) {
   std::ostringstream out;
   out << value;
   return out.str();
@@ -73,7 +74,7 @@ std::map<int, std::vector<SpeedStep>> load_profiles(const std::string& path, con
                              "worker indices 0 to " + std::to_string(workers - 1));
     auto& steps = profiles[worker];
     if (time_s < 0 || (!steps.empty() && time_s <= steps.back().time_s))
-      throw core::InputError(here, "worker " + std::to_string(worker) + "'s step at " + fields_text(time_s) +
+      throw core::InputError(here, "worker " + std::to_string(worker) + "'s step at " + number_text(time_s) +
                                        " s does not come after its previous step",
                              "times are >= 0 and ascending per worker");
     if (!(speed > 0 && speed <= 100))

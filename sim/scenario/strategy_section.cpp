@@ -65,8 +65,8 @@ void load_sync_options(Section& strategy, sync::SyncPolicy& p) {
     p.staleness = std::stoi(key_spec("strategy.ssp", "staleness").default_text);
   }
   for (const std::string local : {"local_sgd", "post_local_sgd"}) {
+    auto t = option_table(strategy, local, "sync", p.scheme);  // refuses the table of the scheme not chosen
     if (p.scheme != local) continue;
-    auto t = option_table(strategy, local, "sync", p.scheme);
     if (!t && local == "post_local_sgd")
       throw core::InputError(strategy.where_key("sync"), "sync = \"post_local_sgd\" needs its switch point",
                              "add [strategy.post_local_sgd] with switch_after = <iterations>");
@@ -77,7 +77,6 @@ void load_sync_options(Section& strategy, sync::SyncPolicy& p) {
       t->finish();
     }
   }
-  for (const std::string other : {"local_sgd", "post_local_sgd"}) option_table(strategy, other, "sync", p.scheme);
 }
 
 /// BytePS changes the parameter server's defaults: 4,096,000-byte partitions, a credit of four of them, and
