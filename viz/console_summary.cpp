@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 #include "sim/core/units.hpp"
 #include "viz/mean_breakdown.hpp"
@@ -53,11 +54,14 @@ void print_sync_summary(std::ostream& out, const run::RunResult& r) {
 
 void print_console_summary(std::ostream& out, const run::RunResult& r) {
   const run::RunInfo& i = r.info;
-  fmt::print(out, "dtsim: {}\n", i.scenario);
+  fmt::print(out, "dtsim {}: {}\n", i.dtsim_version, i.scenario);
+  if (!i.overrides.empty()) fmt::print(out, "  overrides  --set {}\n", fmt::join(i.overrides, " --set "));
   fmt::print(out, "  model      {} ({} parameters, {} gradient tensors), batch {} per GPU, {} {}\n", i.model,
              i.parameters, i.gradient_tensors, i.batch_per_worker, i.gpu, i.precision);
-  fmt::print(out, "  cluster    {} workers on {} ({}), network model {}\n", i.workers, i.platform, i.topology,
-             i.network_model);
+  const bool platform_modified = std::any_of(i.overrides.begin(), i.overrides.end(),
+                                            [](const std::string& o) { return o.starts_with("platform."); });
+  fmt::print(out, "  cluster    {} workers on {}{} ({}), network model {}\n", i.workers, i.platform,
+             platform_modified ? " (modified by --set platform.*)" : "", i.topology, i.network_model);
   fmt::print(out, "  strategy   {} sync, {}, scheduler {} ({} buckets), fidelity {}\n", i.sync, i.architecture,
              i.scheduler, i.buckets, i.fidelity);
   if (!i.compression.empty()) fmt::print(out, "  compress   {}\n", i.compression);

@@ -11,6 +11,7 @@
 
 #include "sim/core/embedded_files.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/shell_quote.hpp"
 
 namespace dtsim::viz {
 namespace fs = std::filesystem;
@@ -20,12 +21,6 @@ namespace {
 std::string python() {
   const char* chosen = std::getenv("DTSIM_PYTHON");
   return chosen ? chosen : "/usr/bin/python3";
-}
-
-std::string quoted(const std::string& text) {
-  std::string q = "'";
-  for (char c : text) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
 }
 
 }  // namespace
@@ -38,7 +33,7 @@ std::vector<std::string> draw_plots(const std::string& results, const std::strin
   if (fd < 0) throw std::runtime_error("cannot create a temporary file for the plot script");
   close(fd);
   std::ofstream(path) << *script;
-  const std::string command = quoted(python()) + " " + quoted(path) + " " + quoted(results) + " " + quoted(out) + " 2>&1";
+  const std::string command = core::shell_quote(python()) + " " + core::shell_quote(path) + " " + core::shell_quote(results) + " " + core::shell_quote(out) + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   std::string output;
   char buffer[1024];

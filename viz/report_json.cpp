@@ -14,10 +14,19 @@ nlohmann::json breakdown_json(const run::Breakdown& b) {
 
 }  // namespace
 
-void write_report_json(const std::string& path, const run::RunResult& r) {
+void write_report_json(const std::string& path, const run::RunResult& r, const std::vector<std::string>& outputs) {
   const run::RunInfo& i = r.info;
   nlohmann::json report;
-  report["schema"] = "dtsim.report/1";
+  report["schema"] = "dtsim.report/2";
+  nlohmann::json inputs = nlohmann::json::array();
+  for (const auto& [file, digest] : i.inputs) inputs.push_back({{"path", file}, {"digest", digest}});
+  report["provenance"] = {{"dtsim_version", i.dtsim_version},
+                          {"command_line", i.command_line},
+                          {"overrides", i.overrides},
+                          {"scenario_digest", i.scenario_digest},
+                          {"inputs", inputs},
+                          {"resolved_scenario", i.resolved_scenario}};
+  report["outputs"] = outputs;
   report["setup"] = {{"scenario", i.scenario},
                      {"model", i.model},
                      {"parameters", i.parameters},

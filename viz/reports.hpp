@@ -2,6 +2,7 @@
 /// The outputs of `dtsim run`: console table, report.json, summary.csv and timeline.json.
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "sim/run/run_result.hpp"
 
@@ -9,8 +10,9 @@ namespace dtsim::viz {
 
 /// A human-readable summary: setup, per-iteration table, breakdown of worker 0, traffic.
 void print_console_summary(std::ostream& out, const run::RunResult& result);
-/// report.json: the whole result except the timeline (schema in README.md).
-void write_report_json(const std::string& path, const run::RunResult& result);
+/// report.json: the whole result except the timeline, with its provenance and the run's `outputs` (file names
+/// in the run folder; readers use only these) (schema in README.md).
+void write_report_json(const std::string& path, const run::RunResult& result, const std::vector<std::string>& outputs);
 /// summary.csv: one row per iteration with the breakdown averaged over workers.
 void write_summary_csv(const std::string& path, const run::RunResult& result);
 /// timeline.json in Chrome trace-event format (Perfetto, chrome://tracing): a process per worker,

@@ -5,10 +5,12 @@
 
 namespace dtsim::cli {
 
-/// `dtsim run [SCENARIO] [--out DIR] [--set k=v ...]`.
-int run_command(const std::string& file, const std::vector<std::string>& overrides, const std::string& out_dir);
-/// `dtsim validate SCENARIO [--set k=v ...]`.
-int validate_command(const std::string& file, const std::vector<std::string>& overrides);
+/// `dtsim run [SCENARIO] [--out DIR] [--set k=v ...]`; `command_line` is recorded in report.json.
+int run_command(const std::string& file, const std::vector<std::string>& overrides, const std::string& out_dir,
+                const std::string& command_line);
+/// `dtsim validate SCENARIO [--set k=v ...] [--resolved]`; --resolved prints the resolved scenario, a file that
+/// `dtsim run` reproduces the run from.
+int validate_command(const std::string& file, const std::vector<std::string>& overrides, bool resolved);
 /// `dtsim list models|gpus|collectives|schedulers|platforms|keys` (keys: docs/scenario-reference.md).
 int list_command(const std::string& what);
 
@@ -47,6 +49,9 @@ struct CollectiveArguments {
 /// `dtsim collective --platform P --algorithm A --workers N --sizes LIST [--fidelity L] [--format table|csv]`:
 /// one all-reduce per size; time, algorithm bandwidth and bus bandwidth (nccl-tests' definitions).
 int collective_command(const CollectiveArguments& args);
+
+/// argv as one line a shell reads back to the same arguments (report.json's provenance).
+std::string shell_command_line(int argc, char** argv);
 
 /// Absolute path of the running dtsim executable (sweeps start it once per point).
 std::string self_executable();

@@ -10,6 +10,7 @@
 #include "sim/cli/commands.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/version.hpp"
 
 namespace {
 
@@ -28,7 +29,7 @@ int main(int argc, char** argv) {
   using namespace dtsim;
   CLI::App app{"dtsim: simulate distributed deep-learning training on a modelled cluster"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "dtsim 0.1.0");
+  app.set_version_flag("--version", "dtsim " + std::string(core::dtsim_version()));
 
   std::string file, out_dir, what;
   std::vector<std::string> overrides;
@@ -41,6 +42,9 @@ int main(int argc, char** argv) {
   CLI::App* validate = app.add_subcommand("validate", "check a scenario file without simulating");
   validate->add_option("scenario", file, "scenario TOML file")->required();
   add_set_option(validate, overrides);
+  bool resolved = false;
+  validate->add_flag("--resolved", resolved,
+                     "print the resolved scenario (every setting, defaults included, platform inline) as TOML");
 
   CLI::App* list =
       app.add_subcommand("list", "list built-in models, GPUs, collectives, schedulers, sync schemes, platforms or scenario keys");
@@ -108,8 +112,8 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : kBadInput;
   }
   try {
-    if (*run) return cli::run_command(file, overrides, out_dir);
-    if (*validate) return cli::validate_command(file, overrides);
+    if (*run) return cli::run_command(file, overrides, out_dir, cli::shell_command_line(argc, argv));
+    if (*validate) return cli::validate_command(file, overrides, resolved);
     if (*sweep) return cli::sweep_command(sweep_args);
     if (*plot) return cli::plot_command(results, out_dir);
     if (*report) return cli::report_command(results);

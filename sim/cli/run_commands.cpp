@@ -13,6 +13,7 @@
 #include "sim/scheduling/scheduler.hpp"
 #include "sim/sync/sync_policy.hpp"
 #include "viz/reports.hpp"
+#include "viz/run_folder.hpp"
 
 namespace dtsim::cli {
 namespace {
@@ -23,24 +24,33 @@ scenario::Scenario load(const std::string& file, const std::vector<std::string>&
 
 }  // namespace
 
-int run_command(const std::string& file, const std::vector<std::string>& overrides, const std::string& out_dir) {
+int run_command(const std::string& file, const std::vector<std::string>& overrides, const std::string& out_dir,
+                const std::string& command_line) {
   scenario::Scenario s = load(file, overrides);
   if (!out_dir.empty()) s.output.dir = out_dir;
-  const run::RunResult result = run::run_simulation(s);
+  const std::vector<std::string> removed = viz::claim_run_folder(s.output.dir);
+  run::RunResult result = run::run_simulation(s);
+  result.info.command_line = command_line;
   viz::print_console_summary(std::cout, result);
-  viz::write_report_json(s.output.dir + "/report.json", result);
+  if (!removed.empty()) std::cout << "removed " << removed.size() << " outputs of an earlier run in " << s.output.dir << '\n';
+  const std::vector<std::string> outputs = viz::run_output_names(s.output.timeline);
+  // report.json last: a folder whose report.json lists a file holds that file from the same run.
   viz::write_summary_csv(s.output.dir + "/summary.csv", result);
-  std::cout << "wrote " << s.output.dir << "/report.json, " << s.output.dir << "/summary.csv";
-  if (s.output.timeline) {
-    viz::write_chrome_trace(s.output.dir + "/timeline.json", result);
-    std::cout << ", " << s.output.dir << "/timeline.json (open in ui.perfetto.dev)";
-  }
+  if (s.output.timeline) viz::write_chrome_trace(s.output.dir + "/timeline.json", result);
+  viz::write_report_json(s.output.dir + "/report.json", result, outputs);
+  std::cout << "wrote";
+  for (const std::string& name : outputs) std::cout << (name == outputs.front() ? " " : ", ") << s.output.dir << '/' << name;
+  if (s.output.timeline) std::cout << " (open the timeline in ui.perfetto.dev)";
   std::cout << '\n';
   return 0;
 }
 
-int validate_command(const std::string& file, const std::vector<std::string>& overrides) {
+int validate_command(const std::string& file, const std::vector<std::string>& overrides, bool resolved) {
   const scenario::Scenario s = load(file, overrides);
+  if (resolved) {
+    std::cout << s.provenance.resolved_toml << '\n';
+    return 0;
+  }
   std::cout << file << ": ok (" << s.model.name << ", " << s.workers << " workers on " << s.platform.name << ", "
             << s.scheduler << ", " << scenario::fidelity_name(s.fidelity) << ")\n";
   return 0;

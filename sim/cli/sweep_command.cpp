@@ -5,6 +5,7 @@
 
 #include "sim/cli/commands.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/shell_quote.hpp"
 #include "sim/scenario/sweep_spec.hpp"
 #include "sim/sweep/slurm.hpp"
 #include "sim/sweep/sweep_runner.hpp"
@@ -12,6 +13,12 @@
 namespace dtsim::cli {
 
 std::string self_executable() { return std::filesystem::canonical("/proc/self/exe").string(); }
+
+std::string shell_command_line(int argc, char** argv) {
+  std::string line;
+  for (int i = 0; i < argc; ++i) line += (i > 0 ? " " : "") + core::shell_quote(argv[i]);
+  return line;
+}
 
 int sweep_command(const SweepArguments& args) {
   const scenario::SweepSpec spec = scenario::load_sweep(args.file);
@@ -36,7 +43,7 @@ int sweep_command(const SweepArguments& args) {
     sweep::run_sweep(spec, {self_executable(), jobs, args.shard, args.shards}, std::cerr, isatty(STDERR_FILENO) == 1);
     if (args.shards > 1) return 0;  // the shards are merged once all have run
   }
-  const auto [results, failed] = sweep::merge_results(spec);
+  const auto [results, failed] = sweep::merge_results(spec, self_executable());
   std::cout << results << " of " << points << " points have a result, " << failed << " failed: " << spec.output_dir
             << "/results.csv, " << spec.output_dir << "/results.jsonl\n";
   return failed > 0 || results < static_cast<int>(points) ? 1 : 0;

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dtsim::run {
@@ -109,6 +110,13 @@ struct RunInfo {
   std::int64_t parameters = 0;
   std::int64_t gradient_tensors = 0;
   std::int64_t buckets = 0;    ///< communication messages (buckets) per iteration
+  // Provenance: which dtsim, which command and which resolved settings made this result.
+  std::string dtsim_version;   ///< core::dtsim_version()
+  std::string command_line;    ///< as typed (set by the command line; empty from the library)
+  std::vector<std::string> overrides;  ///< --set arguments
+  std::string resolved_scenario;       ///< scenario::Provenance::resolved_toml
+  std::string scenario_digest;         ///< scenario::Provenance::digest
+  std::vector<std::pair<std::string, std::string>> inputs;  ///< (absolute path, digest) of every file read
 };
 
 /// The full result of one run.

@@ -12,6 +12,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
+#include "sim/core/version.hpp"
 #include "sim/platform/fabric.hpp"
 #include "sim/platform/link_traffic.hpp"
 #include "sim/run/analytic_timeline.hpp"
@@ -72,6 +73,11 @@ RunInfo make_info(const scenario::Scenario& s, const scheduling::IterationPlan& 
   info.parameters = s.model.parameter_count();
   info.gradient_tensors = s.model.tensor_count();
   info.buckets = static_cast<std::int64_t>(plan.buckets.size());
+  info.dtsim_version = std::string(core::dtsim_version());
+  info.overrides = s.provenance.overrides;
+  info.resolved_scenario = s.provenance.resolved_toml;
+  info.scenario_digest = s.provenance.digest;
+  for (const scenario::InputFile& f : s.provenance.inputs) info.inputs.emplace_back(f.path, f.digest);
   return info;
 }
 

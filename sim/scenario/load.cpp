@@ -13,7 +13,9 @@
 #include "sim/collectives/collective.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
+#include "sim/core/digest.hpp"
 #include "sim/core/embedded_files.hpp"
+#include "sim/core/version.hpp"
 #include "sim/scenario/overrides.hpp"
 #include "sim/scenario/platform_section.hpp"
 #include "sim/scenario/keys.hpp"
@@ -225,6 +227,42 @@ void load_compression(Section& c, const toml::table& table, Scenario& s) {
   c.finish();
 }
 
+/// The files a scenario names relative to its folder: made absolute in `root` and digested.
+std::vector<InputFile> absolute_inputs(toml::table& root, const fs::path& base) {
+  std::vector<InputFile> inputs;
+  auto absolute = [&](toml::node& node) {
+    if (!node.is_string()) return;
+    const std::string path = fs::absolute(base / *node.value<std::string>()).lexically_normal().string();
+    node.as_string()->get() = path;
+    inputs.push_back({path, core::file_digest(path)});
+  };
+  for (const char* key : {"model.file", "gpu.measured_layers", "stragglers.speed_profiles"})
+    if (toml::node* node = root.at_path(key).node()) absolute(*node);
+  if (toml::array* files = root.at_path("numerics.files").as_array())
+    for (toml::node& file : *files) absolute(file);
+  return inputs;
+}
+
+std::string format_toml(const toml::table& table) {
+  std::ostringstream text;
+  text << toml::toml_formatter(table, toml::format_flags::none);
+  return text.str();
+}
+
+/// The resolved scenario and its digest (Provenance); `root` holds every setting the loader read.
+Provenance resolve(toml::table& root, const fs::path& base) {
+  Provenance p;
+  p.inputs = absolute_inputs(root, base);
+  p.resolved_toml = format_toml(root);
+  toml::table keyed = root;
+  if (toml::table* output = keyed.at_path("output").as_table()) output->erase("dir");  // where, not what
+  core::Digest digest;
+  digest.add(core::dtsim_version()).add(format_toml(keyed));
+  for (const InputFile& f : p.inputs) digest.add(f.path).add(f.digest);
+  p.digest = digest.hex();
+  return p;
+}
+
 Scenario build(toml::table& root, const std::string& source, const fs::path& base) {
   Scenario s;
   s.source = source;
@@ -232,22 +270,29 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
   top.allow(keys_of(""));
 
   toml::node* platform_node = root.get("platform");
-  toml::table platform_overlay;
-  std::string platform_ref;
-  std::string ref_where = top.where_key("platform");
-  if (platform_node && platform_node->is_table()) {
-    Section p(*platform_node->as_table(), "platform");
-    platform_ref = p.required_string("file");
-    ref_where = p.where_key("file");
-    platform_overlay = std::move(*platform_node->as_table());
-    platform_overlay.erase("file");
+  toml::table platform;
+  if (platform_node && platform_node->is_table() && !platform_node->as_table()->contains("file")) {
+    platform = std::move(*platform_node->as_table());  // a whole platform written inline
+    s.platform_source = "inline in " + source;
   } else {
-    platform_ref = top.required_string("platform");
+    toml::table platform_overlay;
+    std::string platform_ref;
+    std::string ref_where = top.where_key("platform");
+    if (platform_node && platform_node->is_table()) {
+      Section p(*platform_node->as_table(), "platform");
+      platform_ref = p.required_string("file");
+      ref_where = p.where_key("file");
+      platform_overlay = std::move(*platform_node->as_table());
+      platform_overlay.erase("file");
+    } else {
+      platform_ref = top.required_string("platform");
+    }
+    platform = platform_table(platform_ref, ref_where, base, s.platform_source);
+    merge_into(platform, std::move(platform_overlay));
   }
   top.has("platform");
-  toml::table platform = platform_table(platform_ref, ref_where, base, s.platform_source);
-  merge_into(platform, std::move(platform_overlay));
   s.platform = load_platform(platform);
+  root.insert_or_assign("platform", std::move(platform));
 
   auto model = top.table("model");
   if (auto numerics = top.table("numerics")) {
@@ -262,10 +307,11 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
     model->finish();
   }
 
-  auto gpu = top.table("gpu");
-  toml::table empty;
-  Section no_gpu(empty, "gpu");
-  load_gpu(gpu ? *gpu : no_gpu, s, base);
+  // Absent tables are loaded empty, so that their defaults are recorded in the resolved scenario.
+  for (const char* table : {"gpu", "strategy", "output"})
+    if (!root.contains(table)) root.insert(table, toml::table{});
+  Section gpu = *top.table("gpu");
+  load_gpu(gpu, s, base);
 
   s.workers = static_cast<int>(top.required_integer("workers", key_spec("", "workers").min, key_spec("", "workers").max));
   if (s.workers > s.platform.hosts())
@@ -279,20 +325,21 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
   s.iterations = static_cast<int>(top.integer("iterations", std::stoll(iterations.default_text), iterations.min, iterations.max));
 
   StrategyWhere strategy_where;
-  if (auto strategy = top.table("strategy")) strategy_where = load_strategy(*strategy, s);
+  Section strategy = *top.table("strategy");
+  strategy_where = load_strategy(strategy, s);
   if (auto stragglers = top.table("stragglers")) load_stragglers(*stragglers, *root.get("stragglers")->as_table(), base, s);
   if (top.has("failures")) load_failures(top.tables("failures"), s);
   if (auto compression = top.table("compression")) load_compression(*compression, *root.get("compression")->as_table(), s);
-  if (auto output = top.table("output")) {
-    output->allow(keys_of("output"));
-    s.output.dir = output->string("dir", s.output.dir);
-    s.output.timeline = output->boolean("timeline", s.output.timeline);
-    const KeySpec& trace = key_spec("output", "trace_workers");
-    s.output.trace_workers = static_cast<int>(output->integer("trace_workers", s.output.trace_workers, trace.min, trace.max));
-    output->finish();
-  }
+  Section output = *top.table("output");
+  output.allow(keys_of("output"));
+  s.output.dir = output.string("dir", s.output.dir);
+  s.output.timeline = output.boolean("timeline", s.output.timeline);
+  const KeySpec& trace = key_spec("output", "trace_workers");
+  s.output.trace_workers = static_cast<int>(output.integer("trace_workers", s.output.trace_workers, trace.min, trace.max));
+  output.finish();
   top.finish();
   check_strategy(s, strategy_where);
+  s.provenance = resolve(root, base);
   return s;
 }
 
@@ -308,13 +355,16 @@ std::vector<std::string> builtin_platform_names() {
 
 platform::PlatformSpec load_platform_reference(const std::string& ref) {
   std::string source;
-  return load_platform(platform_table(ref, ref, fs::current_path(), source));
+  toml::table platform = platform_table(ref, ref, fs::current_path(), source);
+  return load_platform(platform);
 }
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
   toml::table root = parse_toml(read_file(path, path, "scenario file"), path);
   apply_overrides(root, overrides);
-  return build(root, path, fs::path(path).parent_path());
+  Scenario s = build(root, path, fs::path(path).parent_path());
+  s.provenance.overrides = overrides;
+  return s;
 }
 
 Scenario load_default_scenario(const std::vector<std::string>& overrides) {
@@ -322,7 +372,9 @@ Scenario load_default_scenario(const std::vector<std::string>& overrides) {
   DTSIM_CHECK(text.has_value(), "the default scenario is not embedded");
   toml::table root = parse_toml(*text, kDefaultScenario);
   apply_overrides(root, overrides);
-  return build(root, "built-in default (" + std::string(kDefaultScenario) + ")", fs::current_path());
+  Scenario s = build(root, "built-in default (" + std::string(kDefaultScenario) + ")", fs::current_path());
+  s.provenance.overrides = overrides;
+  return s;
 }
 
 }  // namespace dtsim::scenario

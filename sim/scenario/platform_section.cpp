@@ -196,7 +196,7 @@ void load_nodes_and_network(Section& s, const toml::table& table, platform::Plat
 
 }  // namespace
 
-platform::PlatformSpec load_platform(const toml::table& table) {
+platform::PlatformSpec load_platform(toml::table& table) {
   Section s(table, "platform");
   s.allow({"name",       "description",      "topology", "hosts", "link",     "nodes", "gpus_per_node", "intra_link",
            "inter_link", "network_link",     "down",     "up",    "parallel", "dims",  "groups",        "chassis",

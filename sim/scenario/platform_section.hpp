@@ -7,6 +7,6 @@
 namespace dtsim::scenario {
 
 /// Reads topology, sizes, links and network model; throws core::InputError at the offending key.
-platform::PlatformSpec load_platform(const toml::table& table);
+platform::PlatformSpec load_platform(toml::table& table);
 
 }  // namespace dtsim::scenario

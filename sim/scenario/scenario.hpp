@@ -130,6 +130,24 @@ struct Failure {
   std::optional<double> duration_s;   ///< link: back up after this long
 };
 
+/// A file the scenario reads besides itself and its platform (a layer table, a profile, a dataset).
+struct InputFile {
+  std::string path;    ///< absolute
+  std::string digest;  ///< core::file_digest of its bytes
+};
+
+/// Where a scenario came from and everything that decides its result (report.json's "provenance").
+struct Provenance {
+  std::vector<std::string> overrides;  ///< the --set arguments, in order
+  /// The scenario as the loader used it: every key read, defaults included, the platform inline and file
+  /// paths absolute. `dtsim run` on this text reproduces the run.
+  std::string resolved_toml;
+  std::vector<InputFile> inputs;
+  /// Digest of the dtsim version, resolved_toml (less output.dir) and the inputs' digests: equal digests,
+  /// equal results.
+  std::string digest;
+};
+
 /// One validated scenario.
 struct Scenario {
   std::string source;           ///< scenario file path, or "built-in default"
@@ -155,6 +173,7 @@ struct Scenario {
   Stragglers stragglers;
   std::vector<Failure> failures;  ///< in time order
   Output output;
+  Provenance provenance;
 };
 
 }  // namespace dtsim::scenario

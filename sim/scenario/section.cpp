@@ -17,13 +17,13 @@ std::string where(const toml::source_region& source) {
   return path + ":" + std::to_string(line) + ":" + std::to_string(column);
 }
 
-Section::Section(const toml::table& table, std::string name) : table_(&table), name_(std::move(name)) {}
+Section::Section(toml::table& table, std::string name) : table_(&table), name_(std::move(name)) {}
 
 std::string Section::where_table() const { return where(table_->source()); }
 
 std::string Section::where_key(const std::string& key) const {
   const toml::node* n = table_->get(key);
-  return n ? where(n->source()) : where_table();
+  return n && n->source().path ? where(n->source()) : where_table();  // a recorded default has no source
 }
 
 std::string Section::dotted(const std::string& key) const { return name_.empty() ? key : name_ + "." + key; }
@@ -51,7 +51,8 @@ std::optional<std::string> Section::optional_string(const std::string& key) {
 }
 
 std::string Section::string(const std::string& key, const std::string& fallback) {
-  return optional_string(key).value_or(fallback);
+  if (auto v = optional_string(key)) return *v;
+  return record_default(key, fallback);
 }
 
 std::string Section::required_string(const std::string& key) {
@@ -70,7 +71,7 @@ std::string Section::choice(const std::string& key, const std::string& fallback,
 
 std::int64_t Section::integer(const std::string& key, std::int64_t fallback, std::int64_t min, std::int64_t max) {
   const toml::node* n = node(key);
-  if (!n) return fallback;
+  if (!n) return record_default(key, fallback);
   if (!n->is_integer()) type_error(key, "an integer");
   const std::int64_t v = *n->value<std::int64_t>();
   if (v < min || v > max)
@@ -100,7 +101,7 @@ double Section::number(const std::string& key, double min, double max) {
 
 bool Section::boolean(const std::string& key, bool fallback) {
   const toml::node* n = node(key);
-  if (!n) return fallback;
+  if (!n) return record_default(key, fallback);
   if (!n->is_boolean()) type_error(key, "true or false");
   return *n->value<bool>();
 }
@@ -138,7 +139,7 @@ std::optional<Section> Section::table(const std::string& key) {
   const toml::node* n = node(key);
   if (!n) return std::nullopt;
   if (!n->is_table()) type_error(key, "a table");
-  return Section(*n->as_table(), dotted(key));
+  return Section(*table_->get(key)->as_table(), dotted(key));
 }
 
 std::vector<Section> Section::tables(const std::string& key) {
@@ -147,7 +148,7 @@ std::vector<Section> Section::tables(const std::string& key) {
   if (!n) return out;
   if (!n->is_array_of_tables()) type_error(key, "an array of tables ([[" + dotted(key) + "]])");
   int i = 0;
-  for (const toml::node& element : *n->as_array())
+  for (toml::node& element : *table_->get(key)->as_array())
     out.emplace_back(*element.as_table(), dotted(key) + "[" + std::to_string(i++) + "]");
   return out;
 }

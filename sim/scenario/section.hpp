@@ -14,10 +14,12 @@ namespace dtsim::scenario {
 std::string where(const toml::source_region& source);
 
 /// One table of a scenario or platform file, e.g. [gpu]. Reads mark keys as known; finish() rejects the rest.
+/// A read that falls back to a default writes the default into the table, so that after loading the table
+/// holds every setting the loader used: the resolved scenario that report.json carries and sweeps key on.
 class Section {
  public:
   /// `name` is the dotted table name used in messages ("" for the top level).
-  Section(const toml::table& table, std::string name);
+  Section(toml::table& table, std::string name);
 
   /// Location of the table itself (for errors about missing keys).
   std::string where_table() const;
@@ -53,10 +55,16 @@ class Section {
 
  private:
   const toml::node* node(const std::string& key);
+  /// Records `value` as the setting of the absent `key`.
+  template <class T>
+  T record_default(const std::string& key, T value) {
+    table_->insert(key, value);
+    return value;
+  }
   [[noreturn]] void type_error(const std::string& key, const std::string& expected) const;
   std::string dotted(const std::string& key) const;
 
-  const toml::table* table_;
+  toml::table* table_;
   std::string name_;
   std::set<std::string> read_;
 };

@@ -2,10 +2,13 @@
 
 #include <fstream>
 
-namespace dtsim::sweep {
-namespace {
+#include "sim/core/digest.hpp"
+#include "sim/core/error.hpp"
+#include "sim/scenario/load.hpp"
 
-nlohmann::json keys_of(const scenario::SweepPoint& point) {
+namespace dtsim::sweep {
+
+nlohmann::json settings_json(const scenario::SweepPoint& point) {
   nlohmann::json keys = nlohmann::json::object();
   for (const auto& [key, value] : point.settings) {
     const nlohmann::json parsed = nlohmann::json::parse(value, nullptr, false);
@@ -14,20 +17,50 @@ nlohmann::json keys_of(const scenario::SweepPoint& point) {
   return keys;
 }
 
-}  // namespace
+std::vector<std::string> point_overrides(const scenario::SweepSpec& spec, const scenario::SweepPoint& point) {
+  std::vector<std::string> overrides{"output.timeline=false"};
+  overrides.insert(overrides.end(), spec.base_settings.begin(), spec.base_settings.end());
+  for (const auto& [key, value] : point.settings) overrides.push_back(key + "=" + value);
+  return overrides;
+}
 
-std::string point_dir(const scenario::SweepSpec& spec, int index) {
-  return spec.output_dir + "/points/" + std::to_string(index);
+std::vector<PointKey> point_keys(const scenario::SweepSpec& spec, const std::string& dtsim_binary) {
+  const std::string binary = core::file_digest(dtsim_binary);
+  std::vector<PointKey> keys;
+  for (const scenario::SweepPoint& point : spec.points()) {
+    const std::vector<std::string> overrides = point_overrides(spec, point);
+    core::Digest digest;
+    digest.add(binary);
+    PointKey k;
+    try {
+      k.scenario_digest = (spec.base.empty() ? scenario::load_default_scenario(overrides)
+                                             : scenario::load_scenario(spec.base, overrides))
+                              .provenance.digest;
+      digest.add(k.scenario_digest);
+    } catch (const core::InputError&) {  // the point fails when it runs and records why; key it by its text
+      digest.add(spec.base);
+      for (const std::string& o : overrides) digest.add(o);
+    }
+    k.key = digest.hex();
+    keys.push_back(k);
+  }
+  return keys;
+}
+
+std::string point_dir(const scenario::SweepSpec& spec, const PointKey& key) {
+  return spec.output_dir + "/points/" + key.key;
 }
 
 const std::vector<std::string>& metric_names() {
   static const std::vector<std::string> names{
       "mean_iteration_s", "samples_per_s", "scaling_efficiency", "single_worker_iteration_s", "forward_s",
-      "backward_s", "update_s", "exposed_comm_s", "idle_s", "bytes_sent_per_worker", "buckets"};
+      "backward_s", "update_s", "exposed_comm_s", "idle_s", "bytes_sent_per_worker_per_iteration",
+      "buckets_per_iteration"};
   return names;
 }
 
-nlohmann::json successful_point(const scenario::SweepPoint& point, const std::string& report_json_path) {
+nlohmann::json successful_point(const scenario::SweepPoint& point, const PointKey& key,
+                                const std::string& report_json_path) {
   std::ifstream in(report_json_path);
   const nlohmann::json report = nlohmann::json::parse(in);
   nlohmann::json metrics = report["summary"];
@@ -38,14 +71,20 @@ nlohmann::json successful_point(const scenario::SweepPoint& point, const std::st
     for (const auto& it : iterations) sum += it["breakdown_mean"][phase].get<double>();
     metrics[phase] = sum / static_cast<double>(iterations.size());
   }
-  metrics["bytes_sent_per_worker"] = report["traffic"][0]["bytes_sent"];
-  metrics["buckets"] = report["setup"]["buckets"];
-  return {{"point", point.index}, {"status", "ok"}, {"keys", keys_of(point)}, {"metrics", metrics}};
+  // Mean over workers and over the iterations completed (traffic counts the whole run).
+  double sent = 0;
+  for (const auto& t : report["traffic"]) sent += t["bytes_sent"].get<double>();
+  metrics["bytes_sent_per_worker_per_iteration"] =
+      sent / static_cast<double>(report["traffic"].size()) / static_cast<double>(iterations.size());
+  metrics["buckets_per_iteration"] = report["setup"]["buckets"];
+  return {{"point", point.index}, {"key", key.key}, {"scenario_digest", key.scenario_digest}, {"status", "ok"},
+          {"keys", settings_json(point)}, {"metrics", metrics}};
 }
 
-nlohmann::json failed_point(const scenario::SweepPoint& point, int exit_code, const std::string& error) {
-  return {{"point", point.index}, {"status", "failed"}, {"keys", keys_of(point)}, {"exit_code", exit_code},
-          {"error", error}};
+nlohmann::json failed_point(const scenario::SweepPoint& point, const PointKey& key, int exit_code,
+                            const std::string& error) {
+  return {{"point", point.index}, {"key", key.key}, {"status", "failed"}, {"keys", settings_json(point)},
+          {"exit_code", exit_code}, {"error", error}};
 }
 
 }  // namespace dtsim::sweep

@@ -9,21 +9,11 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "sim/core/shell_quote.hpp"
 #include "viz/atomic_file.hpp"
 
 namespace dtsim::sweep {
 namespace fs = std::filesystem;
-namespace {
-
-/// Single-quotes `text` for a POSIX shell.
-std::string shell_quote(const std::string& text) {
-  std::string quoted = "'";
-  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
-}  // namespace
-
 std::string write_sbatch_script(const scenario::SweepSpec& spec, const SlurmOptions& options) {
   const std::string out = fs::absolute(spec.output_dir).lexically_normal().string();
   const std::string path = out + "/sweep.sbatch";
@@ -35,9 +25,9 @@ std::string write_sbatch_script(const scenario::SweepSpec& spec, const SlurmOpti
     fmt::print(s, "#SBATCH --array=0-{}\n", options.shards - 1);
     fmt::print(s, "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task={}\n", options.jobs);
     fmt::print(s, "#SBATCH --output={}/slurm-%A_%a.log\n", out);
-    fmt::print(s, "cd {}\n", shell_quote(fs::current_path().string()));
+    fmt::print(s, "cd {}\n", core::shell_quote(fs::current_path().string()));
     fmt::print(s, "exec {} sweep {} --shard \"$SLURM_ARRAY_TASK_ID\" --shards {} -j {}\n",
-               shell_quote(options.dtsim_binary), shell_quote(fs::absolute(spec.source).string()), options.shards,
+               core::shell_quote(options.dtsim_binary), core::shell_quote(fs::absolute(spec.source).string()), options.shards,
                options.jobs);
   });
   fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec, fs::perm_options::add);
@@ -45,7 +35,7 @@ std::string write_sbatch_script(const scenario::SweepSpec& spec, const SlurmOpti
 }
 
 std::string submit_sbatch(const std::string& script, bool wait) {
-  const std::string command = "sbatch --parsable" + std::string(wait ? " --wait " : " ") + shell_quote(script) + " 2>&1";
+  const std::string command = "sbatch --parsable" + std::string(wait ? " --wait " : " ") + core::shell_quote(script) + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) throw std::runtime_error("cannot run sbatch");
   std::string output;

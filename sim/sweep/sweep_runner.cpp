@@ -23,22 +23,29 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-bool has_successful_result(const scenario::SweepSpec& spec, int index) {
-  std::ifstream in(point_dir(spec, index) + "/point.json");
+/// The point's earlier record, if it is a success under the same content key.
+bool has_successful_result(const scenario::SweepSpec& spec, const PointKey& key) {
+  std::ifstream in(point_dir(spec, key) + "/point.json");
   if (!in) return false;
   const nlohmann::json point = nlohmann::json::parse(in, nullptr, false);
-  return !point.is_discarded() && point.value("status", "") == "ok";
+  return point.is_object() && point.value("status", "") == "ok" && point.value("key", "") == key.key;
 }
 
+/// A point to run: its settings and content key.
+struct Todo {
+  scenario::SweepPoint point;
+  PointKey key;
+};
+
 /// Starts `dtsim run` for one point with stdout to run.log and stderr to error.log in its folder.
-pid_t start_point(const scenario::SweepSpec& spec, const scenario::SweepPoint& point, const std::string& binary) {
-  const std::string dir = point_dir(spec, point.index);
+pid_t start_point(const scenario::SweepSpec& spec, const Todo& todo, const std::string& binary) {
+  const std::string dir = point_dir(spec, todo.key);
+  fs::remove_all(dir);  // what a failed or interrupted earlier attempt left
   fs::create_directories(dir);
   std::vector<std::string> args{binary, "run"};
   if (!spec.base.empty()) args.push_back(spec.base);
-  args.insert(args.end(), {"--out", dir, "--set", "output.timeline=false"});
-  for (const std::string& s : spec.base_settings) args.insert(args.end(), {"--set", s});
-  for (const auto& [key, value] : point.settings) args.insert(args.end(), {"--set", key + "=" + value});
+  args.insert(args.end(), {"--out", dir});
+  for (const std::string& s : point_overrides(spec, todo.point)) args.insert(args.end(), {"--set", s});
   const pid_t pid = fork();
   DTSIM_CHECK(pid >= 0, "fork failed");
   if (pid == 0) {
@@ -65,11 +72,11 @@ std::string read_all(const std::string& path) {
 }
 
 /// Records a finished point's result from its report.json or its error.log.
-bool record_point(const scenario::SweepSpec& spec, const scenario::SweepPoint& point, int status) {
-  const std::string dir = point_dir(spec, point.index);
+bool record_point(const scenario::SweepSpec& spec, const Todo& todo, int status) {
+  const std::string dir = point_dir(spec, todo.key);
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  nlohmann::json result = code == 0 ? successful_point(point, dir + "/report.json")
-                                    : failed_point(point, code, read_all(dir + "/error.log"));
+  nlohmann::json result = code == 0 ? successful_point(todo.point, todo.key, dir + "/report.json")
+                                    : failed_point(todo.point, todo.key, code, read_all(dir + "/error.log"));
   viz::write_atomically(dir + "/point.json", [&](std::ostream& out) { out << result.dump(2) << '\n'; });
   return code == 0;
 }
@@ -96,19 +103,26 @@ std::string format_eta(double seconds) {
 }  // namespace
 
 int run_sweep(const scenario::SweepSpec& spec, const RunOptions& options, std::ostream& progress, bool terminal) {
-  std::vector<scenario::SweepPoint> todo;
-  int skipped = 0;
+  std::vector<Todo> todo;
+  int reused = 0, in_shard = 0;
+  const std::vector<PointKey> keys = point_keys(spec, options.dtsim_binary);
   for (const scenario::SweepPoint& p : spec.points()) {
     if (p.index % options.shards != options.shard) continue;
-    if (has_successful_result(spec, p.index)) {
-      ++skipped;
+    ++in_shard;
+    const PointKey& key = keys[static_cast<std::size_t>(p.index)];
+    if (has_successful_result(spec, key)) {
+      ++reused;
       continue;
     }
-    todo.push_back(p);
+    todo.push_back({p, key});
   }
-  if (skipped > 0) fmt::print(progress, "{} points already have a result; skipping them\n", skipped);
+  if (reused > 0)
+    fmt::print(progress,
+               "reusing {} of {} points: an earlier result has the same resolved scenario (every key, defaults and "
+               "input files) and the same dtsim build; running {} (new, changed or failed before)\n",
+               reused, in_shard, todo.size());
   const auto started = Clock::now();
-  std::map<pid_t, scenario::SweepPoint> running;
+  std::map<pid_t, Todo> running;
   std::size_t next = 0;
   int done = 0, failed = 0;
   const int total = static_cast<int>(todo.size());
@@ -133,8 +147,8 @@ int run_sweep(const scenario::SweepSpec& spec, const RunOptions& options, std::o
                  std::string(width - filled, '.'), done, total, failed, format_eta(eta));
       if (done == total) fmt::print(progress, "\n");
     } else {
-      fmt::print(progress, "point {} ({}/{}) {}: {}\n", it->second.index, done, total, ok ? "ok" : "FAILED",
-                 describe(it->second));
+      fmt::print(progress, "point {} ({}/{}) {}: {}\n", it->second.point.index, done, total, ok ? "ok" : "FAILED",
+                 describe(it->second.point));
     }
     progress.flush();
     running.erase(it);
@@ -142,14 +156,19 @@ int run_sweep(const scenario::SweepSpec& spec, const RunOptions& options, std::o
   return failed;
 }
 
-std::pair<int, int> merge_results(const scenario::SweepSpec& spec) {
+std::pair<int, int> merge_results(const scenario::SweepSpec& spec, const std::string& dtsim_binary) {
   std::vector<nlohmann::json> results;
   int failed = 0;
+  const std::vector<PointKey> keys = point_keys(spec, dtsim_binary);
   for (const scenario::SweepPoint& p : spec.points()) {
-    std::ifstream in(point_dir(spec, p.index) + "/point.json");
+    const PointKey& key = keys[static_cast<std::size_t>(p.index)];
+    std::ifstream in(point_dir(spec, key) + "/point.json");
     if (!in) continue;
     nlohmann::json point = nlohmann::json::parse(in, nullptr, false);
-    if (point.is_discarded()) continue;
+    if (!point.is_object() || point.value("key", "") != key.key) continue;
+    // A reused result may have been made under another index or with the same settings written otherwise.
+    point["point"] = p.index;
+    point["keys"] = settings_json(p);
     failed += point.value("status", "") == "ok" ? 0 : 1;
     results.push_back(std::move(point));
   }
@@ -161,7 +180,7 @@ std::pair<int, int> merge_results(const scenario::SweepSpec& spec) {
     for (const scenario::Axis& a : spec.axes) out << ',' << a.key;
     out << ",status";
     for (const std::string& m : metric_names()) out << ',' << m;
-    out << ",error\n";
+    out << ",error,key\n";
     for (const nlohmann::json& r : results) {
       out << r["point"].get<int>();
       for (const scenario::Axis& a : spec.axes) {
@@ -173,7 +192,7 @@ std::pair<int, int> merge_results(const scenario::SweepSpec& spec) {
         out << ',';
         if (r.contains("metrics")) out << r["metrics"][m].dump();
       }
-      out << ',' << csv_field(r.value("error", "")) << '\n';
+      out << ',' << csv_field(r.value("error", "")) << ',' << r["key"].get<std::string>() << '\n';
     }
   });
   return {static_cast<int>(results.size()), failed};

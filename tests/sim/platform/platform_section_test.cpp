@@ -10,7 +10,8 @@ namespace dtsim::scenario {
 namespace {
 
 platform::PlatformSpec load_file(const std::string& name) {
-  return load_platform(toml::parse_file(std::string(DTSIM_SOURCE_DIR) + "/platforms/" + name + ".toml"));
+  toml::table table = toml::parse_file(std::string(DTSIM_SOURCE_DIR) + "/platforms/" + name + ".toml");
+  return load_platform(table);
 }
 
 TEST(PlatformFiles, FatTree1024A100IsTwoToOneAtTheLeaves) {
@@ -45,7 +46,8 @@ TEST(PlatformFiles, EveryNewTopologyLoads) {
 /// The message load_platform gives for `text` (a file named p.toml).
 std::string error_of(const std::string& text) {
   try {
-    load_platform(toml::parse(text, std::string("p.toml")));
+    toml::table table = toml::parse(text, std::string("p.toml"));
+    load_platform(table);
   } catch (const core::InputError& e) {
     return e.what();
   }

@@ -83,13 +83,84 @@ TEST(Sweep, RunsEveryPointRecordsFailuresAndSkipsFinishedPointsOnReRun) {
   EXPECT_EQ(lines(csv), 7);
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "point,workers,strategy.scheduler,status,mean_iteration_s,samples_per_s,scaling_efficiency,"
-            "single_worker_iteration_s,forward_s,backward_s,update_s,exposed_comm_s,idle_s,bytes_sent_per_worker,"
-            "buckets,error");
+            "single_worker_iteration_s,forward_s,backward_s,update_s,exposed_comm_s,idle_s,"
+            "bytes_sent_per_worker_per_iteration,buckets_per_iteration,error,key");
   EXPECT_NE(csv.find("5,100,none,failed"), std::string::npos) << csv;
   EXPECT_NE(csv.find("workers = 100 exceeds the 8 GPUs"), std::string::npos) << csv;
   EXPECT_EQ(lines(read(dir / "sweep-out/results.jsonl")), 6);
   const Outcome second = dtsim("sweep " + (dir / "sweep.toml").string());
-  EXPECT_NE(second.output.find("4 points already have a result"), std::string::npos) << second.output;
+  EXPECT_NE(second.output.find("reusing 4 of 6 points"), std::string::npos) << second.output;
+  EXPECT_NE(second.output.find("running 2 (new, changed or failed before)"), std::string::npos) << second.output;
+  fs::remove_all(dir);
+}
+
+/// Row of results.csv whose first field is `point`, split at commas (no quoted fields in these sweeps).
+std::vector<std::string> row(const std::string& csv, int point) {
+  std::istringstream lines(csv);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind(std::to_string(point) + ",", 0) != 0) continue;
+    std::vector<std::string> fields;
+    std::istringstream f(line);
+    for (std::string field; std::getline(f, field, ',');) fields.push_back(field);
+    return fields;
+  }
+  return {};
+}
+
+TEST(Sweep, PointsAreKeyedByTheirResolvedScenarioNotTheirIndex) {
+  const fs::path dir = sweep_folder("keyed", "[set]\n\"strategy.fidelity\" = \"analytic\"\n"
+                                             "[[axis]]\nkey = \"workers\"\nvalues = [4, 8]\n");
+  const std::string file = (dir / "sweep.toml").string();
+  ASSERT_EQ(dtsim("sweep " + file).code, 0);
+  const std::vector<std::string> four = row(read(dir / "sweep-out/results.csv"), 0);
+  // Edit the axis: [4, 8] -> [2, 4]. Point 0 is now 2 workers (new), point 1 is 4 workers (reused).
+  std::ofstream(dir / "sweep.toml") << "base = \"" << DTSIM_SOURCE_DIR << "/tests/sim/scenario/good/minimal.toml\"\n"
+                                    << "[set]\n\"strategy.fidelity\" = \"analytic\"\n"
+                                    << "[[axis]]\nkey = \"workers\"\nvalues = [2, 4]\n";
+  const Outcome edited = dtsim("sweep " + file);
+  ASSERT_EQ(edited.code, 0) << edited.output;
+  EXPECT_NE(edited.output.find("reusing 1 of 2 points"), std::string::npos) << edited.output;
+  const std::string csv = read(dir / "sweep-out/results.csv");
+  EXPECT_EQ(lines(csv), 3) << csv;  // the 8-worker result is no longer part of the sweep
+  std::vector<std::string> reused = row(csv, 1);
+  ASSERT_EQ(reused.size(), four.size());
+  EXPECT_EQ(reused[1], "4");
+  EXPECT_EQ(std::vector<std::string>(reused.begin() + 2, reused.end()),
+            std::vector<std::string>(four.begin() + 2, four.end()));  // same metrics, same key
+  const std::vector<std::string> two = row(csv, 0);
+  EXPECT_EQ(two[1], "2");
+  EXPECT_NE(two[3], four[3]);  // a new simulation, not the old point 0's row
+  // A [set] key changes every point's resolved scenario: nothing is reused.
+  std::ofstream(dir / "sweep.toml") << "base = \"" << DTSIM_SOURCE_DIR << "/tests/sim/scenario/good/minimal.toml\"\n"
+                                    << "[set]\n\"strategy.fidelity\" = \"analytic\"\nbatch_size = 8\n"
+                                    << "[[axis]]\nkey = \"workers\"\nvalues = [2, 4]\n";
+  const Outcome more = dtsim("sweep " + file);
+  ASSERT_EQ(more.code, 0) << more.output;
+  EXPECT_EQ(more.output.find("reusing"), std::string::npos) << more.output;
+  EXPECT_NE(row(read(dir / "sweep-out/results.csv"), 1)[3], four[3]);
+  // Writing a default explicitly resolves to the same scenario: reused.
+  std::ofstream(dir / "sweep.toml") << "base = \"" << DTSIM_SOURCE_DIR << "/tests/sim/scenario/good/minimal.toml\"\n"
+                                    << "[set]\n\"strategy.fidelity\" = \"analytic\"\nbatch_size = 8\n"
+                                    << "\"strategy.sync\" = \"bsp\"\n"
+                                    << "[[axis]]\nkey = \"workers\"\nvalues = [2, 4]\n";
+  const Outcome same = dtsim("sweep " + file);
+  EXPECT_NE(same.output.find("reusing 2 of 2 points"), std::string::npos) << same.output;
+  fs::remove_all(dir);
+}
+
+TEST(Sweep, BytesPerWorkerAreCountedPerIteration) {
+  // Ring all-reduce of resnet18's gradient over 4 workers: every worker sends 2(p-1)/p of it per iteration.
+  const fs::path dir = sweep_folder("bytes", "[set]\n\"strategy.fidelity\" = \"analytic\"\n"
+                                             "\"strategy.scheduler\" = \"none\"\n"
+                                             "[[axis]]\nkey = \"iterations\"\nvalues = [1, 3]\n");
+  ASSERT_EQ(dtsim("sweep " + (dir / "sweep.toml").string()).code, 0);
+  const std::string csv = read(dir / "sweep-out/results.csv");
+  const std::vector<std::string> one = row(csv, 0), three = row(csv, 1);
+  ASSERT_EQ(one.size(), 16u) << csv;
+  const double gradient_bytes = 11689512.0 * 4;  // resnet18 parameters x fp32
+  EXPECT_DOUBLE_EQ(std::stod(one[12]), 2.0 * 3 / 4 * gradient_bytes);
+  EXPECT_EQ(one[12], three[12]);
   fs::remove_all(dir);
 }
 
@@ -98,9 +169,15 @@ TEST(Sweep, ShardsThenMergeGiveTheSameResults) {
                                               "[[axis]]\nkey = \"workers\"\nvalues = [2, 3, 4, 5]\n");
   const std::string file = (dir / "sweep.toml").string();
   ASSERT_EQ(dtsim("sweep " + file + " --shard 0 --shards 2").code, 0);
-  EXPECT_FALSE(fs::exists(dir / "sweep-out/points/1/point.json"));
-  EXPECT_TRUE(fs::exists(dir / "sweep-out/points/2/point.json"));
+  const auto folders = [&] {
+    int n = 0;
+    for (const auto& entry : fs::directory_iterator(dir / "sweep-out/points")) n += fs::exists(entry.path() / "point.json");
+    return n;
+  };
+  EXPECT_EQ(folders(), 2);  // points 0 and 2
+  EXPECT_EQ(dtsim("sweep " + file + " --merge").code, 1);  // half the points have no result yet
   ASSERT_EQ(dtsim("sweep " + file + " --shard 1 --shards 2").code, 0);
+  EXPECT_EQ(folders(), 4);
   const Outcome merged = dtsim("sweep " + file + " --merge");
   EXPECT_EQ(merged.code, 0) << merged.output;
   EXPECT_EQ(lines(read(dir / "sweep-out/results.csv")), 5);

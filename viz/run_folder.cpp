@@ -1,0 +1,51 @@
+#include "viz/run_folder.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/core/error.hpp"
+
+namespace dtsim::viz {
+namespace fs = std::filesystem;
+
+std::vector<std::string> run_output_names(bool timeline) {
+  std::vector<std::string> names{"report.json", "summary.csv"};
+  if (timeline) names.emplace_back("timeline.json");
+  return names;
+}
+
+std::vector<std::string> claim_run_folder(const std::string& folder) {
+  const fs::path dir(folder);
+  if (fs::exists(dir / "results.csv") || fs::exists(dir / "points"))
+    throw core::InputError(folder, "the folder holds a sweep's results",
+                           "write the run into another folder (--out or output.dir)");
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir))
+    throw core::InputError(folder, "cannot create the output folder: " + (ec ? ec.message() : "a file has that name"),
+                           "give a writable folder (--out or output.dir)");
+  std::set<std::string> stale{"report.json", "summary.csv", "timeline.json", "report.html", "plots"};
+  std::ifstream in(dir / "report.json");
+  const nlohmann::json old = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
+  if (old.is_object() && old.contains("outputs") && old["outputs"].is_array())
+    for (const nlohmann::json& name : old["outputs"])
+      if (name.is_string() && fs::path(name.get<std::string>()).is_relative() &&
+          name.get<std::string>().find("..") == std::string::npos)
+        stale.insert(name.get<std::string>());
+  std::vector<std::string> removed;
+  for (const std::string& name : stale) {
+    const fs::path path = dir / name;
+    if (!fs::exists(fs::symlink_status(path))) continue;
+    fs::remove_all(path, ec);
+    if (ec)
+      throw core::InputError(path.string(), "cannot remove an earlier run's output: " + ec.message(),
+                             "a run owns its output folder: make it writable or write elsewhere (--out)");
+    removed.push_back(path.string());
+  }
+  return removed;
+}
+
+}  // namespace dtsim::viz
