@@ -1,6 +1,6 @@
 #include <nlohmann/json.hpp>
 
-#include "viz/atomic_file.hpp"
+#include "sim/core/atomic_file.hpp"
 #include "viz/reports.hpp"
 
 namespace dtsim::viz {
@@ -40,7 +40,7 @@ void write_chrome_trace(const std::string& path, const run::RunResult& r) {
                       {"tid", lane_thread("comm")}, {"ts", m.end_s * 1e6}});
   }
   const nlohmann::json trace = {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
-  write_atomically(path, [&](std::ostream& out) { out << trace.dump() << '\n'; });
+  core::write_atomically(path, [&](std::ostream& out) { out << trace.dump() << '\n'; });
 }
 
 }  // namespace dtsim::viz

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "viz/atomic_file.hpp"
+#include "sim/core/atomic_file.hpp"
 #include "viz/plots.hpp"
 
 namespace dtsim::viz {
@@ -128,7 +128,7 @@ std::string write_html_report(const std::string& folder) {
   }
   const std::string title = "dtsim " + std::string(sweep ? "sweep" : "run") + ": " + fs::absolute(dir).filename().string();
   const std::string path = (dir / "report.html").string();
-  write_atomically(path, [&](std::ostream& out) {
+  core::write_atomically(path, [&](std::ostream& out) {
     out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" << escape(title)
         << "</title>\n<style>\nbody { font-family: sans-serif; margin: 2em; max-width: 1200px; }\n"
            "table { border-collapse: collapse; margin-bottom: 1.5em; font-size: 13px; }\n"

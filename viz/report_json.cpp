@@ -1,6 +1,6 @@
 #include <nlohmann/json.hpp>
 
-#include "viz/atomic_file.hpp"
+#include "sim/core/atomic_file.hpp"
 #include "viz/mean_breakdown.hpp"
 #include "viz/reports.hpp"
 
@@ -103,7 +103,7 @@ void write_report_json(const std::string& path, const run::RunResult& r, const s
                           {"time_to_accuracy_s", r.time_to_accuracy_s ? nlohmann::json(*r.time_to_accuracy_s)
                                                                       : nlohmann::json(nullptr)}};
   }
-  write_atomically(path, [&](std::ostream& out) { out << report.dump(2) << '\n'; });
+  core::write_atomically(path, [&](std::ostream& out) { out << report.dump(2) << '\n'; });
 }
 
 }  // namespace dtsim::viz

@@ -1,14 +1,14 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "viz/atomic_file.hpp"
+#include "sim/core/atomic_file.hpp"
 #include "viz/mean_breakdown.hpp"
 #include "viz/reports.hpp"
 
 namespace dtsim::viz {
 
 void write_summary_csv(const std::string& path, const run::RunResult& r) {
-  write_atomically(path, [&](std::ostream& out) {
+  core::write_atomically(path, [&](std::ostream& out) {
     out << "iteration,time_s,samples_per_s,scaling_efficiency,forward_s,backward_s,update_s,exposed_comm_s,idle_s\n";
     for (const run::IterationResult& it : r.iterations) {
       const run::Breakdown b = mean_breakdown(it);

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "sim/calibration/platform_toml.hpp"
+#include "sim/core/atomic_file.hpp"
 #include "sim/core/error.hpp"
 
 namespace dtsim::calibration {
@@ -26,19 +27,7 @@ int calibrate_main(const std::vector<std::string>& files, const CalibrateOptions
     out << c.platform_toml;
     return 0;
   }
-  const core::InputError cannot_write(options.out_path + ":1:1", "cannot write the platform file", "a writable path");
-  const std::string temporary = options.out_path + ".tmp";
-  std::error_code error;
-  {
-    std::ofstream file(temporary, std::ios::binary);
-    file << c.platform_toml;
-    if (!file.flush()) throw cannot_write;
-  }
-  std::filesystem::rename(temporary, options.out_path, error);
-  if (error) {
-    std::filesystem::remove(temporary, error);
-    throw cannot_write;
-  }
+  core::write_atomically(options.out_path, [&](std::ostream& file) { file << c.platform_toml; });
   out << "dtsim calibrate: " << c.measurements.size() << " measurements from " << files.size() << " file"
       << (files.size() == 1 ? "" : "s") << '\n';
   for (const std::string& line : describe_fit(c.fit)) out << "  " << line << '\n';

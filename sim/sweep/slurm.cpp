@@ -10,14 +10,14 @@
 #include <fmt/ostream.h>
 
 #include "sim/core/shell_quote.hpp"
-#include "viz/atomic_file.hpp"
+#include "sim/core/atomic_file.hpp"
 
 namespace dtsim::sweep {
 namespace fs = std::filesystem;
 std::string write_sbatch_script(const scenario::SweepSpec& spec, const SlurmOptions& options) {
   const std::string out = fs::absolute(spec.output_dir).lexically_normal().string();
   const std::string path = out + "/sweep.sbatch";
-  viz::write_atomically(path, [&](std::ostream& s) {
+  core::write_atomically(path, [&](std::ostream& s) {
     fmt::print(s, "#!/bin/bash\n");
     fmt::print(s, "# dtsim sweep of {} as a job array: task i runs the points with index % {} == i.\n", spec.source,
                options.shards);

@@ -15,7 +15,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/sweep/point_result.hpp"
-#include "viz/atomic_file.hpp"
+#include "sim/core/atomic_file.hpp"
 
 namespace dtsim::sweep {
 namespace fs = std::filesystem;
@@ -77,7 +77,7 @@ bool record_point(const scenario::SweepSpec& spec, const Todo& todo, int status)
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   nlohmann::json result = code == 0 ? successful_point(todo.point, todo.key, dir + "/report.json")
                                     : failed_point(todo.point, todo.key, code, read_all(dir + "/error.log"));
-  viz::write_atomically(dir + "/point.json", [&](std::ostream& out) { out << result.dump(2) << '\n'; });
+  core::write_atomically(dir + "/point.json", [&](std::ostream& out) { out << result.dump(2) << '\n'; });
   return code == 0;
 }
 
@@ -172,10 +172,10 @@ std::pair<int, int> merge_results(const scenario::SweepSpec& spec, const std::st
     failed += point.value("status", "") == "ok" ? 0 : 1;
     results.push_back(std::move(point));
   }
-  viz::write_atomically(spec.output_dir + "/results.jsonl", [&](std::ostream& out) {
+  core::write_atomically(spec.output_dir + "/results.jsonl", [&](std::ostream& out) {
     for (const nlohmann::json& r : results) out << r.dump() << '\n';
   });
-  viz::write_atomically(spec.output_dir + "/results.csv", [&](std::ostream& out) {
+  core::write_atomically(spec.output_dir + "/results.csv", [&](std::ostream& out) {
     out << "point";
     for (const scenario::Axis& a : spec.axes) out << ',' << a.key;
     out << ",status";
