@@ -136,7 +136,12 @@ int run_sweep(const scenario::SweepSpec& spec, const RunOptions& options, std::o
     DTSIM_CHECK(pid > 0, "waitpid failed");
     const auto it = running.find(pid);
     if (it == running.end()) continue;
-    const bool ok = record_point(spec, it->second, status);
+    bool ok = false;
+    try {
+      ok = record_point(spec, it->second, status);
+    } catch (const core::InputError& e) {  // the folder went read-only or full: the other points go on
+      fmt::print(progress, "\npoint {}: its result could not be recorded: {}\n", it->second.point.index, e.what());
+    }
     ++done;
     failed += ok ? 0 : 1;
     const double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
