@@ -67,6 +67,7 @@ struct GraphShape {
 struct PlatformSpec {
   std::string name;
   std::string description;  ///< one line for listings and reports
+  std::string gpu;          ///< GPU profile of its hosts (`dtsim list gpus`); empty when the platform does not say
   Topology topology = Topology::star;
   int nodes = 1;          ///< star: number of hosts; otherwise number of nodes (set from the shape when it has one)
   int gpus_per_node = 1;  ///< star: 1

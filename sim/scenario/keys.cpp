@@ -85,7 +85,7 @@ const std::vector<KeySpec>& scenario_keys() {
       {"model.layers", "forward_flops", "number", "-", "forward FLOPs per sample (roofline timing)", 0, 0, nullptr},
       {"model.layers", "forward_time", kDuration, "-", "measured forward time per iteration", 0, 0, nullptr},
       {"model.layers", "backward_time", kDuration, "-", "measured backward time per iteration", 0, 0, nullptr},
-      {"gpu", "profile", "string", "v100", "GPU profile", 0, 0, models::gpu_names},
+      {"gpu", "profile", "string", "v100", "GPU profile; when the platform states its `gpu`, that one is the default and any other is refused", 0, 0, models::gpu_names},
       {"gpu", "precision", "string", "fp32", "arithmetic precision (refused where the GPU has no such units)", 0, 0,
        precisions},
       {"gpu", "fp32", "compute rate", "profile's", "peak dense fp32 rate", 0, 0, nullptr},

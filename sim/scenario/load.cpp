@@ -123,12 +123,21 @@ void override_rate(Section& g, const std::string& key, double& field, double (*p
 
 void load_gpu(Section& g, Scenario& s, const fs::path& base) {
   g.allow(keys_of("gpu"));
-  const std::string profile = g.string("profile", key_spec("gpu", "profile").default_text);
+  // The platform says which GPU its hosts have; a profile that says otherwise is a contradiction, not a what-if
+  // (give the platform file another `gpu`, or set the rates below, to ask that).
+  const std::string& hosts = s.platform.gpu;
+  const std::string profile = g.string("profile", hosts.empty() ? key_spec("gpu", "profile").default_text : hosts);
   try {
     s.gpu = models::gpu_profile(profile);
   } catch (const core::InputError& e) {
     throw e.at(g.where_key("profile"));
   }
+  if (!hosts.empty() && profile != hosts)
+    throw core::InputError(g.where_key("profile"),
+                           "gpu.profile = \"" + profile + "\" contradicts platform '" + s.platform.name +
+                               "', whose hosts have " + hosts + " GPUs",
+                           "leave gpu.profile out (the platform's is used), give \"" + hosts +
+                               "\", or use a platform with " + profile + " GPUs (`dtsim list platforms`)");
   override_rate(g, "fp32", s.gpu.fp32_flops, core::parse_flop_rate);
   override_rate(g, "tf32", s.gpu.tf32_flops, core::parse_flop_rate);
   override_rate(g, "fp16", s.gpu.fp16_flops, core::parse_flop_rate);

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "models/gpu_profile.hpp"
 #include "sim/core/error.hpp"
 #include "sim/platform/fabric.hpp"
 #include "sim/scenario/section.hpp"
@@ -198,12 +199,19 @@ void load_nodes_and_network(Section& s, const toml::table& table, platform::Plat
 
 platform::PlatformSpec load_platform(toml::table& table) {
   Section s(table, "platform");
-  s.allow({"name",       "description",      "topology", "hosts", "link",     "nodes", "gpus_per_node", "intra_link",
+  s.allow({"name",       "description",      "gpu",      "topology", "hosts", "link",     "nodes", "gpus_per_node", "intra_link",
            "inter_link", "network_link",     "down",     "up",    "parallel", "dims",  "groups",        "chassis",
            "routers",    "nodes_per_router", "switches", "edges", "network"});
   platform::PlatformSpec spec;
   spec.name = s.required_string("name");
   spec.description = s.string("description", "");
+  if (auto gpu = s.optional_string("gpu")) {
+    try {
+      spec.gpu = models::gpu_profile(*gpu).name;
+    } catch (const core::InputError& e) {
+      throw e.at(s.where_key("gpu"));
+    }
+  }
   const std::string topology = s.choice("topology", "star", platform::topology_names());
   spec.topology = platform::parse_topology(topology);
   if (spec.topology == platform::Topology::star) {

@@ -84,13 +84,13 @@ TEST(PlatformSection, ExactMessagesForBadTopologies) {
                      kLinks),
             "p.toml:6:11: 'platform.routers' = 0 is out of range; allowed: 1 to 65536");
   EXPECT_EQ(error_of("name = \"x\"\ntopology = \"two_level\"\nnodes = 2\ngpus_per_node = 2\ndims = [2]\n" + kLinks),
-            "p.toml:5:1: key 'platform.dims' does not apply here; used with these settings: description, "
+            "p.toml:5:1: key 'platform.dims' does not apply here; used with these settings: description, gpu, "
             "gpus_per_node, inter_link, intra_link, name, network, nodes, topology");
 }
 
 TEST(PlatformSection, TwoLevelRefusesANetworkLink) {
   EXPECT_EQ(error_of("name = \"x\"\ntopology = \"two_level\"\nnodes = 2\ngpus_per_node = 2\n" + kLinks),
-            "p.toml:12:2: key 'platform.network_link' does not apply here; used with these settings: description, "
+            "p.toml:12:2: key 'platform.network_link' does not apply here; used with these settings: description, gpu, "
             "gpus_per_node, inter_link, intra_link, name, network, nodes, topology");
 }
 
