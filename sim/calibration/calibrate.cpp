@@ -17,7 +17,7 @@ Calibration calibrate(const std::vector<std::string>& files, const CalibrateOpti
     c.measurements.insert(c.measurements.end(), m.begin(), m.end());
   }
   c.fit = fit_alpha_beta(c.measurements, options.collective);
-  c.platform_toml = platform_toml(c.fit, options.platform_name, files);
+  c.platform_toml = platform_toml(c.fit, options.platform_name, files, options.nodes);
   return c;
 }
 

@@ -14,6 +14,7 @@ struct CalibrateOptions {
   std::string collective = "ring";           ///< the all-reduce whose closed form is fitted
   std::string platform_name = "calibrated";  ///< `name` in the platform file
   std::string out_path;                      ///< platform file to write; empty: print it
+  int nodes = 0;                             ///< nodes in the platform written; 0: as many as measured
 };
 
 /// Measurements, the fit and the platform file.

@@ -27,9 +27,15 @@ void link(std::ostringstream& out, const std::string& table, double latency_s, d
 
 }  // namespace
 
-std::string platform_toml(const AlphaBetaFit& fit, const std::string& name, const std::vector<std::string>& sources) {
+std::string platform_toml(const AlphaBetaFit& fit, const std::string& name, const std::vector<std::string>& sources,
+                          int nodes) {
   DTSIM_CHECK(fit.intra || fit.inter, "a platform from a fit without a level");
   const bool two_level = fit.inter && fit.gpus_per_node > 1;
+  if (nodes > 0 && !fit.inter)
+    throw core::InputError("--nodes " + std::to_string(nodes) + ": the measurements stay inside one node, so nothing "
+                                                                 "says what links nodes",
+                           "add measurements across nodes (nccl-tests with several nodes), or write the "
+                           "inter-node links into a two_level platform yourself");
   if (fit.intra && fit.inter && !two_level)
     throw core::InputError("inter-node measurements with 1 GPU per node next to intra-node ones with several",
                            "inter-node measurements with the node size of the intra-node ones");
@@ -42,7 +48,7 @@ std::string platform_toml(const AlphaBetaFit& fit, const std::string& name, cons
   if (!two_level) {
     const collectives::AlphaBeta cost = fit.intra ? fit.intra->cost : fit.inter->cost;
     out << "topology = \"star\"\n"
-        << "hosts = " << fit.gpus << "\n\n"
+        << "hosts = " << (nodes > 0 ? nodes : fit.gpus) << "\n\n"
         << (fit.intra ? "# The measured GPUs share one node (NVLink / NVSwitch): modelled as one switch.\n" : "")
         << "# GPU i -> GPU j crosses link i and link j: alpha = 2 x latency, beta = 1 / bandwidth.\n";
     link(out, "link", cost.alpha_s / 2, 1 / cost.beta_s_per_byte);
@@ -50,7 +56,9 @@ std::string platform_toml(const AlphaBetaFit& fit, const std::string& name, cons
     const collectives::AlphaBeta intra = fit.intra->cost;
     const collectives::AlphaBeta inter = fit.inter->cost;
     out << "topology = \"two_level\"\n"
-        << "nodes = " << fit.nodes << "\n"
+        << "nodes = " << (nodes > 0 ? nodes : fit.nodes)
+        << (nodes > 0 ? "  # measured on " + std::to_string(fit.nodes) + "; written for dtsim calibrate --nodes" : "")
+        << "\n"
         << "gpus_per_node = " << fit.gpus_per_node << "\n\n"
         << "# Inside a node GPU i -> GPU j crosses two GPU links: intra alpha = 2 x latency, beta = 1 / bandwidth.\n";
     link(out, "intra_link", intra.alpha_s / 2, 1 / intra.beta_s_per_byte);

@@ -13,6 +13,9 @@ namespace dtsim::calibration {
 /// intra alpha / 2, NIC latency = (inter alpha - intra alpha) / 2, GPU-link bandwidth = 1 / intra beta, NIC
 /// bandwidth = 1 / inter beta; a comment says where a route cannot reproduce the fit (NIC faster than the
 /// GPU link, inter-node alpha below intra-node). `sources` are the measurement files, listed in a comment.
-std::string platform_toml(const AlphaBetaFit& fit, const std::string& name, const std::vector<std::string>& sources);
+/// `nodes` > 0 writes that many nodes instead of the measured count, to predict a larger (or smaller) cluster
+/// with the fitted costs; it needs an inter-node level (core::InputError otherwise).
+std::string platform_toml(const AlphaBetaFit& fit, const std::string& name, const std::vector<std::string>& sources,
+                          int nodes = 0);
 
 }  // namespace dtsim::calibration

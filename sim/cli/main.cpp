@@ -102,6 +102,9 @@ int main(int argc, char** argv) {
       ->required();
   calibrate->add_option("--out", calibrate_options.out_path, "platform file to write (default: print it)");
   calibrate->add_option("--name", calibrate_options.platform_name, "name of the platform (default: calibrated)");
+  calibrate->add_option("--nodes", calibrate_options.nodes,
+                        "nodes in the platform written, to predict a larger cluster (default: as measured)")
+      ->check(CLI::Range(1, 1 << 20));
   calibrate->add_option("--collective", calibrate_options.collective, "all-reduce whose closed form is fitted")
       ->check(CLI::IsMember(collectives::collective_names()));
 

@@ -74,6 +74,25 @@ TEST(PlatformToml, TwoLevelsBecomeATwoLevelPlatformWithTheFittedCosts) {
   expect_costs(platform::link_costs(s.platform).inter, kInfiniband);
 }
 
+TEST(PlatformToml, NodesScalesTheFittedPlatformToPredictALargerCluster) {
+  const std::string csv = write_file(
+      "scaled.csv", kHeader + ring_csv({{2, 4}, {4, 4}}, kNvlink) + ring_csv({{8, 4}, {16, 4}}, kInfiniband));
+  CalibrateOptions options{"ring", "lab", ""};
+  options.nodes = 32;
+  const Calibration c = calibrate({csv}, options);
+  const scenario::Scenario s = load_platform(c.platform_toml, 128);
+  EXPECT_EQ(s.platform.nodes, 32);
+  EXPECT_EQ(s.platform.gpus_per_node, 4);
+  expect_costs(platform::link_costs(s.platform).intra, kNvlink);
+  expect_costs(platform::link_costs(s.platform).inter, kInfiniband);
+  // Inside one node nothing says what links nodes: refused with the way out.
+  const std::string one_node = write_file("one_node.csv", kHeader + ring_csv({{2, 8}, {8, 8}}, kNvlink));
+  EXPECT_EQ(error_of([&] { calibrate({one_node}, options); }),
+            "--nodes 32: the measurements stay inside one node, so nothing says what links nodes; add measurements "
+            "across nodes (nccl-tests with several nodes), or write the inter-node links into a two_level platform "
+            "yourself");
+}
+
 TEST(PlatformToml, SaysWhereRoutesCannotReproduceTheFit) {
   AlphaBetaFit fit;
   fit.collective = "ring";
