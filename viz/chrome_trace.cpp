@@ -1,3 +1,5 @@
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include "sim/core/atomic_file.hpp"
@@ -6,38 +8,73 @@
 namespace dtsim::viz {
 namespace {
 
+/// Thread id of a lane: its index here.
+constexpr const char* lane_names[] = {"", "compute", "comm", "compress"};
+
 int lane_thread(const std::string& lane) { return lane == "compute" ? 1 : lane == "comm" ? 2 : 3; }
+
+/// Perfetto advises against pid 0: worker w is process w + 1, the job's iterations the process after them.
+int worker_pid(int worker) { return worker + 1; }
+
+nlohmann::json metadata(const char* name, int pid, const nlohmann::json& args) {
+  return {{"ph", "M"}, {"name", name}, {"pid", pid}, {"args", args}};
+}
+
+/// One process "job" on top with a slice per iteration, so every lane can be read against the iterations.
+void add_iterations(nlohmann::json& events, const run::RunResult& r) {
+  const int pid = worker_pid(r.info.workers);
+  events.push_back(metadata("process_name", pid, {{"name", "job"}}));
+  events.push_back(metadata("process_sort_index", pid, {{"sort_index", -1}}));
+  nlohmann::json thread = metadata("thread_name", pid, {{"name", "iterations"}});
+  thread["tid"] = 1;
+  events.push_back(std::move(thread));
+  for (const run::IterationResult& it : r.iterations)
+    events.push_back({{"ph", "X"}, {"name", "iteration " + std::to_string(it.index)}, {"cat", "iteration"},
+                      {"pid", pid}, {"tid", 1}, {"ts", it.start_s * 1e6}, {"dur", it.time_s * 1e6},
+                      {"args", {{"samples_per_s", it.samples_per_s}}}});
+}
 
 }  // namespace
 
 void write_chrome_trace(const std::string& path, const run::RunResult& r) {
   nlohmann::json events = nlohmann::json::array();
-  for (int w = 0; w < r.info.workers; ++w) {
-    events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", w}, {"args", {{"name", "worker " + std::to_string(w)}}}});
-    events.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", w}, {"args", {{"sort_index", w}}}});
-    for (const char* lane : {"compute", "comm", "compress"})
-      events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", w}, {"tid", lane_thread(lane)},
-                        {"args", {{"name", lane}}}});
+  // Processes and threads are named only where they have events: no empty tracks.
+  std::set<std::pair<int, int>> lanes;
+  for (const run::TraceEvent& e : r.events) lanes.insert({e.worker, lane_thread(e.lane)});
+  int named = -1;
+  for (const auto& [worker, thread] : lanes) {
+    const int pid = worker_pid(worker);
+    if (worker != named) {
+      events.push_back(metadata("process_name", pid, {{"name", "worker " + std::to_string(worker)}}));
+      events.push_back(metadata("process_sort_index", pid, {{"sort_index", worker}}));
+      named = worker;
+    }
+    nlohmann::json name = metadata("thread_name", pid, {{"name", lane_names[thread]}});
+    name["tid"] = thread;
+    events.push_back(std::move(name));
   }
+  add_iterations(events, r);
   for (const run::TraceEvent& e : r.events) {
     nlohmann::json event = {{"ph", "X"},
                             {"name", e.name},
                             {"cat", e.category},
-                            {"pid", e.worker},
+                            {"pid", worker_pid(e.worker)},
                             {"tid", lane_thread(e.lane)},
                             {"ts", e.start_s * 1e6},
                             {"dur", (e.end_s - e.start_s) * 1e6}};
     if (e.bytes > 0) event["args"] = {{"bytes", e.bytes}};
     events.push_back(std::move(event));
   }
-  // Flow arrows from a message's send to its receive (message level).
+  // Flow arrows from a message's send to its receive (message level). Each end binds to the slice enclosing
+  // it on its comm lane: the bucket exchange the message belongs to.
   std::int64_t id = 0;
   for (const run::MessageArrow& m : r.messages) {
     ++id;
-    events.push_back({{"ph", "s"}, {"name", "message"}, {"cat", "message"}, {"id", id}, {"pid", m.from},
-                      {"tid", lane_thread("comm")}, {"ts", m.start_s * 1e6}, {"args", {{"bytes", m.bytes}}}});
-    events.push_back({{"ph", "f"}, {"bp", "e"}, {"name", "message"}, {"cat", "message"}, {"id", id}, {"pid", m.to},
-                      {"tid", lane_thread("comm")}, {"ts", m.end_s * 1e6}});
+    events.push_back({{"ph", "s"}, {"bp", "e"}, {"name", "message"}, {"cat", "message"}, {"id", id},
+                      {"pid", worker_pid(m.from)}, {"tid", lane_thread("comm")}, {"ts", m.start_s * 1e6},
+                      {"args", {{"bytes", m.bytes}}}});
+    events.push_back({{"ph", "f"}, {"bp", "e"}, {"name", "message"}, {"cat", "message"}, {"id", id},
+                      {"pid", worker_pid(m.to)}, {"tid", lane_thread("comm")}, {"ts", m.end_s * 1e6}});
   }
   const nlohmann::json trace = {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
   core::write_atomically(path, [&](std::ostream& out) { out << trace.dump() << '\n'; });

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -58,10 +60,31 @@ TEST(ChromeTrace, FollowsTheTraceEventFormat) {
       with_bytes += e.contains("args") && e["args"].contains("bytes");
     }
   }
-  EXPECT_EQ(named_processes.size(), 4u);
-  // Per worker and iteration: 5 forward, 5 backward, 1 update, one all-reduce per tensor (4 tensors).
-  EXPECT_EQ(complete, 4 * 3 * (5 + 5 + 1 + 4));
+  EXPECT_EQ(named_processes.size(), 5u);  // 4 workers and the job's iterations
+  // Per worker and iteration: 5 forward, 5 backward, 1 update, one all-reduce per tensor (4 tensors); and one
+  // slice per iteration on the job's track.
+  EXPECT_EQ(complete, 4 * 3 * (5 + 5 + 1 + 4) + 3);
   EXPECT_EQ(with_bytes, 4 * 3 * 4);
+}
+
+TEST(ChromeTrace, PidsStartAtOneAndNoThreadIsEmpty) {
+  const auto s = testing::five_layers(4, "wfbp", scenario::Fidelity::analytic);
+  const nlohmann::json trace = trace_of(s);
+  std::set<std::pair<int, int>> named, used;
+  std::map<int, std::string> processes;
+  std::vector<std::string> iterations;
+  for (const auto& e : trace["traceEvents"]) {
+    EXPECT_GE(e["pid"].get<int>(), 1) << e.dump();
+    if (e["name"] == "thread_name") named.insert({e["pid"].get<int>(), e["tid"].get<int>()});
+    if (e["name"] == "process_name") processes[e["pid"].get<int>()] = e["args"]["name"];
+    if (e["ph"] == "X") used.insert({e["pid"].get<int>(), e["tid"].get<int>()});
+    if (e["ph"] == "X" && e["cat"] == "iteration") iterations.push_back(e["name"]);
+  }
+  EXPECT_EQ(named, used);  // no compress lane: this run compresses nothing
+  EXPECT_EQ(processes[1], "worker 0");
+  EXPECT_EQ(processes[4], "worker 3");
+  EXPECT_EQ(processes[5], "job");
+  EXPECT_EQ(iterations, (std::vector<std::string>{"iteration 0", "iteration 1", "iteration 2"}));
 }
 
 TEST(ChromeTrace, MessageLevelHasAnArrowPerMessageOfTheFirstIteration) {
@@ -76,6 +99,28 @@ TEST(ChromeTrace, MessageLevelHasAnArrowPerMessageOfTheFirstIteration) {
   // 4 tensors x 2(p - 1) ring steps x 4 ranks, each with its start and finish.
   EXPECT_EQ(starts, 4 * 6 * 4);
   for (const auto& [id, count] : ends) EXPECT_EQ(count, 2) << id;
+}
+
+TEST(ChromeTrace, MessageArrowsBindToTheBucketSlicesOfBothWorkers) {
+  const auto s = testing::five_layers(4, "wfbp", scenario::Fidelity::message);
+  const nlohmann::json trace = trace_of(s);
+  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> slices;  // (pid, tid) -> [ts, ts + dur]
+  for (const auto& e : trace["traceEvents"])
+    if (e["ph"] == "X" && e["cat"] == "comm")
+      slices[{e["pid"].get<int>(), e["tid"].get<int>()}].push_back(
+          {e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>()});
+  int bound = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] != "s" && e["ph"] != "f") continue;
+    EXPECT_EQ(e["bp"], "e");  // binds to the enclosing slice
+    const double ts = e["ts"];
+    bool inside = false;
+    for (const auto& [begin, end] : slices[{e["pid"].get<int>(), e["tid"].get<int>()}])
+      inside = inside || (begin <= ts && ts <= end);
+    EXPECT_TRUE(inside) << e.dump();
+    ++bound;
+  }
+  EXPECT_EQ(bound, 2 * 4 * 6 * 4);
 }
 
 }  // namespace
