@@ -50,6 +50,13 @@ void print_sync_summary(std::ostream& out, const run::RunResult& r) {
   }
 }
 
+/// "STOPPED at 500.000 ms after 1 of 3 iterations: worker 1 crashed; ...": first and last thing printed.
+void print_stopped(std::ostream& out, const run::RunResult& r) {
+  if (!r.stopped.empty())
+    fmt::print(out, "STOPPED at {} after {} of {} iterations: {}\n", core::format_duration(r.stopped_at_s),
+               r.iterations.size(), r.info.iterations, r.stopped);
+}
+
 }  // namespace
 
 void print_console_summary(std::ostream& out, const run::RunResult& r) {
@@ -66,6 +73,7 @@ void print_console_summary(std::ostream& out, const run::RunResult& r) {
              i.scheduler, i.buckets, i.fidelity);
   if (!i.compression.empty()) fmt::print(out, "  compress   {}\n", i.compression);
   fmt::print(out, "\n");
+  print_stopped(out, r);
   fmt::print(out, "{:>5} {:>12} {:>12} {:>10} {:>11} {:>11} {:>11} {:>11} {:>11}\n", "iter", "time", "samples/s",
              "scaling", "forward", "backward", "update", "exposed", "idle");
   for (const run::IterationResult& it : r.iterations) {
@@ -111,8 +119,7 @@ void print_console_summary(std::ostream& out, const run::RunResult& r) {
   }
   print_sync_summary(out, r);
   for (const std::string& f : r.failures) fmt::print(out, "failure: {}\n", f);
-  if (!r.stopped.empty())
-    fmt::print(out, "STOPPED after {} of {} iterations: {}\n", r.iterations.size(), i.iterations, r.stopped);
+  print_stopped(out, r);
   if (!r.traffic.empty())
     fmt::print(out, "worker 0 sent {} and received {} over the run ({} iterations asked)\n",
                core::format_bytes(static_cast<double>(r.traffic[0].bytes_sent)),

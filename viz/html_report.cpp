@@ -2,31 +2,20 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "sim/core/atomic_file.hpp"
+#include "viz/html.hpp"
 #include "viz/plots.hpp"
+#include "viz/run_page.hpp"
+#include "viz/sweep_page.hpp"
 
 namespace dtsim::viz {
 namespace fs = std::filesystem;
 namespace {
-
-std::string escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path);
@@ -35,80 +24,40 @@ std::string read_file(const fs::path& path) {
   return s.str();
 }
 
-std::string row(const std::vector<std::string>& cells, const char* tag = "td") {
-  std::string html = "<tr>";
-  for (const std::string& c : cells) html += fmt::format("<{0}>{1}</{0}>", tag, escape(c));
-  return html + "</tr>\n";
-}
+constexpr const char* style = R"(body { font-family: sans-serif; margin: 2em auto; max-width: 1300px; padding: 0 1em; color: #222; }
+h2 { border-bottom: 1px solid #ddd; padding-bottom: 0.2em; margin-top: 1.6em; }
+table { border-collapse: collapse; margin-bottom: 1.5em; font-size: 13px; }
+td, th { border: 1px solid #ccc; padding: 3px 8px; text-align: left; }
+th { background: #eee; }
+table.results td { text-align: right; white-space: nowrap; }
+.wide { overflow-x: auto; }
+code { background: #f4f4f4; padding: 1px 4px; user-select: all; }
+.setup { color: #555; }
+.stopped { background: #fde8e8; border: 2px solid #c0392b; color: #7b1e15; padding: 0.8em 1em; font-size: 1.15em;
+  margin: 1em 0; }
+.answer { background: #f5f8fc; border-left: 4px solid #4c72b0; padding: 0.6em 1.2em; }
+.figures { display: flex; gap: 3em; margin: 0.4em 0; }
+.figures div { font-size: 13px; color: #555; }
+.figures b { display: block; font-size: 26px; color: #222; }
+.bound { font-size: 1.15em; font-weight: bold; }
+.bar { display: inline-block; height: 10px; background: #4c72b0; vertical-align: middle; }
+figure { margin: 1em 0; }
+figure svg { max-width: 100%; height: auto; }
+figcaption { color: #555; font-size: 13px; }
+)";
 
-std::string value_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
-
-std::string run_tables(const nlohmann::json& report) {
-  std::string html = "<h2>Setup</h2>\n<table>\n";
-  for (const auto& [key, value] : report["setup"].items()) html += row({key, value_text(value)});
-  html += "</table>\n<h2>Summary</h2>\n<table>\n";
-  for (const auto& [key, value] : report["summary"].items()) html += row({key, value_text(value)});
-  html += "</table>\n<h2>Iterations</h2>\n<table>\n";
-  html += row({"iteration", "time (ms)", "samples/s", "scaling efficiency", "forward (ms)", "backward (ms)",
-               "update (ms)", "exposed comm (ms)", "idle (ms)"},
-              "th");
-  for (const auto& it : report["iterations"]) {
-    const auto& mean = it["breakdown_mean"];
-    auto ms = [&](const char* phase) { return fmt::format("{:.3f}", mean[phase].get<double>() * 1e3); };
-    html += row({value_text(it["index"]), fmt::format("{:.3f}", it["time_s"].get<double>() * 1e3),
-                 fmt::format("{:.1f}", it["samples_per_s"].get<double>()),
-                 fmt::format("{:.1f} %", 100 * it["scaling_efficiency"].get<double>()), ms("forward_s"),
-                 ms("backward_s"), ms("update_s"), ms("exposed_comm_s"), ms("idle_s")});
-  }
-  html += "</table>\n";
-  if (!report["critical_path"].empty()) {
-    // Consecutive tasks of one category are one row: "forward conv1 .. fc (174 tasks)".
-    html += "<h2>Critical path of the last iteration (worker 0)</h2>\n<table>\n";
-    html += row({"tasks", "category", "start (ms)", "duration (ms)"}, "th");
-    const auto& path = report["critical_path"];
-    for (std::size_t i = 0; i < path.size();) {
-      std::size_t j = i;
-      while (j + 1 < path.size() && path[j + 1]["category"] == path[i]["category"]) ++j;
-      const std::string tasks = i == j ? value_text(path[i]["name"])
-                                       : fmt::format("{} .. {} ({} tasks)", value_text(path[i]["name"]),
-                                                     value_text(path[j]["name"]), j - i + 1);
-      html += row({tasks, value_text(path[i]["category"]), fmt::format("{:.3f}", path[i]["start_s"].get<double>() * 1e3),
-                   fmt::format("{:.3f}", (path[j]["end_s"].get<double>() - path[i]["start_s"].get<double>()) * 1e3)});
-      i = j + 1;
-    }
-    html += "</table>\n";
-  }
-  return html;
-}
-
-std::string sweep_table(const std::string& csv) {
-  std::string html = "<h2>Results</h2>\n<table>\n";
-  std::istringstream lines(csv);
-  std::string line;
-  bool header = true;
-  while (std::getline(lines, line)) {
-    std::vector<std::string> cells;
-    std::string cell;
-    bool quoted = false;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-      const char c = line[i];
-      if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        cell += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = !quoted;
-      } else if (c == ',' && !quoted) {
-        cells.push_back(cell);
-        cell.clear();
-      } else {
-        cell += c;
-      }
-    }
-    cells.push_back(cell);
-    html += row(cells, header ? "th" : "td");
-    header = false;
-  }
-  return html + "</table>\n";
+/// Sweep plots in the order a reader wants them (plots are named by viz/plot.py).
+std::string sweep_figures(const std::map<std::string, std::string>& svgs) {
+  const std::pair<const char*, const char*> order[] = {
+      {"scaling", "Throughput and scaling efficiency against workers; dashed: ideal (linear) scaling"},
+      {"against_", "Mean iteration time and throughput against a numeric swept key"},
+      {"heatmap", "Mean iteration time over the first two swept keys"},
+      {"breakdown", "Where the time goes, per point"}};
+  std::string out = "<h2>Plots</h2>\n";
+  for (const auto& [prefix, caption] : order)
+    for (const auto& [name, svg] : svgs)
+      if (name.rfind(prefix, 0) == 0) out += html::figure(name, svg, caption);
+  return out;
 }
 
 }  // namespace
@@ -116,26 +65,16 @@ std::string sweep_table(const std::string& csv) {
 std::string write_html_report(const std::string& folder) {
   const fs::path dir(folder);
   const bool sweep = fs::exists(dir / "results.csv");
-  std::vector<std::string> plots = draw_plots(folder, (dir / "plots").string());
-  std::string body = sweep ? sweep_table(read_file(dir / "results.csv"))
-                           : run_tables(nlohmann::json::parse(read_file(dir / "report.json")));
-  body += "<h2>Plots</h2>\n";
-  for (const std::string& p : plots) {
-    if (fs::path(p).extension() != ".svg") continue;
-    std::string svg = read_file(p);
-    if (const auto start = svg.find("<svg"); start != std::string::npos) svg = svg.substr(start);
-    body += "<figure>" + svg + "<figcaption>" + escape(fs::path(p).stem().string()) + "</figcaption></figure>\n";
-  }
+  std::map<std::string, std::string> svgs;
+  for (const std::string& p : draw_plots(folder, (dir / "plots").string()))
+    if (fs::path(p).extension() == ".svg") svgs[fs::path(p).stem().string()] = read_file(p);
+  const std::string body = sweep ? sweep_table(read_file(dir / "results.csv")) + sweep_figures(svgs)
+                                 : run_page(nlohmann::json::parse(read_file(dir / "report.json")), svgs);
   const std::string title = "dtsim " + std::string(sweep ? "sweep" : "run") + ": " + fs::absolute(dir).filename().string();
   const std::string path = (dir / "report.html").string();
   core::write_atomically(path, [&](std::ostream& out) {
-    out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" << escape(title)
-        << "</title>\n<style>\nbody { font-family: sans-serif; margin: 2em; max-width: 1200px; }\n"
-           "table { border-collapse: collapse; margin-bottom: 1.5em; font-size: 13px; }\n"
-           "td, th { border: 1px solid #ccc; padding: 3px 8px; text-align: left; }\n"
-           "th { background: #eee; }\nfigure { margin: 1em 0; }\nfigure svg { max-width: 100%; height: auto; }\n"
-           "</style>\n</head>\n<body>\n<h1>"
-        << escape(title) << "</h1>\n"
+    out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" << html::escape(title)
+        << "</title>\n<style>\n" << style << "</style>\n</head>\n<body>\n<h1>" << html::escape(title) << "</h1>\n"
         << body << "</body>\n</html>\n";
   });
   return path;

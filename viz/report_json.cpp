@@ -84,6 +84,7 @@ void write_report_json(const std::string& path, const run::RunResult& r, const s
   report["staleness"] = r.staleness;
   report["failures"] = r.failures;
   report["stopped"] = r.stopped;
+  if (!r.stopped.empty()) report["stopped_at_s"] = r.stopped_at_s;
   nlohmann::json critical = nlohmann::json::array();
   for (const run::TraceEvent& e : r.critical_path)
     critical.push_back({{"name", e.name}, {"category", e.category}, {"start_s", e.start_s}, {"end_s", e.end_s}});

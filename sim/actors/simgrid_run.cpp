@@ -327,6 +327,7 @@ class FailureInjector {
     timeline_.failures.push_back(at_time(sg4::Engine::get_clock()) + ": " + why);
     if (!exchanger_->survives(out_)) {
       timeline_.stopped = why + "; the job cannot go on without worker " + std::to_string(rank);
+      timeline_.stopped_at_s = sg4::Engine::get_clock();
       sg4::Actor::kill_all();
       sg4::this_actor::exit();
     }

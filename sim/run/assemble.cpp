@@ -92,8 +92,12 @@ RunResult assemble_result(RunInfo info, Timeline timeline, double single_worker_
   r.servers = std::move(timeline.servers);
   r.failures = std::move(timeline.failures);
   r.stopped = std::move(timeline.stopped);
-  if (r.stopped.empty() && completed < r.info.iterations)
+  r.stopped_at_s = timeline.stopped_at_s;
+  if (r.stopped.empty() && completed < r.info.iterations) {
     r.stopped = "no worker could complete iteration " + std::to_string(completed);
+    r.stopped_at_s = previous_end;  // the last thing that happened: the end of the last event, if later
+    for (const TraceEvent& e : timeline.events) r.stopped_at_s = std::max(r.stopped_at_s, e.end_s);
+  }
   r.staleness = std::move(timeline.staleness);
   r.traffic = std::move(timeline.traffic);
   r.events = std::move(timeline.events);

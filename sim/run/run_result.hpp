@@ -141,6 +141,7 @@ struct RunResult {
   std::vector<std::int64_t> staleness;    ///< ssp/asp: pulls by staleness (iterations missing from the slowest worker)
   std::vector<std::string> failures;      ///< what failed and when ("1.500 s: worker 3 crashed"), in order
   std::string stopped;                    ///< why the job stopped before its last iteration; empty otherwise
+  double stopped_at_s = 0;                ///< when it stopped (simulated time), with `stopped`
 };
 
 }  // namespace dtsim::run

@@ -36,6 +36,7 @@ struct Timeline {
   std::vector<std::string> failures;    ///< what failed and when, in order
   std::vector<int> out;                 ///< workers out of the run (crashed or taken out)
   std::string stopped;                  ///< why the job stopped early; empty when it ran to the end
+  double stopped_at_s = 0;              ///< when it stopped (simulated time), with `stopped`
 };
 
 }  // namespace dtsim::run

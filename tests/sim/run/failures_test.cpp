@@ -39,6 +39,7 @@ TEST(Failures, CrashStopsBspAllReduceAndTheReportSaysWhenAndWhy) {
   ASSERT_EQ(r.failures.size(), 1u);
   EXPECT_NE(r.failures[0].find("worker 1 crashed"), std::string::npos);
   EXPECT_NE(r.stopped.find("cannot go on without worker 1"), std::string::npos);
+  EXPECT_NEAR(r.stopped_at_s, 2.5 * compute_s(s), 1e-9);
 }
 
 TEST(Failures, ParameterServerWithABackupWorkerGoesOn) {

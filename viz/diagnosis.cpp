@@ -1,0 +1,254 @@
+#include "viz/diagnosis.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "sim/core/units.hpp"
+#include "viz/quantity_text.hpp"
+
+namespace dtsim::viz {
+namespace {
+
+using nlohmann::json;
+
+/// An overhead bounds the run when it costs at least this share of the iteration.
+constexpr double bounding_share = 0.2;
+
+struct Phases {
+  double forward_s = 0, backward_s = 0, update_s = 0, exposed_s = 0, idle_s = 0;
+  double compute_s() const { return forward_s + backward_s + update_s; }
+  void add(const json& b, double weight) {
+    forward_s += weight * b["forward_s"].get<double>();
+    backward_s += weight * b["backward_s"].get<double>();
+    update_s += weight * b["update_s"].get<double>();
+    exposed_s += weight * b["exposed_comm_s"].get<double>();
+    idle_s += weight * b["idle_s"].get<double>();
+  }
+};
+
+/// The mean worker over the iterations, and each traced worker over the iterations.
+struct Workers {
+  Phases mean;
+  std::vector<Phases> traced;
+};
+
+Workers workers_of(const json& report) {
+  Workers w;
+  const auto& iterations = report["iterations"];
+  const double weight = 1.0 / static_cast<double>(iterations.size());
+  for (const auto& it : iterations) {
+    w.mean.add(it["breakdown_mean"], weight);
+    const auto& per_worker = it["breakdown_per_worker"];
+    w.traced.resize(std::max(w.traced.size(), per_worker.size()));
+    for (std::size_t k = 0; k < per_worker.size(); ++k) w.traced[k].add(per_worker[k], weight);
+  }
+  return w;
+}
+
+/// The command that reruns this scenario with `settings` changed.
+std::string run_command(const json& report, const std::vector<std::string>& settings) {
+  const std::string scenario = report["setup"]["scenario"];
+  std::string command = "dtsim run";
+  if (scenario.rfind("built-in", 0) != 0) command += " " + scenario;
+  for (const std::string& s : settings) command += " --set " + s;
+  return command;
+}
+
+/// The platform key of a link's bandwidth: NICs, GPU links, star links and switch-to-switch links.
+std::string link_key(const std::string& link, const std::string& topology) {
+  if (link.rfind("nic", 0) == 0) return "platform.inter_link";
+  if (link.rfind("gpu", 0) == 0) return "platform.intra_link";
+  if (topology == "star") return "platform.link";
+  if (topology == "graph" || topology == "two_level") return "";
+  return "platform.network_link";
+}
+
+bool starts_with(const std::string& text, const char* prefix) { return text.rfind(prefix, 0) == 0; }
+
+struct Context {
+  const json& report;
+  const json& setup;
+  double iteration_s;
+  Workers workers;
+  Diagnosis d;
+
+  void propose(const std::vector<std::string>& settings, std::string why) {
+    d.what_ifs.push_back({run_command(report, settings), std::move(why)});
+  }
+  std::string share(double seconds) const {
+    return fmt::format("{} ({} of the iteration)", duration_text(seconds), percent_text(seconds / iteration_s));
+  }
+};
+
+double critical_path_s(const json& report, const std::string& category, int* tasks = nullptr) {
+  double total = 0;
+  int count = 0;
+  for (const auto& e : report["critical_path"])
+    if (e["category"] == category) {
+      total += e["end_s"].get<double>() - e["start_s"].get<double>();
+      ++count;
+    }
+  if (tasks) *tasks = count;
+  return total;
+}
+
+void explain_communication(Context& c, double exposed_s) {
+  const json& report = c.report;
+  c.d.bound = "communication";
+  c.d.answer = "Bounded by exposed communication: " + c.share(exposed_s) +
+               " is spent waiting for gradients after backward.";
+  const auto& per_bucket = report["exposed_comm_per_bucket_s"];
+  std::vector<std::pair<double, std::size_t>> exposed;
+  for (std::size_t b = 0; b < per_bucket.size(); ++b)
+    if (per_bucket[b].get<double>() > 0) exposed.push_back({per_bucket[b].get<double>(), b});
+  std::sort(exposed.rbegin(), exposed.rend());
+  if (!exposed.empty()) {
+    std::string largest;
+    for (std::size_t k = 0; k < std::min<std::size_t>(3, exposed.size()); ++k)
+      largest += fmt::format("{}bucket {} {}", k ? ", " : "", exposed[k].second, duration_text(exposed[k].first));
+    c.d.evidence.push_back(fmt::format("{} of {} buckets are exposed in the last iteration of worker 0; the largest: {}.",
+                                       exposed.size(), per_bucket.size(), largest));
+  }
+  int exchanges = 0;
+  const double comm_path_s = critical_path_s(report, "comm", &exchanges);
+  if (comm_path_s > 0)
+    c.d.evidence.push_back(fmt::format("The critical path of the last iteration spends {} in {} exchanges.",
+                                       duration_text(comm_path_s), exchanges));
+  const std::string topology = c.setup["topology"];
+  const std::string scheduler = c.setup["scheduler"];
+  const std::string architecture = c.setup["architecture"];
+  const auto buckets = c.setup["buckets"].get<std::int64_t>();
+  // Start-up latency (paid per step of every bucket's collective) against transfer time on the busiest link.
+  double latency_share = buckets > 8 ? 0.5 : 0.0;
+  std::vector<std::string> faster_link;
+  const auto& links = report["links"];
+  if (!links.empty()) {
+    const json& hot = links[0];
+    const double utilisation = hot["utilisation"], bytes = hot["bytes_per_iteration"];
+    const double busy_s = utilisation * c.iteration_s;
+    const auto alike = std::count_if(links.begin(), links.end(), [&](const json& l) {
+      return l["utilisation"].get<double>() >= 0.99 * utilisation;
+    });
+    c.d.evidence.push_back(fmt::format("Busiest link: {} carries {} per iteration and is busy {} of it{}.",
+                                       hot["name"].get<std::string>(), core::format_bytes(bytes),
+                                       percent_text(utilisation),
+                                       alike > 1 ? fmt::format(" ({} links alike)", alike) : std::string()));
+    const double communicating_s = std::max(comm_path_s, exposed_s);
+    latency_share = std::clamp(1 - busy_s / communicating_s, 0.0, 1.0);
+    c.d.evidence.push_back(fmt::format(
+        "It is busy {} of the {} spent communicating; the other {} is start-up latency, paid at every step of "
+        "each of the {} buckets' collectives: the exchange is mostly {}.",
+        duration_text(busy_s), duration_text(communicating_s), c.share(communicating_s - busy_s), buckets,
+        latency_share >= 0.5 ? "latency-bound" : "bandwidth-bound"));
+    if (const std::string key = link_key(hot["name"], topology); !key.empty() && utilisation > 0)
+      faster_link = {key + ".bandwidth=" + bandwidth_setting(4 * bytes / busy_s)};
+  }
+  const auto fewer_start_ups = [&] {
+    for (const char* s : {"mg_wfbp", "ddp", "fusion"})
+      if (scheduler != s && buckets > 1)
+        c.propose({std::string("strategy.scheduler=") + s},
+                  fmt::format("merges small gradients into fewer buckets: {} pays the start-ups once per bucket", scheduler));
+    if (topology != "star" && c.setup["collective"] != "hierarchical" &&
+        architecture.find("all-reduce") != std::string::npos)
+      c.propose({"strategy.collective=hierarchical"},
+                "reduces within each node first: fewer steps, and only a shard of the gradient crosses nodes");
+  };
+  const auto fewer_bytes = [&] {
+    if (!faster_link.empty())
+      c.propose(faster_link, "the busiest link's kind 4x faster: what bandwidth alone buys");
+    const std::string sync = c.setup["sync"];
+    if (c.setup["compression"].get<std::string>().empty() && architecture.find("gossip") == std::string::npos &&
+        (starts_with(sync, "bsp") || starts_with(sync, "ssp") || starts_with(sync, "asp"))) {
+      c.propose({"compression.compressor=fp16"}, "halves the bytes on the wire");
+      c.propose({"compression.compressor=topk", "compression.error_feedback=residual"},
+                "sends the largest 1 % of each gradient, with error feedback");
+    }
+  };
+  // The larger cause first; the other too when it is a quarter of the communication.
+  if (latency_share >= 0.5) {
+    fewer_start_ups();
+    if (latency_share <= 0.75) fewer_bytes();
+  } else {
+    fewer_bytes();
+    if (latency_share >= 0.25) fewer_start_ups();
+  }
+}
+
+void explain_stragglers(Context& c, std::size_t slowest, double median_s) {
+  c.d.bound = "stragglers";
+  const Phases& slow = c.workers.traced[slowest];
+  c.d.answer = fmt::format("Bounded by stragglers: worker {} computes {} per iteration, {} more than the median "
+                           "worker, and the others wait for it.",
+                           slowest, duration_text(slow.compute_s()), c.share(slow.compute_s() - median_s));
+  c.d.evidence.push_back(fmt::format("The mean worker waits {} as exposed communication and {} idle per iteration.",
+                                     duration_text(c.workers.mean.exposed_s), duration_text(c.workers.mean.idle_s)));
+  const auto slow_workers = std::count_if(c.workers.traced.begin(), c.workers.traced.end(),
+                                          [&](const Phases& p) { return p.compute_s() > 1.05 * median_s; });
+  c.d.evidence.push_back(fmt::format("{} of the {} traced workers compute more than 5 % above the median {}.",
+                                     slow_workers, c.workers.traced.size(), duration_text(median_s)));
+  const std::string sync = c.setup["sync"];
+  if (starts_with(sync, "bsp")) {
+    c.propose({"strategy.sync=local_sgd"}, "workers average models every 4 iterations, so they wait for the slowest "
+                                           "a quarter as often");
+    c.propose({"strategy.architecture=ps", fmt::format("strategy.backup_workers={}", std::max<long>(1, slow_workers))},
+              "a parameter server closes each round without the slowest workers' gradients");
+  }
+}
+
+void explain_compute(Context& c) {
+  const Phases& m = c.workers.mean;
+  const bool memory = m.update_s >= 0.25 * m.compute_s();
+  c.d.bound = memory ? "memory" : "compute";
+  c.d.answer = fmt::format("Bounded by {}: compute is {}; communication is hidden behind it or small.",
+                           memory ? "memory bandwidth" : "compute", c.share(m.compute_s()));
+  c.d.evidence.push_back(fmt::format("The optimizer step, memory-bound (it streams weights, gradients and momentum), "
+                                     "takes {}, {} of compute.",
+                                     duration_text(m.update_s), percent_text(m.update_s / m.compute_s())));
+  const std::string gpu = c.setup["gpu"], precision = c.setup["precision"];
+  if (precision == "fp32" || precision == "tf32")
+    c.propose({"gpu.precision=fp16"}, "half-precision tensor cores: faster layers, half the gradient bytes");
+  const std::vector<const char*> faster = gpu == "h100"   ? std::vector<const char*>{}
+                                          : gpu == "a100" ? std::vector<const char*>{"h100"}
+                                                          : std::vector<const char*>{"a100", "h100"};
+  for (const char* f : faster)
+    c.propose({std::string("gpu.profile=") + f},
+                memory ? "a GPU with more memory bandwidth for the optimizer step" : "a faster GPU");
+}
+
+}  // namespace
+
+Diagnosis diagnose(const json& report) {
+  const json& summary = report["summary"];
+  if (report["iterations"].empty())
+    return {"none", "No iteration completed, so there is no iteration time to explain.", {}, {}};
+  Context c{report, report["setup"], summary["mean_iteration_s"].get<double>(), workers_of(report), {}};
+  const Phases& mean = c.workers.mean;
+  c.d.evidence.push_back(fmt::format(
+      "Per iteration, mean over workers: forward {}, backward {}, update {}, exposed communication {}, idle {}.",
+      duration_text(mean.forward_s), duration_text(mean.backward_s), duration_text(mean.update_s),
+      duration_text(mean.exposed_s), duration_text(mean.idle_s)));
+  // The median traced worker's compute is the work; a slower worker's surplus is the stragglers' cost, and the
+  // slowest worker's own exposed communication is what the network costs (the others' includes their wait).
+  std::vector<double> compute;
+  for (const Phases& p : c.workers.traced) compute.push_back(p.compute_s());
+  double straggle_s = 0, exposed_s = mean.exposed_s, median_s = mean.compute_s();
+  std::size_t slowest = 0;
+  if (!compute.empty()) {
+    std::vector<double> sorted = compute;
+    std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(sorted.size() / 2), sorted.end());
+    median_s = sorted[sorted.size() / 2];
+    slowest = static_cast<std::size_t>(std::max_element(compute.begin(), compute.end()) - compute.begin());
+    straggle_s = compute[slowest] - median_s;
+    if (straggle_s > 0.05 * median_s) exposed_s = c.workers.traced[slowest].exposed_s;
+  }
+  if (std::max(exposed_s, straggle_s) < bounding_share * c.iteration_s)
+    explain_compute(c);
+  else if (exposed_s >= straggle_s)
+    explain_communication(c, exposed_s);
+  else
+    explain_stragglers(c, slowest, median_s);
+  return c.d;
+}
+
+}  // namespace dtsim::viz

@@ -1,0 +1,14 @@
+#pragma once
+/// Numbers for people: three significant digits and a unit, as the reports print them.
+#include <string>
+
+namespace dtsim::viz {
+
+/// "340 ms", "40.8 ms", "710 us", "1.46 s": three significant digits in the unit that keeps them below 1000.
+std::string duration_text(double seconds);
+/// "36 %", "4.5 %", "0.12 %": a fraction as a percentage with two significant digits below 10 %.
+std::string percent_text(double fraction);
+/// "40Gbps", "12.5Gbps": a bandwidth in bytes/s as the bits-per-second string a scenario file accepts.
+std::string bandwidth_setting(double bytes_per_s);
+
+}  // namespace dtsim::viz

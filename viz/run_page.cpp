@@ -1,0 +1,161 @@
+#include "viz/run_page.hpp"
+
+#include <fmt/format.h>
+
+#include "sim/core/units.hpp"
+#include "viz/diagnosis.hpp"
+#include "viz/html.hpp"
+#include "viz/quantity_text.hpp"
+
+namespace dtsim::viz {
+namespace {
+
+using nlohmann::json;
+using html::escape;
+using html::row;
+
+std::string text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+double number(const json& v) { return v.get<double>(); }
+
+/// Links, buckets and iterations beyond these counts are summarised, not listed.
+constexpr std::size_t links_listed = 10;
+constexpr std::size_t iterations_listed = 20;
+
+std::string stopped_banner(const json& report) {
+  if (text(report["stopped"]).empty()) return "";
+  return fmt::format("<div class=\"stopped\" role=\"alert\"><strong>STOPPED at {} after {} of {} iterations</strong>: "
+                     "{}. Everything below covers the completed iterations only.</div>\n",
+                     duration_text(report.value("stopped_at_s", 0.0)), report["iterations"].size(),
+                     text(report["setup"]["iterations"]), escape(text(report["stopped"])));
+}
+
+std::string setup_line(const json& s) {
+  return fmt::format("<p class=\"setup\">{} ({:.3g} M parameters), batch {} per GPU, {} {} &middot; {} workers on {} "
+                     "({}) &middot; {} sync, {}, scheduler {} ({} buckets){} &middot; fidelity {}</p>\n",
+                     escape(text(s["model"])), number(s["parameters"]) / 1e6, text(s["batch_per_worker"]),
+                     escape(text(s["gpu"])), escape(text(s["precision"])), text(s["workers"]), escape(text(s["platform"])),
+                     escape(text(s["topology"])), escape(text(s["sync"])), escape(text(s["architecture"])),
+                     escape(text(s["scheduler"])), text(s["buckets"]),
+                     text(s["compression"]).empty() ? "" : ", compression " + escape(text(s["compression"])),
+                     escape(text(s["fidelity"])));
+}
+
+std::string answer(const json& report, const Diagnosis& d) {
+  const json& summary = report["summary"];
+  std::string out = "<section class=\"answer\">\n<div class=\"figures\">";
+  if (!report["iterations"].empty())
+    out += fmt::format("<div><b>{}</b>per iteration</div><div><b>{:.0f} samples/s</b>throughput</div>"
+                       "<div><b>{}</b>scaling efficiency (1 GPU: {})</div>",
+                       duration_text(number(summary["mean_iteration_s"])), number(summary["samples_per_s"]),
+                       percent_text(number(summary["scaling_efficiency"])),
+                       duration_text(number(summary["single_worker_iteration_s"])));
+  out += "</div>\n<p class=\"bound\" data-bound=\"" + escape(d.bound) + "\">" + escape(d.answer) + "</p>\n<ul>\n";
+  for (const std::string& e : d.evidence) out += "<li>" + escape(e) + "</li>\n";
+  out += "</ul>\n</section>\n";
+  if (d.what_ifs.empty()) return out;
+  out += "<h2>What would change it</h2>\n<p>What-ifs dtsim can answer, chosen for what bounds this run. None was run; "
+         "copy a command to try it.</p>\n<table class=\"whatif\">\n" + row({"command", "why"}, "th");
+  for (const WhatIf& w : d.what_ifs)
+    out += "<tr><td><code>" + escape(w.command) + "</code></td><td>" + escape(w.why) + "</td></tr>\n";
+  return out + "</table>\n";
+}
+
+std::string links_table(const json& links) {
+  if (links.empty()) return "";
+  std::string out = "<h3>Link utilisation</h3>\n<table>\n" + row({"link", "per iteration", "utilisation"}, "th");
+  for (std::size_t i = 0; i < std::min(links.size(), links_listed); ++i) {
+    const json& l = links[i];
+    const double u = number(l["utilisation"]);
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td><span class=\"bar\" style=\"width:{:.0f}px\"></span> {}</td></tr>\n",
+                       escape(text(l["name"])), core::format_bytes(number(l["bytes_per_iteration"])),
+                       std::min(1.0, u) * 120, percent_text(u));
+  }
+  out += "</table>\n";
+  if (links.size() > links_listed)
+    out += fmt::format("<p>{} more links carry traffic, each busy at most {}.</p>\n", links.size() - links_listed,
+                       percent_text(number(links[links_listed]["utilisation"])));
+  return out;
+}
+
+std::string failures(const json& report) {
+  if (report["failures"].empty()) return "";
+  std::string out = "<h2>Failures</h2>\n<ul>\n";
+  for (const auto& f : report["failures"]) out += "<li>" + escape(text(f)) + "</li>\n";
+  return out + "</ul>\n";
+}
+
+/// Consecutive tasks of one category are one row: "forward conv1 .. fc (174 tasks)".
+std::string critical_path(const json& report) {
+  const json& path = report["critical_path"];
+  if (path.empty() || report["iterations"].empty()) return "";
+  const double begin_s = number(report["iterations"].back()["start_s"]);
+  std::string out = "<h3>Critical path of the last iteration (worker 0)</h3>\n<table>\n" +
+                    row({"tasks", "category", "start in the iteration", "duration"}, "th");
+  for (std::size_t i = 0; i < path.size();) {
+    std::size_t j = i;
+    while (j + 1 < path.size() && path[j + 1]["category"] == path[i]["category"]) ++j;
+    const std::string tasks = i == j ? text(path[i]["name"])
+                                     : fmt::format("{} .. {} ({} tasks)", text(path[i]["name"]), text(path[j]["name"]),
+                                                   j - i + 1);
+    out += row({tasks, text(path[i]["category"]), duration_text(number(path[i]["start_s"]) - begin_s),
+                duration_text(number(path[j]["end_s"]) - number(path[i]["start_s"]))});
+    i = j + 1;
+  }
+  return out + "</table>\n";
+}
+
+std::string iterations_table(const json& iterations) {
+  std::string out = "<h3>Iterations</h3>\n<table>\n" + row({"iteration", "time", "samples/s", "scaling efficiency",
+                                                             "forward", "backward", "update", "exposed comm", "idle"},
+                                                            "th");
+  for (std::size_t i = 0; i < iterations.size(); ++i) {
+    if (iterations.size() > iterations_listed && i == iterations_listed / 2) {
+      out += fmt::format("<tr><td colspan=\"9\">... {} more ...</td></tr>\n", iterations.size() - iterations_listed);
+      i = iterations.size() - iterations_listed / 2;
+    }
+    const json& it = iterations[i];
+    const json& m = it["breakdown_mean"];
+    out += row({text(it["index"]), duration_text(number(it["time_s"])), fmt::format("{:.0f}", number(it["samples_per_s"])),
+                percent_text(number(it["scaling_efficiency"])), duration_text(number(m["forward_s"])),
+                duration_text(number(m["backward_s"])), duration_text(number(m["update_s"])),
+                duration_text(number(m["exposed_comm_s"])), duration_text(number(m["idle_s"]))});
+  }
+  return out + "</table>\n";
+}
+
+std::string setup_table(const json& setup) {
+  std::string out = "<h3>Setup</h3>\n<table>\n";
+  for (const auto& [key, value] : setup.items()) {
+    std::string shown = text(value);
+    if (value.is_array()) {
+      shown.clear();
+      for (const auto& v : value) shown += (shown.empty() ? "" : ", ") + text(v);
+    }
+    out += row({key, shown});
+  }
+  return out + "</table>\n";
+}
+
+std::string plot(const std::map<std::string, std::string>& svgs, const std::string& name, const std::string& caption) {
+  const auto it = svgs.find(name);
+  return it == svgs.end() ? "" : html::figure(name, it->second, caption);
+}
+
+}  // namespace
+
+std::string run_page(const json& report, const std::map<std::string, std::string>& svgs) {
+  const Diagnosis d = diagnose(report);
+  std::string out = stopped_banner(report) + setup_line(report["setup"]) + answer(report, d);
+  out += "<h2>Detail</h2>\n";
+  out += plot(svgs, "gantt", "One worker's last iteration: compute and communication lanes, one bar per bucket");
+  out += plot(svgs, "exposure", "Exposed communication per bucket: what backward could not hide");
+  out += links_table(report["links"]);
+  out += failures(report);
+  out += plot(svgs, "breakdown", "Where each iteration's time goes, mean over workers");
+  out += plot(svgs, "training", "Test loss and accuracy against simulated time");
+  out += critical_path(report);
+  out += iterations_table(report["iterations"]);
+  return out + setup_table(report["setup"]);
+}
+
+}  // namespace dtsim::viz
