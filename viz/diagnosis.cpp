@@ -205,6 +205,10 @@ void explain_compute(Context& c) {
   c.d.evidence.push_back(fmt::format("The optimizer step, memory-bound (it streams weights, gradients and momentum), "
                                      "takes {}, {} of compute.",
                                      duration_text(m.update_s), percent_text(m.update_s / m.compute_s())));
+  if (const auto& links = c.report["links"]; !links.empty())
+    c.d.evidence.push_back(fmt::format("Exposed communication is {}; the busiest link, {}, is busy {} of the iteration.",
+                                       c.share(m.exposed_s), links[0]["name"].get<std::string>(),
+                                       percent_text(links[0]["utilisation"].get<double>())));
   const std::string gpu = c.setup["gpu"], precision = c.setup["precision"];
   if (precision == "fp32" || precision == "tf32")
     c.propose({"gpu.precision=fp16"}, "half-precision tensor cores: faster layers, half the gradient bytes");

@@ -153,7 +153,10 @@ def plot_exposure(report, out):
     if not any(exposed):
         return
     fig, ax = plt.subplots(figsize=(8, 3))
-    ax.stairs(exposed, [i - 0.5 for i in range(len(exposed) + 1)], fill=True, color=LANE_COLOURS["comm"])
+    if len(exposed) <= 40:
+        ax.bar(range(len(exposed)), exposed, color=LANE_COLOURS["comm"])
+    else:  # one filled step outline instead of hundreds of bars: fast, and as legible
+        ax.stairs(exposed, [i - 0.5 for i in range(len(exposed) + 1)], fill=True, color=LANE_COLOURS["comm"])
     ax.set_xlabel("bucket (0 is sent first)")
     ax.set_ylabel("exposed communication (ms)")
     ax.set_ylim(bottom=0)

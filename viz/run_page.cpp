@@ -147,7 +147,8 @@ std::string run_page(const json& report, const std::map<std::string, std::string
   const Diagnosis d = diagnose(report);
   std::string out = stopped_banner(report) + setup_line(report["setup"]) + answer(report, d);
   out += "<h2>Detail</h2>\n";
-  out += plot(svgs, "gantt", "One worker's last iteration: compute and communication lanes, one bar per bucket");
+  out += plot(svgs, "gantt", "The last iteration of worker 0 (and of the slowest and fastest workers when their compute "
+                          "differs): compute and communication lanes, one bar per bucket");
   out += plot(svgs, "exposure", "Exposed communication per bucket: what backward could not hide");
   out += links_table(report["links"]);
   out += failures(report);
