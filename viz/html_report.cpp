@@ -66,7 +66,7 @@ std::string write_html_report(const std::string& folder) {
   const fs::path dir(folder);
   const bool sweep = fs::exists(dir / "results.csv");
   std::map<std::string, std::string> svgs;
-  for (const std::string& p : draw_plots(folder, (dir / "plots").string()))
+  for (const std::string& p : draw_plots(folder, (dir / "plots").string(), "svg"))
     if (fs::path(p).extension() == ".svg") svgs[fs::path(p).stem().string()] = read_file(p);
   const std::string body = sweep ? sweep_table(read_file(dir / "results.csv")) + sweep_figures(svgs)
                                  : run_page(nlohmann::json::parse(read_file(dir / "report.json")), svgs);

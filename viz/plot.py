@@ -25,14 +25,17 @@ import matplotlib.pyplot as plt  # noqa: E402
 PHASES = [("forward_s", "forward", "#4c72b0"), ("backward_s", "backward", "#55a868"),
           ("update_s", "update", "#8172b2"), ("exposed_comm_s", "exposed communication", "#c44e52"),
           ("idle_s", "idle", "#cccccc")]
+FORMATS = ["png", "svg"]  # a third argument "svg" draws SVG only (the HTML report inlines nothing else)
 LANE_COLOURS = {"forward": "#4c72b0", "backward": "#55a868", "update": "#8172b2", "comm": "#c44e52",
                 "compress": "#dd8452"}
 
 
 def save(fig, out, name):
-    for ext in ("png", "svg"):
+    # The tight box is measured once for both formats (bbox_inches="tight" would measure it per file).
+    box = fig.get_tightbbox(fig.canvas.get_renderer()).padded(0.1)
+    for ext in FORMATS:
         path = os.path.join(out, f"{name}.{ext}")
-        fig.savefig(path, dpi=110, bbox_inches="tight")
+        fig.savefig(path, dpi=110, bbox_inches=box)
         print(path)
     plt.close(fig)
 
@@ -399,6 +402,8 @@ def plot_sweep(folder, out):
 
 def main():
     folder, out = sys.argv[1], sys.argv[2]
+    if len(sys.argv) > 3:
+        FORMATS[:] = sys.argv[3].split(",")
     os.makedirs(out, exist_ok=True)
     if os.path.exists(os.path.join(folder, "results.csv")):
         plot_sweep(folder, out)

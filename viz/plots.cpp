@@ -25,7 +25,7 @@ std::string python() {
 
 }  // namespace
 
-std::vector<std::string> draw_plots(const std::string& results, const std::string& out) {
+std::vector<std::string> draw_plots(const std::string& results, const std::string& out, const std::string& formats) {
   const auto script = core::embedded_file("viz/plot.py");
   DTSIM_CHECK(script.has_value(), "viz/plot.py is not embedded");
   char path[] = "/tmp/dtsim-plot-XXXXXX.py";
@@ -33,7 +33,9 @@ std::vector<std::string> draw_plots(const std::string& results, const std::strin
   if (fd < 0) throw std::runtime_error("cannot create a temporary file for the plot script");
   close(fd);
   std::ofstream(path) << *script;
-  const std::string command = core::shell_quote(python()) + " " + core::shell_quote(path) + " " + core::shell_quote(results) + " " + core::shell_quote(out) + " 2>&1";
+  const std::string command = core::shell_quote(python()) + " " + core::shell_quote(path) + " " +
+                              core::shell_quote(results) + " " + core::shell_quote(out) + " " +
+                              core::shell_quote(formats) + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   std::string output;
   char buffer[1024];

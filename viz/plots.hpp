@@ -7,8 +7,9 @@
 namespace dtsim::viz {
 
 /// Draws the plots of `results` (a run folder with report.json or a sweep folder with results.csv) into
-/// `out`; returns the files written. Throws std::runtime_error when python3-matplotlib is missing or the
-/// script fails, with its message.
-std::vector<std::string> draw_plots(const std::string& results, const std::string& out);
+/// `out` in `formats` ("png,svg", or "svg"); returns the files written. Throws std::runtime_error when
+/// python3-matplotlib is missing or the script fails, with its message.
+std::vector<std::string> draw_plots(const std::string& results, const std::string& out,
+                                    const std::string& formats = "png,svg");
 
 }  // namespace dtsim::viz
