@@ -149,10 +149,12 @@ void explain_communication(Context& c, double exposed_s) {
       if (scheduler != s && buckets > 1)
         c.propose({std::string("strategy.scheduler=") + s},
                   fmt::format("merges small gradients into fewer buckets: {} pays the start-ups once per bucket", scheduler));
-    if (topology != "star" && c.setup["collective"] != "hierarchical" &&
-        architecture.find("all-reduce") != std::string::npos)
+    if (architecture.find("all-reduce") == std::string::npos) return;
+    if (topology != "star" && c.setup["collective"] != "hierarchical")
       c.propose({"strategy.collective=hierarchical"},
                 "reduces within each node first: fewer steps, and only a shard of the gradient crosses nodes");
+    else if (c.setup["collective"] == "ring")
+      c.propose({"strategy.collective=recursive_doubling"}, "log2(p) start-ups per collective instead of the ring's 2(p-1)");
   };
   const auto fewer_bytes = [&] {
     if (!faster_link.empty())

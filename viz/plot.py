@@ -21,6 +21,7 @@ import matplotlib
 matplotlib.use("Agg")
 matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text: smaller pages, selectable labels
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 
 PHASES = [("forward_s", "forward", "#4c72b0"), ("backward_s", "backward", "#55a868"),
           ("update_s", "update", "#8172b2"), ("exposed_comm_s", "exposed communication", "#c44e52"),
@@ -160,6 +161,7 @@ def plot_exposure(report, out):
         ax.bar(range(len(exposed)), exposed, color=LANE_COLOURS["comm"])
     else:  # one filled step outline instead of hundreds of bars: fast, and as legible
         ax.stairs(exposed, [i - 0.5 for i in range(len(exposed) + 1)], fill=True, color=LANE_COLOURS["comm"])
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     ax.set_xlabel("bucket (0 is sent first)")
     ax.set_ylabel("exposed communication (ms)")
     ax.set_ylim(bottom=0)
