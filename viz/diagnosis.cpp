@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/shell_quote.hpp"
 #include "sim/core/units.hpp"
 #include "viz/quantity_text.hpp"
 
@@ -46,12 +47,18 @@ Workers workers_of(const json& report) {
   return w;
 }
 
-/// The command that reruns this scenario with `settings` changed.
+/// The command that reruns this run (its scenario and --set overrides, from report.json's provenance) with
+/// `settings` changed.
 std::string run_command(const json& report, const std::vector<std::string>& settings) {
   const std::string scenario = report["setup"]["scenario"];
   std::string command = "dtsim run";
-  if (scenario.rfind("built-in", 0) != 0) command += " " + scenario;
-  for (const std::string& s : settings) command += " --set " + s;
+  if (scenario.rfind("built-in", 0) != 0) command += " " + core::shell_quote(scenario);
+  const auto key = [](const std::string& setting) { return setting.substr(0, setting.find('=')); };
+  if (report.contains("provenance"))
+    for (const std::string o : report["provenance"]["overrides"])
+      if (std::none_of(settings.begin(), settings.end(), [&](const std::string& s) { return key(s) == key(o); }))
+        command += " --set " + core::shell_quote(o);
+  for (const std::string& s : settings) command += " --set " + core::shell_quote(s);
   return command;
 }
 

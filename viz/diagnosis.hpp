@@ -22,10 +22,11 @@ struct Diagnosis {
 };
 
 /// Reads the breakdown, per-worker compute, exposed communication per bucket, link utilisation and critical
-/// path of `report` (schema dtsim.report/1): the largest overhead over the compute of the median worker,
+/// path of `report` (schema dtsim.report/2): the largest overhead over the compute of the median worker,
 /// exposed communication (latency- or bandwidth-bound, on which links) or stragglers, bounds the run when it
 /// costs at least a fifth of the iteration; otherwise compute does (memory when the memory-bound optimizer
-/// step is a quarter of it).
+/// step is a quarter of it). The what-ifs rerun the run's scenario with its --set overrides (provenance) and
+/// the change.
 Diagnosis diagnose(const nlohmann::json& report);
 
 }  // namespace dtsim::viz

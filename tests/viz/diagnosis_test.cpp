@@ -18,7 +18,7 @@ using scenario::Fidelity;
 
 nlohmann::json report_of(const scenario::Scenario& s) {
   const std::string path = (std::filesystem::temp_directory_path() / ("report-" + std::to_string(getpid()) + ".json")).string();
-  write_report_json(path, run::run_simulation(s));
+  write_report_json(path, run::run_simulation(s), {"report.json"});
   std::ifstream in(path);
   nlohmann::json report = nlohmann::json::parse(in);
   std::filesystem::remove(path);

@@ -15,9 +15,9 @@ using dtsim::testing::Outcome;
 
 std::string scenario(const std::string& name) { return std::string(DTSIM_SOURCE_DIR) + "/tests/viz/scenarios/" + name + ".toml"; }
 
-/// Runs a scenario and its report; returns the page.
-std::string report_of(const std::string& name, const fs::path& dir) {
-  const Outcome run = dtsim("run " + scenario(name) + " --out " + (dir / name).string());
+/// Runs a scenario (with `overrides`) and its report; returns the page.
+std::string report_of(const std::string& name, const fs::path& dir, const std::string& overrides = "") {
+  const Outcome run = dtsim("run " + scenario(name) + " " + overrides + " --out " + (dir / name).string());
   EXPECT_EQ(run.code, 0) << run.output;
   const Outcome report = dtsim("report " + (dir / name).string());
   EXPECT_EQ(report.code, 0) << report.output;
@@ -65,11 +65,13 @@ TEST(Report, CommunicationBoundRunSaysSoWithTheLinksAndProposesFewerBucketsAndBy
 TEST(Report, ComputeBoundRunSaysSoAndProposesFasterGpus) {
   if (!dtsim::testing::have_matplotlib()) GTEST_SKIP() << "python3-matplotlib is not installed";
   const fs::path dir = dtsim::testing::fresh_folder("compute");
-  const std::string page = report_of("compute_bound", dir);
+  const std::string page = report_of("compute_bound", dir, "--set iterations=2");
   EXPECT_NE(page.find("data-bound=\"compute\""), std::string::npos);
   EXPECT_NE(page.find("Bounded by compute: compute is 123 ms (99 % of the iteration)"), std::string::npos);
   EXPECT_NE(page.find("--set gpu.profile=a100"), std::string::npos);
   EXPECT_EQ(page.find("strategy.scheduler="), std::string::npos);  // communication is not the problem
+  for (const std::string& c : what_ifs(page))  // the run's own overrides come along
+    EXPECT_NE(c.find(" --set iterations=2 --set "), std::string::npos) << c;
   expect_valid_what_ifs(page, "compute_bound");
   fs::remove_all(dir);
 }
