@@ -46,11 +46,13 @@ std::string trimmed(const std::string& text) {
 std::string metric_text(const std::string& column, const std::string& value) {
   if (value.empty()) return value;
   double x = 0;
+  std::size_t used = 0;
   try {
-    x = std::stod(value);
+    x = std::stod(value, &used);
   } catch (const std::exception&) {
     return value;
   }
+  if (used != value.size()) return value;  // a key such as "5c58..." is text
   if (column == "scaling_efficiency") return percent_text(x);
   if (column == "samples_per_s") return fmt::format("{:.0f}", x);
   if (column.find("bytes") != std::string::npos) return core::format_bytes(x);

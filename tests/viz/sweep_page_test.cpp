@@ -16,11 +16,11 @@ TEST(SweepPage, InlineTableAxisValuesReadByTheirKeys) {
 TEST(SweepPage, TableHasUnitsNoFullPrecisionAndSaysEqualColumnsOnce) {
   const std::string csv =
       "point,workers,strategy,status,mean_iteration_s,samples_per_s,scaling_efficiency,forward_s,"
-      "bytes_sent_per_worker,error\n"
+      "bytes_sent_per_worker,error,key\n"
       "0,4,\"{ architecture = \"\"allreduce\"\" }\",ok,1.5403705005847153,166.19378253661958,0.07995426647914075,"
-      "0.04081642530826741,536697672,\n"
+      "0.04081642530826741,536697672,,5c5850c6d67147af\n"
       "1,8,\"{ architecture = \"\"ps\"\", ps = { servers = 2 } }\",ok,0.12315919348035775,2077.4,0.99,"
-      "0.04081642530826741,1226737536,\n";
+      "0.04081642530826741,1226737536,,0123abc\n";
   const std::string html = sweep_table(csv);
   EXPECT_NE(html.find("<td>1.54 s</td><td>166</td><td>8.0 %</td>"), std::string::npos) << html;
   EXPECT_NE(html.find("<td>123 ms</td><td>2077</td><td>99 %</td>"), std::string::npos) << html;
@@ -32,6 +32,7 @@ TEST(SweepPage, TableHasUnitsNoFullPrecisionAndSaysEqualColumnsOnce) {
   EXPECT_EQ(html.find("<th>forward</th>"), std::string::npos);
   EXPECT_EQ(html.find("<th>error</th>"), std::string::npos);
   EXPECT_NE(html.find("<th>mean iteration</th>"), std::string::npos);
+  EXPECT_NE(html.find("<td>5c5850c6d67147af</td>"), std::string::npos);  // text that starts with digits stays text
 }
 
 }  // namespace
