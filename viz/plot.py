@@ -303,13 +303,16 @@ def legend_below(fig, ax, count):
 def plot_scaling(rows, keys, out):
     lines = lines_over(rows, keys, "workers")
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    ideals = {}  # Ideal: every worker at one GPU's rate without communication (samples/s / scaling efficiency).
     for label, points in lines.items():
         x = [quantity(r["workers"]) for r in points]
         (line,) = left.plot(x, [r["samples_per_s"] for r in points], marker="o", label=label)
-        # Ideal: every worker at one GPU's rate without communication (samples/s / scaling efficiency).
-        left.plot(x, [r["samples_per_s"] / r["scaling_efficiency"] for r in points], linestyle="--",
-                  color=line.get_color(), alpha=0.5, linewidth=1)
+        ideal = tuple((w, round(r["samples_per_s"] / r["scaling_efficiency"], 6)) for w, r in zip(x, points))
+        ideals.setdefault(ideal, line.get_color())
         right.plot(x, [100 * r["scaling_efficiency"] for r in points], marker="o", label=label)
+    for ideal, colour in ideals.items():  # one grey line when every setting has the same single-GPU rate
+        left.plot([w for w, _ in ideal], [s for _, s in ideal], linestyle="--", linewidth=1,
+                  color="#888888" if len(ideals) == 1 else colour)
     left.plot([], [], linestyle="--", color="#888888", label="ideal (linear) scaling")
     for ax in (left, right):
         numeric_x(ax, rows, "workers")
