@@ -17,15 +17,16 @@ using html::row;
 std::string text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 double number(const json& v) { return v.get<double>(); }
 
-/// Links, buckets and iterations beyond these counts are summarised, not listed.
+/// Links and iterations beyond these counts are summarised, not listed.
 constexpr std::size_t links_listed = 10;
 constexpr std::size_t iterations_listed = 20;
 
 std::string stopped_banner(const json& report) {
   if (text(report["stopped"]).empty()) return "";
-  return fmt::format("<div class=\"stopped\" role=\"alert\"><strong>STOPPED at {} after {} of {} iterations</strong>: "
+  const std::string when = report.contains("stopped_at_s") ? " at " + duration_text(number(report["stopped_at_s"])) : "";
+  return fmt::format("<div class=\"stopped\" role=\"alert\"><strong>STOPPED{} after {} of {} iterations</strong>: "
                      "{}. Everything below covers the completed iterations only.</div>\n",
-                     duration_text(report.value("stopped_at_s", 0.0)), report["iterations"].size(),
+                     when, report["iterations"].size(),
                      text(report["setup"]["iterations"]), escape(text(report["stopped"])));
 }
 
@@ -123,9 +124,13 @@ std::string iterations_table(const json& iterations) {
   return out + "</table>\n";
 }
 
-std::string setup_table(const json& setup) {
+/// The setup, and the provenance of the run when report.json has it (version, command line, digest).
+std::string setup_table(const json& report) {
+  json rows = report["setup"];
+  if (report.contains("provenance"))
+    for (const char* key : {"dtsim_version", "command_line", "scenario_digest"}) rows[key] = report["provenance"][key];
   std::string out = "<h3>Setup</h3>\n<table>\n";
-  for (const auto& [key, value] : setup.items()) {
+  for (const auto& [key, value] : rows.items()) {
     std::string shown = text(value);
     if (value.is_array()) {
       shown.clear();
@@ -156,7 +161,7 @@ std::string run_page(const json& report, const std::map<std::string, std::string
   out += plot(svgs, "training", "Test loss and accuracy against simulated time");
   out += critical_path(report);
   out += iterations_table(report["iterations"]);
-  return out + setup_table(report["setup"]);
+  return out + setup_table(report);
 }
 
 }  // namespace dtsim::viz
