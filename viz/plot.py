@@ -295,7 +295,7 @@ def numeric_x(ax, rows, axis):
     ax.set_xlabel(axis)
 
 
-def legend_below(fig, ax, count):
+def legend_below(ax, count):
     if count > 1:
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=min(count, 2), frameon=False)
 
@@ -324,7 +324,7 @@ def plot_scaling(rows, keys, out):
     left.set_title("Throughput", fontsize=9)
     right.set_ylabel("scaling efficiency (%)")
     right.set_title("Scaling efficiency", fontsize=9)
-    legend_below(fig, left, len(lines) + 1)
+    legend_below(left, len(lines) + 1)
     save(fig, out, "scaling")
 
 
@@ -343,7 +343,7 @@ def plot_against(rows, keys, axis, index, out):
     left.set_ylabel("mean iteration (ms)")
     right.set_ylabel("samples/s")
     fig.suptitle(f"Against {axis}", fontsize=9)
-    legend_below(fig, left, len(lines))
+    legend_below(left, len(lines))
     save(fig, out, f"against_{index}")
 
 
