@@ -53,11 +53,16 @@ std::string run_command(const json& report, const std::vector<std::string>& sett
   const std::string scenario = report["setup"]["scenario"];
   std::string command = "dtsim run";
   if (scenario.rfind("built-in", 0) != 0) command += " " + core::shell_quote(scenario);
+  // An override of a key the change sets, or of a key inside it (platform.inter_link.* for platform=...), goes.
   const auto key = [](const std::string& setting) { return setting.substr(0, setting.find('=')); };
+  const auto replaced = [&](const std::string& o) {
+    return std::any_of(settings.begin(), settings.end(), [&](const std::string& s) {
+      return key(o) == key(s) || key(o).starts_with(key(s) + ".");
+    });
+  };
   if (report.contains("provenance"))
     for (const std::string o : report["provenance"]["overrides"])
-      if (std::none_of(settings.begin(), settings.end(), [&](const std::string& s) { return key(s) == key(o); }))
-        command += " --set " + core::shell_quote(o);
+      if (!replaced(o)) command += " --set " + core::shell_quote(o);
   for (const std::string& s : settings) command += " --set " + core::shell_quote(s);
   return command;
 }
@@ -221,12 +226,11 @@ void explain_compute(Context& c) {
   const std::string gpu = c.setup["gpu"], precision = c.setup["precision"];
   if (precision == "fp32" || precision == "tf32")
     c.propose({"gpu.precision=fp16"}, "half-precision tensor cores: faster layers, half the gradient bytes");
-  const std::vector<const char*> faster = gpu == "h100"   ? std::vector<const char*>{}
-                                          : gpu == "a100" ? std::vector<const char*>{"h100"}
-                                                          : std::vector<const char*>{"a100", "h100"};
-  for (const char* f : faster)
-    c.propose({std::string("gpu.profile=") + f},
-                memory ? "a GPU with more memory bandwidth for the optimizer step" : "a faster GPU");
+  // A platform states its GPUs: faster GPUs come with the built-in cluster that has them (64 A100s).
+  if ((gpu == "v100" || gpu == "rtx2080ti") && c.setup["workers"].get<int>() <= 64)
+    c.propose({"platform=a100_8x8_200gbib", "gpu.profile=a100"},
+              memory ? "the built-in DGX A100 cluster: more memory bandwidth for the optimizer step"
+                     : "the built-in DGX A100 cluster: faster GPUs (and a faster network)");
 }
 
 }  // namespace

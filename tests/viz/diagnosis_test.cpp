@@ -52,7 +52,7 @@ TEST(Diagnosis, AFreeNetworkLeavesCompute) {
   const Diagnosis d = diagnose(report_of(five_layers_at(1e30)));
   EXPECT_EQ(d.bound, "compute");
   EXPECT_FALSE(proposes(d, "strategy.scheduler"));
-  EXPECT_TRUE(proposes(d, "gpu.profile=a100"));
+  EXPECT_TRUE(proposes(d, "platform=a100_8x8_200gbib --set gpu.profile=a100"));
 }
 
 TEST(Diagnosis, OneSlowWorkerIsAStraggler) {

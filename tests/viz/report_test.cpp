@@ -62,16 +62,20 @@ TEST(Report, CommunicationBoundRunSaysSoWithTheLinksAndProposesFewerBucketsAndBy
   fs::remove_all(dir);
 }
 
-TEST(Report, ComputeBoundRunSaysSoAndProposesFasterGpus) {
+TEST(Report, ComputeBoundRunSaysSoAndProposesFasterGpusWithTheirPlatform) {
   if (!dtsim::testing::have_matplotlib()) GTEST_SKIP() << "python3-matplotlib is not installed";
   const fs::path dir = dtsim::testing::fresh_folder("compute");
-  const std::string page = report_of("compute_bound", dir, "--set iterations=2");
+  // Overrides that change nothing: the platform's own latency, the file's own iterations.
+  const std::string page = report_of("compute_bound", dir, "--set iterations=2 --set platform.inter_link.latency=1.5us");
   EXPECT_NE(page.find("data-bound=\"compute\""), std::string::npos);
   EXPECT_NE(page.find("Bounded by compute: compute is 123 ms (99 % of the iteration)"), std::string::npos);
-  EXPECT_NE(page.find("--set gpu.profile=a100"), std::string::npos);
+  EXPECT_NE(page.find("--set platform=a100_8x8_200gbib --set gpu.profile=a100"), std::string::npos);
   EXPECT_EQ(page.find("strategy.scheduler="), std::string::npos);  // communication is not the problem
-  for (const std::string& c : what_ifs(page))  // the run's own overrides come along
+  for (const std::string& c : what_ifs(page)) {  // the run's own overrides come along, less those replaced
     EXPECT_NE(c.find(" --set iterations=2 --set "), std::string::npos) << c;
+    const bool new_platform = c.find("--set platform=") != std::string::npos;
+    EXPECT_EQ(c.find("platform.inter_link.latency") == std::string::npos, new_platform) << c;
+  }
   expect_valid_what_ifs(page, "compute_bound");
   fs::remove_all(dir);
 }
