@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "sim/core/units.hpp"
+#include "viz/diagnosis.hpp"
 #include "viz/mean_breakdown.hpp"
 #include "viz/reports.hpp"
 
@@ -48,6 +49,14 @@ void print_sync_summary(std::ostream& out, const run::RunResult& r) {
                core::format_bytes(static_cast<double>(l.bytes_out) / r.info.iterations),
                run_s > 0 ? 100 * l.busy_s / run_s : 0.0);
   }
+}
+
+/// What bounds the run, as the HTML report opens with it, and the first what-if to try.
+void print_diagnosis(std::ostream& out, const run::RunResult& r) {
+  const Diagnosis d = diagnose(report_json(r, {}));
+  if (d.bound == "none") return;
+  fmt::print(out, "{}\n", d.answer);
+  if (!d.what_ifs.empty()) fmt::print(out, "  try: {}  ({})\n", d.what_ifs.front().command, d.what_ifs.front().why);
 }
 
 /// "STOPPED at 500.000 ms after 1 of 3 iterations: worker 1 crashed; ...": first and last thing printed.
@@ -118,6 +127,7 @@ void print_console_summary(std::ostream& out, const run::RunResult& r) {
     fmt::print(out, "\n");
   }
   print_sync_summary(out, r);
+  print_diagnosis(out, r);
   for (const std::string& f : r.failures) fmt::print(out, "failure: {}\n", f);
   print_stopped(out, r);
   if (!r.traffic.empty())

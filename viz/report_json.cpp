@@ -14,7 +14,7 @@ nlohmann::json breakdown_json(const run::Breakdown& b) {
 
 }  // namespace
 
-void write_report_json(const std::string& path, const run::RunResult& r, const std::vector<std::string>& outputs) {
+nlohmann::json report_json(const run::RunResult& r, const std::vector<std::string>& outputs) {
   const run::RunInfo& i = r.info;
   nlohmann::json report;
   report["schema"] = "dtsim.report/2";
@@ -104,6 +104,11 @@ void write_report_json(const std::string& path, const run::RunResult& r, const s
                           {"time_to_accuracy_s", r.time_to_accuracy_s ? nlohmann::json(*r.time_to_accuracy_s)
                                                                       : nlohmann::json(nullptr)}};
   }
+  return report;
+}
+
+void write_report_json(const std::string& path, const run::RunResult& r, const std::vector<std::string>& outputs) {
+  const nlohmann::json report = report_json(r, outputs);
   core::write_atomically(path, [&](std::ostream& out) { out << report.dump(2) << '\n'; });
 }
 

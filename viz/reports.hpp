@@ -4,12 +4,16 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "sim/run/run_result.hpp"
 
 namespace dtsim::viz {
 
 /// A human-readable summary: setup, per-iteration table, breakdown of worker 0, traffic.
 void print_console_summary(std::ostream& out, const run::RunResult& result);
+/// The content of report.json (below), in memory.
+nlohmann::json report_json(const run::RunResult& result, const std::vector<std::string>& outputs);
 /// report.json: the whole result except the timeline, with its provenance and the run's `outputs` (file names
 /// in the run folder; readers use only these) (schema in README.md).
 void write_report_json(const std::string& path, const run::RunResult& result, const std::vector<std::string>& outputs);

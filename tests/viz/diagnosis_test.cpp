@@ -1,11 +1,6 @@
 // What bounds a run, read from its report.json: one answer per cause, each with what-ifs that fit it.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
-
 #include "sim/run/run_simulation.hpp"
 #include "tests/sim/run/scenario_fixture.hpp"
 #include "viz/diagnosis.hpp"
@@ -16,14 +11,7 @@ namespace {
 
 using scenario::Fidelity;
 
-nlohmann::json report_of(const scenario::Scenario& s) {
-  const std::string path = (std::filesystem::temp_directory_path() / ("report-" + std::to_string(getpid()) + ".json")).string();
-  write_report_json(path, run::run_simulation(s), {"report.json"});
-  std::ifstream in(path);
-  nlohmann::json report = nlohmann::json::parse(in);
-  std::filesystem::remove(path);
-  return report;
-}
+nlohmann::json report_of(const scenario::Scenario& s) { return report_json(run::run_simulation(s), {"report.json"}); }
 
 bool proposes(const Diagnosis& d, const std::string& setting) {
   for (const WhatIf& w : d.what_ifs)

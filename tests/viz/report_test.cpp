@@ -15,10 +15,12 @@ using dtsim::testing::Outcome;
 
 std::string scenario(const std::string& name) { return std::string(DTSIM_SOURCE_DIR) + "/tests/viz/scenarios/" + name + ".toml"; }
 
-/// Runs a scenario (with `overrides`) and its report; returns the page.
-std::string report_of(const std::string& name, const fs::path& dir, const std::string& overrides = "") {
+/// Runs a scenario (with `overrides`) and its report; returns the page (and the run's console in `console`).
+std::string report_of(const std::string& name, const fs::path& dir, const std::string& overrides = "",
+                      std::string* console = nullptr) {
   const Outcome run = dtsim("run " + scenario(name) + " " + overrides + " --out " + (dir / name).string());
   EXPECT_EQ(run.code, 0) << run.output;
+  if (console) *console = run.output;
   const Outcome report = dtsim("report " + (dir / name).string());
   EXPECT_EQ(report.code, 0) << report.output;
   return dtsim::testing::file_text(dir / name / "report.html");
@@ -48,7 +50,12 @@ void expect_valid_what_ifs(const std::string& page, const std::string& name) {
 TEST(Report, CommunicationBoundRunSaysSoWithTheLinksAndProposesFewerBucketsAndBytes) {
   if (!dtsim::testing::have_matplotlib()) GTEST_SKIP() << "python3-matplotlib is not installed";
   const fs::path dir = dtsim::testing::fresh_folder("communication");
-  const std::string page = report_of("communication_bound", dir);
+  std::string console;
+  const std::string page = report_of("communication_bound", dir, "", &console);
+  // The console gives the same answer and the first what-if.
+  EXPECT_NE(console.find("Bounded by exposed communication: 217 ms (64 % of the iteration)"), std::string::npos)
+      << console;
+  EXPECT_NE(console.find("  try: dtsim run " + scenario("communication_bound") + " --set "), std::string::npos);
   EXPECT_NE(page.find("data-bound=\"communication\""), std::string::npos);
   EXPECT_NE(page.find("Bounded by exposed communication: 217 ms (64 % of the iteration)"), std::string::npos);
   EXPECT_NE(page.find("<b>340 ms</b>per iteration"), std::string::npos);
