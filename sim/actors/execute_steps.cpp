@@ -31,9 +31,12 @@ void execute_steps(int rank, const std::vector<RankStep>& steps, const platform:
     pending.clear();
     double startups_s = 0;
     const std::span<const Flow> sends = step.sends(), receives = step.receives();
+    // Every flow of a step carries the same step latency: each rank taking part waits it before its transfers.
+    if (!step.flows.empty()) startups_s = step.flows.front().latency_s;
     for (const Flow& f : sends)
       if (f.steps > 1)
-        startups_s = std::max(startups_s, (f.steps - 1) * fabric.path(f.transfer.from, f.transfer.to).latency_s);
+        startups_s =
+            std::max(startups_s, f.latency_s + (f.steps - 1) * fabric.path(f.transfer.from, f.transfer.to).latency_s);
     if (startups_s > 0) sg4::this_actor::sleep_for(startups_s);
     for (const Flow& f : sends) {
       pending.push_back(mailbox(f.transfer.to, rank)->put_async(&payload, static_cast<uint64_t>(f.transfer.bytes)));

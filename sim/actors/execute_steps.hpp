@@ -9,9 +9,9 @@
 
 namespace dtsim::actors {
 
-/// Per step, posts every receive and send, then waits for all of them. A flow standing for k fused steps
-/// first waits k-1 path latencies (the start-ups of the steps it replaces; with several such sends the
-/// longest path's), then sends the summed bytes. `channel` separates collectives that may run at the same
+/// Per step, waits the step's own latency (Step::latency_s, summed over fused steps), posts every receive and
+/// send, then waits for all of them. A flow standing for k fused steps first waits k-1 path latencies (the
+/// start-ups of the steps it replaces; with several such sends the longest path's), then sends the summed bytes. `channel` separates collectives that may run at the same
 /// time (their messages must not match). Message arrows go to `arrows` for receivers below `trace_workers`.
 void execute_steps(int rank, const std::vector<RankStep>& steps, const platform::Fabric& fabric,
                    const std::string& channel, run::WorkerTraffic& traffic,

@@ -23,11 +23,12 @@ std::vector<std::vector<Flow>> flow_steps(const collectives::Schedule& schedule,
       for (std::size_t i = 0; i < step.transfers.size(); ++i) {
         steps.back()[i].transfer.bytes += step.transfers[i].bytes;
         ++steps.back()[i].steps;
+        steps.back()[i].latency_s += step.latency_s;
       }
       continue;
     }
     std::vector<Flow> flows;
-    for (const collectives::Transfer& t : step.transfers) flows.push_back({t, 1});
+    for (const collectives::Transfer& t : step.transfers) flows.push_back({t, 1, step.latency_s});
     steps.push_back(std::move(flows));
   }
   return steps;
@@ -38,6 +39,7 @@ collectives::Schedule as_schedule(const std::vector<std::vector<Flow>>& steps, i
   for (const std::vector<Flow>& flows : steps) {
     collectives::Step step;
     for (const Flow& f : flows) step.transfers.push_back(f.transfer);
+    if (!flows.empty()) step.latency_s = flows.front().latency_s;
     schedule.steps.push_back(std::move(step));
   }
   return schedule;

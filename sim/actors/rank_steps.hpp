@@ -12,14 +12,16 @@ namespace dtsim::actors {
 struct Flow {
   collectives::Transfer transfer;  ///< bytes summed over the fused steps
   int steps = 1;                   ///< plan steps this flow stands for (each pays the path latency once)
+  double latency_s = 0;            ///< the steps' own latencies (Step::latency_s), summed over the fused steps
 };
 
 /// The `flow` level's reduction of a plan: consecutive steps whose transfers go between the same (from, to)
-/// pairs in the same order become one step of flows carrying the summed bytes. A ring all-reduce's 2(p-1)
-/// steps become one. With `fuse` false every step stays as it is (the `message` level).
+/// pairs in the same order become one step of flows carrying the summed bytes and step latencies. A ring
+/// all-reduce's 2(p-1) steps become one. With `fuse` false every step stays as it is (the `message` level).
 std::vector<std::vector<Flow>> flow_steps(const collectives::Schedule& schedule, bool fuse);
 
-/// The flows as a plan of one step per (fused) step, each transfer carrying its flow's bytes.
+/// The flows as a plan of one step per (fused) step, each transfer carrying its flow's bytes, each step its
+/// flows' summed step latency.
 collectives::Schedule as_schedule(const std::vector<std::vector<Flow>>& steps, int ranks);
 
 /// One rank's part of one step: its sends, then its receives, in one allocation.

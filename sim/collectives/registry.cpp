@@ -4,6 +4,7 @@
 #include "sim/collectives/auto_allreduce.hpp"
 #include "sim/collectives/chunking.hpp"
 #include "sim/collectives/factories.hpp"
+#include "sim/collectives/nccl_allreduce.hpp"
 #include "sim/collectives/ring_allreduce.hpp"
 #include "sim/core/error.hpp"
 
@@ -37,7 +38,10 @@ const Table<Collective, LinkCosts>& allreduce() {
       {"double_binary_tree", make_double_binary_tree},
       {"hierarchical", [](const LinkCosts&) { return make_hierarchical(); }},
       {"torus2d", [](const LinkCosts&) { return make_torus2d(); }},
-      {"auto", [](const LinkCosts& c) { return std::make_unique<AutoAllreduce>(c); }},
+      {"nccl", [](const LinkCosts& c) { return std::make_unique<NcclAllreduce>("nccl", c); }},
+      {"mpich_auto", [](const LinkCosts& c) { return std::make_unique<AutoAllreduce>(c); }},
+      // dtsim's hosts are GPUs, whose users all-reduce with NCCL: `auto` is NCCL's choice.
+      {"auto", [](const LinkCosts& c) { return std::make_unique<NcclAllreduce>("auto", c); }},
   };
   return table;
 }

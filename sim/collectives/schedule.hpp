@@ -16,6 +16,9 @@ struct Transfer {
 /// of this step have completed (MPI semantics: each rank waits for its sends and receives).
 struct Step {
   std::vector<Transfer> transfers;
+  /// Fixed seconds every rank taking part in the step spends before its transfers start, on top of the
+  /// paths' latencies (a protocol's per-hop software cost, a kernel launch); every executor honours it.
+  double latency_s = 0;
 };
 
 /// The whole plan of one collective over ranks 0 .. ranks-1.

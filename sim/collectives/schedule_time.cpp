@@ -55,7 +55,7 @@ double schedule_time_s(const Schedule& schedule, const core::PathModel& network)
       const Transfer& t = step.transfers[i];
       const double bytes = static_cast<double>(t.bytes);
       const double start = std::max(ready[static_cast<std::size_t>(t.from)], ready[static_cast<std::size_t>(t.to)]);
-      const double end = start + costs[i].latency_s + (bytes > 0 ? bytes / costs[i].share_Bps : 0.0);
+      const double end = start + step.latency_s + costs[i].latency_s + (bytes > 0 ? bytes / costs[i].share_Bps : 0.0);
       for (int rank : {t.from, t.to})
         next_ready[static_cast<std::size_t>(rank)] = std::max(next_ready[static_cast<std::size_t>(rank)], end);
     }

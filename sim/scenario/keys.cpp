@@ -6,6 +6,7 @@
 #include "compressors/registry.hpp"
 #include "models/gpu_profile.hpp"
 #include "sim/collectives/collective.hpp"
+#include "sim/collectives/nccl_tuning.hpp"
 #include "sim/core/error.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scenario/section.hpp"
@@ -111,6 +112,12 @@ const std::vector<KeySpec>& scenario_keys() {
       {"strategy", "backup_workers", "integer", "0",
        "bsp on ps or byteps: a round closes with the first n - b pushes, later ones are dropped", 0, 1 << 20, nullptr},
       {"strategy", "collective", "string", "ring", "all-reduce algorithm", 0, 0, collectives::collective_names},
+      {"strategy", "nccl_algo", "string", "-",
+       "NCCL_ALGO: the algorithm collective \"nccl\" (or \"auto\") must use at every size; default: NCCL's tuner",
+       0, 0, collectives::nccl_algorithm_names},
+      {"strategy", "nccl_proto", "string", "-",
+       "NCCL_PROTO: the protocol collective \"nccl\" (or \"auto\") must use at every size; default: NCCL's tuner",
+       0, 0, collectives::nccl_protocol_names},
       {"strategy", "scheduler", "string", "wfbp", "gradient bucketing and ordering", 0, 0,
        scheduling::scheduler_names},
       {"strategy", "fidelity", "string", "flow", "how communication is simulated", 0, 0, fidelity_names},

@@ -8,6 +8,7 @@
 #include "compressors/options.hpp"
 #include "models/gpu_profile.hpp"
 #include "models/model.hpp"
+#include "sim/collectives/nccl_tuning.hpp"
 #include "sim/platform/platform_spec.hpp"
 #include "sim/scheduling/scheduler_options.hpp"
 #include "sim/sync/sync_policy.hpp"
@@ -165,6 +166,7 @@ struct Scenario {
   ParameterServer ps;
   Gossip gossip;
   std::string collective = "ring";
+  collectives::NcclForce nccl;  ///< strategy.nccl_algo / nccl_proto (collective nccl or auto only)
   std::string scheduler = "wfbp";
   scheduling::SchedulerOptions scheduler_options;  ///< [strategy.fusion], [strategy.ddp], [strategy.priority]
   Fidelity fidelity = Fidelity::flow;

@@ -136,6 +136,21 @@ void load_gossip(Section& strategy, Scenario& s) {
   t->finish();
 }
 
+/// strategy.nccl_algo / nccl_proto: NCCL_ALGO / NCCL_PROTO for the nccl collective, refused with any other.
+void load_nccl_force(Section& strategy, Scenario& s) {
+  for (const char* key : {"nccl_algo", "nccl_proto"}) {
+    if (!strategy.has(key)) continue;
+    if (s.collective != "nccl" && s.collective != "auto")
+      throw core::InputError(strategy.where_key(key),
+                             std::string(key) + " forces NCCL's choice, and collective \"" + s.collective +
+                                 "\" is not NCCL's",
+                             "set collective = \"nccl\" (or \"auto\"), or remove " + std::string(key));
+    const std::string value = choice_key(strategy, "strategy", key);
+    if (std::string_view(key) == "nccl_algo") s.nccl.algorithm = collectives::parse_nccl_algorithm(value);
+    else s.nccl.protocol = collectives::parse_nccl_protocol(value);
+  }
+}
+
 }  // namespace
 
 StrategyWhere load_strategy(Section& strategy, Scenario& s) {
@@ -144,6 +159,7 @@ StrategyWhere load_strategy(Section& strategy, Scenario& s) {
   s.architecture = choice_key(strategy, "strategy", "architecture");
   s.sync.scheme = choice_key(strategy, "strategy", "sync");
   s.collective = choice_key(strategy, "strategy", "collective");
+  load_nccl_force(strategy, s);
   s.scheduler = choice_key(strategy, "strategy", "scheduler");
   s.fidelity = parse_fidelity(choice_key(strategy, "strategy", "fidelity"));
   if (s.fidelity == Fidelity::analytic && s.platform.network_model != platform::NetworkModel::alpha_beta)

@@ -69,6 +69,27 @@ TEST(FlowLevel, FusesTheRingIntoOneStepAndMatchesTheMessageLevelOnTwoLevel) {
   EXPECT_NEAR(times[1], expected, 1e-9 * expected);  // plans run one after another from a common start
 }
 
+class StepLatency : public ::testing::TestWithParam<bool> {};
+
+TEST_P(StepLatency, EveryLevelWaitsItOncePerStepAndRank) {
+  // A ring whose steps each carry 3 us of their own (a protocol's per-hop cost) and a lone last step of 5 us.
+  const int p = 8;
+  const auto spec = testing::star(p);
+  collectives::Schedule plan = collectives::RingAllreduce().plan({p, 1}, 8 * 1000000);
+  for (collectives::Step& step : plan.steps) step.latency_s = 3e-6;
+  plan.steps.push_back({{{0, 1, 1000}}, 5e-6});
+  const collectives::AlphaBeta ab = testing::star_alpha_beta();
+  const double expected =
+      testing::ring_formula_s(p, 8e6, ab) + 2 * (p - 1) * 3e-6 + 5e-6 + ab.alpha_s + 1000 * ab.beta_s_per_byte;
+  EXPECT_NEAR(collectives::schedule_time_s(plan, platform::Fabric(spec)), expected, 1e-9 * expected);
+  EXPECT_NEAR(flow_steps(plan, true)[0][0].latency_s, 2 * (p - 1) * 3e-6, 1e-18);
+  EXPECT_NEAR(as_schedule(flow_steps(plan, true), p).steps[0].latency_s, 2 * (p - 1) * 3e-6, 1e-18);
+  EXPECT_NEAR(simulate_schedules_s(spec, {plan}, GetParam())[0], expected, 1e-9 * expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(Levels, StepLatency, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "flow" : "message"; });
+
 TEST(MessageLevel, Lv08ModelIsSlowerThanAlphaBeta) {
   auto spec = testing::star(4);
   spec.network_model = platform::NetworkModel::lv08;

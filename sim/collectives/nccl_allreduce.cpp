@@ -1,0 +1,109 @@
+#include "sim/collectives/nccl_allreduce.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/collectives/nccl_tree.hpp"
+#include "sim/collectives/ring_allreduce.hpp"
+#include "sim/collectives/schedule_time.hpp"
+#include "sim/core/path_model.hpp"
+
+namespace dtsim::collectives {
+namespace {
+
+constexpr int kMaxSegments = 1024;
+
+/// One channel's step of data per protocol, bytes (src/include/devcomm.h; see the header).
+double segment_bytes(NcclProtocol protocol) {
+  switch (protocol) {
+    case NcclProtocol::ll: return 8.0 * 512 * 16 / 2;
+    case NcclProtocol::ll128: return 120.0 * 640 * 8 * 15 / 16;
+    case NcclProtocol::simple: return 4.0 * 1024 * 1024 / 8;
+  }
+  return 1;
+}
+
+/// Every ordered pair of ranks on its own link: the alpha-beta network without contention that closed forms
+/// assume. Pairs inside a node cost `costs.intra`, the others `costs.inter`.
+class ContentionFree final : public core::PathModel {
+ public:
+  ContentionFree(const Group& group, const LinkCosts& costs) : group_(group), costs_(costs) {}
+  core::Path path(int from, int to) const override { return {cost(from, to).alpha_s, {from * group_.ranks + to}}; }
+  double link_bandwidth_Bps(int link) const override {
+    return 1.0 / cost(link / group_.ranks, link % group_.ranks).beta_s_per_byte;
+  }
+  int link_count() const override { return group_.ranks * group_.ranks; }
+
+ private:
+  const AlphaBeta& cost(int from, int to) const {
+    return from / group_.ranks_per_node == to / group_.ranks_per_node ? costs_.intra : costs_.inter;
+  }
+  Group group_;
+  LinkCosts costs_;
+};
+
+/// `moves` as transfers of wire bytes, each step with `latency_s[i]`.
+Schedule on_the_wire(const MovePlan& moves, double efficiency, const std::vector<double>& latency_s) {
+  Schedule schedule{moves.ranks, {}};
+  for (std::size_t i = 0; i < moves.steps.size(); ++i) {
+    Step& step = schedule.steps.emplace_back();
+    step.latency_s = latency_s[i];
+    for (const Move& m : moves.steps[i].moves)
+      step.transfers.push_back(
+          {m.from, m.to, static_cast<std::int64_t>(nccl_wire_bytes(static_cast<double>(m.bytes), efficiency))});
+  }
+  return schedule;
+}
+
+}  // namespace
+
+std::unique_ptr<Collective> make_collective(std::string_view name, const LinkCosts& tuned_for, const NcclForce& force) {
+  if (name == "nccl" || name == "auto") return std::make_unique<NcclAllreduce>(std::string(name), tuned_for, force);
+  return make_collective(name, tuned_for);
+}
+
+double nccl_wire_bytes(double data, double efficiency) { return std::ceil(data / efficiency); }
+
+int nccl_tree_segments(double bytes_per_tree, NcclProtocol protocol) {
+  return static_cast<int>(std::clamp(std::ceil(bytes_per_tree / segment_bytes(protocol)), 1.0, double{kMaxSegments}));
+}
+
+MovePlan NcclAllreduce::tree_moves(const Group& group, std::int64_t bytes, NcclProtocol protocol) const {
+  return nccl_tree_plan(group, bytes, nccl_tree_segments(static_cast<double>(bytes) / 2, protocol)).moves;
+}
+
+Schedule NcclAllreduce::plan(const Group& group, std::int64_t bytes) const {
+  if (group.ranks <= 1) return Schedule{group.ranks, {}};
+  const auto n = static_cast<double>(bytes);
+  const NcclChoice c = chosen(group, n);
+  const double efficiency = nccl_efficiency(c, group);
+  const double latency_s = nccl_latency_s(c, group, n);
+  if (c.algorithm == NcclAlgorithm::ring) {
+    Schedule schedule = RingAllreduce().plan(group, bytes);
+    for (Step& step : schedule.steps) {
+      step.latency_s = latency_s / static_cast<double>(schedule.steps.size());
+      for (Transfer& t : step.transfers)
+        t.bytes = static_cast<std::int64_t>(nccl_wire_bytes(static_cast<double>(t.bytes), efficiency));
+    }
+    return schedule;
+  }
+  const NcclTreePlan tree = nccl_tree_plan(group, bytes, nccl_tree_segments(n / 2, c.protocol));
+  const auto paying = static_cast<double>(std::count(tree.fill_or_drain.begin(), tree.fill_or_drain.end(), true));
+  std::vector<double> step_latency_s;
+  for (bool pays : tree.fill_or_drain) step_latency_s.push_back(pays ? latency_s / paying : 0.0);
+  return on_the_wire(tree.moves, efficiency, step_latency_s);
+}
+
+double NcclAllreduce::closed_form_s(const Group& group, double bytes, const LinkCosts& costs) const {
+  if (group.ranks <= 1) return 0.0;
+  const NcclChoice c = chosen(group, bytes);
+  if (c.algorithm == NcclAlgorithm::ring) {
+    const double p = group.ranks;
+    const AlphaBeta link = group.nodes() > 1 ? costs.inter : costs.intra;
+    const double chunk = nccl_wire_bytes(bytes / p, nccl_efficiency(c, group));
+    return nccl_latency_s(c, group, bytes) + 2.0 * (p - 1) * (link.alpha_s + chunk * link.beta_s_per_byte);
+  }
+  return schedule_time_s(plan(group, std::llround(bytes)), ContentionFree(group, costs));
+}
+
+}  // namespace dtsim::collectives

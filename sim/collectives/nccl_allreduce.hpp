@@ -1,0 +1,54 @@
+#pragma once
+/// `nccl`: NCCL's all-reduce. Per size, NCCL's tuner (nccl_tuning.hpp) picks ring or tree and LL, LL128 or
+/// Simple on the network the collective is tuned for; the plan is that algorithm's, with the protocol
+/// showing as
+///   - wire bytes: every transfer carries its data / nccl_efficiency (LL's flag bytes, LL128's 8 of 128);
+///   - step latency: NCCL's latency term (nccl_latency_s) spread evenly over the ring's 2(p-1) steps, or over
+///     the tree's pipeline fill and drain steps (in steady state NCCL keeps NCCL_STEPS chunks in flight).
+/// The tree (nccl_tree.hpp) is pipelined in segments of one channel's step of its protocol's buffer
+/// (src/include/devcomm.h): LL 32 KiB of data (8 lines x 512 threads x 16 B, half flags), LL128 576000 B
+/// (120 x 640 x 8 B, 15 of 16 words data), Simple 512 KiB (NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8); at most 1024
+/// segments per tree. NCCL's channels run over the same links in parallel: on the flow level that is one
+/// ring or tree moving all the bytes, so channels show only through the segment size.
+///
+/// Closed form: ring  latency + 2(p-1) (alpha + wire(n/p) beta) with the inter-node alpha-beta once the ring
+/// spans nodes; tree  its plan's critical path on contention-free links (intra-node pairs alpha-beta intra,
+/// others inter), which with one GPU per node is double_binary_tree's 2 S(p, k) sub-steps plus the latency.
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "sim/collectives/collective.hpp"
+#include "sim/collectives/move_plan.hpp"
+#include "sim/collectives/nccl_tuning.hpp"
+
+namespace dtsim::collectives {
+
+/// NCCL's all-reduce under registry key `name` ("nccl", or "auto", which means NCCL's choice).
+class NcclAllreduce final : public Collective {
+ public:
+  /// `tuned_for`: the network NCCL's tuner sees; `force`: NCCL_ALGO / NCCL_PROTO-style overrides.
+  NcclAllreduce(std::string name, const LinkCosts& tuned_for, NcclForce force = {})
+      : name_(std::move(name)), tuned_for_(tuned_for), force_(force) {}
+  std::string_view name() const override { return name_; }
+  /// The (algorithm, protocol) used for `bytes` bytes over `group`.
+  NcclChoice chosen(const Group& group, double bytes) const { return nccl_tune(group, tuned_for_, bytes, force_); }
+  /// The tree's data ranges for `bytes` (replayable on data; wire bytes and latencies are the plan's).
+  MovePlan tree_moves(const Group& group, std::int64_t bytes, NcclProtocol protocol) const;
+  Schedule plan(const Group& group, std::int64_t bytes) const override;
+  double closed_form_s(const Group& group, double bytes, const LinkCosts& costs) const override;
+
+ private:
+  std::string name_;
+  LinkCosts tuned_for_;
+  NcclForce force_;
+};
+
+/// make_collective(name, tuned_for), NCCL's choice forced by `force` when `name` is "nccl" or "auto".
+std::unique_ptr<Collective> make_collective(std::string_view name, const LinkCosts& tuned_for, const NcclForce& force);
+/// Bytes on the wire for `data` bytes sent with efficiency `efficiency`: ceil(data / efficiency).
+double nccl_wire_bytes(double data, double efficiency);
+/// Tree segments for `bytes_per_tree` with `protocol`: ceil(bytes / segment), between 1 and 1024.
+int nccl_tree_segments(double bytes_per_tree, NcclProtocol protocol);
+
+}  // namespace dtsim::collectives

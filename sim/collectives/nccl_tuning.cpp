@@ -1,0 +1,136 @@
+// Constants from NVIDIA/nccl src/graph/tuning.cc (commit 01afd20a): latencies in microseconds, indexed
+// [algorithm][protocol] with algorithms {tree, ring} and protocols {LL, LL128, Simple}.
+#include "sim/collectives/nccl_tuning.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "sim/collectives/phases.hpp"
+#include "sim/core/error.hpp"
+
+namespace dtsim::collectives {
+namespace {
+
+constexpr int kAlgorithms = 2;
+constexpr int kProtocols = 3;
+
+/// baseLat: a launch's fixed cost.
+constexpr double kBaseLat_us[kAlgorithms][kProtocols] = {{4.4, 4.4, 0}, {3.6, 10.0, 8.4}};
+/// hwLat on NVLink: one hop's cost (tree/Simple: a 256 kB chunk's, tuning.cc says).
+constexpr double kNvlinkLat_us[kAlgorithms][kProtocols] = {{.52, 1.2, 28}, {.47, 1.9, 3.4}};
+/// hwLat over the network.
+constexpr double kNetLat_us[kAlgorithms][kProtocols] = {{5.0, 8.5, 50}, {2.7, 4.0, 9.6}};
+/// treeCorrectionFactor[protocol][log2(bytes / 64)] for 64 B .. 128 MiB: trees run slower than modelled
+/// at medium sizes.
+constexpr double kTreeCorrection[kProtocols][22] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .5, .6, .6, .7, .7, .8, .9, .9, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .5, .5, .6, .6, .7, .8, .9}};
+/// maxTreeBw (GB/s) over more than two nodes, and over one or two (pre-A100 values: dtsim does not know the
+/// GPU's compute capability).
+constexpr double kMaxTreeBw_GBps[2] = {80.0, 110.0};
+
+int index(NcclAlgorithm a) { return a == NcclAlgorithm::tree ? 0 : 1; }
+int index(NcclProtocol p) { return p == NcclProtocol::ll ? 0 : p == NcclProtocol::ll128 ? 1 : 2; }
+
+/// NCCL's log2i: floor(lg n), 0 for n < 2.
+int log2i(double n) { return n < 2 ? 0 : floor_log2(static_cast<int>(std::min(n, 1e9))); }
+
+}  // namespace
+
+std::string NcclChoice::name() const { return nccl_algorithm_name(algorithm) + "/" + nccl_protocol_name(protocol); }
+
+std::vector<std::string> nccl_algorithm_names() { return {"tree", "ring"}; }
+std::vector<std::string> nccl_protocol_names() { return {"LL", "LL128", "Simple"}; }
+
+NcclAlgorithm parse_nccl_algorithm(std::string_view name) {
+  if (name == "tree") return NcclAlgorithm::tree;
+  if (name == "ring") return NcclAlgorithm::ring;
+  throw core::unknown_name("NCCL algorithm", name, nccl_algorithm_names());
+}
+
+NcclProtocol parse_nccl_protocol(std::string_view name) {
+  if (name == "LL") return NcclProtocol::ll;
+  if (name == "LL128") return NcclProtocol::ll128;
+  if (name == "Simple") return NcclProtocol::simple;
+  throw core::unknown_name("NCCL protocol", name, nccl_protocol_names());
+}
+
+std::string nccl_algorithm_name(NcclAlgorithm a) { return nccl_algorithm_names()[static_cast<std::size_t>(index(a))]; }
+std::string nccl_protocol_name(NcclProtocol p) { return nccl_protocol_names()[static_cast<std::size_t>(index(p))]; }
+
+double nccl_latency_s(NcclChoice c, const Group& group, double bytes) {
+  const int a = index(c.algorithm), p = index(c.protocol);
+  const int nodes = group.nodes();
+  double intra_us = group.ranks_per_node > 1 ? kNvlinkLat_us[a][p] : kNetLat_us[a][p];
+  const double inter_us = kNetLat_us[a][p];
+  if (nodes > 1 && c.protocol == NcclProtocol::ll) intra_us *= 1.8;
+  double lat_us = kBaseLat_us[a][p];
+  if (c.algorithm == NcclAlgorithm::ring) {
+    const int steps = 2 * (group.ranks - 1), inter_steps = 2 * (nodes - 1);
+    lat_us += (steps - inter_steps) * intra_us + inter_steps * inter_us;
+    // "Plateau effect of ring": ncclTopoGetAlgoTime's factor for Simple across nodes past p/16 x 64 KiB.
+    if (c.protocol == NcclProtocol::simple && nodes > 1 && bytes >= group.ranks / 16.0 * 65536) lat_us *= 1.9;
+  } else {
+    lat_us += 2 * ((group.ranks / nodes - 1) * intra_us + log2i(nodes) * inter_us);
+  }
+  return lat_us * 1e-6;
+}
+
+double nccl_efficiency(NcclChoice c, const Group& group) {
+  const bool one_gpu_per_node = group.ranks_per_node < 2;
+  if (c.algorithm == NcclAlgorithm::ring) {
+    switch (c.protocol) {
+      case NcclProtocol::ll: return 1.0 / 4.0;
+      case NcclProtocol::ll128: return one_gpu_per_node ? 0.7 : 0.92;
+      case NcclProtocol::simple: return 1.0;
+    }
+  }
+  switch (c.protocol) {
+    case NcclProtocol::ll: return 0.9 / 3.8;
+    case NcclProtocol::ll128: return 0.9 * (group.nodes() == 1 ? 7.0 / 9.0 : 0.915);
+    case NcclProtocol::simple: return 0.9;
+  }
+  return 1.0;
+}
+
+bool nccl_enabled(NcclChoice c, const Group& group) {
+  return c.protocol != NcclProtocol::ll128 || group.ranks_per_node > 1;
+}
+
+double nccl_predicted_s(NcclChoice c, const Group& group, const LinkCosts& network, double bytes) {
+  const double link_Bps = 1.0 / (group.nodes() > 1 ? network.inter : network.intra).beta_s_per_byte;
+  double bus_Bps = link_Bps * nccl_efficiency(c, group);
+  double algorithm_Bps = 0;
+  if (c.algorithm == NcclAlgorithm::ring) {
+    algorithm_Bps = bus_Bps * group.ranks / (2.0 * (group.ranks - 1));
+  } else {
+    bus_Bps = std::min(bus_Bps, kMaxTreeBw_GBps[group.nodes() > 2 ? 0 : 1] * 1e9);
+    algorithm_Bps = bus_Bps * 0.5;
+    const int log_size = log2i(bytes / 64);
+    if (log_size < 22) algorithm_Bps *= kTreeCorrection[index(c.protocol)][log_size];
+  }
+  return nccl_latency_s(c, group, bytes) + bytes / algorithm_Bps;
+}
+
+NcclChoice nccl_tune(const Group& group, const LinkCosts& network, double bytes, const NcclForce& force) {
+  NcclChoice best;
+  double best_s = std::numeric_limits<double>::infinity();
+  for (NcclAlgorithm a : {NcclAlgorithm::tree, NcclAlgorithm::ring}) {
+    if (force.algorithm && *force.algorithm != a) continue;
+    for (NcclProtocol p : {NcclProtocol::ll, NcclProtocol::ll128, NcclProtocol::simple}) {
+      if (force.protocol && *force.protocol != p) continue;
+      const NcclChoice c{a, p};
+      if (!force.protocol && !nccl_enabled(c, group)) continue;
+      const double t = nccl_predicted_s(c, group, network, bytes);
+      if (t < best_s) {
+        best = c;
+        best_s = t;
+      }
+    }
+  }
+  return best;
+}
+
+}  // namespace dtsim::collectives

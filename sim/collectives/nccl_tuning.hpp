@@ -1,0 +1,70 @@
+#pragma once
+/// NCCL's all-reduce cost model and tuner: per (algorithm, protocol) a latency term and a bandwidth, and the
+/// pair with the least predicted time per message size (NVIDIA/nccl src/graph/tuning.cc, ncclTopoTuneModel
+/// and ncclTopoGetAlgoTime, read at commit 01afd20a, NCCL 2.8/2.9).
+///
+/// dtsim's platforms do not say which kind of link joins the GPUs of a node: GPUs sharing a node are taken
+/// to be NVLink-connected (NCCL's NVLINK latency row, LL128 enabled as NCCL enables it on NVLink), and
+/// hosts with one GPU talk only over the network (NET row). NCCL's bus bandwidth (nChannels x the
+/// searched graph's per-channel speed) is taken from the platform: the GPU link inside one node, the
+/// bottleneck of the inter-node path otherwise.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/collectives/collective.hpp"
+
+namespace dtsim::collectives {
+
+/// NCCL_ALGO values dtsim models (CollNet needs in-network reduction, which no platform has).
+enum class NcclAlgorithm { tree, ring };
+/// NCCL_PROTO values: LL (8-byte lines of 4 data + 4 flag bytes), LL128 (128-byte lines, 120 data bytes),
+/// Simple (plain copies behind a fence).
+enum class NcclProtocol { ll, ll128, simple };
+
+/// One (algorithm, protocol) pair.
+struct NcclChoice {
+  NcclAlgorithm algorithm = NcclAlgorithm::ring;
+  NcclProtocol protocol = NcclProtocol::simple;
+  /// "tree/LL", as NCCL_DEBUG=INFO names them.
+  std::string name() const;
+};
+
+/// What a scenario forces, as NCCL_ALGO / NCCL_PROTO do; an empty field is left to the tuner.
+struct NcclForce {
+  std::optional<NcclAlgorithm> algorithm;
+  std::optional<NcclProtocol> protocol;
+};
+
+/// "tree", "ring".
+std::vector<std::string> nccl_algorithm_names();
+/// "LL", "LL128", "Simple".
+std::vector<std::string> nccl_protocol_names();
+/// The algorithm called `name`; throws core::InputError listing the known names.
+NcclAlgorithm parse_nccl_algorithm(std::string_view name);
+/// The protocol called `name` (case as NCCL writes it); throws core::InputError listing the known names.
+NcclProtocol parse_nccl_protocol(std::string_view name);
+/// nccl_algorithm_names()[a].
+std::string nccl_algorithm_name(NcclAlgorithm a);
+/// nccl_protocol_names()[p].
+std::string nccl_protocol_name(NcclProtocol p);
+
+/// NCCL's latency term of `c` for an all-reduce of `bytes` over `group`, seconds: baseLat plus hwLat per hop
+/// (ring: 2(p-1) steps, 2(nodes-1) of them over the network; tree: 2 ((ppn-1) NVLink hops + log2(nodes)
+/// network hops)), LL's NVLink hops x1.8 on several nodes, x1.9 for ring/Simple's plateau on several nodes.
+double nccl_latency_s(NcclChoice c, const Group& group, double bytes);
+/// Fraction of the link bandwidth the protocol's data gets (tuning.cc's busBw factors before its caps):
+/// ring LL 1/4, LL128 0.92 (0.7 with one GPU per node), Simple 1; tree 0.9 x (LL 1/3.8, LL128 0.915, or
+/// 7/9 on one node, Simple 1).
+double nccl_efficiency(NcclChoice c, const Group& group);
+/// Whether NCCL would consider `c` unforced: LL128 only where a node's GPUs share NVLink (ppn > 1).
+bool nccl_enabled(NcclChoice c, const Group& group);
+/// NCCL's predicted time of `c`: latency + bytes / algBw, algBw = busBw x efficiency (tree capped at 80 GB/s
+/// over more than two nodes, 110 GB/s otherwise) x (ring p / 2(p-1), tree 1/2), tree x its size correction.
+double nccl_predicted_s(NcclChoice c, const Group& group, const LinkCosts& network, double bytes);
+/// The enabled pair allowed by `force` with the least predicted time (ties: tree before ring, LL before
+/// LL128 before Simple, NCCL's loop order); a forced protocol is enabled even where NCCL would not enable it.
+NcclChoice nccl_tune(const Group& group, const LinkCosts& network, double bytes, const NcclForce& force = {});
+
+}  // namespace dtsim::collectives

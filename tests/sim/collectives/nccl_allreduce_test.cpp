@@ -1,0 +1,194 @@
+// nccl: NCCL's tuner picks as NCCL does, every (algorithm, protocol) plan has its closed form, the tree's
+// plan sums correctly, overrides force the choice, and the tree comes close to the ring at large sizes.
+#include "sim/collectives/nccl_allreduce.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "sim/collectives/bus_bandwidth.hpp"
+#include "sim/collectives/pipelined_tree.hpp"
+#include "sim/collectives/rank_traffic.hpp"
+#include "sim/collectives/schedule_time.hpp"
+#include "sim/core/error.hpp"
+#include "sim/platform/fabric.hpp"
+#include "tests/sim/collectives/replay.hpp"
+#include "tests/sim/star.hpp"
+
+namespace dtsim::collectives {
+namespace {
+
+using namespace collectives::testing;
+
+const LinkCosts kStar = LinkCosts::uniform(dtsim::testing::star_alpha_beta());
+/// 4 nodes of 8 GPUs, 50 GB/s GPU links, one 100 Gb/s NIC per node.
+const platform::PlatformSpec kCluster = dtsim::testing::two_level(4, 8);
+const Group kClusterGroup{32, 8};
+
+std::vector<NcclChoice> every_pair() {
+  std::vector<NcclChoice> pairs;
+  for (NcclAlgorithm a : {NcclAlgorithm::tree, NcclAlgorithm::ring})
+    for (NcclProtocol p : {NcclProtocol::ll, NcclProtocol::ll128, NcclProtocol::simple}) pairs.push_back({a, p});
+  return pairs;
+}
+
+NcclAllreduce forced(NcclChoice c, const LinkCosts& costs) { return NcclAllreduce("nccl", costs, {c.algorithm, c.protocol}); }
+
+TEST(NcclTuner, PicksTheTreeWithLlForSmallAndTheRingForLargeMessagesAcrossNodes) {
+  const LinkCosts costs = platform::link_costs(kCluster);
+  EXPECT_EQ(nccl_tune(kClusterGroup, costs, 1024).name(), "tree/LL");
+  const NcclChoice large = nccl_tune(kClusterGroup, costs, 1 << 30);
+  EXPECT_EQ(large.algorithm, NcclAlgorithm::ring);
+  EXPECT_NE(large.protocol, NcclProtocol::ll);
+}
+
+TEST(NcclTuner, UsesLl128OnlyWhereANodeHasSeveralGpus) {
+  for (double bytes = 8; bytes <= 1e10; bytes *= 4) {
+    EXPECT_NE(nccl_tune({16, 1}, kStar, bytes).protocol, NcclProtocol::ll128) << bytes;
+    EXPECT_FALSE(nccl_enabled({NcclAlgorithm::ring, NcclProtocol::ll128}, {16, 1}));
+  }
+  // On one NVLink node of 8 GPUs LL128 wins the middle sizes (NCCL's default on DGX machines).
+  bool ll128 = false;
+  const LinkCosts node = LinkCosts::uniform({2e-6, 1 / 227e9});
+  for (double bytes = 8; bytes <= 1e10; bytes *= 2) ll128 |= nccl_tune({8, 8}, node, bytes).protocol == NcclProtocol::ll128;
+  EXPECT_TRUE(ll128);
+}
+
+TEST(NcclTuner, PredictsLatencyPlusBytesOverAlgorithmBandwidth) {
+  // ring/Simple over 4 nodes of 8: 8.4 + 2 x 3 x 9.6 + 56 x 3.4 us, x1.9 (plateau), + n / (busBw x p / 2(p-1)).
+  const LinkCosts costs = platform::link_costs(kCluster);
+  const double n = 1 << 28;
+  const double lat_s = (8.4 + 6 * 9.6 + 56 * 3.4) * 1.9e-6;
+  const double algbw_Bps = 1 / costs.inter.beta_s_per_byte * 32 / 62;
+  EXPECT_NEAR(nccl_predicted_s({NcclAlgorithm::ring, NcclProtocol::simple}, kClusterGroup, costs, n), lat_s + n / algbw_Bps,
+              1e-12);
+  // tree/LL: 4.4 + 2 (7 x 0.52 x 1.8 + 2 x 5.0) us; busBw x 0.9 / 3.8 x 1/2, x correction 0.6 at 64 KiB.
+  const double tree_lat_s = (4.4 + 2 * (7 * 0.52 * 1.8 + 2 * 5.0)) * 1e-6;
+  const double tree_bw_Bps = 1 / costs.inter.beta_s_per_byte * 0.9 / 3.8 * 0.5 * 0.6;
+  EXPECT_NEAR(nccl_predicted_s({NcclAlgorithm::tree, NcclProtocol::ll}, kClusterGroup, costs, 65536),
+              tree_lat_s + 65536 / tree_bw_Bps, 1e-12);
+}
+
+TEST(NcclTuner, OverridesForceTheChoice) {
+  const LinkCosts costs = platform::link_costs(kCluster);
+  EXPECT_EQ(nccl_tune(kClusterGroup, costs, 1 << 30, {NcclAlgorithm::tree, {}}).algorithm, NcclAlgorithm::tree);
+  EXPECT_EQ(nccl_tune(kClusterGroup, costs, 1024, {NcclAlgorithm::ring, {}}).name(), "ring/LL");
+  EXPECT_EQ(nccl_tune(kClusterGroup, costs, 1024, {{}, NcclProtocol::simple}).protocol, NcclProtocol::simple);
+  EXPECT_EQ(nccl_tune({16, 1}, kStar, 1 << 20, {{}, NcclProtocol::ll128}).protocol, NcclProtocol::ll128);
+  // Forcing changes the simulated time.
+  const NcclAllreduce tuned("nccl", costs), ring("nccl", costs, {NcclAlgorithm::ring, {}});
+  const platform::Fabric fabric(kCluster);
+  EXPECT_GT(schedule_time_s(ring.plan(kClusterGroup, 1024), fabric),
+            1.5 * schedule_time_s(tuned.plan(kClusterGroup, 1024), fabric));
+}
+
+TEST(NcclTuner, NamesParseAndUnknownOnesAreRefused) {
+  for (const std::string& a : nccl_algorithm_names()) EXPECT_EQ(nccl_algorithm_name(parse_nccl_algorithm(a)), a);
+  for (const std::string& p : nccl_protocol_names()) EXPECT_EQ(nccl_protocol_name(parse_nccl_protocol(p)), p);
+  EXPECT_THROW(parse_nccl_algorithm("collnet"), core::InputError);
+  EXPECT_THROW(parse_nccl_protocol("ll"), core::InputError);
+}
+
+TEST(NcclPlan, RingClosedFormIsLatencyPlusTwoPMinusOneStepsOfWireChunks) {
+  for (NcclProtocol proto : {NcclProtocol::ll, NcclProtocol::ll128, NcclProtocol::simple})
+    for (int p : {2, 5, 16}) {
+      const NcclChoice c{NcclAlgorithm::ring, proto};
+      const std::int64_t n = 2048 * p * 25;
+      const Schedule s = forced(c, kStar).plan({p, 1}, n);
+      const double chunk = std::ceil(static_cast<double>(n / p) / nccl_efficiency(c, {p, 1}));
+      const AlphaBeta ab = dtsim::testing::star_alpha_beta();
+      const double expected = nccl_latency_s(c, {p, 1}, n) + 2 * (p - 1) * (ab.alpha_s + chunk * ab.beta_s_per_byte);
+      EXPECT_NEAR(forced(c, kStar).closed_form_s({p, 1}, static_cast<double>(n), kStar), expected, 1e-12 * expected);
+      EXPECT_NEAR(schedule_time_s(s, platform::Fabric(dtsim::testing::star(p))), expected, 1e-9 * expected);
+      for (const RankTraffic& t : traffic_by_rank(s)) EXPECT_EQ(t.sent, 2 * (p - 1) * static_cast<std::int64_t>(chunk));
+    }
+}
+
+TEST(NcclPlan, TreeWithOneGpuPerNodeIsTheDoubleBinaryTreeOfWireSegmentsPlusNcclsLatency) {
+  // Independent of the plan: 2 S(p, k) sub-steps of alpha + wire(segment) beta (pipelined_tree.hpp), plus the
+  // latency term, paid once along the pipeline's fill and drain. Sizes of whole segments: 3 and 1024 of them.
+  const std::vector<std::pair<NcclProtocol, std::int64_t>> segment_bytes{
+      {NcclProtocol::ll, 32768}, {NcclProtocol::ll128, 576000}, {NcclProtocol::simple, 524288}};
+  for (const auto& [proto, segment] : segment_bytes)
+    for (int p : {2, 4, 7, 16, 32})
+      for (int k : {3, 1024}) {
+        const NcclChoice c{NcclAlgorithm::tree, proto};
+        const Group g{p, 1};
+        const std::int64_t n = 2 * segment * k;
+        ASSERT_EQ(nccl_tree_segments(static_cast<double>(n) / 2, proto), k);
+        const double wire = std::ceil(static_cast<double>(segment) / nccl_efficiency(c, g));
+        const double expected = tree_allreduce_s(p, k, wire, dtsim::testing::star_alpha_beta()) + nccl_latency_s(c, g, n);
+        EXPECT_NEAR(forced(c, kStar).closed_form_s(g, static_cast<double>(n), kStar), expected, 1e-9 * expected)
+            << c.name() << " p=" << p << " k=" << k;
+      }
+}
+
+TEST(NcclPlan, ClosedFormIsTheContentionFreeBoundOfEveryShape) {
+  // With several GPUs per node a head takes its chain's and a child node's segments in one sub-step: on a star
+  // they share its link, so the analytic replay can only be slower than the closed form.
+  for (const NcclChoice& c : every_pair())
+    for (auto [p, per_node] : {std::pair{8, 8}, {16, 4}, {12, 8}, {9, 2}, {16, 1}}) {
+      const Group g{p, per_node};
+      const std::int64_t n = 3 << 20;
+      const double closed = forced(c, kStar).closed_form_s(g, static_cast<double>(n), kStar);
+      const double analytic = schedule_time_s(forced(c, kStar).plan(g, n), platform::Fabric(dtsim::testing::star(p)));
+      EXPECT_GE(analytic, closed * (1 - 1e-9)) << c.name() << " p=" << p;
+      if (per_node == 1 || c.algorithm == NcclAlgorithm::ring) {
+        EXPECT_LT(analytic, closed * 1.001) << c.name() << " p=" << p;
+      }
+    }
+}
+
+TEST(NcclPlan, StepLatenciesAddUpToNcclsLatencyTerm) {
+  for (const NcclChoice& c : every_pair()) {
+    const Schedule s = forced(c, kStar).plan(kClusterGroup, 1 << 24);
+    double total = 0;
+    for (const Step& step : s.steps) total += step.latency_s;
+    EXPECT_NEAR(total, nccl_latency_s(c, kClusterGroup, 1 << 24), 1e-15) << c.name();
+  }
+}
+
+TEST(NcclPlan, TreeReplayOnDataGivesEveryRankTheSum) {
+  const NcclAllreduce nccl("nccl", kStar);
+  for (auto [p, per_node] : {std::pair{2, 1}, {5, 1}, {8, 8}, {8, 2}, {12, 4}, {7, 3}, {31, 8}})
+    for (std::int64_t n : kReplaySizes) {
+      Data data = contributions(p, n);
+      replay(nccl.tree_moves({p, per_node}, n, NcclProtocol::ll), data);
+      for (int r = 0; r < p; ++r)
+        for (std::int64_t i = 0; i < n; ++i)
+          ASSERT_EQ(data[static_cast<std::size_t>(r)][static_cast<std::size_t>(i)], sum(p, i))
+              << "p=" << p << " per node " << per_node << " n=" << n << " rank " << r;
+    }
+}
+
+TEST(NcclPlan, TreeCrossesEachNodesNicAtMostTwiceEachWayPerSubStep) {
+  // NCCL's tree talks between nodes only through the nodes' heads: a node's NIC carries at most two messages
+  // each way in a sub-step (one per tree), where the flat heap of double_binary_tree pushes many.
+  const Schedule s = forced({NcclAlgorithm::tree, NcclProtocol::simple}, kStar).plan(kClusterGroup, 1 << 24);
+  for (const Step& step : s.steps) {
+    std::vector<int> out(4), in(4);
+    for (const Transfer& t : step.transfers)
+      if (t.from / 8 != t.to / 8) {
+        EXPECT_LE(++out[static_cast<std::size_t>(t.from / 8)], 2);
+        EXPECT_LE(++in[static_cast<std::size_t>(t.to / 8)], 2);
+      }
+  }
+}
+
+TEST(NcclPlan, TreeBusBandwidthAt1GiBOn32GpusIsCloseToTheRings) {
+  // The complaint: double_binary_tree reached an eighth of the ring's bus bandwidth at 1 GiB on 4 x 8.
+  const platform::Fabric fabric(kCluster);
+  const LinkCosts costs = platform::link_costs(kCluster);
+  const std::int64_t n = 1 << 30;
+  auto busbw = [&](const Collective& c) {
+    return bus_bandwidth_Bps(Operation::allreduce, 32, static_cast<double>(n), schedule_time_s(c.plan(kClusterGroup, n), fabric));
+  };
+  const double ring = busbw(forced({NcclAlgorithm::ring, NcclProtocol::simple}, costs));
+  const double tree = busbw(forced({NcclAlgorithm::tree, NcclProtocol::simple}, costs));
+  EXPECT_GT(tree, 0.6 * ring);
+  EXPECT_LE(tree, ring);
+  EXPECT_GT(tree, 2 * busbw(*make_collective("double_binary_tree", costs)));
+}
+
+}  // namespace
+}  // namespace dtsim::collectives
