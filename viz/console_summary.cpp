@@ -81,6 +81,13 @@ void print_console_summary(std::ostream& out, const run::RunResult& r) {
   fmt::print(out, "  strategy   {} sync, {}, scheduler {} ({} buckets), fidelity {}\n", i.sync, i.architecture,
              i.scheduler, i.buckets, i.fidelity);
   if (!i.compression.empty()) fmt::print(out, "  compress   {}\n", i.compression);
+  if (!r.nccl_choice_per_bucket.empty()) {
+    std::map<std::string, int> buckets_of;  // NCCL's (algorithm, protocol) -> buckets that got it
+    for (const std::string& c : r.nccl_choice_per_bucket) ++buckets_of[c];
+    fmt::print(out, "  nccl      ");
+    for (const auto& [choice, count] : buckets_of) fmt::print(out, " {} x{}", choice, count);
+    fmt::print(out, " (buckets)\n");
+  }
   fmt::print(out, "\n");
   print_stopped(out, r);
   fmt::print(out, "{:>5} {:>12} {:>12} {:>10} {:>11} {:>11} {:>11} {:>11} {:>11}\n", "iter", "time", "samples/s",

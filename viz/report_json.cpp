@@ -90,6 +90,7 @@ nlohmann::json report_json(const run::RunResult& r, const std::vector<std::strin
     critical.push_back({{"name", e.name}, {"category", e.category}, {"start_s", e.start_s}, {"end_s", e.end_s}});
   report["critical_path"] = critical;
   report["exposed_comm_per_bucket_s"] = r.exposed_comm_per_bucket_s;
+  if (!r.nccl_choice_per_bucket.empty()) report["nccl_choice_per_bucket"] = r.nccl_choice_per_bucket;
   nlohmann::json links = nlohmann::json::array();
   for (const run::LinkUse& l : r.links)
     links.push_back({{"name", l.name}, {"bytes_per_iteration", l.bytes_per_iteration}, {"utilisation", l.utilisation}});

@@ -7,6 +7,7 @@
 #include "sim/cli/commands.hpp"
 #include "sim/collectives/auto_allreduce.hpp"
 #include "sim/collectives/bus_bandwidth.hpp"
+#include "sim/collectives/nccl_allreduce.hpp"
 #include "sim/collectives/schedule_time.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
@@ -65,24 +66,31 @@ int collective_command(const CollectiveArguments& args) {
     times = actors::simulate_schedules_s(spec, plans, fidelity == scenario::Fidelity::flow);
   }
   const auto* chooser = dynamic_cast<const collectives::AutoAllreduce*>(collective.get());
+  // NCCL's choice per size, as NCCL_DEBUG=INFO's tuning lines name it ("tree/LL"): a last column for nccl/auto.
+  const auto* nccl = dynamic_cast<const collectives::NcclAllreduce*>(collective.get());
   if (args.format == "csv") {
-    fmt::print("bytes,algorithm,algbw_GBps,busbw_GBps,time_s\n");
+    fmt::print("bytes,algorithm,algbw_GBps,busbw_GBps,time_s{}\n", nccl ? ",nccl_choice" : "");
   } else {
     fmt::print("# all-reduce on {} ({} GPUs of {} per node), {} fidelity; algbw = S/t, busbw = algbw x 2(n-1)/n\n",
                spec.name, args.workers, spec.gpus_per_node, args.fidelity);
-    fmt::print("{:>14} {:>20} {:>14} {:>12} {:>12}\n", "size (B)", "algorithm", "time (us)", "algbw GB/s",
-               "busbw GB/s");
+    fmt::print("{:>14} {:>20} {:>14} {:>12} {:>12}{}\n", "size (B)", "algorithm", "time (us)", "algbw GB/s",
+               "busbw GB/s", nccl ? fmt::format(" {:>14}", "nccl_choice") : "");
   }
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     const double bytes = static_cast<double>(sizes[i]);
-    const std::string algorithm = chooser ? chooser->chosen(group, bytes) : std::string(collective->name());
+    const std::string choice = nccl ? nccl->chosen(group, bytes).name() : "";
+    const std::string algorithm = chooser ? chooser->chosen(group, bytes)
+                                  : nccl  ? collectives::nccl_algorithm_name(nccl->chosen(group, bytes).algorithm)
+                                          : std::string(collective->name());
     const double algbw = collectives::algorithm_bandwidth_Bps(bytes, times[i]) / 1e9;
     const double busbw =
         collectives::bus_bandwidth_Bps(collectives::Operation::allreduce, args.workers, bytes, times[i]) / 1e9;
     if (args.format == "csv")
-      fmt::print("{},{},{:.17g},{:.17g},{:.17g}\n", sizes[i], algorithm, algbw, busbw, times[i]);
+      fmt::print("{},{},{:.17g},{:.17g},{:.17g}{}\n", sizes[i], algorithm, algbw, busbw, times[i],
+                 nccl ? "," + choice : "");
     else
-      fmt::print("{:>14} {:>20} {:>14.3f} {:>12.3f} {:>12.3f}\n", sizes[i], algorithm, times[i] * 1e6, algbw, busbw);
+      fmt::print("{:>14} {:>20} {:>14.3f} {:>12.3f} {:>12.3f}{}\n", sizes[i], algorithm, times[i] * 1e6, algbw, busbw,
+                 nccl ? fmt::format(" {:>14}", choice) : "");
   }
   return 0;
 }

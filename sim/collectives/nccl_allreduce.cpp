@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "sim/collectives/nccl_tree.hpp"
+#include "sim/collectives/phases.hpp"
 #include "sim/collectives/ring_allreduce.hpp"
 #include "sim/collectives/schedule_time.hpp"
 #include "sim/core/path_model.hpp"
@@ -72,25 +73,41 @@ MovePlan NcclAllreduce::tree_moves(const Group& group, std::int64_t bytes, NcclP
   return nccl_tree_plan(group, bytes, nccl_tree_segments(static_cast<double>(bytes) / 2, protocol)).moves;
 }
 
+double NcclAllreduce::extra_latency_s(const Group& group, double bytes, double link_latency_s) const {
+  return std::max(0.0, nccl_latency_s(chosen(group, bytes), group, bytes) - link_latency_s);
+}
+
 Schedule NcclAllreduce::plan(const Group& group, std::int64_t bytes) const {
   if (group.ranks <= 1) return Schedule{group.ranks, {}};
   const auto n = static_cast<double>(bytes);
   const NcclChoice c = chosen(group, n);
   const double efficiency = nccl_efficiency(c, group);
-  const double latency_s = nccl_latency_s(c, group, n);
   if (c.algorithm == NcclAlgorithm::ring) {
     Schedule schedule = RingAllreduce().plan(group, bytes);
+    const auto steps = static_cast<double>(schedule.steps.size());
+    const double extra_s = extra_latency_s(group, n, steps * flat_cost(group, tuned_for_).alpha_s);
     for (Step& step : schedule.steps) {
-      step.latency_s = latency_s / static_cast<double>(schedule.steps.size());
+      step.latency_s = extra_s / steps;
       for (Transfer& t : step.transfers)
         t.bytes = static_cast<std::int64_t>(nccl_wire_bytes(static_cast<double>(t.bytes), efficiency));
     }
     return schedule;
   }
   const NcclTreePlan tree = nccl_tree_plan(group, bytes, nccl_tree_segments(n / 2, c.protocol));
-  const auto paying = static_cast<double>(std::count(tree.fill_or_drain.begin(), tree.fill_or_drain.end(), true));
+  // The links' latency the fill and drain steps already pay: a step crossing nodes pays the inter-node one.
+  double paid_s = 0, paying = 0;
+  for (std::size_t i = 0; i < tree.moves.steps.size(); ++i) {
+    if (!tree.fill_or_drain[i]) continue;
+    const auto& moves = tree.moves.steps[i].moves;
+    const bool crosses = std::any_of(moves.begin(), moves.end(), [&](const Move& m) {
+      return m.from / group.ranks_per_node != m.to / group.ranks_per_node;
+    });
+    paid_s += (crosses ? tuned_for_.inter : tuned_for_.intra).alpha_s;
+    ++paying;
+  }
+  const double extra_s = extra_latency_s(group, n, paid_s);
   std::vector<double> step_latency_s;
-  for (bool pays : tree.fill_or_drain) step_latency_s.push_back(pays ? latency_s / paying : 0.0);
+  for (bool pays : tree.fill_or_drain) step_latency_s.push_back(pays ? extra_s / paying : 0.0);
   return on_the_wire(tree.moves, efficiency, step_latency_s);
 }
 
@@ -101,7 +118,8 @@ double NcclAllreduce::closed_form_s(const Group& group, double bytes, const Link
     const double p = group.ranks;
     const AlphaBeta link = group.nodes() > 1 ? costs.inter : costs.intra;
     const double chunk = nccl_wire_bytes(bytes / p, nccl_efficiency(c, group));
-    return nccl_latency_s(c, group, bytes) + 2.0 * (p - 1) * (link.alpha_s + chunk * link.beta_s_per_byte);
+    return extra_latency_s(group, bytes, 2.0 * (p - 1) * flat_cost(group, tuned_for_).alpha_s) +
+           2.0 * (p - 1) * (link.alpha_s + chunk * link.beta_s_per_byte);
   }
   return schedule_time_s(plan(group, std::llround(bytes)), ContentionFree(group, costs));
 }

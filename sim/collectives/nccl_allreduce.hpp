@@ -3,17 +3,21 @@
 /// Simple on the network the collective is tuned for; the plan is that algorithm's, with the protocol
 /// showing as
 ///   - wire bytes: every transfer carries its data / nccl_efficiency (LL's flag bytes, LL128's 8 of 128);
-///   - step latency: NCCL's latency term (nccl_latency_s) spread evenly over the ring's 2(p-1) steps, or over
-///     the tree's pipeline fill and drain steps (in steady state NCCL keeps NCCL_STEPS chunks in flight).
+///   - step latency: NCCL's latency term (nccl_latency_s) is the operation's whole fixed cost, wire included.
+///     The plan's steps already pay their links' latencies (on the network it is tuned for): what NCCL's term
+///     adds beyond those, if anything, is spread evenly over the ring's 2(p-1) steps, or over the tree's
+///     pipeline fill and drain steps (in steady state NCCL keeps NCCL_STEPS chunks in flight). A platform whose
+///     link latencies were fitted to NCCL measurements (a100_8x8_200gbib) thus gets nothing added twice.
 /// The tree (nccl_tree.hpp) is pipelined in segments of one channel's step of its protocol's buffer
 /// (src/include/devcomm.h): LL 32 KiB of data (8 lines x 512 threads x 16 B, half flags), LL128 576000 B
 /// (120 x 640 x 8 B, 15 of 16 words data), Simple 512 KiB (NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8); at most 1024
 /// segments per tree. NCCL's channels run over the same links in parallel: on the flow level that is one
 /// ring or tree moving all the bytes, so channels show only through the segment size.
 ///
-/// Closed form: ring  latency + 2(p-1) (alpha + wire(n/p) beta) with the inter-node alpha-beta once the ring
-/// spans nodes; tree  its plan's critical path on contention-free links (intra-node pairs alpha-beta intra,
-/// others inter), which with one GPU per node is double_binary_tree's 2 S(p, k) sub-steps plus the latency.
+/// Closed form: ring  max(0, latency - 2(p-1) alpha) + 2(p-1) (alpha + wire(n/p) beta) with the inter-node
+/// alpha-beta once the ring spans nodes; tree  its plan's critical path on contention-free links (intra-node
+/// pairs alpha-beta intra, others inter), which with one GPU per node is double_binary_tree's 2 S(p, k)
+/// sub-steps plus what the latency adds.
 #include <memory>
 #include <string>
 #include <utility>
@@ -39,6 +43,8 @@ class NcclAllreduce final : public Collective {
   double closed_form_s(const Group& group, double bytes, const LinkCosts& costs) const override;
 
  private:
+  /// NCCL's latency term less `link_latency_s`, the links' latency the plan's steps already pay; never < 0.
+  double extra_latency_s(const Group& group, double bytes, double link_latency_s) const;
   std::string name_;
   LinkCosts tuned_for_;
   NcclForce force_;

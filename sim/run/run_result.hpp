@@ -132,6 +132,7 @@ struct RunResult {
   std::vector<MessageArrow> messages;     ///< message level: iteration 0's messages between traced workers
   std::vector<TraceEvent> critical_path;  ///< tasks bounding the last iteration of worker 0, in order
   std::vector<double> exposed_comm_per_bucket_s;  ///< last iteration of worker 0, indexed by bucket
+  std::vector<std::string> nccl_choice_per_bucket;  ///< collective nccl/auto: "ring/Simple" per bucket; else empty
   std::vector<CurvePoint> curve;          ///< numerics mode: test loss and accuracy against simulated time
   double target_accuracy = 0;             ///< numerics mode: the target of time_to_accuracy_s (0: none)
   std::optional<double> time_to_accuracy_s;  ///< simulated time when the target accuracy was first reached

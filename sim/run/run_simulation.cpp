@@ -2,6 +2,7 @@
 
 #include "sim/actors/collective_exchanger.hpp"
 #include "sim/actors/simgrid_run.hpp"
+#include "sim/collectives/nccl_allreduce.hpp"
 #include "sim/collectives/schedule_time.hpp"
 #include <algorithm>
 #include <fstream>
@@ -178,11 +179,25 @@ std::vector<LinkUse> link_uses(const std::vector<double>& bytes, const platform:
   return uses;
 }
 
+/// NCCL's (algorithm, protocol) for each bucket's all-reduces ("tree/LL"; several joined by "+", none: "-").
+std::vector<std::string> nccl_choices(const collectives::NcclAllreduce& nccl,
+                                      const std::vector<scheduling::BucketWork>& work, const collectives::Group& group) {
+  std::vector<std::string> choices;
+  for (const scheduling::BucketWork& w : work) {
+    std::string choice;
+    for (const scheduling::Exchange& e : w.exchanges)
+      if (e.kind == scheduling::Exchange::Kind::allreduce)
+        choice += (choice.empty() ? "" : "+") + nccl.chosen(group, static_cast<double>(e.bytes)).name();
+    choices.push_back(choice.empty() ? "-" : choice);
+  }
+  return choices;
+}
+
 }  // namespace
 
 collectives::AlphaBeta allreduce_alpha_beta(const scenario::Scenario& s) {
   const collectives::LinkCosts costs = platform::link_costs(s.platform);
-  const auto collective = collectives::make_collective(s.collective, costs);
+  const auto collective = collectives::make_collective(s.collective, costs, s.nccl);
   const collectives::Group group{s.workers, s.platform.gpus_per_node};
   constexpr double kProbeBytes = 1 << 30;
   const double a = collective->closed_form_s(group, 0, costs);
@@ -295,7 +310,7 @@ RunResult run_simulation(const scenario::Scenario& s) {
   const std::vector<float> real_gradient =
       s.compression.gradient == "numerics" ? numerics_gradient(s) : std::vector<float>{};
   const scheduling::IterationPlan plan = make_iteration_plan(s, &compression_note, real_gradient);
-  const auto collective = collectives::make_collective(s.collective, platform::link_costs(s.platform));
+  const auto collective = collectives::make_collective(s.collective, platform::link_costs(s.platform), s.nccl);
   const platform::Fabric fabric(s.platform);
   const std::vector<scheduling::BucketWork> work = bucket_work(plan);
   PreparedPlans prepared;
@@ -321,6 +336,9 @@ RunResult run_simulation(const scenario::Scenario& s) {
   for (double& bytes : prepared.link_bytes) bytes *= static_cast<double>(exchanging) / s.iterations;
   result.critical_path = std::move(last.critical_path);
   result.exposed_comm_per_bucket_s = std::move(last.exposed_comm_per_bucket_s);
+  if (const auto* nccl = dynamic_cast<const collectives::NcclAllreduce*>(collective.get());
+      nccl && s.architecture == "allreduce")
+    result.nccl_choice_per_bucket = nccl_choices(*nccl, work, {s.workers, s.platform.gpus_per_node});
   result.links = link_uses(prepared.link_bytes, fabric, result.mean_iteration_s);
   if (training) attach_training(s, *training, result);
   return result;

@@ -48,6 +48,20 @@ TEST(Cli, DefaultScenarioRunsAndWritesReports) {
   fs::remove_all(out);
 }
 
+TEST(Cli, NcclRunNamesEachBucketsAlgorithmAndProtocol) {
+  const fs::path out = temporary_folder("nccl");
+  const Outcome o = dtsim("run --out " + out.string() +
+                          " --set strategy.fidelity=analytic --set strategy.collective=nccl --set strategy.nccl_proto=LL");
+  ASSERT_EQ(o.code, 0) << o.output;
+  EXPECT_NE(o.output.find("  nccl       ring/LL x"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find(" tree/LL x"), std::string::npos) << o.output;
+  std::ifstream report(out / "report.json");
+  std::stringstream json;
+  json << report.rdbuf();
+  EXPECT_NE(json.str().find("\"nccl_choice_per_bucket\""), std::string::npos);
+  fs::remove_all(out);
+}
+
 TEST(Cli, BadInputExitsWithTwoAndALocatedMessage) {
   const Outcome o = dtsim("run --set workers=0");
   EXPECT_EQ(o.code, 2);
@@ -80,9 +94,16 @@ TEST(Cli, CollectiveIsTheSimulatorsNcclTests) {
   const double expected = 30 * 30e-6 + 30.0 / 16 * 1048576 / 1.25e9;
   EXPECT_EQ(first.substr(0, first.find(',')), "1048576");
   EXPECT_NEAR(std::stod(first.substr(first.rfind(',') + 1)), expected, 1e-9 * expected);
-  EXPECT_NE(dtsim("collective --platform star_16_10gbe --algorithm auto --workers 16 --sizes 1KiB:1MiB").output.find(
-                "recursive_doubling"),
+  EXPECT_NE(dtsim("collective --platform star_16_10gbe --algorithm mpich_auto --workers 16 --sizes 1KiB:1MiB")
+                .output.find("recursive_doubling"),
             std::string::npos);
+  // nccl (and auto) add NCCL's (algorithm, protocol) per size: the tree with LL for small messages on 10 GbE.
+  const Outcome nccl = dtsim("collective --platform star_16_10gbe --algorithm auto --workers 16 --sizes 1KiB "
+                             "--fidelity analytic --format csv");
+  ASSERT_EQ(nccl.code, 0) << nccl.output;
+  EXPECT_EQ(nccl.output.substr(0, nccl.output.find('\n')), "bytes,algorithm,algbw_GBps,busbw_GBps,time_s,nccl_choice");
+  EXPECT_NE(nccl.output.find("1024,tree,"), std::string::npos) << nccl.output;
+  EXPECT_NE(nccl.output.find(",tree/LL\n"), std::string::npos) << nccl.output;
   EXPECT_EQ(dtsim("collective --platform star_16_10gbe --workers 17 --sizes 1MiB").code, 2);
   EXPECT_EQ(dtsim("collective --platform star_16_10gbe --workers 4 --sizes 1MiBs").code, 2);
 }

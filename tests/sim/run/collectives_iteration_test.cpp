@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/collectives/collective.hpp"
+#include "sim/collectives/nccl_tuning.hpp"
 #include "sim/run/run_simulation.hpp"
 #include "tests/sim/run/scenario_fixture.hpp"
 
@@ -51,6 +52,22 @@ TEST(EveryAllreduce, DifferUnderContention) {
   const double a = run_simulation(analytic).mean_iteration_s;
   const double m = run_simulation(message).mean_iteration_s;
   EXPECT_GT(m, a * 1.05) << "analytic " << a << " s, message " << m << " s";
+}
+
+TEST(NcclOverrides, ChangeTheIterationAndTheReportNamesEachBucketsChoice) {
+  // 8 workers as 2 nodes of 4: NCCL's tuner picks per bucket; forcing ring/LL makes the large buckets slower.
+  auto tuned = testing::five_layers(8, "wfbp", Fidelity::analytic);
+  tuned.platform = testing::two_level(2, 4, {50e9, 1e-6}, {12.5e9, 2e-6});
+  tuned.collective = "nccl";
+  auto forced = tuned;
+  forced.nccl = {collectives::NcclAlgorithm::ring, collectives::NcclProtocol::ll};
+  const RunResult a = run_simulation(tuned), b = run_simulation(forced);
+  EXPECT_GT(b.mean_iteration_s, a.mean_iteration_s * 1.01);
+  ASSERT_EQ(a.nccl_choice_per_bucket.size(), static_cast<std::size_t>(a.info.buckets));
+  for (const std::string& choice : b.nccl_choice_per_bucket) EXPECT_EQ(choice, "ring/LL");
+  auto ring = tuned;
+  ring.collective = "ring";
+  EXPECT_TRUE(run_simulation(ring).nccl_choice_per_bucket.empty());
 }
 
 INSTANTIATE_TEST_SUITE_P(All, EveryAllreduce,
