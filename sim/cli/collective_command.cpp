@@ -54,7 +54,20 @@ int collective_command(const CollectiveArguments& args) {
   const scenario::Fidelity fidelity = scenario::parse_fidelity(args.fidelity);
   const std::vector<std::int64_t> sizes = parse_sizes(args.sizes);
   const collectives::LinkCosts costs = platform::link_costs(spec);
-  const auto collective = collectives::make_collective(args.algorithm, costs);
+  collectives::NcclForce force;
+  for (const auto& [flag, value] : {std::pair{"--nccl-algo", args.nccl_algo}, {"--nccl-proto", args.nccl_proto}}) {
+    if (value.empty()) continue;
+    if (args.algorithm != "nccl" && args.algorithm != "auto")
+      throw core::InputError(std::string(flag) + " " + value, "it forces NCCL's choice, and --algorithm " +
+                                 args.algorithm + " is not NCCL's", "--algorithm nccl (or auto)");
+    try {
+      if (std::string_view(flag) == "--nccl-algo") force.algorithm = collectives::parse_nccl_algorithm(value);
+      else force.protocol = collectives::parse_nccl_protocol(value);
+    } catch (const core::InputError& e) {
+      throw e.at(std::string(flag) + " " + value);
+    }
+  }
+  const auto collective = collectives::make_collective(args.algorithm, costs, force);
   const collectives::Group group{args.workers, spec.gpus_per_node};
   std::vector<collectives::Schedule> plans;
   for (std::int64_t bytes : sizes) plans.push_back(collective->plan(group, bytes));
@@ -69,28 +82,30 @@ int collective_command(const CollectiveArguments& args) {
   // NCCL's choice per size, as NCCL_DEBUG=INFO's tuning lines name it ("tree/LL"): a last column for nccl/auto.
   const auto* nccl = dynamic_cast<const collectives::NcclAllreduce*>(collective.get());
   if (args.format == "csv") {
-    fmt::print("bytes,algorithm,algbw_GBps,busbw_GBps,time_s{}\n", nccl ? ",nccl_choice" : "");
+    fmt::print("bytes,algorithm,algbw_GBps,busbw_GBps,time_s{}\n", nccl ? ",nccl_choice,nccl_model_s" : "");
   } else {
     fmt::print("# all-reduce on {} ({} GPUs of {} per node), {} fidelity; algbw = S/t, busbw = algbw x 2(n-1)/n\n",
                spec.name, args.workers, spec.gpus_per_node, args.fidelity);
     fmt::print("{:>14} {:>20} {:>14} {:>12} {:>12}{}\n", "size (B)", "algorithm", "time (us)", "algbw GB/s",
-               "busbw GB/s", nccl ? fmt::format(" {:>14}", "nccl_choice") : "");
+               "busbw GB/s", nccl ? fmt::format(" {:>14} {:>15}", "nccl_choice", "NCCL model (us)") : "");
   }
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     const double bytes = static_cast<double>(sizes[i]);
-    const std::string choice = nccl ? nccl->chosen(group, bytes).name() : "";
+    // NCCL's own prediction for its choice (tuning.cc's latency + bytes / algBw), beside dtsim's simulated time.
+    const collectives::NcclChoice choice = nccl ? nccl->chosen(group, bytes) : collectives::NcclChoice{};
+    const double model_s = nccl ? collectives::nccl_predicted_s(choice, group, costs, bytes) : 0.0;
     const std::string algorithm = chooser ? chooser->chosen(group, bytes)
-                                  : nccl  ? collectives::nccl_algorithm_name(nccl->chosen(group, bytes).algorithm)
+                                  : nccl  ? collectives::nccl_algorithm_name(choice.algorithm)
                                           : std::string(collective->name());
     const double algbw = collectives::algorithm_bandwidth_Bps(bytes, times[i]) / 1e9;
     const double busbw =
         collectives::bus_bandwidth_Bps(collectives::Operation::allreduce, args.workers, bytes, times[i]) / 1e9;
     if (args.format == "csv")
       fmt::print("{},{},{:.17g},{:.17g},{:.17g}{}\n", sizes[i], algorithm, algbw, busbw, times[i],
-                 nccl ? "," + choice : "");
+                 nccl ? fmt::format(",{},{:.17g}", choice.name(), model_s) : "");
     else
       fmt::print("{:>14} {:>20} {:>14.3f} {:>12.3f} {:>12.3f}{}\n", sizes[i], algorithm, times[i] * 1e6, algbw, busbw,
-                 nccl ? fmt::format(" {:>14}", choice) : "");
+                 nccl ? fmt::format(" {:>14} {:>15.3f}", choice.name(), model_s * 1e6) : "");
   }
   return 0;
 }

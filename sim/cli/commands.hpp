@@ -45,6 +45,8 @@ struct CollectiveArguments {
   std::string sizes;
   std::string fidelity = "flow";
   std::string format = "table";
+  std::string nccl_algo;   ///< NCCL_ALGO for nccl/auto ("tree", "ring"); empty: NCCL's tuner
+  std::string nccl_proto;  ///< NCCL_PROTO for nccl/auto ("LL", "LL128", "Simple"); empty: NCCL's tuner
 };
 /// `dtsim collective --platform P --algorithm A --workers N --sizes LIST [--fidelity L] [--format table|csv]`:
 /// one all-reduce per size; time, algorithm bandwidth and bus bandwidth (nccl-tests' definitions).

@@ -91,6 +91,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"analytic", "flow", "message"}));
   collective->add_option("--format", coll.format, "table | csv (rows: bytes,algorithm,algbw,busbw,time_s)")
       ->check(CLI::IsMember({"table", "csv"}));
+  collective->add_option("--nccl-algo", coll.nccl_algo, "NCCL_ALGO for --algorithm nccl or auto: tree | ring");
+  collective->add_option("--nccl-proto", coll.nccl_proto, "NCCL_PROTO for --algorithm nccl or auto: LL | LL128 | Simple");
 
   std::vector<std::string> measurements;
   calibration::CalibrateOptions calibrate_options;

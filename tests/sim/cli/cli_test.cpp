@@ -101,9 +101,14 @@ TEST(Cli, CollectiveIsTheSimulatorsNcclTests) {
   const Outcome nccl = dtsim("collective --platform star_16_10gbe --algorithm auto --workers 16 --sizes 1KiB "
                              "--fidelity analytic --format csv");
   ASSERT_EQ(nccl.code, 0) << nccl.output;
-  EXPECT_EQ(nccl.output.substr(0, nccl.output.find('\n')), "bytes,algorithm,algbw_GBps,busbw_GBps,time_s,nccl_choice");
+  EXPECT_EQ(nccl.output.substr(0, nccl.output.find('\n')), "bytes,algorithm,algbw_GBps,busbw_GBps,time_s,nccl_choice,nccl_model_s");
   EXPECT_NE(nccl.output.find("1024,tree,"), std::string::npos) << nccl.output;
-  EXPECT_NE(nccl.output.find(",tree/LL\n"), std::string::npos) << nccl.output;
+  EXPECT_NE(nccl.output.find(",tree/LL,"), std::string::npos) << nccl.output;
+  const Outcome forced = dtsim("collective --platform star_16_10gbe --algorithm nccl --nccl-algo ring --nccl-proto Simple "
+                               "--workers 16 --sizes 1KiB --fidelity analytic --format csv");
+  EXPECT_NE(forced.output.find(",ring/Simple,"), std::string::npos) << forced.output;
+  EXPECT_EQ(dtsim("collective --platform star_16_10gbe --algorithm ring --nccl-algo tree --workers 4 --sizes 1KiB").code, 2);
+  EXPECT_EQ(dtsim("collective --platform star_16_10gbe --algorithm nccl --nccl-proto ll --workers 4 --sizes 1KiB").code, 2);
   EXPECT_EQ(dtsim("collective --platform star_16_10gbe --workers 17 --sizes 1MiB").code, 2);
   EXPECT_EQ(dtsim("collective --platform star_16_10gbe --workers 4 --sizes 1MiBs").code, 2);
 }
