@@ -14,12 +14,14 @@ namespace {
 
 constexpr int kMaxSegments = 1024;
 
-/// One channel's step of data per protocol, bytes (src/include/devcomm.h; see the header).
+constexpr double kNcclSteps = 8;  // NCCL_STEPS: buffer slots one connection has in flight
+
+/// Data one channel has in flight per protocol, bytes (src/include/devcomm.h; see the header).
 double segment_bytes(NcclProtocol protocol) {
   switch (protocol) {
-    case NcclProtocol::ll: return 8.0 * 512 * 16 / 2;
-    case NcclProtocol::ll128: return 120.0 * 640 * 8 * 15 / 16;
-    case NcclProtocol::simple: return 4.0 * 1024 * 1024 / 8;
+    case NcclProtocol::ll: return kNcclSteps * 8 * 512 * 16 / 2;
+    case NcclProtocol::ll128: return kNcclSteps * 120 * 640 * 8 * 15 / 16;
+    case NcclProtocol::simple: return 4.0 * 1024 * 1024;
   }
   return 1;
 }

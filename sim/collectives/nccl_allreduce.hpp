@@ -8,11 +8,13 @@
 ///     adds beyond those, if anything, is spread evenly over the ring's 2(p-1) steps, or over the tree's
 ///     pipeline fill and drain steps (in steady state NCCL keeps NCCL_STEPS chunks in flight). A platform whose
 ///     link latencies were fitted to NCCL measurements (a100_8x8_200gbib) thus gets nothing added twice.
-/// The tree (nccl_tree.hpp) is pipelined in segments of one channel's step of its protocol's buffer
-/// (src/include/devcomm.h): LL 32 KiB of data (8 lines x 512 threads x 16 B, half flags), LL128 576000 B
-/// (120 x 640 x 8 B, 15 of 16 words data), Simple 512 KiB (NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8); at most 1024
-/// segments per tree. NCCL's channels run over the same links in parallel: on the flow level that is one
-/// ring or tree moving all the bytes, so channels show only through the segment size.
+/// The tree (nccl_tree.hpp) is pipelined in segments of what one channel has in flight: NCCL_STEPS (8) steps
+/// of its protocol's buffer (src/include/devcomm.h), data only: LL 8 x 32 KiB (a step is 8 lines x 512 threads
+/// x 16 B, half of it flags), LL128 8 x 576000 B (120 x 640 x 8 B, 15 of 16 words data), Simple the whole
+/// 4 MiB NCCL_BUFFSIZE; at most 1024 segments per tree. A plan step pays its links' latency in full, where NCCL
+/// overlaps the 8 steps in flight: a segment of one step would charge that latency 8 times over. NCCL's
+/// channels run over the same links in parallel: on the flow level that is one ring or tree moving all the
+/// bytes, so channels show only through the segment size.
 ///
 /// Closed form: ring  max(0, latency - 2(p-1) alpha) + 2(p-1) (alpha + wire(n/p) beta) with the inter-node
 /// alpha-beta once the ring spans nodes; tree  its plan's critical path on contention-free links (intra-node

@@ -111,7 +111,7 @@ TEST(NcclPlan, TreeWithOneGpuPerNodeIsTheDoubleBinaryTreeOfWireSegmentsPlusNccls
   // Independent of the plan's timing: 2 S(p, k) sub-steps of alpha + wire(segment) beta (pipelined_tree.hpp),
   // plus what NCCL's latency term adds to the fill and drain steps' link latencies, all on the critical path. Sizes of whole segments: 3 and 1024 of them.
   const std::vector<std::pair<NcclProtocol, std::int64_t>> segment_bytes{
-      {NcclProtocol::ll, 32768}, {NcclProtocol::ll128, 576000}, {NcclProtocol::simple, 524288}};
+      {NcclProtocol::ll, 8 * 32768}, {NcclProtocol::ll128, 8 * 576000}, {NcclProtocol::simple, 4194304}};
   for (const auto& [proto, segment] : segment_bytes)
     for (int p : {2, 4, 7, 16, 32})
       for (int k : {3, 1024}) {
