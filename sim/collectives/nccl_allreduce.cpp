@@ -6,8 +6,6 @@
 #include "sim/collectives/nccl_tree.hpp"
 #include "sim/collectives/phases.hpp"
 #include "sim/collectives/ring_allreduce.hpp"
-#include "sim/collectives/schedule_time.hpp"
-#include "sim/core/path_model.hpp"
 
 namespace dtsim::collectives {
 namespace {
@@ -26,24 +24,24 @@ double segment_bytes(NcclProtocol protocol) {
   return 1;
 }
 
-/// Every ordered pair of ranks on its own link: the alpha-beta network without contention that closed forms
-/// assume. Pairs inside a node cost `costs.intra`, the others `costs.inter`.
-class ContentionFree final : public core::PathModel {
- public:
-  ContentionFree(const Group& group, const LinkCosts& costs) : group_(group), costs_(costs) {}
-  core::Path path(int from, int to) const override { return {cost(from, to).alpha_s, {from * group_.ranks + to}}; }
-  double link_bandwidth_Bps(int link) const override {
-    return 1.0 / cost(link / group_.ranks, link % group_.ranks).beta_s_per_byte;
+/// The plan's critical path when every message inside a node costs `costs.intra` and every other one
+/// `costs.inter`, whatever else is in flight (no link is shared): the max-plus recursion of schedule_time_s
+/// without its bandwidth shares, in memory linear in the ranks.
+double contention_free_s(const Schedule& schedule, const Group& group, const LinkCosts& costs) {
+  std::vector<double> ready(static_cast<std::size_t>(schedule.ranks), 0.0), next;
+  for (const Step& step : schedule.steps) {
+    next = ready;
+    for (const Transfer& t : step.transfers) {
+      const AlphaBeta& ab = t.from / group.ranks_per_node == t.to / group.ranks_per_node ? costs.intra : costs.inter;
+      const double start = std::max(ready[static_cast<std::size_t>(t.from)], ready[static_cast<std::size_t>(t.to)]);
+      const double end = start + step.latency_s + message_s(ab, static_cast<double>(t.bytes));
+      for (int rank : {t.from, t.to})
+        next[static_cast<std::size_t>(rank)] = std::max(next[static_cast<std::size_t>(rank)], end);
+    }
+    ready.swap(next);
   }
-  int link_count() const override { return group_.ranks * group_.ranks; }
-
- private:
-  const AlphaBeta& cost(int from, int to) const {
-    return from / group_.ranks_per_node == to / group_.ranks_per_node ? costs_.intra : costs_.inter;
-  }
-  Group group_;
-  LinkCosts costs_;
-};
+  return ready.empty() ? 0.0 : *std::max_element(ready.begin(), ready.end());
+}
 
 /// `moves` as transfers of wire bytes, each step with `latency_s[i]`.
 Schedule on_the_wire(const MovePlan& moves, double efficiency, const std::vector<double>& latency_s) {
@@ -118,12 +116,12 @@ double NcclAllreduce::closed_form_s(const Group& group, double bytes, const Link
   const NcclChoice c = chosen(group, bytes);
   if (c.algorithm == NcclAlgorithm::ring) {
     const double p = group.ranks;
-    const AlphaBeta link = group.nodes() > 1 ? costs.inter : costs.intra;
+    const AlphaBeta link = flat_cost(group, costs);
     const double chunk = nccl_wire_bytes(bytes / p, nccl_efficiency(c, group));
     return extra_latency_s(group, bytes, 2.0 * (p - 1) * flat_cost(group, tuned_for_).alpha_s) +
            2.0 * (p - 1) * (link.alpha_s + chunk * link.beta_s_per_byte);
   }
-  return schedule_time_s(plan(group, std::llround(bytes)), ContentionFree(group, costs));
+  return contention_free_s(plan(group, std::llround(bytes)), group, costs);
 }
 
 }  // namespace dtsim::collectives

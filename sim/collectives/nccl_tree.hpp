@@ -13,9 +13,9 @@
 /// round s + H - d; broadcast: it receives segment s in round s + d - 1. A round has two sub-steps: heap left
 /// children move up in the first and down in the second (right children the other way round), chain links
 /// move up in the first and down in the second (both trees: letting the chains take turns costs a sub-step
-/// per chain hop on the critical path, more than the shared GPU link saves). With one GPU per node this is double_binary_tree's plan; with
-/// several a head receives from its chain and a child node at once over different links, as NCCL's tree
-/// does (up to three peers per GPU, NCCL_MAX_TREE_ARITY).
+/// per chain hop on the critical path, more than the shared GPU link saves). With one GPU per node this is
+/// double_binary_tree's plan; with several a head receives from its chain and a child node at once over
+/// different links, as NCCL's tree does (up to three peers per GPU, NCCL_MAX_TREE_ARITY).
 #include <cstdint>
 #include <vector>
 

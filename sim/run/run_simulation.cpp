@@ -181,7 +181,8 @@ std::vector<LinkUse> link_uses(const std::vector<double>& bytes, const platform:
 
 /// NCCL's (algorithm, protocol) for each bucket's all-reduces ("tree/LL"; several joined by "+", none: "-").
 std::vector<std::string> nccl_choices(const collectives::NcclAllreduce& nccl,
-                                      const std::vector<scheduling::BucketWork>& work, const collectives::Group& group) {
+                                      const std::vector<scheduling::BucketWork>& work,
+                                      const collectives::Group& group) {
   std::vector<std::string> choices;
   for (const scheduling::BucketWork& w : work) {
     std::string choice;

@@ -33,7 +33,9 @@ std::vector<NcclChoice> every_pair() {
   return pairs;
 }
 
-NcclAllreduce forced(NcclChoice c, const LinkCosts& costs) { return NcclAllreduce("nccl", costs, {c.algorithm, c.protocol}); }
+NcclAllreduce forced(NcclChoice c, const LinkCosts& costs) {
+  return NcclAllreduce("nccl", costs, {c.algorithm, c.protocol});
+}
 
 TEST(NcclTuner, PicksTheTreeWithLlForSmallAndTheRingForLargeMessagesAcrossNodes) {
   const LinkCosts costs = platform::link_costs(kCluster);
@@ -51,7 +53,8 @@ TEST(NcclTuner, UsesLl128OnlyWhereANodeHasSeveralGpus) {
   // On one NVLink node of 8 GPUs LL128 wins the middle sizes (NCCL's default on DGX machines).
   bool ll128 = false;
   const LinkCosts node = LinkCosts::uniform({2e-6, 1 / 227e9});
-  for (double bytes = 8; bytes <= 1e10; bytes *= 2) ll128 |= nccl_tune({8, 8}, node, bytes).protocol == NcclProtocol::ll128;
+  for (double bytes = 8; bytes <= 1e10; bytes *= 2)
+    ll128 |= nccl_tune({8, 8}, node, bytes).protocol == NcclProtocol::ll128;
   EXPECT_TRUE(ll128);
 }
 
@@ -61,8 +64,8 @@ TEST(NcclTuner, PredictsLatencyPlusBytesOverAlgorithmBandwidth) {
   const double n = 1 << 28;
   const double lat_s = (8.4 + 6 * 9.6 + 56 * 3.4) * 1.9e-6;
   const double algbw_Bps = 1 / costs.inter.beta_s_per_byte * 32 / 62;
-  EXPECT_NEAR(nccl_predicted_s({NcclAlgorithm::ring, NcclProtocol::simple}, kClusterGroup, costs, n), lat_s + n / algbw_Bps,
-              1e-12);
+  EXPECT_NEAR(nccl_predicted_s({NcclAlgorithm::ring, NcclProtocol::simple}, kClusterGroup, costs, n),
+              lat_s + n / algbw_Bps, 1e-12);
   // tree/LL: 4.4 + 2 (7 x 0.52 x 1.8 + 2 x 5.0) us; busBw x 0.9 / 3.8 x 1/2, x correction 0.6 at 64 KiB.
   const double tree_lat_s = (4.4 + 2 * (7 * 0.52 * 1.8 + 2 * 5.0)) * 1e-6;
   const double tree_bw_Bps = 1 / costs.inter.beta_s_per_byte * 0.9 / 3.8 * 0.5 * 0.6;
@@ -109,7 +112,8 @@ TEST(NcclPlan, RingClosedFormIsLatencyPlusTwoPMinusOneStepsOfWireChunks) {
 
 TEST(NcclPlan, TreeWithOneGpuPerNodeIsTheDoubleBinaryTreeOfWireSegmentsPlusNcclsLatency) {
   // Independent of the plan's timing: 2 S(p, k) sub-steps of alpha + wire(segment) beta (pipelined_tree.hpp),
-  // plus what NCCL's latency term adds to the fill and drain steps' link latencies, all on the critical path. Sizes of whole segments: 3 and 1024 of them.
+  // plus what NCCL's latency term adds to the fill and drain steps' link latencies, all on the critical path. Sizes of
+  // whole segments: 3 and 1024 of them.
   const std::vector<std::pair<NcclProtocol, std::int64_t>> segment_bytes{
       {NcclProtocol::ll, 8 * 32768}, {NcclProtocol::ll128, 8 * 576000}, {NcclProtocol::simple, 4194304}};
   for (const auto& [proto, segment] : segment_bytes)
@@ -199,7 +203,8 @@ TEST(NcclPlan, TreeBusBandwidthAt1GiBOn32GpusIsCloseToTheRings) {
   const LinkCosts costs = platform::link_costs(kCluster);
   const std::int64_t n = 1 << 30;
   auto busbw = [&](const Collective& c) {
-    return bus_bandwidth_Bps(Operation::allreduce, 32, static_cast<double>(n), schedule_time_s(c.plan(kClusterGroup, n), fabric));
+    return bus_bandwidth_Bps(Operation::allreduce, 32, static_cast<double>(n),
+                             schedule_time_s(c.plan(kClusterGroup, n), fabric));
   };
   const double ring = busbw(forced({NcclAlgorithm::ring, NcclProtocol::simple}, costs));
   const double tree = busbw(forced({NcclAlgorithm::tree, NcclProtocol::simple}, costs));
