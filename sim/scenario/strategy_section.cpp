@@ -136,7 +136,8 @@ void load_gossip(Section& strategy, Scenario& s) {
   t->finish();
 }
 
-/// strategy.nccl_algo / nccl_proto: NCCL_ALGO / NCCL_PROTO for the nccl collective, refused with any other.
+/// strategy.nccl_algo / nccl_proto: NCCL_ALGO / NCCL_PROTO for the nccl collective, refused with any other
+/// collective or architecture.
 void load_nccl_force(Section& strategy, Scenario& s) {
   for (const char* key : {"nccl_algo", "nccl_proto"}) {
     if (!strategy.has(key)) continue;
@@ -145,6 +146,11 @@ void load_nccl_force(Section& strategy, Scenario& s) {
                              std::string(key) + " forces NCCL's choice, and collective \"" + s.collective +
                                  "\" is not NCCL's",
                              "set collective = \"nccl\" (or \"auto\"), or remove " + std::string(key));
+    if (s.architecture != "allreduce")
+      throw core::InputError(strategy.where_key(key),
+                             std::string(key) + " forces NCCL's all-reduce, and architecture \"" + s.architecture +
+                                 "\" does not all-reduce",
+                             "architecture = \"allreduce\", or remove " + std::string(key));
     const std::string value = choice_key(strategy, "strategy", key);
     if (std::string_view(key) == "nccl_algo") s.nccl.algorithm = collectives::parse_nccl_algorithm(value);
     else s.nccl.protocol = collectives::parse_nccl_protocol(value);
