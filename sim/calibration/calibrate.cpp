@@ -11,6 +11,12 @@ namespace dtsim::calibration {
 
 Calibration calibrate(const std::vector<std::string>& files, const CalibrateOptions& options) {
   if (files.empty()) throw core::InputError("no measurement file", "one or more measurement files");
+  if (options.collective == "nccl" || options.collective == "auto" || options.collective == "mpich_auto")
+    throw core::InputError("--collective " + options.collective + ": it picks its algorithm (and protocol) by size "
+                                                                   "and by the very costs being fitted, so its time "
+                                                                   "is not one line in alpha and beta",
+                           "fit a fixed algorithm, e.g. ring (NCCL's choice for large messages); nccl and auto then "
+                           "run on the fitted links");
   Calibration c;
   for (const std::string& file : files) {
     std::vector<Measurement> m = read_measurements(file);

@@ -140,6 +140,10 @@ TEST(CalibrateMain, PrintsThePlatformFileWithoutOut) {
 TEST(CalibrateMain, BadInputIsAnInputError) {
   std::ostringstream out;
   EXPECT_EQ(error_of([&] { calibrate_main({}, {}, out); }), "no measurement file; one or more measurement files");
+  for (const char* chooser : {"nccl", "auto", "mpich_auto"})
+    EXPECT_EQ(error_of([&] { calibrate_main({"x.csv"}, {chooser, "x", ""}, out); }).rfind(
+                  std::string("--collective ") + chooser + ": it picks its algorithm", 0),
+              0u);
   const std::string csv = write_file("ok.csv", kHeader + ring_csv({{2, 8}}, kNvlink));
   // A folder that cannot exist (its name is taken by a file): the error names it and the way out.
   EXPECT_EQ(error_of([&] { calibrate_main({csv}, {"ring", "x", csv + "/p.toml"}, out); }).rfind(
