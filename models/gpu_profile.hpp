@@ -12,6 +12,11 @@ namespace dtsim::models {
 /// Arithmetic precision of the training run.
 enum class Precision { fp32, tf32, fp16, bf16 };
 
+/// Average compute slowdown under overlap with collectives measured on A100, H100, MI250 and MI210 (18.9 %).
+inline constexpr double kOverlapSlowdown = 1.189;
+/// NCCL's base latency of one ring all-reduce call with the Simple protocol, 8.4 us.
+inline constexpr double kCollectiveLaunch_s = 8.4e-6;
+
 /// Peak rates of one GPU and the fractions of them that DNN kernels reach.
 struct GpuProfile {
   std::string name;
@@ -23,6 +28,12 @@ struct GpuProfile {
   double memory_Bps = 0;              ///< HBM/GDDR bandwidth, bytes/s
   double compute_efficiency = 0;      ///< achieved / peak flop/s for dense layers
   double memory_efficiency = 0;       ///< achieved / peak bandwidth for memory-bound layers
+  /// Compute runs this many times slower while the GPU's collective runs beside it (SMs and memory bandwidth
+  /// taken by the communication kernels); 1 = no interference. Default: gpu_profile.cpp.
+  double overlap_slowdown = kOverlapSlowdown;
+  /// Fixed cost of starting one collective call (kernel launch, NCCL's per-call setup) before its first
+  /// message; hidden behind the collective running before it on the stream. Default: gpu_profile.cpp.
+  double collective_launch_s = kCollectiveLaunch_s;
   /// Peak flop/s at `p`; throws core::InputError when the GPU does not support it.
   double peak_flops(Precision p) const;
 };

@@ -88,6 +88,8 @@ void print_console_summary(std::ostream& out, const run::RunResult& r) {
     for (const auto& [choice, count] : buckets_of) fmt::print(out, " {} x{}", choice, count);
     fmt::print(out, " (buckets)\n");
   }
+  fmt::print(out, "  overlap    compute {:g}x slower while its exchanges run, {} to launch an exchange\n",
+             i.overlap_slowdown, core::format_duration(i.collective_launch_s));
   fmt::print(out, "\n");
   print_stopped(out, r);
   fmt::print(out, "{:>5} {:>12} {:>12} {:>10} {:>11} {:>11} {:>11} {:>11} {:>11}\n", "iter", "time", "samples/s",

@@ -46,6 +46,8 @@ nlohmann::json report_json(const run::RunResult& r, const std::vector<std::strin
                      {"buckets", i.buckets},
                      {"fidelity", i.fidelity},
                      {"compression", i.compression},
+                     {"overlap_slowdown", i.overlap_slowdown},
+                     {"collective_launch_s", i.collective_launch_s},
                      {"iterations", i.iterations}};
   report["summary"] = {{"mean_iteration_s", r.mean_iteration_s},
                        {"samples_per_s", r.samples_per_s},

@@ -11,9 +11,11 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Barrier.hpp>
 #include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
+#include <simgrid/s4u/Mutex.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 
 #include "sim/actors/execute_steps.hpp"
@@ -52,18 +54,22 @@ struct WorkerState {
   bool finished = false;        ///< the compute stream has ended (wakes the communication stream to end too)
   double backward_start_s = 0;
   sg4::SemaphorePtr bucket_ready = sg4::Semaphore::create(0);  ///< FIFO: compute -> communication
+  std::queue<double> issued_s;                                ///< FIFO: when each released bucket became ready
   sg4::SemaphorePtr comm_done = sg4::Semaphore::create(0);     ///< FIFO: all buckets of an iteration done
   std::vector<int> layer_pending;                             ///< priority: buckets of a layer not yet done
   std::vector<sg4::SemaphorePtr> layer_synced;                ///< priority: a layer's buckets are done
+  int exchanges_running = 0;                                  ///< exchanges between launch and end
+  sg4::MutexPtr comm_mutex = sg4::Mutex::create();            ///< guards exchanges_running
+  sg4::ConditionVariablePtr comm_changed = sg4::ConditionVariable::create();  ///< exchanges_running changed
 };
 
 class IterationRun {
  public:
   IterationRun(const scheduling::IterationPlan& plan, const std::vector<LocalWork>& local, Exchanger& exchanger,
                const sync::SyncPolicy& sync, int workers, int trace_workers, const run::Slowdown& slowdown,
-               run::Timeline& timeline)
+               const run::CommOverlap& overlap, run::Timeline& timeline)
       : plan_(plan), local_(local), exchanger_(exchanger), sync_(sync), workers_(workers),
-        trace_workers_(trace_workers), slowdown_(slowdown), states_(static_cast<std::size_t>(workers)),
+        trace_workers_(trace_workers), slowdown_(slowdown), overlap_(overlap), states_(static_cast<std::size_t>(workers)),
         timeline_(timeline) {
     buckets_per_layer_.assign(plan.layers.size(), 0);
     for (const auto& b : plan.buckets) ++buckets_per_layer_[static_cast<std::size_t>(b.ready_layer)];
@@ -105,7 +111,10 @@ class IterationRun {
         const auto& layer = plan_.layers[static_cast<std::size_t>(l)];
         m.backward_s += phase(w, run::backward_event(layer), "backward", layer.backward_s);
         for (; next_bucket < plan_.buckets.size() && plan_.buckets[next_bucket].ready_layer == l; ++next_bucket)
-          if (exchanges) w.bucket_ready->release();
+          if (exchanges) {
+            w.issued_s.push(sg4::Engine::get_clock());
+            w.bucket_ready->release();
+          }
       }
       DTSIM_CHECK(next_bucket == plan_.buckets.size(), "buckets must be in non-increasing ready_layer order");
       if (exchanges && !plan_.buckets.empty()) {
@@ -132,8 +141,10 @@ class IterationRun {
         w.bucket_ready->acquire();
         if (w.finished) return;
         const double cycle = w.backward_start_s + plan_.buckets[b].not_before_s;
+        const double issued = std::max(w.issued_s.front(), cycle);
+        w.issued_s.pop();
         if (cycle > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(cycle);
-        run_bucket(w.rank, w.iteration, b);
+        run_bucket(w.rank, w.iteration, b, issued);
       }
       exchanger_.finish_iteration(w.rank, w.iteration);
       w.comm_done->release();
@@ -193,9 +204,10 @@ class IterationRun {
       const auto [layer, it, b] = queue_.top();
       queue_.pop();
       in_flight_bytes_ += plan_.buckets[b].bytes;
+      const double issued = sg4::Engine::get_clock();
       for (int r = 0; r < workers_; ++r)
-        sg4::Actor::create("bucket", hosts_[static_cast<std::size_t>(r)], [this, r, it, b] {
-          run_bucket(r, it, b);
+        sg4::Actor::create("bucket", hosts_[static_cast<std::size_t>(r)], [this, r, it, b, issued] {
+          run_bucket(r, it, b, issued);
           WorkerState& w = states_[static_cast<std::size_t>(r)];
           const auto l = static_cast<std::size_t>(plan_.buckets[b].ready_layer);
           if (--w.layer_pending[l] == 0) {
@@ -210,12 +222,17 @@ class IterationRun {
     }
   }
 
-  /// One rank's part of bucket b of iteration it: compress, exchange, decompress.
-  void run_bucket(int rank, int it, std::size_t b) {
+  /// One rank's part of bucket b of iteration it, issued at `issued_s`: compress, launch, exchange, decompress.
+  void run_bucket(int rank, int it, std::size_t b, double issued_s) {
     const LocalWork& work = local_[b];
     if (work.compress_s > 0) lane_phase(rank, "compress", run::compress_event(static_cast<int>(b)), work.compress_s);
+    const double launched = issued_s + overlap_.launch_s;
+    if (launched > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(launched);
+    WorkerState& w = states_[static_cast<std::size_t>(rank)];
+    exchanging(w, +1);
     const double start = sg4::Engine::get_clock();
     exchanger_.exchange(rank, it, b);
+    exchanging(w, -1);
     if (rank < trace_workers_)
       timeline_.events.push_back({rank, "comm", run::bucket_event(static_cast<int>(b)), "comm", start,
                                   sg4::Engine::get_clock(), work.payload_bytes});
@@ -231,11 +248,32 @@ class IterationRun {
       timeline_.events.push_back({rank, "compress", std::move(name), category, start, sg4::Engine::get_clock(), 0});
   }
 
-  /// Replays a compute phase on the worker's compute lane; returns its duration.
-  double phase(const WorkerState& w, std::string name, const char* category, double duration_s) {
+  /// A worker's exchanges in progress go up or down by `delta`; its compute phases re-evaluate their speed.
+  void exchanging(WorkerState& w, int delta) {
+    if (overlap_.slowdown == 1) return;
+    const std::unique_lock lock(*w.comm_mutex);
+    w.exchanges_running += delta;
+    w.comm_changed->notify_all();
+  }
+
+  /// Replays a compute phase on the worker's compute lane; returns its duration. While the worker's exchanges
+  /// run, its work progresses at 1 / overlap_.slowdown of its speed (run::overlapped_finish_s in closed form).
+  double phase(WorkerState& w, std::string name, const char* category, double duration_s) {
     const double start = sg4::Engine::get_clock();
     if (slowdown_) duration_s = slowdown_(w.rank, w.iteration, start, duration_s);
-    sg4::this_actor::sleep_for(duration_s);
+    if (overlap_.slowdown == 1) {
+      sg4::this_actor::sleep_for(duration_s);
+    } else {
+      std::unique_lock lock(*w.comm_mutex);
+      for (double t = start, left = duration_s; left > 0;) {
+        const double stretch = w.exchanges_running > 0 ? overlap_.slowdown : 1.0;
+        if (w.comm_changed->wait_until(lock, t + left * stretch) == std::cv_status::timeout) break;
+        const double now = sg4::Engine::get_clock();
+        left -= (now - t) / stretch;
+        t = now;
+      }
+      duration_s = sg4::Engine::get_clock() - start;
+    }
     if (w.rank < trace_workers_)
       timeline_.events.push_back({w.rank, "compute", std::move(name), category, start, sg4::Engine::get_clock(), 0});
     return duration_s;
@@ -250,6 +288,7 @@ class IterationRun {
   int workers_;
   int trace_workers_;
   const run::Slowdown& slowdown_;
+  const run::CommOverlap& overlap_;
   std::vector<WorkerState> states_;
   std::vector<sg4::Host*> hosts_;
   std::vector<int> buckets_per_layer_;
@@ -370,7 +409,7 @@ run::Timeline simulate_iterations(const platform::PlatformSpec& platform, const 
                                   const std::vector<LocalWork>& local, const ExchangerFactory& make_exchanger,
                                   const std::vector<std::pair<int, int>>& pairs, int workers,
                                   const sync::SyncPolicy& sync, int trace_workers, const run::Slowdown& slowdown,
-                                  const std::vector<FailureEvent>& failures) {
+                                  const std::vector<FailureEvent>& failures, const run::CommOverlap& overlap) {
   DTSIM_CHECK(workers >= 1 && workers <= platform.hosts(), "workers must fit on the platform");
   DTSIM_CHECK(local.size() == plan.buckets.size(), "local work per bucket");
   sg4::Engine engine = make_engine();
@@ -384,7 +423,7 @@ run::Timeline simulate_iterations(const platform::PlatformSpec& platform, const 
                      [&injector](int rank, const std::string& why) { injector.take_out(rank, why); }};
   const std::unique_ptr<Exchanger> exchanger = make_exchanger(context);
   injector.set_exchanger(exchanger.get());
-  IterationRun sim(plan, local, *exchanger, sync, workers, trace_workers, slowdown, timeline);
+  IterationRun sim(plan, local, *exchanger, sync, workers, trace_workers, slowdown, overlap, timeline);
   sim.start(hosts);
   injector.start();
   engine.run();

@@ -3,13 +3,14 @@
 #include <algorithm>
 
 #include "sim/core/error.hpp"
+#include "sim/run/stragglers.hpp"
 #include "sim/run/trace_names.hpp"
 
 namespace dtsim::run {
 
 Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vector<BucketCost>& costs, int workers,
                            int iterations, int trace_workers, const sync::SyncPolicy& sync,
-                           const Slowdown& slowdown) {
+                           const Slowdown& slowdown, const CommOverlap& overlap) {
   DTSIM_CHECK(costs.size() == plan.buckets.size(), "one cost per bucket");
   DTSIM_CHECK(plan.credit_bytes == 0, "the analytic level models one FIFO stream; priority needs message level");
   Timeline timeline;
@@ -23,6 +24,9 @@ Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vec
   const int layers = static_cast<int>(plan.layers.size());
   std::vector<double> now(computed, 0.0), backward_start(computed);
   std::vector<std::vector<double>> backward_end(computed, std::vector<double>(static_cast<std::size_t>(layers)));
+  std::vector<int> next_layer(computed);                 // the next layer whose backward is still to run
+  std::vector<std::vector<BusySpan>> busy(computed);     // this iteration's exchanges, per worker
+  std::vector<double> exchange_start(computed);
   std::vector<IterationMarks> marks(computed);
   double update_s = 0;
   for (const auto& layer : plan.layers) update_s += layer.update_s;
@@ -57,15 +61,19 @@ Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vec
       }
       m.forward_s = now[w] - m.start_s;
       backward_start[w] = now[w];
-      for (int l = layers - 1; l >= 0; --l) {
-        const auto& layer = plan.layers[static_cast<std::size_t>(l)];
-        const double d = duration(w, layer.backward_s);
-        record(w, "compute", [&] { return backward_event(layer); }, "backward", now[w], now[w] + d, 0);
-        now[w] += d;
-        backward_end[w][static_cast<std::size_t>(l)] = now[w];
-      }
-      m.backward_s = now[w] - backward_start[w];
+      next_layer[w] = layers - 1;
+      busy[w].clear();
     }
+    // Backward of worker w down to layer `last`: every exchange it can overlap started before it ends.
+    auto backward_to = [&](std::size_t w, int last) {
+      for (; next_layer[w] >= last; --next_layer[w]) {
+        const auto& layer = plan.layers[static_cast<std::size_t>(next_layer[w])];
+        const double end = overlapped_finish_s(now[w], duration(w, layer.backward_s), busy[w], overlap.slowdown);
+        record(w, "compute", [&] { return backward_event(layer); }, "backward", now[w], end, 0);
+        now[w] = end;
+        backward_end[w][static_cast<std::size_t>(next_layer[w])] = end;
+      }
+    };
     // A collective starts once every worker has its bucket ready and compressed; all finish it together.
     // Iterations that do not exchange (local SGD) go straight to the update.
     const bool exchanges = sync.exchanges(it);
@@ -76,14 +84,18 @@ Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vec
       const int id = static_cast<int>(b);
       double start = 0;
       for (std::size_t w = 0; w < computed; ++w) {
-        const double ready = std::max({stream_free, backward_end[w][static_cast<std::size_t>(bucket.ready_layer)],
-                                       backward_start[w] + bucket.not_before_s});
+        backward_to(w, bucket.ready_layer);
+        const double issued =
+            std::max(backward_end[w][static_cast<std::size_t>(bucket.ready_layer)], backward_start[w] + bucket.not_before_s);
+        const double ready = std::max(stream_free, issued);
         if (cost.compress_s > 0)
           record(w, "compress", [&] { return compress_event(id); }, "compress", ready, ready + cost.compress_s, 0);
-        start = std::max(start, ready + cost.compress_s);
+        exchange_start[w] = std::max(ready + cost.compress_s, issued + overlap.launch_s);
+        start = std::max(start, exchange_start[w]);
       }
       stream_free = start + cost.time_s;
       for (std::size_t w = 0; w < computed; ++w) {
+        busy[w].push_back({exchange_start[w], stream_free});
         record(w, "comm", [&] { return bucket_event(id); }, "comm", start, stream_free, cost.payload_bytes);
         if (cost.decompress_s > 0)
           record(w, "compress", [&] { return decompress_event(id); }, "compress", stream_free,
@@ -93,6 +105,8 @@ Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vec
     }
     for (std::size_t w = 0; w < computed; ++w) {
       IterationMarks& m = marks[w];
+      backward_to(w, 0);
+      m.backward_s = now[w] - backward_start[w];
       m.comm_wait_s = std::max(0.0, stream_free - now[w]);
       now[w] += m.comm_wait_s;
       m.update_s = duration(w, update_s);

@@ -19,15 +19,17 @@ struct BucketCost {
 };
 
 /// BSP iterations with one FIFO communication stream per worker (Shi et al.'s WFBP recurrence):
-///   ready[b] = max(end of backward of bucket b's ready layer, backward start + not_before)
-///   start[b] = max(end[b-1], ready[b]),  end[b] = start[b] + cost[b]
+///   issued[b] = max(end of backward of bucket b's ready layer, backward start + not_before)
+///   start[b] = max(end[b-1], issued[b] + launch),  end[b] = start[b] + cost[b]
 /// The next iteration starts after the last bucket and the optimizer step.
 /// FIFO schedulers only (plan.credit_bytes == 0).
 /// Trace events are recorded for workers below `trace_workers` only. With `slowdown`, each worker's compute
 /// phases stretch by its factor and a bucket's collective starts when the last worker has the bucket ready.
-/// Iterations that `sync` does not exchange in (local SGD) have no buckets.
+/// Iterations that `sync` does not exchange in (local SGD) have no buckets. `overlap`: the launch cost, and the
+/// slowdown of a worker's backward while its exchanges run (from its own start of the exchange to the end);
+/// backward is computed layer by layer as far as each bucket needs, so the spans it overlaps are known.
 Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vector<BucketCost>& costs, int workers,
                            int iterations, int trace_workers, const sync::SyncPolicy& sync = {},
-                           const Slowdown& slowdown = {});
+                           const Slowdown& slowdown = {}, const CommOverlap& overlap = {});
 
 }  // namespace dtsim::run

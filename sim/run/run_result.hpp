@@ -110,6 +110,8 @@ struct RunInfo {
   std::int64_t parameters = 0;
   std::int64_t gradient_tensors = 0;
   std::int64_t buckets = 0;    ///< communication messages (buckets) per iteration
+  double overlap_slowdown = 1;     ///< compute slowdown while a worker's exchange runs (CommOverlap)
+  double collective_launch_s = 0;  ///< launch cost of an exchange (CommOverlap)
   // Provenance: which dtsim, which command and which resolved settings made this result.
   std::string dtsim_version;   ///< core::dtsim_version()
   std::string command_line;    ///< as typed (set by the command line; empty from the library)

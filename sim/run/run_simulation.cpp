@@ -74,6 +74,8 @@ RunInfo make_info(const scenario::Scenario& s, const scheduling::IterationPlan& 
   info.parameters = s.model.parameter_count();
   info.gradient_tensors = s.model.tensor_count();
   info.buckets = static_cast<std::int64_t>(plan.buckets.size());
+  info.overlap_slowdown = s.gpu.overlap_slowdown;
+  info.collective_launch_s = s.gpu.collective_launch_s;
   info.dtsim_version = std::string(core::dtsim_version());
   info.overrides = s.provenance.overrides;
   info.resolved_scenario = s.provenance.resolved_toml;
@@ -271,8 +273,8 @@ actors::SkipUpload lag_skips(const numerics::TrainingRun& run) {
 /// The simulated levels: the architecture's exchanger on SimGrid.
 Timeline simulate(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
                   const std::vector<scheduling::BucketWork>& work, PreparedPlans& prepared,
-                  const platform::Fabric& fabric, const Slowdown& slowdown, int trace_workers,
-                  const actors::SkipUpload& skip) {
+                  const platform::Fabric& fabric, const Slowdown& slowdown, const CommOverlap& overlap,
+                  int trace_workers, const actors::SkipUpload& skip) {
   const std::vector<actors::LocalWork> local = local_work(work);
   std::vector<actors::FailureEvent> failures;
   for (const scenario::Failure& f : s.failures) failures.push_back({f.at_s, f.worker, f.link, f.duration_s});
@@ -282,7 +284,7 @@ Timeline simulate(const scenario::Scenario& s, const scheduling::IterationPlan& 
     return actors::simulate_iterations(
         s.platform, plan, local,
         [&](actors::RunContext& c) { return std::make_unique<actors::GossipExchanger>(c, setup); },
-        actors::gossip_pairs(setup), s.workers, s.sync, trace_workers, slowdown, failures);
+        actors::gossip_pairs(setup), s.workers, s.sync, trace_workers, slowdown, failures, overlap);
   }
   if (s.architecture != "allreduce") {
     actors::PsSetup setup = ps_setup(s, plan, work);
@@ -291,7 +293,7 @@ Timeline simulate(const scenario::Scenario& s, const scheduling::IterationPlan& 
     platform::add_link_bytes(ps_traffic(setup, s.platform.hosts()), 1, fabric, prepared.link_bytes);
     return actors::simulate_iterations(
         s.platform, plan, local, [&](actors::RunContext& c) { return std::make_unique<actors::PsExchanger>(c, setup); },
-        actors::ps_pairs(setup), s.workers, s.sync, trace_workers, slowdown, failures);
+        actors::ps_pairs(setup), s.workers, s.sync, trace_workers, slowdown, failures, overlap);
   }
   const bool fuse = s.fidelity == scenario::Fidelity::flow;
   return actors::simulate_iterations(
@@ -300,7 +302,7 @@ Timeline simulate(const scenario::Scenario& s, const scheduling::IterationPlan& 
         return std::make_unique<actors::CollectiveExchanger>(c, prepared.flows, s.workers, s.iterations, fuse,
                                                              plan.credit_bytes > 0);
       },
-      prepared.pairs, s.workers, s.sync, trace_workers, slowdown, failures);
+      prepared.pairs, s.workers, s.sync, trace_workers, slowdown, failures, overlap);
 }
 
 RunResult run_simulation(const scenario::Scenario& s) {
@@ -319,10 +321,14 @@ RunResult run_simulation(const scenario::Scenario& s) {
   else prepared.link_bytes.assign(static_cast<std::size_t>(fabric.link_count()), 0.0);
   const int trace_workers = std::min(s.workers, s.output.trace_workers);
   const Slowdown slowdown = slowdown_of(s.stragglers, s.workers);
+  // One rank exchanges nothing: NCCL's cost model (tuning.cc) gives a 1-rank communicator zero cost.
+  const CommOverlap overlap{s.workers > 1 ? s.gpu.collective_launch_s : 0.0, s.gpu.overlap_slowdown};
+  DTSIM_CHECK(overlap.slowdown == 1 || !s.stragglers.time_varying(),
+              "the loader refuses an overlap slowdown with time-varying compute speed");
   Timeline timeline = s.fidelity == scenario::Fidelity::analytic
                           ? analytic_timeline(plan, prepared.costs, s.workers, s.iterations, trace_workers, s.sync,
-                                              slowdown)
-                          : simulate(s, plan, work, prepared, fabric, slowdown, trace_workers,
+                                              slowdown, overlap)
+                          : simulate(s, plan, work, prepared, fabric, slowdown, overlap, trace_workers,
                                      training ? lag_skips(*training) : actors::SkipUpload{});
   double single_worker_s = 0;
   for (const auto& layer : plan.layers) single_worker_s += layer.forward_s + layer.backward_s + layer.update_s;

@@ -56,6 +56,22 @@ double SpeedProfile::finish_s(double start_s, double work_s) const {
   }
 }
 
+double overlapped_finish_s(double start_s, double work_s, const std::vector<BusySpan>& busy, double slowdown) {
+  double t = start_s, left = work_s;
+  for (const BusySpan& span : busy) {
+    if (span.end_s <= t) continue;
+    if (span.start_s > t) {
+      if (left <= span.start_s - t) return t + left;
+      left -= span.start_s - t;
+      t = span.start_s;
+    }
+    if (left * slowdown <= span.end_s - t) return t + left * slowdown;
+    left -= (span.end_s - t) / slowdown;
+    t = span.end_s;
+  }
+  return t + left;
+}
+
 Slowdown slowdown_of(const scenario::Stragglers& s, int workers) {
   if (!s.enabled()) return {};
   auto profiles = std::make_shared<std::vector<SpeedProfile>>();

@@ -28,4 +28,14 @@ class SpeedProfile {
 /// 1 + Exp(scale) (exponential tail). Empty when no worker is slowed. Same seed, same times.
 Slowdown slowdown_of(const scenario::Stragglers& stragglers, int workers);
 
+/// A stretch of time during which a worker's exchange runs: [start_s, end_s).
+struct BusySpan {
+  double start_s = 0;
+  double end_s = 0;
+};
+
+/// When `work_s` of compute started at `start_s` ends if it progresses at 1 / `slowdown` of its speed inside
+/// the `busy` spans (in time order, disjoint) and at full speed outside them (CommOverlap).
+double overlapped_finish_s(double start_s, double work_s, const std::vector<BusySpan>& busy, double slowdown);
+
 }  // namespace dtsim::run

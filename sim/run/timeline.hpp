@@ -25,6 +25,17 @@ struct IterationMarks {
 /// iteration `iteration` (stragglers.hpp; empty: every worker at nominal speed).
 using Slowdown = std::function<double(int worker, int iteration, double start_s, double work_s)>;
 
+/// How a worker's GPU runs its communication stream beside its compute stream (gpu_profile.hpp):
+/// - an exchange starts no earlier than `launch_s` after it was issued (its gradients ready and its cycle
+///   reached). CUDA streams queue kernels: the host issues the call as soon as the gradients are ready and the
+///   launch proceeds while the exchange before it still runs, so back to back only the first pays it;
+/// - while a worker's exchange runs, its compute phases progress at 1 / `slowdown` of their speed (the
+///   collective's kernels hold SMs and memory bandwidth). A phase integrates its work over that speed.
+struct CommOverlap {
+  double launch_s = 0;
+  double slowdown = 1;
+};
+
 /// Raw record of a run: marks[worker][iteration], the trace events, per-worker traffic and message arrows.
 struct Timeline {
   std::vector<std::vector<IterationMarks>> marks;

@@ -98,6 +98,14 @@ const std::vector<KeySpec>& scenario_keys() {
        nullptr},
       {"gpu", "memory_efficiency", "number", "profile's", "fraction of memory bandwidth reached (0.001 to 1)", 0, 1,
        nullptr},
+      {"gpu", "overlap_slowdown", "number", "1.189",
+       "compute runs this many times slower while the worker's exchange runs beside it (1 to 100; 1 = no "
+       "interference; default: Lee et al. 2025, measured on A100/H100/MI250/MI210)",
+       1, 100, nullptr},
+      {"gpu", "collective_launch", kDuration, "8.4us",
+       "fixed cost of starting each exchange before its first message, hidden behind the exchange running "
+       "before it (default: NCCL's ring/Simple base latency)",
+       0, 0, nullptr},
       {"gpu", "measured_iteration_time", kDuration, "-",
        "measured single-GPU iteration at this batch; scales the roofline times to it", 0, 0, nullptr},
       {"gpu", "measured_layers", "string", "-",

@@ -145,6 +145,8 @@ void load_gpu(Section& g, Scenario& s, const fs::path& base) {
   override_rate(g, "memory_bandwidth", s.gpu.memory_Bps, core::parse_bandwidth);
   if (g.has("compute_efficiency")) s.gpu.compute_efficiency = g.number("compute_efficiency", 1e-3, 1.0);
   if (g.has("memory_efficiency")) s.gpu.memory_efficiency = g.number("memory_efficiency", 1e-3, 1.0);
+  if (g.has("overlap_slowdown")) s.gpu.overlap_slowdown = g.number("overlap_slowdown", 1.0, 100.0);
+  if (auto launch = g.optional_duration("collective_launch")) s.gpu.collective_launch_s = *launch;
   const std::string precision = choice_key(g, "gpu", "precision");
   s.precision = models::parse_precision(precision);
   try {

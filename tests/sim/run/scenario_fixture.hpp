@@ -23,6 +23,10 @@ inline scenario::Scenario synthetic(int workers, const std::vector<std::int64_t>
     s.model.layers.push_back(layer);
   }
   s.gpu = models::gpu_profile("v100");
+  // The closed forms of the tests are the textbook ones: no launch cost, no compute slowdown under overlap
+  // (comm_overlap_test.cpp sets them).
+  s.gpu.overlap_slowdown = 1;
+  s.gpu.collective_launch_s = 0;
   s.workers = workers;
   s.batch_size = 32;
   s.iterations = 3;
