@@ -124,6 +124,21 @@ TEST(GoodScenarios, GpuFieldsOverrideTheNamedProfile) {
                core::InputError);
 }
 
+TEST(GoodScenarios, OverlapSettingsDefaultToTheirSourcesAndOverride) {
+  const Scenario d = load_scenario((kHere / "good/minimal.toml").string());
+  EXPECT_EQ(d.gpu.overlap_slowdown, 1.189);
+  EXPECT_EQ(d.gpu.collective_launch_s, 8.4e-6);
+  const Scenario s = load_scenario((kHere / "good/minimal.toml").string(),
+                                   {"gpu.overlap_slowdown=1.4", "gpu.collective_launch=5us"});
+  EXPECT_EQ(s.gpu.overlap_slowdown, 1.4);
+  EXPECT_DOUBLE_EQ(s.gpu.collective_launch_s, 5e-6);
+  // Time-varying straggler speed is accepted once the overlap slowdown is off.
+  const Scenario t = load_scenario((kHere / "good/minimal.toml").string(),
+                                   {"gpu.overlap_slowdown=1", "stragglers.interference.period=1s",
+                                    "stragglers.interference.duration=100ms"});
+  EXPECT_TRUE(t.stragglers.time_varying());
+}
+
 TEST(GoodScenarios, MeasuredLayerProfileReplacesTheRoofline) {
   const Scenario s = load_scenario((kHere / "good/profile.toml").string());
   ASSERT_TRUE(s.model.layers[0].measured.has_value());
