@@ -133,6 +133,18 @@ TEST(CommOverlap, LevelsAgreeWithTheDefaults) {
     }
 }
 
+// ByteScheduler's priority queue: one layer, one piece. Each iteration chains forward, backward, launch, the
+// exchange and the update (forward waits for the layer's exchange and update), so the mean is F + B + L + T + U.
+TEST(CommOverlap, PriorityExchangesPayTheLaunch) {
+  const double launch = 20e-6;
+  const std::int64_t params = 100000;
+  auto s = testing::synthetic(2, {params}, {1e-3}, {2e-3}, "priority", Fidelity::message);
+  s.gpu.collective_launch_s = launch;
+  const double expected = forward_plus_update_s(s) + 2e-3 + launch + ring_s(2, params * 4);
+  const double mean = run_simulation(s).mean_iteration_s;
+  EXPECT_NEAR(mean, expected, 1e-9 * expected);
+}
+
 TEST(CommOverlap, ReportStatesTheSettingsInForce) {
   const auto s = two_layers(1e-3, 1e-3, 1000, "wfbp", Fidelity::analytic, 7e-6, 1.3);
   const RunResult r = run_simulation(s);
