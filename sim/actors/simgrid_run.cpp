@@ -66,10 +66,10 @@ struct WorkerState {
 class IterationRun {
  public:
   IterationRun(const scheduling::IterationPlan& plan, const std::vector<LocalWork>& local, Exchanger& exchanger,
-               const sync::SyncPolicy& sync, int workers, int trace_workers, const run::Slowdown& slowdown,
+               const sync::SyncPolicy& sync, int workers, int trace_workers, const run::ComputeSpeed& speed,
                const run::CommOverlap& overlap, run::Timeline& timeline)
       : plan_(plan), local_(local), exchanger_(exchanger), sync_(sync), workers_(workers),
-        trace_workers_(trace_workers), slowdown_(slowdown), overlap_(overlap), states_(static_cast<std::size_t>(workers)),
+        trace_workers_(trace_workers), speed_(speed), overlap_(overlap), states_(static_cast<std::size_t>(workers)),
         timeline_(timeline) {
     buckets_per_layer_.assign(plan.layers.size(), 0);
     for (const auto& b : plan.buckets) ++buckets_per_layer_[static_cast<std::size_t>(b.ready_layer)];
@@ -257,19 +257,23 @@ class IterationRun {
   }
 
   /// Replays a compute phase on the worker's compute lane; returns its duration. While the worker's exchanges
-  /// run, its work progresses at 1 / overlap_.slowdown of its speed (run::overlapped_finish_s in closed form).
+  /// run, its work progresses at 1 / overlap_.slowdown of its speed.
   double phase(WorkerState& w, std::string name, const char* category, double duration_s) {
     const double start = sg4::Engine::get_clock();
-    if (slowdown_) duration_s = slowdown_(w.rank, w.iteration, start, duration_s);
     if (overlap_.slowdown == 1) {
+      if (speed_.slowed()) duration_s = speed_.duration_s(w.rank, w.iteration, start, duration_s);
       sg4::this_actor::sleep_for(duration_s);
     } else {
+      // Integrates the work over the straggler profile's speed and the exchanges' slowdown, re-evaluated at
+      // every change of either (run::SpeedProfile::finish_s in closed form).
       std::unique_lock lock(*w.comm_mutex);
-      for (double t = start, left = duration_s; left > 0;) {
-        const double stretch = w.exchanges_running > 0 ? overlap_.slowdown : 1.0;
-        if (w.comm_changed->wait_until(lock, t + left * stretch) == std::cv_status::timeout) break;
+      for (double t = start, left = duration_s * speed_.factor(w.rank, w.iteration); left > 0;) {
+        const double speed = speed_.speed_at(w.rank, t) / (w.exchanges_running > 0 ? overlap_.slowdown : 1.0);
+        const double finish = t + left / speed;
+        const double wake = std::min(finish, speed_.next_change_after(w.rank, t));
+        if (w.comm_changed->wait_until(lock, wake) == std::cv_status::timeout && wake == finish) break;
         const double now = sg4::Engine::get_clock();
-        left -= (now - t) / stretch;
+        left -= (now - t) * speed;
         t = now;
       }
       duration_s = sg4::Engine::get_clock() - start;
@@ -287,7 +291,7 @@ class IterationRun {
   const sync::SyncPolicy& sync_;
   int workers_;
   int trace_workers_;
-  const run::Slowdown& slowdown_;
+  const run::ComputeSpeed& speed_;
   const run::CommOverlap& overlap_;
   std::vector<WorkerState> states_;
   std::vector<sg4::Host*> hosts_;
@@ -408,7 +412,7 @@ class FailureInjector {
 run::Timeline simulate_iterations(const platform::PlatformSpec& platform, const scheduling::IterationPlan& plan,
                                   const std::vector<LocalWork>& local, const ExchangerFactory& make_exchanger,
                                   const std::vector<std::pair<int, int>>& pairs, int workers,
-                                  const sync::SyncPolicy& sync, int trace_workers, const run::Slowdown& slowdown,
+                                  const sync::SyncPolicy& sync, int trace_workers, const run::ComputeSpeed& speed,
                                   const std::vector<FailureEvent>& failures, const run::CommOverlap& overlap) {
   DTSIM_CHECK(workers >= 1 && workers <= platform.hosts(), "workers must fit on the platform");
   DTSIM_CHECK(local.size() == plan.buckets.size(), "local work per bucket");
@@ -423,7 +427,7 @@ run::Timeline simulate_iterations(const platform::PlatformSpec& platform, const 
                      [&injector](int rank, const std::string& why) { injector.take_out(rank, why); }};
   const std::unique_ptr<Exchanger> exchanger = make_exchanger(context);
   injector.set_exchanger(exchanger.get());
-  IterationRun sim(plan, local, *exchanger, sync, workers, trace_workers, slowdown, overlap, timeline);
+  IterationRun sim(plan, local, *exchanger, sync, workers, trace_workers, speed, overlap, timeline);
   sim.start(hosts);
   injector.start();
   engine.run();

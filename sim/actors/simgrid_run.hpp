@@ -50,14 +50,14 @@ using ExchangerFactory = std::function<std::unique_ptr<Exchanger>(RunContext&)>;
 /// ready and started by layer priority while the bytes in flight stay below the credit (one actor per rank
 /// and bucket), and forward of layer l waits only for layer l's buckets and update. `pairs`: the host pairs
 /// the exchanges use (their routes are built). Trace events are recorded for workers below `trace_workers`
-/// only; compute phases stretch by `slowdown`. `failures` happen at their times; when the exchanger cannot go
+/// only; compute phases run at `speed`. `failures` happen at their times; when the exchanger cannot go
 /// on without the workers that are out, every actor is stopped and the timeline says why. `overlap`: each
 /// exchange starts no earlier than its launch cost after it was issued, and a worker computes slower while its
 /// exchanges run (run::CommOverlap). Creates the process's one SimGrid engine: call at most once per process.
 run::Timeline simulate_iterations(const platform::PlatformSpec& platform, const scheduling::IterationPlan& plan,
                                   const std::vector<LocalWork>& local, const ExchangerFactory& make_exchanger,
                                   const std::vector<std::pair<int, int>>& pairs, int workers,
-                                  const sync::SyncPolicy& sync, int trace_workers, const run::Slowdown& slowdown = {},
+                                  const sync::SyncPolicy& sync, int trace_workers, const run::ComputeSpeed& speed,
                                   const std::vector<FailureEvent>& failures = {},
                                   const run::CommOverlap& overlap = {});
 

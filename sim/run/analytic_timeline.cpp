@@ -68,7 +68,9 @@ Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vec
     auto backward_to = [&](std::size_t w, int last) {
       for (; next_layer[w] >= last; --next_layer[w]) {
         const auto& layer = plan.layers[static_cast<std::size_t>(next_layer[w])];
-        const double end = overlapped_finish_s(now[w], duration(w, layer.backward_s), busy[w], overlap.slowdown);
+        const double end = slowdown.profile(static_cast<int>(w))
+                               .finish_s(now[w], layer.backward_s * slowdown.factor(static_cast<int>(w), it), busy[w],
+                                         overlap.slowdown);
         record(w, "compute", [&] { return backward_event(layer); }, "backward", now[w], end, 0);
         now[w] = end;
         backward_end[w][static_cast<std::size_t>(next_layer[w])] = end;
@@ -95,7 +97,7 @@ Timeline analytic_timeline(const scheduling::IterationPlan& plan, const std::vec
       }
       stream_free = start + cost.time_s;
       for (std::size_t w = 0; w < computed; ++w) {
-        busy[w].push_back({exchange_start[w], stream_free});
+        if (overlap.slowdown != 1) busy[w].push_back({exchange_start[w], stream_free});
         record(w, "comm", [&] { return bucket_event(id); }, "comm", start, stream_free, cost.payload_bytes);
         if (cost.decompress_s > 0)
           record(w, "compress", [&] { return decompress_event(id); }, "compress", stream_free,

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "sim/collectives/rank_traffic.hpp"
-#include "sim/run/timeline.hpp"
+#include "sim/run/stragglers.hpp"
 #include "sim/scheduling/iteration_plan.hpp"
 #include "sim/sync/sync_policy.hpp"
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "numerics/sync_config.hpp"
-#include "sim/run/timeline.hpp"
+#include "sim/run/stragglers.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace dtsim::run {

@@ -323,8 +323,6 @@ RunResult run_simulation(const scenario::Scenario& s) {
   const Slowdown slowdown = slowdown_of(s.stragglers, s.workers);
   // One rank exchanges nothing: NCCL's cost model (tuning.cc) gives a 1-rank communicator zero cost.
   const CommOverlap overlap{s.workers > 1 ? s.gpu.collective_launch_s : 0.0, s.gpu.overlap_slowdown};
-  DTSIM_CHECK(overlap.slowdown == 1 || !s.stragglers.time_varying(),
-              "the loader refuses an overlap slowdown with time-varying compute speed");
   Timeline timeline = s.fidelity == scenario::Fidelity::analytic
                           ? analytic_timeline(plan, prepared.costs, s.workers, s.iterations, trace_workers, s.sync,
                                               slowdown, overlap)

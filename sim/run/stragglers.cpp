@@ -45,46 +45,52 @@ double SpeedProfile::next_change_after(double t) const {
   return next;
 }
 
-double SpeedProfile::finish_s(double start_s, double work_s) const {
-  if (nominal()) return start_s + work_s;
+double SpeedProfile::finish_s(double start_s, double work_s, const std::vector<BusySpan>& busy,
+                              double busy_slowdown) const {
+  if (nominal() && busy.empty()) return start_s + work_s;
+  auto span = busy.begin();
   double t = start_s, left = work_s;
   for (;;) {
-    const double speed = speed_at(t), next = next_change_after(t);
+    while (span != busy.end() && span->end_s <= t) ++span;
+    const bool inside = span != busy.end() && span->start_s <= t;
+    const double speed = speed_at(t) / (inside ? busy_slowdown : 1.0);
+    double next = next_change_after(t);
+    if (span != busy.end()) next = std::min(next, inside ? span->end_s : span->start_s);
     if ((next - t) * speed >= left) return t + left / speed;
     left -= (next - t) * speed;
     t = next;
   }
 }
 
-double overlapped_finish_s(double start_s, double work_s, const std::vector<BusySpan>& busy, double slowdown) {
-  double t = start_s, left = work_s;
-  for (const BusySpan& span : busy) {
-    if (span.end_s <= t) continue;
-    if (span.start_s > t) {
-      if (left <= span.start_s - t) return t + left;
-      left -= span.start_s - t;
-      t = span.start_s;
-    }
-    if (left * slowdown <= span.end_s - t) return t + left * slowdown;
-    left -= (span.end_s - t) / slowdown;
-    t = span.end_s;
-  }
-  return t + left;
-}
-
-Slowdown slowdown_of(const scenario::Stragglers& s, int workers) {
-  if (!s.enabled()) return {};
+Slowdown::Slowdown(const scenario::Stragglers& s, int workers) : stragglers_(s) {
+  if (!s.enabled()) return;
   auto profiles = std::make_shared<std::vector<SpeedProfile>>();
   for (int w = 0; w < workers; ++w) profiles->emplace_back(s, w);
-  return [s, profiles](int w, int i, double start_s, double work_s) {
-    const bool slow = std::find(s.slow_workers.begin(), s.slow_workers.end(), w) != s.slow_workers.end();
-    compressors::Rng rng(compressors::stream_seed(s.seed, static_cast<std::uint64_t>(w), static_cast<std::uint64_t>(i)));
-    double factor = slow ? s.slow_factor : 1.0;
-    if (s.noise == "lognormal") factor *= std::exp(s.noise_scale * rng.normal());
-    if (s.noise == "exponential") factor *= 1.0 - s.noise_scale * compressors::portable_log(1.0 - rng.uniform());
-    const SpeedProfile& profile = (*profiles)[static_cast<std::size_t>(w)];
-    return profile.nominal() ? work_s * factor : profile.finish_s(start_s, work_s * factor) - start_s;
-  };
+  profiles_ = std::move(profiles);
 }
+
+double Slowdown::factor(int w, int i) const {
+  if (!profiles_) return 1.0;
+  const scenario::Stragglers& s = stragglers_;
+  const bool slow = std::find(s.slow_workers.begin(), s.slow_workers.end(), w) != s.slow_workers.end();
+  compressors::Rng rng(compressors::stream_seed(s.seed, static_cast<std::uint64_t>(w), static_cast<std::uint64_t>(i)));
+  double factor = slow ? s.slow_factor : 1.0;
+  if (s.noise == "lognormal") factor *= std::exp(s.noise_scale * rng.normal());
+  if (s.noise == "exponential") factor *= 1.0 - s.noise_scale * compressors::portable_log(1.0 - rng.uniform());
+  return factor;
+}
+
+const SpeedProfile& Slowdown::profile(int w) const {
+  static const SpeedProfile nominal;
+  return profiles_ ? (*profiles_)[static_cast<std::size_t>(w)] : nominal;
+}
+
+double Slowdown::duration_s(int w, int i, double start_s, double work_s) const {
+  const SpeedProfile& p = profile(w);
+  const double work = work_s * factor(w, i);
+  return p.nominal() ? work : p.finish_s(start_s, work) - start_s;
+}
+
+Slowdown slowdown_of(const scenario::Stragglers& s, int workers) { return Slowdown(s, workers); }
 
 }  // namespace dtsim::run

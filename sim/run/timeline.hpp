@@ -1,6 +1,5 @@
 #pragma once
 /// What an executor (closed form or SimGrid actors) records while it runs iterations.
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,9 +20,21 @@ struct IterationMarks {
   bool skipped = false;    ///< the worker skipped this iteration's upload (LAG)
 };
 
-/// Duration of a compute phase of `work_s` nominal seconds that worker `worker` starts at `start_s` in
-/// iteration `iteration` (stragglers.hpp; empty: every worker at nominal speed).
-using Slowdown = std::function<double(int worker, int iteration, double start_s, double work_s)>;
+/// How fast each worker computes over time (run::Slowdown in stragglers.hpp implements it).
+class ComputeSpeed {
+ public:
+  virtual ~ComputeSpeed() = default;
+  /// True when some worker is slowed.
+  virtual bool slowed() const = 0;
+  /// Duration of a phase of `work_s` nominal seconds that worker w starts at `start_s` in iteration i.
+  virtual double duration_s(int worker, int iteration, double start_s, double work_s) const = 0;
+  /// The constant factor on worker w's work in iteration i.
+  virtual double factor(int worker, int iteration) const = 0;
+  /// Worker w's speed at time t (1 = nominal).
+  virtual double speed_at(int worker, double t) const = 0;
+  /// The first time after t at which worker w's speed changes (infinity when it never does).
+  virtual double next_change_after(int worker, double t) const = 0;
+};
 
 /// How a worker's GPU runs its communication stream beside its compute stream (gpu_profile.hpp):
 /// - an exchange starts no earlier than `launch_s` after it was issued (its gradients ready and its cycle

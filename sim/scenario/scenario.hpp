@@ -99,9 +99,9 @@ struct Stragglers {
   std::optional<Interference> interference;
   std::map<int, std::vector<SpeedStep>> speed_profiles;  ///< per worker, steps in time order
   /// True when any worker can be slowed down.
-  bool enabled() const { return !slow_workers.empty() || noise != "none" || time_varying(); }
-  /// Speed changes within a phase (periodic interference, speed profiles).
-  bool time_varying() const { return interference || !speed_profiles.empty(); }
+  bool enabled() const {
+    return !slow_workers.empty() || noise != "none" || interference || !speed_profiles.empty();
+  }
 };
 
 /// A parameter server ([strategy.ps]; architecture "ps" or "byteps", which changes the defaults).

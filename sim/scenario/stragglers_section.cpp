@@ -117,12 +117,6 @@ void load_stragglers(Section& t, const toml::table& table, const std::filesystem
   }
   if (auto file = t.optional_string("speed_profiles"))
     k.speed_profiles = load_profiles((base / *file).lexically_normal().string(), t.where_key("speed_profiles"), s.workers);
-  // A phase integrates one time-varying speed (run::SpeedProfile) or the overlap slowdown, not both.
-  if (k.time_varying() && s.gpu.overlap_slowdown != 1)
-    throw core::InputError(t.where_key(k.interference ? "interference" : "speed_profiles"),
-                           "time-varying compute speed does not combine with the overlap slowdown of [gpu] "
-                           "overlap_slowdown (default " + key_spec("gpu", "overlap_slowdown").default_text + ")",
-                           "set [gpu] overlap_slowdown = 1 to use [stragglers.interference] or speed_profiles");
   t.finish();
 }
 

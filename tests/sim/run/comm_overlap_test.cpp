@@ -40,16 +40,25 @@ void expect_iterations(const RunResult& r, const scenario::Scenario& s, double e
     EXPECT_NEAR(it.time_s, expected, 1e-9 * expected) << scenario::fidelity_name(s.fidelity) << " iteration " << it.index;
 }
 
-TEST(OverlappedFinish, IntegratesWorkOverTheBusySpans) {
-  EXPECT_DOUBLE_EQ(overlapped_finish_s(0.5, 2.0, {}, 3.0), 2.5);
+TEST(OverlapFinish, IntegratesWorkOverTheBusySpans) {
+  EXPECT_DOUBLE_EQ(SpeedProfile().finish_s(0.5, 2.0, {}, 3.0), 2.5);
   // 1 s free, then 0.5 s of work at half speed fills [1, 2).
-  EXPECT_DOUBLE_EQ(overlapped_finish_s(0.0, 1.5, {{1.0, 2.0}}, 2.0), 2.0);
+  EXPECT_DOUBLE_EQ(SpeedProfile().finish_s(0.0, 1.5, {{1.0, 2.0}}, 2.0), 2.0);
   // 1 free, 0.5 inside [1, 2), 0.5 free after it.
-  EXPECT_DOUBLE_EQ(overlapped_finish_s(0.0, 2.0, {{1.0, 2.0}}, 2.0), 2.5);
+  EXPECT_DOUBLE_EQ(SpeedProfile().finish_s(0.0, 2.0, {{1.0, 2.0}}, 2.0), 2.5);
   // Starts inside a span, spans before the start are ignored, and a second span is crossed.
   // 0.25 in [1.5, 2), 0.25 in [2, 2.25), 0.375 in [2.25, 3), 0.125 after.
-  EXPECT_DOUBLE_EQ(overlapped_finish_s(1.5, 1.0, {{0.0, 1.0}, {1.0, 2.0}, {2.25, 3.0}}, 2.0), 3.125);
-  EXPECT_DOUBLE_EQ(overlapped_finish_s(1.5, 1.0, {{1.0, 2.0}}, 1.0), 2.5);
+  EXPECT_DOUBLE_EQ(SpeedProfile().finish_s(1.5, 1.0, {{0.0, 1.0}, {1.0, 2.0}, {2.25, 3.0}}, 2.0), 3.125);
+  EXPECT_DOUBLE_EQ(SpeedProfile().finish_s(1.5, 1.0, {{1.0, 2.0}}, 1.0), 2.5);
+}
+
+// With a straggler profile the two speeds multiply: half speed from t = 1 on, busy in [0.5, 1.5) at 1/2.
+TEST(OverlapFinish, MultipliesWithTheStragglerProfile) {
+  scenario::Stragglers s;
+  s.speed_profiles[0] = {{1.0, 0.5}};
+  const SpeedProfile half_from_one(s, 0);
+  // 0.5 free (0.5 work), [0.5, 1): 0.25, [1, 1.5): 0.125, then 0.125 at 0.5 -> 0.25 s.
+  EXPECT_DOUBLE_EQ(half_from_one.finish_s(0.0, 1.0, {{0.5, 1.5}}, 2.0), 1.75);
 }
 
 // One all-reduce after backward (scheduler none) pays the launch once and overlaps no compute: the slowdown
@@ -143,6 +152,20 @@ TEST(CommOverlap, PriorityExchangesPayTheLaunch) {
   const double expected = forward_plus_update_s(s) + 2e-3 + launch + ring_s(2, params * 4);
   const double mean = run_simulation(s).mean_iteration_s;
   EXPECT_NEAR(mean, expected, 1e-9 * expected);
+}
+
+// Periodic straggler interference and the overlap slowdown together: the levels still agree.
+TEST(CommOverlap, LevelsAgreeWithPeriodicInterference) {
+  double analytic = 0;
+  for (Fidelity level : kLevels) {
+    auto s = testing::five_layers(4, "wfbp", level);
+    s.gpu.overlap_slowdown = models::kOverlapSlowdown;
+    s.gpu.collective_launch_s = models::kCollectiveLaunch_s;
+    s.stragglers.interference = scenario::Interference{2e-3, 7e-4, 3e-4, 3.0, {1}};
+    const double mean = testing::run_in_child(s).mean_iteration_s;
+    if (level == Fidelity::analytic) analytic = mean;
+    EXPECT_NEAR(mean, analytic, 1e-9 * analytic) << scenario::fidelity_name(level);
+  }
 }
 
 TEST(CommOverlap, ReportStatesTheSettingsInForce) {

@@ -132,11 +132,6 @@ TEST(GoodScenarios, OverlapSettingsDefaultToTheirSourcesAndOverride) {
                                    {"gpu.overlap_slowdown=1.4", "gpu.collective_launch=5us"});
   EXPECT_EQ(s.gpu.overlap_slowdown, 1.4);
   EXPECT_DOUBLE_EQ(s.gpu.collective_launch_s, 5e-6);
-  // Time-varying straggler speed is accepted once the overlap slowdown is off.
-  const Scenario t = load_scenario((kHere / "good/minimal.toml").string(),
-                                   {"gpu.overlap_slowdown=1", "stragglers.interference.period=1s",
-                                    "stragglers.interference.duration=100ms"});
-  EXPECT_TRUE(t.stragglers.time_varying());
 }
 
 TEST(GoodScenarios, MeasuredLayerProfileReplacesTheRoofline) {
