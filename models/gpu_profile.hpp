@@ -32,8 +32,9 @@ struct GpuProfile {
   /// taken by the communication kernels); 1 = no interference. Default: gpu_profile.cpp.
   double overlap_slowdown = kOverlapSlowdown;
   /// Fixed cost of starting one collective call (kernel launch, NCCL's per-call setup) before its first
-  /// message; hidden behind the collective running before it on the stream. Default: gpu_profile.cpp.
-  double collective_launch_s = kCollectiveLaunch_s;
+  /// message; hidden behind the collective running before it on the stream. Absent: kCollectiveLaunch_s, or 0
+  /// with a collective whose calls already pay NCCL's base latency (Collective::charges_launch).
+  std::optional<double> collective_launch_s;
   /// Peak flop/s at `p`; throws core::InputError when the GPU does not support it.
   double peak_flops(Precision p) const;
 };

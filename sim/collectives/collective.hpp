@@ -43,6 +43,9 @@ class Collective {
   /// Closed-form time on an uncongested network where a message inside a node costs `costs.intra` and one
   /// between nodes `costs.inter`.
   virtual double closed_form_s(const Group& group, double bytes, const LinkCosts& costs) const = 0;
+  /// True when every call's time already includes NCCL's fixed per-call cost (tuning.cc baseLat), so a
+  /// launch cost is not added on top of it by default.
+  virtual bool charges_launch() const { return false; }
 };
 
 /// Registry keys of the all-reduce algorithms, in the order `dtsim list collectives` prints them.

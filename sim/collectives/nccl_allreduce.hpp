@@ -43,6 +43,7 @@ class NcclAllreduce final : public Collective {
   MovePlan tree_moves(const Group& group, std::int64_t bytes, NcclProtocol protocol) const;
   Schedule plan(const Group& group, std::int64_t bytes) const override;
   double closed_form_s(const Group& group, double bytes, const LinkCosts& costs) const override;
+  bool charges_launch() const override { return true; }
 
  private:
   /// NCCL's latency term less `link_latency_s`, the links' latency the plan's steps already pay; never < 0.

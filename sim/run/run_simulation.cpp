@@ -52,6 +52,14 @@ std::string describe_architecture(const scenario::Scenario& s) {
   return words + ")";
 }
 
+/// The launch cost of an exchange: as set, else the default unless the collective's calls already pay NCCL's
+/// base latency. One rank exchanges nothing: NCCL's cost model (tuning.cc) gives a 1-rank communicator no cost.
+double launch_in_force_s(const scenario::Scenario& s, const collectives::Collective& collective) {
+  if (s.workers == 1) return 0;
+  if (s.gpu.collective_launch_s) return *s.gpu.collective_launch_s;
+  return collective.charges_launch() ? 0.0 : models::kCollectiveLaunch_s;
+}
+
 RunInfo make_info(const scenario::Scenario& s, const scheduling::IterationPlan& plan) {
   RunInfo info;
   info.scenario = s.source;
@@ -75,7 +83,6 @@ RunInfo make_info(const scenario::Scenario& s, const scheduling::IterationPlan& 
   info.gradient_tensors = s.model.tensor_count();
   info.buckets = static_cast<std::int64_t>(plan.buckets.size());
   info.overlap_slowdown = s.gpu.overlap_slowdown;
-  info.collective_launch_s = s.gpu.collective_launch_s;
   info.dtsim_version = std::string(core::dtsim_version());
   info.overrides = s.provenance.overrides;
   info.resolved_scenario = s.provenance.resolved_toml;
@@ -321,8 +328,7 @@ RunResult run_simulation(const scenario::Scenario& s) {
   else prepared.link_bytes.assign(static_cast<std::size_t>(fabric.link_count()), 0.0);
   const int trace_workers = std::min(s.workers, s.output.trace_workers);
   const Slowdown slowdown = slowdown_of(s.stragglers, s.workers);
-  // One rank exchanges nothing: NCCL's cost model (tuning.cc) gives a 1-rank communicator zero cost.
-  const CommOverlap overlap{s.workers > 1 ? s.gpu.collective_launch_s : 0.0, s.gpu.overlap_slowdown};
+  const CommOverlap overlap{launch_in_force_s(s, *collective), s.gpu.overlap_slowdown};
   Timeline timeline = s.fidelity == scenario::Fidelity::analytic
                           ? analytic_timeline(plan, prepared.costs, s.workers, s.iterations, trace_workers, s.sync,
                                               slowdown, overlap)
@@ -331,6 +337,7 @@ RunResult run_simulation(const scenario::Scenario& s) {
   double single_worker_s = 0;
   for (const auto& layer : plan.layers) single_worker_s += layer.forward_s + layer.backward_s + layer.update_s;
   RunInfo info = make_info(s, plan);
+  info.collective_launch_s = overlap.launch_s;
   info.compression = compression_note;
   LastIteration last = analyse_last_iteration(plan, timeline, 0);
   const int per_participant = s.ps.hierarchical ? s.platform.gpus_per_node : 1;

@@ -104,7 +104,8 @@ const std::vector<KeySpec>& scenario_keys() {
        1, 100, nullptr},
       {"gpu", "collective_launch", kDuration, "8.4us",
        "fixed cost of starting each exchange before its first message, hidden behind the exchange running "
-       "before it (default: NCCL's ring/Simple base latency)",
+       "before it (default: NCCL's ring/Simple base latency; 0 with collective nccl or auto, whose calls already "
+       "pay it)",
        0, 0, nullptr},
       {"gpu", "measured_iteration_time", kDuration, "-",
        "measured single-GPU iteration at this batch; scales the roofline times to it", 0, 0, nullptr},

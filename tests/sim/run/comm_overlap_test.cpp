@@ -168,6 +168,21 @@ TEST(CommOverlap, LevelsAgreeWithPeriodicInterference) {
   }
 }
 
+// NCCL's model already charges its base latency on every call: the default launch is not added again, an
+// explicit one is.
+TEST(CommOverlap, NcclCallsAlreadyPayTheirLaunch) {
+  auto s = two_layers(1e-3, 1e-3, 1000, "wfbp", Fidelity::analytic, 0, 1.0);
+  s.gpu.collective_launch_s.reset();
+  EXPECT_EQ(run_simulation(s).info.collective_launch_s, models::kCollectiveLaunch_s);
+  for (const char* nccl : {"nccl", "auto"}) {
+    s.collective = nccl;
+    s.gpu.collective_launch_s.reset();
+    EXPECT_EQ(run_simulation(s).info.collective_launch_s, 0.0) << nccl;
+    s.gpu.collective_launch_s = 3e-6;
+    EXPECT_EQ(run_simulation(s).info.collective_launch_s, 3e-6) << nccl;
+  }
+}
+
 TEST(CommOverlap, ReportStatesTheSettingsInForce) {
   const auto s = two_layers(1e-3, 1e-3, 1000, "wfbp", Fidelity::analytic, 7e-6, 1.3);
   const RunResult r = run_simulation(s);
