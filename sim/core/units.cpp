@@ -2,6 +2,7 @@
 
 #include <array>
 #include <charconv>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <utility>
@@ -45,6 +46,12 @@ constexpr std::array kBandwidth{
     Suffix{"KBps", 1e3},           Suffix{"MBps", 1e6},          Suffix{"GBps", 1e9},
     Suffix{"TBps", 1e12},          Suffix{"KiBps", 1024.0},      Suffix{"MiBps", 1048576.0},
     Suffix{"GiBps", 1073741824.0},
+    // As dtsim and nccl-tests print them.
+    Suffix{"b/s", 1.0 / 8},        Suffix{"Kb/s", 1e3 / 8},      Suffix{"Mb/s", 1e6 / 8},
+    Suffix{"Gb/s", 1e9 / 8},       Suffix{"Tb/s", 1e12 / 8},     Suffix{"B/s", 1.0},
+    Suffix{"KB/s", 1e3},           Suffix{"MB/s", 1e6},          Suffix{"GB/s", 1e9},
+    Suffix{"TB/s", 1e12},          Suffix{"KiB/s", 1024.0},      Suffix{"MiB/s", 1048576.0},
+    Suffix{"GiB/s", 1073741824.0},
 };
 constexpr std::array kDuration{
     Suffix{"ns", 1e-9}, Suffix{"us", 1e-6}, Suffix{"ms", 1e-3}, Suffix{"s", 1.0}, Suffix{"min", 60.0},
@@ -62,8 +69,8 @@ constexpr std::array kFlopRate{
 
 BytesPerSecond parse_bandwidth(std::string_view text) {
   double v = parse_with(text, kBandwidth.data(), kBandwidth.size(), "bandwidth",
-                        "\"10Gbps\" (bit/s), \"12.5GBps\" (byte/s); units bps Kbps Mbps Gbps Tbps Bps KBps MBps "
-                        "GBps TBps KiBps MiBps GiBps");
+                        "\"10Gbps\" or \"10Gb/s\" (bit/s), \"12.5GBps\" or \"12.5GB/s\" (byte/s); units bps Kbps "
+                        "Mbps Gbps Tbps Bps KBps MBps GBps TBps KiBps MiBps GiBps, each also as b/s, Gb/s, GB/s, ...");
   if (v <= 0) throw InputError("bandwidth '" + std::string(text) + "' is zero", "a bandwidth must be positive");
   return v;
 }
@@ -80,6 +87,26 @@ Bytes parse_size(std::string_view text) {
     throw InputError("size '" + std::string(text) + "' is not a whole number of bytes",
                      "a size is a whole number of bytes below 9e18");
   return static_cast<Bytes>(v);
+}
+
+Bytes parse_nccl_size(std::string_view text) {
+  constexpr std::array<std::pair<char, Bytes>, 4> kLetters{
+      {{'\0', 1}, {'K', Bytes{1} << 10}, {'M', Bytes{1} << 20}, {'G', Bytes{1} << 30}}};
+  const char* end = text.data() + text.size();
+  std::uint64_t count = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), end, count);
+  if (ec == std::errc() && ptr != text.data() && end - ptr <= 1) {
+    const char letter = ptr == end ? '\0' : static_cast<char>(std::toupper(static_cast<unsigned char>(*ptr)));
+    for (auto [name, factor] : kLetters)
+      if (name == letter && count <= static_cast<std::uint64_t>(9.0e18) / static_cast<std::uint64_t>(factor))
+        return static_cast<Bytes>(count) * factor;
+  }
+  try {
+    return parse_size(text);
+  } catch (const InputError& e) {
+    throw InputError(e.problem(), "a size is a number of bytes (\"8\"), nccl-tests' K, M or G (powers of 1024: "
+                                  "\"1K\", \"128M\", \"1G\") or a number and a unit such as \"25MiB\", \"1MB\"");
+  }
 }
 
 FlopsPerSecond parse_flop_rate(std::string_view text) {

@@ -13,12 +13,16 @@ using BytesPerSecond = double;
 using FlopsPerSecond = double;
 using Flops = double;
 
-/// "12.5GBps" or "10Gbps" (bit/s, divided by 8) -> bytes per second. Throws InputError.
+/// "12.5GBps" or "10Gbps" (bit/s, divided by 8), also written "12.5GB/s", "10Gb/s" -> bytes per second. Throws
+/// InputError.
 BytesPerSecond parse_bandwidth(std::string_view text);
 /// "5us", "1.2ms", "3s", "40ns", "2min" -> seconds. Throws InputError.
 Seconds parse_duration(std::string_view text);
 /// "25MiB", "1MB", "512B", "4KiB" -> bytes (must be a whole number of bytes). Throws InputError.
 Bytes parse_size(std::string_view text);
+/// nccl-tests' sizes: "8" (bytes), "1K", "128M", "1G" (powers of 1024, either case); anything else as
+/// parse_size ("64MiB", "1MB"). Throws InputError.
+Bytes parse_nccl_size(std::string_view text);
 /// "15.7TFLOPS", "312TFLOPS", "900GFLOPS" -> flop per second. Throws InputError.
 FlopsPerSecond parse_flop_rate(std::string_view text);
 

@@ -4,6 +4,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/platform/fabric.hpp"
+#include "sim/scenario/key_hints.hpp"
 #include "sim/scenario/keys.hpp"
 
 namespace dtsim::scenario {
@@ -14,7 +15,7 @@ void load_failures(std::vector<Section> entries, Scenario& s) {
     if (s.fidelity == Fidelity::analytic)
       throw core::InputError(f.where_table(), "failures are injected into the simulated run; the analytic level has none",
                              "use fidelity = \"flow\" or \"message\"");
-    f.allow(keys_of("failures"));
+    allow_keys(f, "failures");
     Failure failure;
     failure.at_s = f.duration("at");
     const bool worker = f.has("worker"), link = f.has("link");

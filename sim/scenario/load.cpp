@@ -18,6 +18,7 @@
 #include "sim/core/version.hpp"
 #include "sim/scenario/overrides.hpp"
 #include "sim/scenario/platform_section.hpp"
+#include "sim/scenario/key_hints.hpp"
 #include "sim/scenario/keys.hpp"
 #include "sim/scenario/numerics_section.hpp"
 #include "sim/scenario/section.hpp"
@@ -64,7 +65,7 @@ toml::table platform_table(const std::string& ref, const std::string& ref_where,
 }
 
 models::Layer table_layer(Section& s) {
-  s.allow(keys_of("model.layers"));
+  allow_keys(s, "model.layers");
   models::Layer layer;
   layer.name = s.required_string("name");
   const KeySpec& parameters = key_spec("model.layers", "parameters");
@@ -83,7 +84,7 @@ models::Layer table_layer(Section& s) {
 }
 
 models::Model load_model(Section& m, const fs::path& base) {
-  m.allow(keys_of("model"));
+  allow_keys(m, "model");
   if (m.has("layers")) {
     models::Model model;
     model.name = m.required_string("name");
@@ -111,9 +112,10 @@ models::Model load_model(Section& m, const fs::path& base) {
 }
 
 /// A rate with a unit ("15.7TFLOPS", "900GBps") that replaces one field of the named profile.
-void override_rate(Section& g, const std::string& key, double& field, double (*parse)(std::string_view)) {
+void override_rate(Section& g, const std::string& key, double& field, double (*parse)(std::string_view),
+                   const std::string& example_unit) {
   if (!g.has(key)) return;
-  const std::string text = g.required_string(key);
+  const std::string text = g.unit_string(key, example_unit);
   try {
     field = parse(text);
   } catch (const core::InputError& e) {
@@ -122,7 +124,7 @@ void override_rate(Section& g, const std::string& key, double& field, double (*p
 }
 
 void load_gpu(Section& g, Scenario& s, const fs::path& base) {
-  g.allow(keys_of("gpu"));
+  allow_keys(g, "gpu");
   // The platform says which GPU its hosts have; a profile that says otherwise is a contradiction, not a what-if
   // (give the platform file another `gpu`, or set the rates below, to ask that).
   const std::string& hosts = s.platform.gpu;
@@ -138,11 +140,11 @@ void load_gpu(Section& g, Scenario& s, const fs::path& base) {
                                "', whose hosts have " + hosts + " GPUs",
                            "leave gpu.profile out (the platform's is used), give \"" + hosts +
                                "\", or use a platform with " + profile + " GPUs (`dtsim list platforms`)");
-  override_rate(g, "fp32", s.gpu.fp32_flops, core::parse_flop_rate);
-  override_rate(g, "tf32", s.gpu.tf32_flops, core::parse_flop_rate);
-  override_rate(g, "fp16", s.gpu.fp16_flops, core::parse_flop_rate);
-  override_rate(g, "bf16", s.gpu.bf16_flops, core::parse_flop_rate);
-  override_rate(g, "memory_bandwidth", s.gpu.memory_Bps, core::parse_bandwidth);
+  override_rate(g, "fp32", s.gpu.fp32_flops, core::parse_flop_rate, "TFLOPS");
+  override_rate(g, "tf32", s.gpu.tf32_flops, core::parse_flop_rate, "TFLOPS");
+  override_rate(g, "fp16", s.gpu.fp16_flops, core::parse_flop_rate, "TFLOPS");
+  override_rate(g, "bf16", s.gpu.bf16_flops, core::parse_flop_rate, "TFLOPS");
+  override_rate(g, "memory_bandwidth", s.gpu.memory_Bps, core::parse_bandwidth, "GBps");
   if (g.has("compute_efficiency")) s.gpu.compute_efficiency = g.number("compute_efficiency", 1e-3, 1.0);
   if (g.has("memory_efficiency")) s.gpu.memory_efficiency = g.number("memory_efficiency", 1e-3, 1.0);
   if (g.has("overlap_slowdown")) s.gpu.overlap_slowdown = g.number("overlap_slowdown", 1.0, 100.0);
@@ -188,7 +190,7 @@ compressors::Options load_options(const toml::table& table) {
 }
 
 void load_compression(Section& c, const toml::table& table, Scenario& s) {
-  c.allow(keys_of("compression"));
+  allow_keys(c, "compression");
   Compression& k = s.compression;
   k.compressor = choice_key(c, "compression", "compressor");
   // The compressor checks its own options (names, types, ranges) when it is made below.
@@ -278,7 +280,7 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
   Scenario s;
   s.source = source;
   Section top(root, "");
-  top.allow(keys_of(""));
+  allow_keys(top, "");
 
   toml::node* platform_node = root.get("platform");
   toml::table platform;
@@ -342,7 +344,7 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
   if (top.has("failures")) load_failures(top.tables("failures"), s);
   if (auto compression = top.table("compression")) load_compression(*compression, *root.get("compression")->as_table(), s);
   Section output = *top.table("output");
-  output.allow(keys_of("output"));
+  allow_keys(output, "output");
   s.output.dir = output.string("dir", s.output.dir);
   s.output.timeline = output.boolean("timeline", s.output.timeline);
   const KeySpec& trace = key_spec("output", "trace_workers");

@@ -4,6 +4,7 @@
 
 #include "numerics/model.hpp"
 #include "sim/core/error.hpp"
+#include "sim/scenario/key_hints.hpp"
 #include "sim/scenario/keys.hpp"
 
 namespace dtsim::scenario {
@@ -44,7 +45,7 @@ numerics::InputShape numerics_input_shape(const Numerics& n) {
 }
 
 void load_numerics(Section& n, const toml::table& table, const std::string& base, Scenario& s) {
-  n.allow(keys_of("numerics"));
+  allow_keys(n, "numerics");
   Numerics& k = s.numerics;
   k.enabled = true;
   auto choice = [&](const std::string& key) { return choice_key(n, "numerics", key); };

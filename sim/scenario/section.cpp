@@ -1,8 +1,10 @@
 #include "sim/scenario/section.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
+#include <sstream>
 
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
@@ -106,11 +108,25 @@ bool Section::boolean(const std::string& key, bool fallback) {
   return *n->value<bool>();
 }
 
+std::string Section::unit_string(const std::string& key, const std::string& example_unit) {
+  const toml::node* n = node(key);
+  if (n && n->is_number()) {
+    std::ostringstream number;
+    if (n->is_integer())
+      number << *n->value<std::int64_t>();
+    else
+      number << *n->value<double>();
+    throw core::InputError(where(n->source()), "'" + dotted(key) + "' = " + number.str() + " has no unit",
+                           "write a string with its unit, e.g. \"" + number.str() + example_unit + "\"");
+  }
+  return required_string(key);
+}
+
 namespace {
 
 template <class Parse>
-double with_unit(Section& s, const std::string& key, Parse parse) {
-  const std::string text = s.required_string(key);
+double with_unit(Section& s, const std::string& key, const std::string& example_unit, Parse parse) {
+  const std::string text = s.unit_string(key, example_unit);
   try {
     return parse(text);
   } catch (const core::InputError& e) {
@@ -120,12 +136,12 @@ double with_unit(Section& s, const std::string& key, Parse parse) {
 
 }  // namespace
 
-double Section::bandwidth(const std::string& key) { return with_unit(*this, key, core::parse_bandwidth); }
+double Section::bandwidth(const std::string& key) { return with_unit(*this, key, "Gbps", core::parse_bandwidth); }
 
-double Section::duration(const std::string& key) { return with_unit(*this, key, core::parse_duration); }
+double Section::duration(const std::string& key) { return with_unit(*this, key, "ms", core::parse_duration); }
 
 std::int64_t Section::size(const std::string& key) {
-  return static_cast<std::int64_t>(with_unit(*this, key, [](std::string_view t) {
+  return static_cast<std::int64_t>(with_unit(*this, key, "MiB", [](std::string_view t) {
     return static_cast<double>(core::parse_size(t));
   }));
 }
@@ -153,13 +169,52 @@ std::vector<Section> Section::tables(const std::string& key) {
   return out;
 }
 
-void Section::allow(const std::vector<std::string>& known) const {
+namespace {
+
+/// Edits (insert, delete, substitute, case-insensitive) from a to b.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
+                        std::tolower(static_cast<unsigned char>(b[j - 1]));
+      const std::size_t next = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
+      diagonal = row[j];
+      row[j] = next;
+    }
+  }
+  return row[b.size()];
+}
+
+/// "did you mean 'workers'?" for the known key at most two edits away (the first of the nearest), or "".
+std::string nearest(const std::string& key, const std::vector<std::string>& known) {
+  std::size_t best = 3;
+  std::string found;
+  for (const std::string& k : known)
+    if (const std::size_t d = edit_distance(key, k); d < best && d < k.size()) {
+      best = d;
+      found = k;
+    }
+  return found.empty() ? "" : "did you mean '" + found + "'?";
+}
+
+}  // namespace
+
+void Section::allow(const std::vector<std::string>& known,
+                    const std::function<std::string(const std::string&)>& hint) const {
   for (const auto& [key, value] : *table_) {
     const std::string k(key.str());
     if (std::find(known.begin(), known.end(), k) != known.end()) continue;
+    std::string suggested = nearest(k, known);
+    if (suggested.empty() && hint) suggested = hint(k);
+    if (!suggested.empty()) suggested += " ";
     throw core::InputError(where(key.source()), "unknown key '" + dotted(k) + "'",
-                           "allowed" + std::string(name_.empty() ? " at the top level" : " in [" + name_ + "]") +
-                               ": " + core::join_names(known));
+                           suggested + "allowed" +
+                               std::string(name_.empty() ? " at the top level" : " in [" + name_ + "]") + ": " +
+                               core::join_names(known));
   }
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 /// Typed, located access to one TOML table; every key read is checked, every unread key is an error.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -43,12 +44,17 @@ class Section {
   double duration(const std::string& key);
   std::int64_t size(const std::string& key);
   std::optional<double> optional_duration(const std::string& key);
+  /// The string of a value with a unit; a bare number is refused with a hint ("25" -> "25MiB" for example_unit
+  /// "MiB"): its unit would be a guess.
+  std::string unit_string(const std::string& key, const std::string& example_unit);
   /// A sub-table; throws if `key` is not a table. Empty when absent.
   std::optional<Section> table(const std::string& key);
   /// An array of tables ([[key]]); throws if `key` is something else.
   std::vector<Section> tables(const std::string& key);
-  /// Throws at the first key of the table that is not in `known` (typos, keys from another section).
-  void allow(const std::vector<std::string>& known) const;
+  /// Throws at the first key of the table that is not in `known` (typos, keys from another section), saying
+  /// "did you mean" the nearest known key when one is close, else hint(key) when it says something.
+  void allow(const std::vector<std::string>& known,
+             const std::function<std::string(const std::string&)>& hint = nullptr) const;
   /// Throws at the first key that is known but was never read: it does not apply in this configuration
   /// (for example `nodes` in a star platform).
   void finish() const;

@@ -7,6 +7,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/platform/fabric.hpp"
+#include "sim/scenario/key_hints.hpp"
 #include "sim/scenario/keys.hpp"
 
 namespace dtsim::scenario {
@@ -30,7 +31,7 @@ std::vector<int> worker_list(Section& t, const toml::table& table, const std::st
 }
 
 Interference load_interference(Section& t, const toml::table& table, int workers) {
-  t.allow(keys_of("stragglers.interference"));
+  allow_keys(t, "stragglers.interference");
   Interference i;
   i.period_s = t.duration("period");
   i.duration_s = t.duration("duration");
@@ -87,7 +88,7 @@ std::map<int, std::vector<SpeedStep>> load_profiles(const std::string& path, con
 }  // namespace
 
 void load_stragglers(Section& t, const toml::table& table, const std::filesystem::path& base, Scenario& s) {
-  t.allow(keys_of("stragglers"));
+  allow_keys(t, "stragglers");
   Stragglers& k = s.stragglers;
   k.slow_workers = worker_list(t, table, "slow_workers", s.workers);
   if (t.has("slow_factor")) k.slow_factor = t.number("slow_factor", 1, 1000);

@@ -4,6 +4,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
+#include "sim/scenario/key_hints.hpp"
 #include "sim/scenario/keys.hpp"
 
 namespace dtsim::scenario {
@@ -19,7 +20,7 @@ std::optional<Section> option_table(Section& strategy, const std::string& name, 
                            "[strategy." + name + "] is set but " + key + " = \"" + chosen + "\"",
                            "remove the table or set " + key + " = \"" + name + "\"" +
                                (also.empty() ? "" : " or \"" + also + "\""));
-  table->allow(keys_of("strategy." + name));
+  allow_keys(*table, "strategy." + name);
   return table;
 }
 
@@ -160,7 +161,7 @@ void load_nccl_force(Section& strategy, Scenario& s) {
 }  // namespace
 
 StrategyWhere load_strategy(Section& strategy, Scenario& s) {
-  strategy.allow(keys_of("strategy"));
+  allow_keys(strategy, "strategy");
   StrategyWhere where{strategy.where_key("architecture"), strategy.where_key("sync"), strategy.where_key("fidelity")};
   s.architecture = choice_key(strategy, "strategy", "architecture");
   s.sync.scheme = choice_key(strategy, "strategy", "sync");
@@ -181,7 +182,7 @@ StrategyWhere load_strategy(Section& strategy, Scenario& s) {
   load_scheduler_options(strategy, s.scheduler, s.scheduler_options);
   load_sync_options(strategy, s.sync);
   if (auto t = strategy.table("lag")) {
-    t->allow(keys_of("strategy.lag"));
+    allow_keys(*t, "strategy.lag");
     s.sync.lag_threshold = t->number("threshold", 1e-12, 1e12);
     s.sync.lag_window = integer_key(*t, "strategy.lag", "window");
     t->finish();

@@ -14,6 +14,33 @@ TEST(Units, BandwidthInBitsAndBytes) {
   EXPECT_DOUBLE_EQ(parse_bandwidth("1GiBps"), 1073741824.0);
 }
 
+TEST(Units, BandwidthAsDtsimAndNcclTestsPrintIt) {
+  EXPECT_DOUBLE_EQ(parse_bandwidth("10Gb/s"), 1.25e9);
+  EXPECT_DOUBLE_EQ(parse_bandwidth("12.5 GB/s"), 12.5e9);
+  EXPECT_DOUBLE_EQ(parse_bandwidth("100Mb/s"), 12.5e6);
+  EXPECT_DOUBLE_EQ(parse_bandwidth("1GiB/s"), 1073741824.0);
+  EXPECT_THROW(parse_bandwidth("10G/s"), InputError);
+}
+
+TEST(Units, NcclTestsSizesArePowersOf1024) {
+  EXPECT_EQ(parse_nccl_size("8"), 8);
+  EXPECT_EQ(parse_nccl_size("1K"), 1024);
+  EXPECT_EQ(parse_nccl_size("128M"), 128 * 1048576);
+  EXPECT_EQ(parse_nccl_size("1G"), 1073741824);
+  EXPECT_EQ(parse_nccl_size("1g"), 1073741824);
+  EXPECT_EQ(parse_nccl_size("64MiB"), 64 * 1048576);  // dtsim's units still apply
+  EXPECT_EQ(parse_nccl_size("1MB"), 1000000);
+  try {
+    parse_nccl_size("1X");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.problem(), "'1X' has an unknown unit 'X'");
+    EXPECT_NE(e.allowed().find("\"1G\""), std::string::npos) << e.allowed();
+  }
+  EXPECT_THROW(parse_nccl_size("1.5K"), InputError);
+  EXPECT_THROW(parse_nccl_size("-8"), InputError);
+}
+
 TEST(Units, Durations) {
   EXPECT_DOUBLE_EQ(parse_duration("5us"), 5e-6);
   EXPECT_DOUBLE_EQ(parse_duration("1.2ms"), 1.2e-3);

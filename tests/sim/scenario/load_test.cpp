@@ -100,6 +100,14 @@ TEST(GoodScenarios, OverrideErrorsNameTheArgument) {
   EXPECT_EQ(message("workers.count=3"),
             "--set workers.count=3: 'workers' is not a table in the scenario; only keys inside tables can be set "
             "with a dotted key");
+  EXPECT_EQ(message("platform.link.bandwidth=10"),
+            "--set platform.link.bandwidth=10: 'platform.link.bandwidth' = 10 has no unit; write a string with its "
+            "unit, e.g. \"10Gbps\"");
+}
+
+TEST(GoodScenarios, BandwidthsAsDtsimPrintsThem) {
+  const Scenario s = load_scenario((kHere / "good/minimal.toml").string(), {"platform.link.bandwidth=\"10Gb/s\""});
+  EXPECT_DOUBLE_EQ(s.platform.intra.bandwidth_Bps, 1.25e9);
 }
 
 TEST(GoodScenarios, AnInlineTableMergesIntoTheTableItNames) {

@@ -1,0 +1,16 @@
+#pragma once
+/// "Did you mean" for unknown scenario keys: a key of another table, or another tool's name for a dtsim key
+/// (PyTorch DDP's bucket_cap_mb, Horovod's HOROVOD_FUSION_THRESHOLD).
+#include <string>
+
+namespace dtsim::scenario {
+
+class Section;
+
+/// "did you mean 'bucket_cap' in [strategy.ddp] (...)?" for `key` found unknown in `table`, or "" when no key
+/// of the registry fits.
+std::string key_hint(const std::string& table, const std::string& key);
+/// Section::allow with the registry's keys of `table` and key_hint for the first unknown key.
+void allow_keys(const Section& section, const std::string& table);
+
+}  // namespace dtsim::scenario
