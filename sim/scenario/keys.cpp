@@ -38,6 +38,12 @@ std::vector<std::string> feedback_names() {
 std::vector<std::string> placements() { return {"dedicated", "colocated"}; }
 std::vector<std::string> pulls() { return {"dense", "compressed"}; }
 
+/// Text for a markdown table cell: a `|` would end the cell.
+std::string cell(std::string text) {
+  for (std::size_t at = text.find('|'); at != std::string::npos; at = text.find('|', at + 2)) text.replace(at, 1, "\\|");
+  return text;
+}
+
 const std::string kDuration = "duration";
 const std::string kSize = "size";
 
@@ -47,7 +53,9 @@ std::string KeySpec::allowed() const {
   if (choices) return core::join_names(choices());
   if (type == "integer") return std::to_string(min) + " to " + std::to_string(max);
   if (type == "duration") return "e.g. \"5us\", \"1.2ms\" (ns us ms s min)";
-  if (type == "bandwidth") return "e.g. \"10Gbps\", \"12.5GBps\" (bps Kbps Mbps Gbps Tbps Bps KBps MBps GBps TBps KiBps MiBps GiBps)";
+  if (type == "bandwidth")
+    return "e.g. \"10Gbps\" or \"10Gb/s\", \"12.5GBps\" or \"12.5GB/s\" (bps Kbps Mbps Gbps Tbps Bps KBps MBps GBps TBps "
+           "KiBps MiBps GiBps, each also as b/s, Gb/s, GB/s, ...)";
   if (type == "size") return "e.g. \"25MiB\", \"4MB\" (B KB MB GB TB KiB MiB GiB TiB)";
   if (type == "compute rate") return "e.g. \"15.7TFLOPS\" (FLOPS GFLOPS TFLOPS PFLOPS)";
   if (type == "boolean") return "true, false";
@@ -138,16 +146,12 @@ const std::vector<KeySpec>& scenario_keys() {
       {"strategy", "local_sgd", "table", "-", "local SGD options (only with sync = \"local_sgd\")", 0, 0, nullptr},
       {"strategy", "post_local_sgd", "table", "-", "post-local SGD options (only with sync = \"post_local_sgd\")", 0,
        0, nullptr},
-      {"strategy", "lag", "table", "-",
-       "LAG skipped uploads (bsp on ps or byteps, with [numerics]: the decisions come from real gradients)", 0, 0,
-       nullptr},
-      {"strategy.lag", "threshold", "number", "required",
-       "xi: skip when ||g - g_last_sent||^2 <= xi / (lr^2 n^2) x sum of the last `window` squared model changes", 0,
-       0, nullptr},
-      {"strategy.lag", "window", "integer", "10", "D: model changes the criterion looks back on", 1, 1000, nullptr},
       {"strategy", "ps", "table", "-", "parameter server options (only with architecture = \"ps\" or \"byteps\")", 0,
        0, nullptr},
       {"strategy", "gossip", "table", "-", "gossip options (only with architecture = \"gossip\")", 0, 0, nullptr},
+      {"strategy", "lag", "table", "-",
+       "LAG skipped uploads (bsp on ps or byteps, with [numerics]: the decisions come from real gradients)", 0, 0,
+       nullptr},
       {"strategy.ssp", "staleness", "integer", "3", "iterations a worker may run ahead of the slowest (s; 0 is bsp)",
        0, 100000, nullptr},
       {"strategy.local_sgd", "period", "integer", "4", "iterations per model average (tau)", 1, 100000, nullptr},
@@ -179,6 +183,10 @@ const std::vector<KeySpec>& scenario_keys() {
        0, 0, sync::gossip_topology_names},
       {"strategy.gossip", "degree", "integer", "4", "random graph: mean degree", 1, 1 << 20, nullptr},
       {"strategy.gossip", "seed", "integer", "0", "random graph: seed", 0, std::int64_t{1} << 62, nullptr},
+      {"strategy.lag", "threshold", "number", "required",
+       "xi: skip when ||g - g_last_sent||^2 <= xi / (lr^2 n^2) x sum of the last `window` squared model changes", 0,
+       0, nullptr},
+      {"strategy.lag", "window", "integer", "10", "D: model changes the criterion looks back on", 1, 1000, nullptr},
       {"strategy.fusion", "threshold", kSize, "128MiB", "fusion buffer; 0B disables fusion", 0, 0, nullptr},
       {"strategy.fusion", "cycle_time", kDuration, "1ms", "Horovod background cycle", 0, 0, nullptr},
       {"strategy.ddp", "first_bucket", kSize, "1MiB", "limit of the first bucket", 0, 0, nullptr},
@@ -309,11 +317,8 @@ std::string scenario_reference_markdown() {
       md << "\n## " << (table.empty() ? std::string("Top level") : "[" + table + "]") << "\n\n"
          << "| key | type | default | allowed | meaning |\n|---|---|---|---|---|\n";
     }
-    std::string allowed = k.allowed();
-    for (std::size_t at = allowed.find('|'); at != std::string::npos; at = allowed.find('|', at + 2))
-      allowed.replace(at, 1, "\\|");
-    md << "| `" << k.key << "` | " << k.type << " | " << k.default_text << " | " << allowed << " | "
-       << k.description << " |\n";
+    md << "| `" << k.key << "` | " << k.type << " | " << cell(k.default_text) << " | " << cell(k.allowed()) << " | "
+       << cell(k.description) << " |\n";
   }
   return md.str();
 }
