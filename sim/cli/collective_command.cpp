@@ -17,8 +17,10 @@
 namespace dtsim::cli {
 namespace {
 
+constexpr std::size_t kMaxSizes = 10000;
+
 /// "1KiB,64MiB" or "8B:1GiB" (powers of two from the first to the last, as nccl-tests -b/-e/-f 2).
-std::vector<std::int64_t> parse_sizes(const std::string& list) {
+std::vector<std::int64_t> parse_size_list(const std::string& list) {
   std::vector<std::int64_t> sizes;
   std::size_t begin = 0;
   while (begin <= list.size()) {
@@ -26,13 +28,13 @@ std::vector<std::int64_t> parse_sizes(const std::string& list) {
     const std::string item = list.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin);
     try {
       if (const std::size_t colon = item.find(':'); colon != std::string::npos) {
-        const std::int64_t first = core::parse_size(item.substr(0, colon));
-        const std::int64_t last = core::parse_size(item.substr(colon + 1));
+        const std::int64_t first = core::parse_nccl_size(item.substr(0, colon));
+        const std::int64_t last = core::parse_nccl_size(item.substr(colon + 1));
         if (first < 1 || last < first)
           throw core::InputError("the range '" + item + "' is empty", "write FIRST:LAST with 1B <= FIRST <= LAST");
         for (std::int64_t s = first; s <= last; s *= 2) sizes.push_back(s);
       } else {
-        sizes.push_back(core::parse_size(item));
+        sizes.push_back(core::parse_nccl_size(item));
       }
     } catch (const core::InputError& e) {
       throw e.at("--sizes " + list);
@@ -41,6 +43,41 @@ std::vector<std::int64_t> parse_sizes(const std::string& list) {
     begin = comma + 1;
   }
   return sizes;
+}
+
+/// nccl-tests' -b MIN -e MAX with -f FACTOR (multiply) or -i STEP (add; 1M by default).
+std::vector<std::int64_t> nccl_tests_sizes(const CollectiveArguments& args) {
+  const std::string flags = "-b " + args.min_bytes + (args.max_bytes.empty() ? "" : " -e " + args.max_bytes) +
+                            (args.step_factor > 1 ? " -f " + std::to_string(args.step_factor) : "") +
+                            (args.step_bytes.empty() ? "" : " -i " + args.step_bytes);
+  std::vector<std::int64_t> sizes;
+  try {
+    const std::int64_t first = core::parse_nccl_size(args.min_bytes);
+    const std::int64_t last = args.max_bytes.empty() ? first : core::parse_nccl_size(args.max_bytes);
+    const std::int64_t step = core::parse_nccl_size(args.step_bytes.empty() ? "1M" : args.step_bytes);
+    if (last < first) throw core::InputError("-e is below -b", "-b MIN -e MAX with MIN <= MAX");
+    if (args.step_factor <= 1 && step < 1) throw core::InputError("-i is 0", "a step of at least 1 byte");
+    if (args.step_factor > 1 && first < 1)
+      throw core::InputError("-b 0 with -f never grows", "-b of at least 1 byte with -f, or -i");
+    for (std::int64_t s = first;;) {
+      if (sizes.size() == kMaxSizes)
+        throw core::InputError("more than " + std::to_string(kMaxSizes) + " sizes",
+                               "a larger -i, or -f 2 for powers of two");
+      sizes.push_back(s);
+      if (args.step_factor > 1 ? s > last / args.step_factor : s > last - step) break;
+      s = args.step_factor > 1 ? s * args.step_factor : s + step;
+    }
+  } catch (const core::InputError& e) {
+    throw e.at(flags);
+  }
+  return sizes;
+}
+
+std::vector<std::int64_t> sizes_of(const CollectiveArguments& args) {
+  if (!args.sizes.empty()) return parse_size_list(args.sizes);
+  if (!args.min_bytes.empty()) return nccl_tests_sizes(args);
+  throw core::InputError("dtsim collective", "no sizes given",
+                         "--sizes LIST, or nccl-tests' -b MIN [-e MAX] [-f FACTOR | -i STEP]");
 }
 
 }  // namespace
@@ -52,7 +89,7 @@ int collective_command(const CollectiveArguments& args) {
                            "platform '" + spec.name + "' has " + std::to_string(spec.hosts()) + " GPUs",
                            "at most " + std::to_string(spec.hosts()));
   const scenario::Fidelity fidelity = scenario::parse_fidelity(args.fidelity);
-  const std::vector<std::int64_t> sizes = parse_sizes(args.sizes);
+  const std::vector<std::int64_t> sizes = sizes_of(args);
   const collectives::LinkCosts costs = platform::link_costs(spec);
   collectives::NcclForce force;
   for (const auto& [flag, value] : {std::pair{"--nccl-algo", args.nccl_algo}, {"--nccl-proto", args.nccl_proto}}) {
@@ -82,7 +119,7 @@ int collective_command(const CollectiveArguments& args) {
   // NCCL's choice per size, as NCCL_DEBUG=INFO's tuning lines name it ("tree/LL"): a last column for nccl/auto.
   const auto* nccl = dynamic_cast<const collectives::NcclAllreduce*>(collective.get());
   if (args.format == "csv") {
-    fmt::print("bytes,algorithm,algbw_GBps,busbw_GBps,time_s{}\n", nccl ? ",nccl_choice,nccl_model_s" : "");
+    fmt::print("{}{}\n", kCollectiveCsvHeader, nccl ? kCollectiveCsvNcclColumns : "");
   } else {
     fmt::print("# all-reduce on {} ({} GPUs of {} per node), {} fidelity; algbw = S/t, busbw = algbw x 2(n-1)/n\n",
                spec.name, args.workers, spec.gpus_per_node, args.fidelity);

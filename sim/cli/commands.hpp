@@ -42,12 +42,19 @@ struct CollectiveArguments {
   std::string platform;
   std::string algorithm = "ring";
   int workers = 2;
-  std::string sizes;
+  std::string sizes;                 ///< a list or range; or the nccl-tests options below
+  std::string min_bytes;             ///< -b
+  std::string max_bytes;             ///< -e (default: -b)
+  std::string step_bytes;            ///< -i (default 1M, as nccl-tests)
+  int step_factor = 1;               ///< -f; above 1 it multiplies instead of adding -i
   std::string fidelity = "flow";
   std::string format = "table";
   std::string nccl_algo;   ///< NCCL_ALGO for nccl/auto ("tree", "ring"); empty: NCCL's tuner
   std::string nccl_proto;  ///< NCCL_PROTO for nccl/auto ("LL", "LL128", "Simple"); empty: NCCL's tuner
 };
+/// The header of `dtsim collective --format csv`, and the columns --algorithm nccl or auto adds to it.
+inline constexpr const char* kCollectiveCsvHeader = "bytes,algorithm,algbw_GBps,busbw_GBps,time_s";
+inline constexpr const char* kCollectiveCsvNcclColumns = ",nccl_choice,nccl_model_s";
 /// `dtsim collective --platform P --algorithm A --workers N --sizes LIST [--fidelity L] [--format table|csv]`:
 /// one all-reduce per size; time, algorithm bandwidth and bus bandwidth (nccl-tests' definitions).
 int collective_command(const CollectiveArguments& args);

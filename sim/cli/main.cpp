@@ -86,10 +86,21 @@ int main(int argc, char** argv) {
   collective->add_option("--algorithm", coll.algorithm, "all-reduce algorithm; auto shows what it picks")
       ->check(CLI::IsMember(collectives::collective_names()));
   collective->add_option("--workers", coll.workers, "ranks (GPUs in order)")->required()->check(CLI::Range(1, 1 << 20));
-  collective->add_option("--sizes", coll.sizes, "sizes: 1KiB,64MiB or a doubling range 8B:1GiB")->required();
+  CLI::Option* sizes = collective->add_option(
+      "--sizes", coll.sizes, "sizes: 1KiB,64MiB or a doubling range 8B:1GiB (plain numbers are bytes; 1K 1M 1G as nccl-tests: powers of 1024)");
+  CLI::Option* min_bytes = collective->add_option("-b,--minbytes", coll.min_bytes, "nccl-tests: smallest size");
+  collective->add_option("-e,--maxbytes", coll.max_bytes, "nccl-tests: largest size (default: -b)")->needs(min_bytes);
+  CLI::Option* factor = collective->add_option("-f,--stepfactor", coll.step_factor, "nccl-tests: multiply the size by this")
+                            ->check(CLI::Range(2, 1 << 20))
+                            ->needs(min_bytes);
+  collective->add_option("-i,--stepbytes", coll.step_bytes, "nccl-tests: add this to the size (default 1M)")
+      ->needs(min_bytes)
+      ->excludes(factor);
+  sizes->excludes(min_bytes);
   collective->add_option("--fidelity", coll.fidelity, "analytic | flow | message")
       ->check(CLI::IsMember({"analytic", "flow", "message"}));
-  collective->add_option("--format", coll.format, "table | csv (rows: bytes,algorithm,algbw,busbw,time_s)")
+  collective->add_option("--format", coll.format, std::string("table | csv (header: ") + cli::kCollectiveCsvHeader + "; nccl and auto add " +
+                             (cli::kCollectiveCsvNcclColumns + 1) + ")")
       ->check(CLI::IsMember({"table", "csv"}));
   collective->add_option("--nccl-algo", coll.nccl_algo, "NCCL_ALGO for --algorithm nccl or auto: tree | ring");
   collective->add_option("--nccl-proto", coll.nccl_proto, "NCCL_PROTO for --algorithm nccl or auto: LL | LL128 | Simple");

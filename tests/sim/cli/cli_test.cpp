@@ -115,6 +115,43 @@ TEST(Cli, CollectiveIsTheSimulatorsNcclTests) {
   EXPECT_EQ(dtsim("collective --platform star_16_10gbe --workers 4 --sizes 1MiBs").code, 2);
 }
 
+/// The first column of each csv row after the header.
+std::string first_column(const std::string& csv) {
+  std::istringstream lines(csv);
+  std::string line, out;
+  std::getline(lines, line);
+  while (std::getline(lines, line)) out += (out.empty() ? "" : " ") + line.substr(0, line.find(','));
+  return out;
+}
+
+TEST(Cli, CollectiveTakesNcclTestsSizes) {
+  const std::string run = "collective --platform star_16_10gbe --workers 4 --fidelity analytic --format csv ";
+  EXPECT_EQ(first_column(dtsim(run + "-b 8 -e 64 -f 2").output), "8 16 32 64");
+  EXPECT_EQ(first_column(dtsim(run + "-b 1K -e 1M -f 32").output), "1024 32768 1048576");
+  EXPECT_EQ(first_column(dtsim(run + "-b 1M -e 3M").output), "1048576 2097152 3145728");  // -i 1M, as nccl-tests
+  EXPECT_EQ(first_column(dtsim(run + "-b 100 -e 250 -i 50").output), "100 150 200 250");
+  EXPECT_EQ(first_column(dtsim(run + "-b 1G").output), "1073741824");
+  EXPECT_EQ(first_column(dtsim(run + "--sizes 4096,1M,64MiB").output), "4096 1048576 67108864");
+  EXPECT_EQ(dtsim(run + "-b 8 -e 4").output, "dtsim: error: -b 8 -e 4: -e is below -b; -b MIN -e MAX with MIN <= MAX\n");
+  EXPECT_EQ(dtsim(run + "-b 8 -e 1G -i 1").output,
+            "dtsim: error: -b 8 -e 1G -i 1: more than 10000 sizes; a larger -i, or -f 2 for powers of two\n");
+  EXPECT_EQ(dtsim(run).output, "dtsim: error: dtsim collective: no sizes given; --sizes LIST, or nccl-tests' -b MIN "
+                               "[-e MAX] [-f FACTOR | -i STEP]\n");
+  EXPECT_EQ(dtsim(run + "-b 1 -e 8 -f 2 -i 1").code, 2);
+  EXPECT_EQ(dtsim(run + "--sizes 1M -b 1").code, 2);
+  // --help names the columns the csv has.
+  std::istringstream csv(dtsim(run + "--sizes 1M").output);
+  std::string header;
+  std::getline(csv, header);
+  std::istringstream nccl_csv(dtsim(run + "--sizes 1M --algorithm nccl").output);
+  std::string nccl_header;
+  std::getline(nccl_csv, nccl_header);
+  ASSERT_EQ(nccl_header.rfind(header + ",", 0), 0u) << nccl_header;
+  EXPECT_NE(dtsim("collective --help").output.find("(header: " + header + "; nccl and auto add " +
+                                                   nccl_header.substr(header.size() + 1) + ")"),
+            std::string::npos);
+}
+
 TEST(Cli, PlatformShow) {
   const Outcome o = dtsim("platform show v100_4x4_10gbe");
   ASSERT_EQ(o.code, 0) << o.output;
