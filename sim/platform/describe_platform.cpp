@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/push_relabel_max_flow.hpp>
+#include <cctype>
 #include <cmath>
 #include <sstream>
 
@@ -91,6 +92,37 @@ std::string sketch(const Fabric& fabric) {
   return out.str();
 }
 
+/// The name with each run of digits replaced by '#': links of one family share it.
+std::string name_pattern(const std::string& name) {
+  std::string pattern;
+  for (std::size_t i = 0; i < name.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(name[i])))
+      pattern += name[i];
+    else if (i == 0 || !std::isdigit(static_cast<unsigned char>(name[i - 1])))
+      pattern += '#';
+  return pattern;
+}
+
+/// "first .. last (count)" per name pattern, patterns in order of their first link.
+std::vector<std::string> link_name_lines(const Fabric& fabric) {
+  struct Family {
+    std::string pattern, first, last;
+    int count = 0;
+  };
+  std::vector<Family> families;
+  for (const DirectedLink& l : fabric.links()) {
+    const std::string pattern = name_pattern(l.name);
+    auto f = std::find_if(families.begin(), families.end(), [&](const Family& x) { return x.pattern == pattern; });
+    if (f == families.end()) f = families.insert(families.end(), Family{pattern, l.name, l.name, 0});
+    f->last = l.name;
+    ++f->count;
+  }
+  std::vector<std::string> lines;
+  for (const Family& f : families)
+    lines.push_back(f.count == 1 ? f.first : f.first + " .. " + f.last + " (" + std::to_string(f.count) + ")");
+  return lines;
+}
+
 }  // namespace
 
 PlatformDescription describe_platform(const PlatformSpec& spec) {
@@ -119,6 +151,7 @@ PlatformDescription describe_platform(const PlatformSpec& spec) {
       }
   d.bisection_Bps = bisection_Bps(fabric);
   if (spec.topology == Topology::fat_tree) d.oversubscription = fat_tree_oversubscription(spec);
+  d.link_names = link_name_lines(fabric);
   d.sketch = sketch(fabric);
   return d;
 }
@@ -138,6 +171,8 @@ std::string format_description(const PlatformDescription& d) {
       out << (l ? ", " : " ") << "level " << l + 1 << " " << d.oversubscription[l] << ":1";
     out << "\n";
   }
+  out << "link names    directed, as slow_links, [[failures]] link and the report's links name them:\n";
+  for (const std::string& line : d.link_names) out << "  " << line << "\n";
   if (!d.sketch.empty()) out << "\n" << d.sketch;
   return out.str();
 }

@@ -21,6 +21,9 @@ struct PlatformDescription {
   double bisection_Bps = 0;
   /// fat_tree: per switch level 1 .. L-1, bandwidth below a switch / bandwidth above it (2 = 2:1).
   std::vector<double> oversubscription;
+  /// The directed link names (what slow_links, [[failures]] link and the report's links say), one line per
+  /// pattern of names in link order: "gpu0_UP .. gpu15_UP (16)".
+  std::vector<std::string> link_names;
   /// Adjacency of the nodes and switches, one line each; empty above 64 of them.
   std::string sketch;
 };

@@ -35,6 +35,17 @@ TEST(DescribePlatform, RingDiameterAndBisection) {
   EXPECT_DOUBLE_EQ(d.bisection_Bps, 2 * 25e9);  // a ring is cut in two places
 }
 
+TEST(DescribePlatform, LinkNamesByFamilyAsSlowLinksAndFailuresTakeThem) {
+  const PlatformDescription star = describe_platform(testing::small_platform(Topology::star));
+  EXPECT_EQ(star.link_names, (std::vector<std::string>{"link0_UP .. link4_UP (5)", "link0_DOWN .. link4_DOWN (5)"}));
+  auto spec = testing::small_platform(Topology::two_level);
+  spec.nodes = 3;
+  const PlatformDescription two = describe_platform(spec);
+  EXPECT_EQ(two.link_names, (std::vector<std::string>{"gpu0_UP .. gpu5_UP (6)", "gpu0_DOWN .. gpu5_DOWN (6)",
+                                                      "nic0_UP .. nic2_UP (3)", "nic0_DOWN .. nic2_DOWN (3)"}));
+  EXPECT_NE(format_description(two).find("\n  nic0_UP .. nic2_UP (3)\n"), std::string::npos);
+}
+
 TEST(DescribePlatform, SketchListsNodesAndSwitches) {
   const std::string text = format_description(describe_platform(testing::small_platform(Topology::fat_tree)));
   EXPECT_NE(text.find("oversubscribed level 1 1:1, level 2 0.5:1"), std::string::npos) << text;
