@@ -21,11 +21,31 @@ std::string where(const toml::source_region& source) {
 
 Section::Section(toml::table& table, std::string name) : table_(&table), name_(std::move(name)) {}
 
-std::string Section::where_table() const { return where(table_->source()); }
+namespace {
+
+/// Where a node was written: its own place, or for a table that --set made (no place of its own) the place of its
+/// first value that has one ("--set k=v"); nothing for a recorded default.
+std::optional<std::string> written_at(const toml::node& n) {
+  if (n.source().path) return where(n.source());
+  if (const toml::table* t = n.as_table())
+    for (const auto& [key, value] : *t)
+      if (auto w = written_at(value)) return w;
+  return std::nullopt;
+}
+
+/// Where a key was written: its own place in a file, or its value's when --set added it.
+std::string where_key_of(const toml::key& key, const toml::node& value) {
+  return key.source().path ? where(key.source()) : written_at(value).value_or(where(value.source()));
+}
+
+}  // namespace
+
+std::string Section::where_table() const { return written_at(*table_).value_or(where(table_->source())); }
 
 std::string Section::where_key(const std::string& key) const {
   const toml::node* n = table_->get(key);
-  return n && n->source().path ? where(n->source()) : where_table();  // a recorded default has no source
+  const auto w = n ? written_at(*n) : std::nullopt;
+  return w ? *w : where_table();  // a recorded default has no place
 }
 
 std::string Section::dotted(const std::string& key) const { return name_.empty() ? key : name_ + "." + key; }
@@ -211,7 +231,7 @@ void Section::allow(const std::vector<std::string>& known,
     std::string suggested = nearest(k, known);
     if (suggested.empty() && hint) suggested = hint(k);
     if (!suggested.empty()) suggested += " ";
-    throw core::InputError(where(key.source()), "unknown key '" + dotted(k) + "'",
+    throw core::InputError(where_key_of(key, value), "unknown key '" + dotted(k) + "'",
                            suggested + "allowed" +
                                std::string(name_.empty() ? " at the top level" : " in [" + name_ + "]") + ": " +
                                core::join_names(known));
@@ -222,7 +242,7 @@ void Section::finish() const {
   for (const auto& [key, value] : *table_) {
     const std::string k(key.str());
     if (read_.count(k)) continue;
-    throw core::InputError(where(key.source()), "key '" + dotted(k) + "' does not apply here",
+    throw core::InputError(where_key_of(key, value), "key '" + dotted(k) + "' does not apply here",
                            "used with these settings: " + core::join_names({read_.begin(), read_.end()}));
   }
 }

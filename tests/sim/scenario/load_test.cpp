@@ -105,6 +105,24 @@ TEST(GoodScenarios, OverrideErrorsNameTheArgument) {
             "unit, e.g. \"10Gbps\"");
 }
 
+TEST(GoodScenarios, KeysAndTablesThatSetAddsAreLocatedAtTheirSet) {
+  auto message = [](const std::vector<std::string>& sets) {
+    try {
+      load_scenario((kHere / "good/minimal.toml").string(), sets);
+    } catch (const core::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(message({"strategy.scheduler=ddp", "strategy.ddp.bucket_cap_mb=25"}),
+            "--set strategy.ddp.bucket_cap_mb=25: unknown key 'strategy.ddp.bucket_cap_mb'; did you mean 'bucket_cap' "
+            "in [strategy.ddp] (PyTorch DDP's bucket_cap_mb, with its unit: \"25MiB\")? allowed in [strategy.ddp]: "
+            "first_bucket, bucket_cap");
+  EXPECT_EQ(message({"strategy.fusion.threshold=\"1MiB\""}),
+            "--set strategy.fusion.threshold=\"1MiB\": [strategy.fusion] is set but scheduler = \"wfbp\"; remove the "
+            "table or set scheduler = \"fusion\"");
+}
+
 TEST(GoodScenarios, BandwidthsAsDtsimPrintsThem) {
   const Scenario s = load_scenario((kHere / "good/minimal.toml").string(), {"platform.link.bandwidth=\"10Gb/s\""});
   EXPECT_DOUBLE_EQ(s.platform.intra.bandwidth_Bps, 1.25e9);
