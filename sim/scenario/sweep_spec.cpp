@@ -73,8 +73,7 @@ SweepSpec load_sweep(const std::string& path) {
   }
   spec.zip = top.choice("mode", "grid", {"grid", "zip"}) == "zip";
   spec.jobs = static_cast<int>(top.integer("jobs", 1, 1, 256));
-  spec.output_dir =
-      (folder / top.string("output", fs::path(path).stem().string() + "-out")).lexically_normal().string();
+  spec.output_dir = fs::path(top.string("output", fs::path(path).stem().string() + "-out")).lexically_normal().string();
   if (const toml::node* set = root.get("set")) {
     if (!set->is_table()) throw core::InputError(where(set->source()), "'set' has the wrong type", "it must be a table of key = value");
     for (const auto& [key, value] : *set->as_table()) spec.base_settings.push_back(std::string(key.str()) + "=" + toml_text(value));

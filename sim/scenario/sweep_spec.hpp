@@ -24,7 +24,7 @@ struct SweepSpec {
   std::vector<std::string> base_settings; ///< [set] overrides applied to every point ("key=value")
   bool zip = false;                       ///< zip: the i-th values of every axis together; grid: all combinations
   std::vector<Axis> axes;
-  std::string output_dir;                 ///< default: "<sweep file stem>-out" next to the sweep file
+  std::string output_dir;                 ///< relative to the working directory; default "<sweep file stem>-out"
   int jobs = 1;                           ///< points run at once
   /// Every point, in order (grid: the last axis varies fastest).
   std::vector<SweepPoint> points() const;

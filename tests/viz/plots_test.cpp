@@ -22,7 +22,7 @@ TEST(Plot, SweepGivesScalingBreakdownAndHeatmapInPngAndSvg) {
                                     << "[set]\n\"strategy.fidelity\" = \"analytic\"\n"
                                     << "[[axis]]\nkey = \"workers\"\nvalues = [2, 4, 8]\n"
                                     << "[[axis]]\nkey = \"strategy.scheduler\"\nvalues = [\"wfbp\", \"none\"]\n";
-  ASSERT_EQ(shell(binary() + " sweep " + (dir / "sweep.toml").string()).code, 0);
+  ASSERT_EQ(shell("cd " + dir.string() + " && " + binary() + " sweep sweep.toml").code, 0);  // writes ./sweep-out
   const Outcome o = shell(binary() + " plot " + (dir / "sweep-out").string());
   ASSERT_EQ(o.code, 0) << o.output;
   for (const char* name : {"scaling", "breakdown", "heatmap"})

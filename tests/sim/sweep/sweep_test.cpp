@@ -31,12 +31,13 @@ std::string read(const fs::path& p) {
   return s.str();
 }
 
-/// A folder with a sweep file over good/minimal.toml (a star of 8 hosts).
+/// A folder with a sweep file over good/minimal.toml (a star of 8 hosts) writing into the folder's sweep-out.
 fs::path sweep_folder(const std::string& name, const std::string& body) {
   const fs::path dir = fs::temp_directory_path() / ("dtsim-sweep-" + name + "-" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::ofstream(dir / "sweep.toml") << "base = \"" << DTSIM_SOURCE_DIR << "/tests/sim/scenario/good/minimal.toml\"\n"
+                                    << "output = \"" << (dir / "sweep-out").string() << "\"\n"
                                     << body;
   return dir;
 }
@@ -54,7 +55,9 @@ TEST(SweepSpec, GridVariesTheLastAxisFastestAndZipPairsValues) {
   EXPECT_EQ(spec.output_dir, (dir / "sweep-out").string());
   std::ofstream(dir / "zip.toml") << "mode = \"zip\"\n[[axis]]\nkey = \"workers\"\nvalues = [2, 4]\n"
                                      "[[axis]]\nkey = \"batch_size\"\nvalues = [8, 16]\n";
-  EXPECT_EQ(dtsim::scenario::load_sweep((dir / "zip.toml").string()).points().size(), 2u);
+  const auto zip = dtsim::scenario::load_sweep((dir / "zip.toml").string());
+  EXPECT_EQ(zip.points().size(), 2u);
+  EXPECT_EQ(zip.output_dir, "zip-out");  // where the user runs dtsim, not next to the sweep file
   fs::remove_all(dir);
 }
 
@@ -66,7 +69,7 @@ TEST(SweepSpec, ZipAxesOfDifferentLengthsAreRefused) {
     FAIL();
   } catch (const dtsim::core::InputError& e) {
     EXPECT_EQ(std::string(e.what()), (dir / "sweep.toml").string() +
-                                         ":8:10: zip axis 'batch_size' has 1 values but 'workers' has 2; in zip mode "
+                                         ":9:10: zip axis 'batch_size' has 1 values but 'workers' has 2; in zip mode "
                                          "every axis has the same number of values");
   }
   fs::remove_all(dir);
