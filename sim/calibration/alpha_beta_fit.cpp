@@ -206,12 +206,6 @@ AlphaBetaFit fit_alpha_beta(const std::vector<Measurement>& measurements, std::s
                              "an inter-node measurement with " + std::to_string(m.group.ranks_per_node) +
                                  " GPUs per node, " + inter.front().where + " has " + std::to_string(fit.gpus_per_node),
                              "one node size across the inter-node measurements");
-  if (fit.gpus_per_node > 1 && !fit.intra)
-    throw core::InputError(
-        inter.front().where,
-        "inter-node measurements with " + std::to_string(fit.gpus_per_node) + " GPUs per node but none inside one node",
-        "measurements inside one node too (all GPUs on one host): they fix the intra-node "
-        "alpha and beta before the inter-node fit");
   fit.inter = fit_level(inter, *algorithm, true, fit.intra ? fit.intra->cost : AlphaBeta{});
   return fit;
 }
@@ -250,6 +244,9 @@ std::vector<std::string> describe_fit(const AlphaBetaFit& fit) {
                                  "' all-reduce fitted by least squares on relative residuals"};
   if (fit.intra) describe_level(false, *fit.intra, lines);
   if (fit.inter) describe_level(true, *fit.inter, lines);
+  if (fit.inter && !fit.intra && fit.gpus_per_node > 1)
+    lines.push_back("intra-node: not measured; the inter-node cost stands for it (time all GPUs of one host to fit "
+                    "it)");
   return lines;
 }
 

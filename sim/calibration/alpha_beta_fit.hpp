@@ -46,7 +46,8 @@ struct AlphaBetaFit {
 /// Fits `collective`'s closed form (linear in alpha and beta) to the measurements by least squares on the
 /// relative residuals, so that a 1 MiB point weighs as much as a 1 GiB one; alpha and beta are kept >= 0.
 /// Groups inside one node fit the intra-node cost; groups spanning nodes then fit the inter-node cost with
-/// the intra-node cost fixed. Throws core::InputError when a level cannot be fitted.
+/// the intra-node cost fixed (at zero when nothing was measured inside a node: a multi-node run alone fits the
+/// route across nodes). Throws core::InputError when a level cannot be fitted.
 AlphaBetaFit fit_alpha_beta(const std::vector<Measurement>& measurements, std::string_view collective = "ring");
 
 /// Quality of the times closed_form_s(group, bytes, costs) predicts for the measurements (at least one).

@@ -74,13 +74,30 @@ int vtrain_gpus(const std::string& path) {
           "a vTrain file named AR_GPU<n>_..., n >= 2 GPUs");
 }
 
+/// Bytes per element of nccl-tests' data types.
+std::optional<long long> type_bytes(const std::string& type) {
+  static const std::vector<std::pair<std::string, long long>> kTypes{
+      {"int8", 1},  {"uint8", 1},  {"int32", 4},    {"uint32", 4}, {"int64", 8},  {"uint64", 8},
+      {"half", 2},  {"float", 4},  {"double", 8},   {"bfloat16", 2}, {"f8e4m3", 1}, {"f8e5m2", 1}};
+  for (const auto& [name, bytes] : kTypes)
+    if (name == type) return bytes;
+  return std::nullopt;
+}
+
+/// True when the text is a whole number: a table row starts with one (its size).
+bool whole(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 /// The nccl-tests run being read: its ranks, hosts and table columns.
 struct NcclRun {
   int ranks = 0;
   std::set<std::string> hosts;
-  bool has_table = false;
+  bool in_table = false;        ///< between the header and the first '#' line after a row
+  int rows = 0;                 ///< rows of the current table
   std::size_t time_column = 0;  ///< the first "time": out-of-place
   std::size_t columns = 0;
+  std::optional<std::size_t> count_column, type_column, redop_column, root_column;
 
   /// The group of this run's ranks, or a located error at `line` when it cannot be told.
   collectives::Group group(const std::string& path, int line) const {
@@ -94,6 +111,29 @@ struct NcclRun {
               std::to_string(ranks) + " ranks are spread unevenly over " + std::to_string(nodes) + " hosts",
               "the same number of GPUs on every host");
     return {ranks, ranks / nodes};
+  }
+
+  /// Refuses a row of another collective's test (all_gather_perf, reduce_scatter_perf, ...): the fit is of an
+  /// all-reduce, which reduces (redop), has no root and a count of size / type bytes.
+  void check_all_reduce(const std::string& path, int line, const std::vector<CsvField>& w) const {
+    const std::string redop = redop_column ? w[*redop_column].text : "sum";
+    const std::string root = root_column ? w[*root_column].text : "-1";
+    const auto bytes = type_column ? type_bytes(w[*type_column].text) : std::nullopt;
+    const bool whole_count = !count_column || !bytes ||
+                             whole_number(path, line, w[*count_column], "count", 0) * *bytes ==
+                                 whole_number(path, line, w[0], "size", 1);
+    std::string test;
+    if (redop == "none")
+      test = root == "-1" ? "all_gather_perf, alltoall_perf or sendrecv_perf" : "broadcast_perf";
+    else if (root != "-1")
+      test = "reduce_perf";
+    else if (!whole_count)
+      test = "reduce_scatter_perf";
+    if (test.empty()) return;
+    fail_at(path, line, w[redop_column.value_or(0)].column,
+            "a row of " + test + " (redop " + redop + ", root " + root + (whole_count ? "" : ", count below size") +
+                "), not of an all-reduce",
+            "all_reduce_perf output for an all-reduce fit: redop sum, root -1, count x type bytes = size");
   }
 };
 
@@ -126,21 +166,34 @@ std::vector<Measurement> read_nccl_tests(const std::string& path) {
       } else if (w[0].text == "size") {
         const auto time = find("time");
         if (time == w.end()) fail_at(path, line, w[0].column, "a table header without a 'time' column", kNcclTable);
-        run.has_table = true;
+        const auto column = [&](std::string_view word) -> std::optional<std::size_t> {
+          const auto at = find(word);
+          if (at == w.end()) return std::nullopt;
+          return static_cast<std::size_t>(at - w.begin());
+        };
+        run.in_table = true;
+        run.rows = 0;
         run.time_column = static_cast<std::size_t>(time - w.begin());
         run.columns = w.size();
+        run.count_column = column("count");
+        run.type_column = column("type");
+        run.redop_column = column("redop");
+        run.root_column = column("root");
+      } else if (run.rows > 0) {
+        run.in_table = false;  // "# Out of bounds values", "# Avg bus bandwidth": the table ended
       }
       continue;
     }
     if (text.find(" NCCL INFO ") != std::string::npos || text.find(" NCCL WARN ") != std::string::npos) continue;
-    if (!run.has_table)
-      fail_at(path, line, static_cast<int>(first) + 1, "a line outside the nccl-tests table", kNcclTable);
     const std::vector<CsvField> w = words(text);
+    if (!run.in_table || !whole(w[0].text)) continue;  // ssh and mpirun banners, warnings: not table rows
     if (w.size() != run.columns) {
       const int column = w.size() > run.columns ? w[run.columns].column : static_cast<int>(text.size()) + 1;
       fail_at(path, line, column, std::to_string(w.size()) + " fields, the header has " + std::to_string(run.columns),
               "one field per column");
     }
+    run.check_all_reduce(path, line, w);
+    ++run.rows;
     out.push_back({run.group(path, line), static_cast<double>(whole_number(path, line, w[0], "size", 1)),
                    number(path, line, w[run.time_column], "time", false) * 1e-6, where(path, line)});
   }
@@ -179,7 +232,13 @@ std::vector<Measurement> read_measurements(const std::string& path) {
   const auto first = std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return !trim(l).empty(); });
   if (first == lines.end()) fail_at(path, 1, 1, "the measurement file is empty", kFormats);
   const std::string_view text = trim(*first);
-  if (text.front() == '#' || text.find(',') == std::string_view::npos) return read_nccl_tests(path);
+  const bool nccl_tests = std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
+    const std::string_view t = trim(l);
+    if (!t.starts_with('#')) return false;
+    const std::vector<CsvField> w = words(t, 1);
+    return !w.empty() && (w[0].text == "nThread" || w[0].text == "size");
+  });
+  if (nccl_tests || text.front() == '#' || text.find(',') == std::string_view::npos) return read_nccl_tests(path);
   const bool vtrain = lower(std::string(trim(text.substr(0, text.find(','))))) == kVtrainHeader.front();
   return vtrain ? read_vtrain_csv(path) : read_plain_csv(path);
 }

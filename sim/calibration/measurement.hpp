@@ -16,13 +16,16 @@ struct Measurement {
   std::string where;  ///< "path:line:1", the row it was read from
 };
 
-/// Reads any of the formats below, recognised by content: a first non-blank line with a comma is a CSV
+/// Reads any of the formats below, recognised by content: nccl-tests output when a line is its "# nThread" or
+/// "#  size ..." line (banners before it may have commas); else a first non-blank line with a comma is a CSV
 /// (vTrain when its first field is "size(B)", plain otherwise); anything else is nccl-tests output.
 std::vector<Measurement> read_measurements(const std::string& path);
 
-/// nccl-tests stdout (e.g. all_reduce_perf): the GPUs are the "#  Rank" lines, the nodes their distinct host
+/// nccl-tests stdout of all_reduce_perf: the GPUs are the "#  Rank" lines, the nodes their distinct host
 /// names; each row of the table under "#  size count type redop root time algbw busbw #wrong ..." gives size
 /// and the out-of-place time in microseconds. Several runs may follow each other ("# nThread" starts one).
+/// Lines outside the table (ssh, mpirun banners, NCCL INFO) are skipped; rows of another collective's test
+/// (all_gather_perf, reduce_scatter_perf, ...) are refused.
 std::vector<Measurement> read_nccl_tests(const std::string& path);
 
 /// vTrain's tables (github.com/VIA-Research/vTrain, trace/*/AR_GPU<n>_*): the header

@@ -53,13 +53,14 @@ std::string platform_toml(const AlphaBetaFit& fit, const std::string& name, cons
         << "# GPU i -> GPU j crosses link i and link j: alpha = 2 x latency, beta = 1 / bandwidth.\n";
     link(out, "link", cost.alpha_s / 2, 1 / cost.beta_s_per_byte);
   } else {
-    const collectives::AlphaBeta intra = fit.intra->cost;
     const collectives::AlphaBeta inter = fit.inter->cost;
+    const collectives::AlphaBeta intra = fit.intra ? fit.intra->cost : inter;
     out << "topology = \"two_level\"\n"
         << "nodes = " << (nodes > 0 ? nodes : fit.nodes)
         << (nodes > 0 ? "  # measured on " + std::to_string(fit.nodes) + "; written for dtsim calibrate --nodes" : "")
         << "\n"
         << "gpus_per_node = " << fit.gpus_per_node << "\n\n"
+        << (fit.intra ? "" : "# Nothing was measured inside one node: the GPU links get the inter-node cost.\n")
         << "# Inside a node GPU i -> GPU j crosses two GPU links: intra alpha = 2 x latency, beta = 1 / bandwidth.\n";
     link(out, "intra_link", intra.alpha_s / 2, 1 / intra.beta_s_per_byte);
     out << "# Across nodes: GPU link, NIC up, NIC down, GPU link: inter alpha = 2 x GPU-link + 2 x NIC latency,\n"

@@ -122,12 +122,6 @@ TEST(AlphaBetaFit, ErrorsSayWhatIsMissing) {
   EXPECT_EQ(error_of([&] { fit_alpha_beta(shrinking); }),
             "m.csv:2:1: the intra-node times do not grow with the message size (fitted beta <= 0); measurements up "
             "to sizes where the time grows with the size, e.g. 1 MiB to 1 GiB");
-  EXPECT_EQ(error_of([] {
-              fit_alpha_beta(ring_times({{16, 8}}, kInfiniband));
-            }),
-            "synthetic:1:1: inter-node measurements with 8 GPUs per node but none inside one node; measurements "
-            "inside one node too (all GPUs on one host): they fix the intra-node alpha and beta before the "
-            "inter-node fit");
   std::vector<Measurement> mixed = ring_times({{8, 8}, {16, 8}}, kNvlink);
   mixed.push_back({{16, 4}, 1024, 1e-4, "m.csv:9:1"});
   EXPECT_EQ(error_of([&] { fit_alpha_beta(mixed); }),
@@ -146,6 +140,18 @@ TEST(AlphaBetaFit, ErrorsSayWhatIsMissing) {
               fit_alpha_beta(ring_times({{2, 2}}, kNvlink), "ringg");
             }).substr(0, 25),
             "unknown collective 'ringg");
+}
+
+TEST(AlphaBetaFit, AMultiNodeRunAloneFitsTheRouteAcrossNodes) {
+  const AlphaBetaFit fit = fit_alpha_beta(ring_times({{16, 8}}, kInfiniband));
+  EXPECT_FALSE(fit.intra);
+  ASSERT_TRUE(fit.inter);
+  expect_relative(fit.inter->cost.alpha_s, kInfiniband.alpha_s, 1e-9);
+  expect_relative(fit.inter->cost.beta_s_per_byte, kInfiniband.beta_s_per_byte, 1e-9);
+  EXPECT_EQ(fit.gpus_per_node, 8);
+  EXPECT_EQ(fit.link_costs().intra.alpha_s, fit.inter->cost.alpha_s);
+  EXPECT_EQ(describe_fit(fit).back(),
+            "intra-node: not measured; the inter-node cost stands for it (time all GPUs of one host to fit it)");
 }
 
 TEST(AlphaBetaFit, DescriptionSaysCostQualityAndWhichSizesAreLatencyBound) {

@@ -80,8 +80,8 @@ TEST(NcclTests, ErrorsAreLocated) {
     return std::pair{path, error_of([&] { read_nccl_tests(path); })};
   };
   const std::string table = "a table row under the header '#  size count type redop root time algbw busbw ...'";
-  auto [p1, e1] = error("no_header.txt", ranks + row);
-  EXPECT_EQ(e1, p1 + ":3:1: a line outside the nccl-tests table; " + table);
+  auto [p1, e1] = error("no_header.txt", ranks + row);  // a row before any header is not in a table
+  EXPECT_EQ(e1, p1 + ":1:1: no nccl-tests table rows; " + table);
   auto [p2, e2] = error("no_ranks.txt", header + row);
   EXPECT_EQ(e2, p2 + ":2:1: no '#  Rank' line before the table: the GPU count is unknown; the whole nccl-tests "
                      "output, with its '#  Rank <r> ... on <host> ...' lines");
@@ -97,6 +97,39 @@ TEST(NcclTests, ErrorsAreLocated) {
   EXPECT_EQ(e7, p7 + ":3:1: the run has 1 GPU; a run over at least 2 GPUs");
   auto [p8, e8] = error("zero_size.txt", ranks + header + "0 0 float sum -1 10.0 0.1 0.1 0 10.0 0.1 0.1 0\n");
   EXPECT_EQ(e8, p8 + ":4:1: size 0 is below 1; a whole number >= 1");
+}
+
+const std::string kLogs = std::string(DTSIM_SOURCE_DIR) + "/tests/sim/calibration/logs/";
+
+TEST(NcclTests, AMultiNodeMpirunLogWithBannersAroundTheTable) {
+  // ssh and mpirun banners before the run, NCCL INFO lines in the table, Open MPI help messages after it.
+  const std::vector<Measurement> m = read_nccl_tests(kLogs + "all_reduce_2x8_mpirun.log");
+  ASSERT_EQ(m.size(), 6u);
+  EXPECT_EQ(m[0].group.ranks, 16);
+  EXPECT_EQ(m[0].group.ranks_per_node, 8);
+  EXPECT_EQ(m[0].bytes, 1048576);
+  EXPECT_DOUBLE_EQ(m[0].time_s, 816.2e-6);
+  EXPECT_EQ(m[0].where, kLogs + "all_reduce_2x8_mpirun.log:32:1");
+  EXPECT_DOUBLE_EQ(m[5].time_s, 169833.0e-6);
+}
+
+TEST(NcclTests, OtherCollectivesTestsAreRefused) {
+  EXPECT_EQ(error_of([] { read_nccl_tests(kLogs + "all_gather_8.log"); }),
+            kLogs + "all_gather_8.log:16:41: a row of all_gather_perf, alltoall_perf or sendrecv_perf (redop none, root "
+                    "-1, count below size), not of an all-reduce; all_reduce_perf output for an all-reduce fit: redop "
+                    "sum, root -1, count x type bytes = size");
+  const std::string head = "#  Rank  0 Group  0 Pid  1 on a device 0\n#  Rank  1 Group  0 Pid  1 on a device 1\n"
+                           "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n";
+  const auto test_of = [&](const std::string& name, const std::string& row) {
+    const std::string path = write_file(name, head + row);
+    const std::string e = error_of([&] { read_nccl_tests(path); });
+    return e.substr(e.find(": a row of ") + 11, e.find(" (redop") - e.find(": a row of ") - 11);
+  };
+  EXPECT_EQ(test_of("reduce_scatter.txt", "2048 256 float sum -1 10 0.1 0.1 0 10 0.1 0.1 0\n"), "reduce_scatter_perf");
+  EXPECT_EQ(test_of("broadcast.txt", "2048 512 float none 0 10 0.1 0.1 0 10 0.1 0.1 0\n"), "broadcast_perf");
+  EXPECT_EQ(test_of("reduce.txt", "2048 512 float sum 0 10 0.1 0.1 0 10 0.1 0.1 0\n"), "reduce_perf");
+  EXPECT_EQ(read_nccl_tests(write_file("half.txt", head + "2048 1024 half sum -1 10 0.1 0.1 0 10 0.1 0.1 0\n")).size(),
+            1u);
 }
 
 const std::string kVtrainHeader = "size(B),count,type,time(ns),busbw(GB/s),time(ns),busbw(GB/s)\n";
@@ -171,6 +204,8 @@ TEST(ReadMeasurements, RecognisesEachFormat) {
       3);
   EXPECT_EQ(
       read_measurements(write_file("p.csv", "\ngpus,gpus_per_node,bytes,time_us\n5,5,64,3\n")).front().group.ranks, 5);
+  // An ssh banner with a comma before the nccl-tests output.
+  EXPECT_EQ(read_measurements(kLogs + "all_reduce_2x8_mpirun.log").size(), 6u);
 }
 
 TEST(ReadMeasurements, EmptyAndMissingFiles) {

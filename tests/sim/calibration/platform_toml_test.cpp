@@ -93,6 +93,23 @@ TEST(PlatformToml, NodesScalesTheFittedPlatformToPredictALargerCluster) {
             "yourself");
 }
 
+TEST(PlatformToml, AMultiNodeNcclTestsLogAloneGivesTwoLevelsWithTheRouteCost) {
+  const std::string log = std::string(DTSIM_SOURCE_DIR) + "/tests/sim/calibration/logs/all_reduce_2x8_mpirun.log";
+  const Calibration c = calibrate({log}, {});
+  const scenario::Scenario s = load_platform(c.platform_toml, 16);
+  EXPECT_EQ(s.platform.topology, platform::Topology::two_level);
+  EXPECT_EQ(s.platform.nodes, 2);
+  EXPECT_EQ(s.platform.gpus_per_node, 8);
+  const collectives::LinkCosts costs = platform::link_costs(s.platform);
+  // The log's times are printed to 0.1 us.
+  EXPECT_NEAR(costs.inter.alpha_s, kInfiniband.alpha_s, 0.01 * kInfiniband.alpha_s);
+  EXPECT_NEAR(costs.inter.beta_s_per_byte, kInfiniband.beta_s_per_byte, 1e-4 * kInfiniband.beta_s_per_byte);
+  expect_costs(costs.intra, costs.inter);
+  EXPECT_NE(c.platform_toml.find("# Nothing was measured inside one node: the GPU links get the inter-node cost.\n"),
+            std::string::npos)
+      << c.platform_toml;
+}
+
 TEST(PlatformToml, SaysWhereRoutesCannotReproduceTheFit) {
   AlphaBetaFit fit;
   fit.collective = "ring";
