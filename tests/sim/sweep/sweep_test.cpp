@@ -18,7 +18,6 @@
 namespace {
 
 namespace fs = std::filesystem;
-using dtsim::testing::dtsim;
 using dtsim::testing::Outcome;
 using dtsim::testing::shell;
 
@@ -31,15 +30,19 @@ std::string read(const fs::path& p) {
   return s.str();
 }
 
-/// A folder with a sweep file over good/minimal.toml (a star of 8 hosts) writing into the folder's sweep-out.
+/// A folder with a sweep file over good/minimal.toml (a star of 8 hosts).
 fs::path sweep_folder(const std::string& name, const std::string& body) {
   const fs::path dir = fs::temp_directory_path() / ("dtsim-sweep-" + name + "-" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::ofstream(dir / "sweep.toml") << "base = \"" << DTSIM_SOURCE_DIR << "/tests/sim/scenario/good/minimal.toml\"\n"
-                                    << "output = \"" << (dir / "sweep-out").string() << "\"\n"
                                     << body;
   return dir;
+}
+
+/// `dtsim sweep ARGUMENTS` run in `dir`, as a user in that folder: the results land in dir/sweep-out.
+Outcome sweep_in(const fs::path& dir, const std::string& arguments) {
+  return shell("cd " + dir.string() + " && " + DTSIM_BINARY + " sweep " + arguments);
 }
 
 int lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
@@ -52,12 +55,12 @@ TEST(SweepSpec, GridVariesTheLastAxisFastestAndZipPairsValues) {
   ASSERT_EQ(points.size(), 6u);
   EXPECT_EQ(points[1].settings[1].second, "\"none\"");
   EXPECT_EQ(points[3].settings[0].second, "4");
-  EXPECT_EQ(spec.output_dir, (dir / "sweep-out").string());
+  EXPECT_EQ(spec.output_dir, "sweep-out");  // where the user runs dtsim, not next to the sweep file
   std::ofstream(dir / "zip.toml") << "mode = \"zip\"\n[[axis]]\nkey = \"workers\"\nvalues = [2, 4]\n"
                                      "[[axis]]\nkey = \"batch_size\"\nvalues = [8, 16]\n";
   const auto zip = dtsim::scenario::load_sweep((dir / "zip.toml").string());
   EXPECT_EQ(zip.points().size(), 2u);
-  EXPECT_EQ(zip.output_dir, "zip-out");  // where the user runs dtsim, not next to the sweep file
+  EXPECT_EQ(zip.output_dir, "zip-out");
   fs::remove_all(dir);
 }
 
@@ -69,7 +72,7 @@ TEST(SweepSpec, ZipAxesOfDifferentLengthsAreRefused) {
     FAIL();
   } catch (const dtsim::core::InputError& e) {
     EXPECT_EQ(std::string(e.what()), (dir / "sweep.toml").string() +
-                                         ":9:10: zip axis 'batch_size' has 1 values but 'workers' has 2; in zip mode "
+                                         ":8:10: zip axis 'batch_size' has 1 values but 'workers' has 2; in zip mode "
                                          "every axis has the same number of values");
   }
   fs::remove_all(dir);
@@ -79,7 +82,7 @@ TEST(Sweep, RunsEveryPointRecordsFailuresAndSkipsFinishedPointsOnReRun) {
   const fs::path dir = sweep_folder("run", "jobs = 2\n[set]\n\"strategy.fidelity\" = \"analytic\"\n"
                                            "[[axis]]\nkey = \"workers\"\nvalues = [2, 4, 100]\n"
                                            "[[axis]]\nkey = \"strategy.scheduler\"\nvalues = [\"wfbp\", \"none\"]\n");
-  const Outcome first = dtsim("sweep " + (dir / "sweep.toml").string());
+  const Outcome first = sweep_in(dir, (dir / "sweep.toml").string());
   EXPECT_EQ(first.code, 1) << first.output;  // workers = 100 does not fit on 8 hosts: two failed points
   EXPECT_NE(first.output.find("6 of 6 points have a result, 2 failed"), std::string::npos) << first.output;
   const std::string csv = read(dir / "sweep-out/results.csv");
@@ -91,7 +94,7 @@ TEST(Sweep, RunsEveryPointRecordsFailuresAndSkipsFinishedPointsOnReRun) {
   EXPECT_NE(csv.find("5,100,none,failed"), std::string::npos) << csv;
   EXPECT_NE(csv.find("workers = 100 exceeds the 8 GPUs"), std::string::npos) << csv;
   EXPECT_EQ(lines(read(dir / "sweep-out/results.jsonl")), 6);
-  const Outcome second = dtsim("sweep " + (dir / "sweep.toml").string());
+  const Outcome second = sweep_in(dir, (dir / "sweep.toml").string());
   EXPECT_NE(second.output.find("reusing 4 of 6 points"), std::string::npos) << second.output;
   EXPECT_NE(second.output.find("running 2 (new, changed or failed before)"), std::string::npos) << second.output;
   fs::remove_all(dir);
@@ -115,13 +118,13 @@ TEST(Sweep, PointsAreKeyedByTheirResolvedScenarioNotTheirIndex) {
   const fs::path dir = sweep_folder("keyed", "[set]\n\"strategy.fidelity\" = \"analytic\"\n"
                                              "[[axis]]\nkey = \"workers\"\nvalues = [4, 8]\n");
   const std::string file = (dir / "sweep.toml").string();
-  ASSERT_EQ(dtsim("sweep " + file).code, 0);
+  ASSERT_EQ(sweep_in(dir, file).code, 0);
   const std::vector<std::string> four = row(read(dir / "sweep-out/results.csv"), 0);
   // Edit the axis: [4, 8] -> [2, 4]. Point 0 is now 2 workers (new), point 1 is 4 workers (reused).
   std::ofstream(dir / "sweep.toml") << "base = \"" << DTSIM_SOURCE_DIR << "/tests/sim/scenario/good/minimal.toml\"\n"
                                     << "[set]\n\"strategy.fidelity\" = \"analytic\"\n"
                                     << "[[axis]]\nkey = \"workers\"\nvalues = [2, 4]\n";
-  const Outcome edited = dtsim("sweep " + file);
+  const Outcome edited = sweep_in(dir, file);
   ASSERT_EQ(edited.code, 0) << edited.output;
   EXPECT_NE(edited.output.find("reusing 1 of 2 points"), std::string::npos) << edited.output;
   const std::string csv = read(dir / "sweep-out/results.csv");
@@ -138,7 +141,7 @@ TEST(Sweep, PointsAreKeyedByTheirResolvedScenarioNotTheirIndex) {
   std::ofstream(dir / "sweep.toml") << "base = \"" << DTSIM_SOURCE_DIR << "/tests/sim/scenario/good/minimal.toml\"\n"
                                     << "[set]\n\"strategy.fidelity\" = \"analytic\"\nbatch_size = 8\n"
                                     << "[[axis]]\nkey = \"workers\"\nvalues = [2, 4]\n";
-  const Outcome more = dtsim("sweep " + file);
+  const Outcome more = sweep_in(dir, file);
   ASSERT_EQ(more.code, 0) << more.output;
   EXPECT_EQ(more.output.find("reusing"), std::string::npos) << more.output;
   EXPECT_NE(row(read(dir / "sweep-out/results.csv"), 1)[3], four[3]);
@@ -147,7 +150,7 @@ TEST(Sweep, PointsAreKeyedByTheirResolvedScenarioNotTheirIndex) {
                                     << "[set]\n\"strategy.fidelity\" = \"analytic\"\nbatch_size = 8\n"
                                     << "\"strategy.sync\" = \"bsp\"\n"
                                     << "[[axis]]\nkey = \"workers\"\nvalues = [2, 4]\n";
-  const Outcome same = dtsim("sweep " + file);
+  const Outcome same = sweep_in(dir, file);
   EXPECT_NE(same.output.find("reusing 2 of 2 points"), std::string::npos) << same.output;
   fs::remove_all(dir);
 }
@@ -157,7 +160,7 @@ TEST(Sweep, BytesPerWorkerAreCountedPerIteration) {
   const fs::path dir = sweep_folder("bytes", "[set]\n\"strategy.fidelity\" = \"analytic\"\n"
                                              "\"strategy.scheduler\" = \"none\"\n"
                                              "[[axis]]\nkey = \"iterations\"\nvalues = [1, 3]\n");
-  ASSERT_EQ(dtsim("sweep " + (dir / "sweep.toml").string()).code, 0);
+  ASSERT_EQ(sweep_in(dir, (dir / "sweep.toml").string()).code, 0);
   const std::string csv = read(dir / "sweep-out/results.csv");
   const std::vector<std::string> one = row(csv, 0), three = row(csv, 1);
   ASSERT_EQ(one.size(), 16u) << csv;
@@ -171,17 +174,17 @@ TEST(Sweep, ShardsThenMergeGiveTheSameResults) {
   const fs::path dir = sweep_folder("shards", "[set]\n\"strategy.fidelity\" = \"analytic\"\n"
                                               "[[axis]]\nkey = \"workers\"\nvalues = [2, 3, 4, 5]\n");
   const std::string file = (dir / "sweep.toml").string();
-  ASSERT_EQ(dtsim("sweep " + file + " --shard 0 --shards 2").code, 0);
+  ASSERT_EQ(sweep_in(dir, file + " --shard 0 --shards 2").code, 0);
   const auto folders = [&] {
     int n = 0;
     for (const auto& entry : fs::directory_iterator(dir / "sweep-out/points")) n += fs::exists(entry.path() / "point.json");
     return n;
   };
   EXPECT_EQ(folders(), 2);  // points 0 and 2
-  EXPECT_EQ(dtsim("sweep " + file + " --merge").code, 1);  // half the points have no result yet
-  ASSERT_EQ(dtsim("sweep " + file + " --shard 1 --shards 2").code, 0);
+  EXPECT_EQ(sweep_in(dir, file + " --merge").code, 1);  // half the points have no result yet
+  ASSERT_EQ(sweep_in(dir, file + " --shard 1 --shards 2").code, 0);
   EXPECT_EQ(folders(), 4);
-  const Outcome merged = dtsim("sweep " + file + " --merge");
+  const Outcome merged = sweep_in(dir, file + " --merge");
   EXPECT_EQ(merged.code, 0) << merged.output;
   EXPECT_EQ(lines(read(dir / "sweep-out/results.csv")), 5);
   fs::remove_all(dir);
@@ -189,7 +192,7 @@ TEST(Sweep, ShardsThenMergeGiveTheSameResults) {
 
 TEST(Sweep, SlurmScriptIsAJobArrayOverShards) {
   const fs::path dir = sweep_folder("slurm", "[[axis]]\nkey = \"workers\"\nvalues = [2, 4, 8]\n");
-  const Outcome o = dtsim("sweep " + (dir / "sweep.toml").string() + " --slurm --shards 3 --no-submit");
+  const Outcome o = sweep_in(dir, (dir / "sweep.toml").string() + " --slurm --shards 3 --no-submit");
   ASSERT_EQ(o.code, 0) << o.output;
   const std::string script = read(dir / "sweep-out/sweep.sbatch");
   EXPECT_NE(script.find("#SBATCH --array=0-2"), std::string::npos) << script;
