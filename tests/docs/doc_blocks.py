@@ -11,7 +11,9 @@ Convention (what a writer of the docs needs to know):
   files. `cd` and variables do not carry over from one command to the next.
 - A line ending in `\\` continues on the next line. Blank lines and lines starting with `#` are not commands.
 - Set-up commands are not run: a command starting with `bash .ci/install-deps` or `cmake` (the README's first
-  two lines install and build; CI runs them, .ci/run). The tests run on the build they make.
+  two lines install and build; CI runs them, .ci/run). The tests run on the build they make. A command that
+  names `../shared` is not run when there is no shared/ folder beside the repository (the validation data; the
+  validation tests skip then too).
 - Output is compared where it is shown, in one of two ways:
   * transcript: in a ```sh block whose commands start with `$ `, the lines after a `$ command` line, up to the
     next `$ `, are that command's expected output;
@@ -151,6 +153,11 @@ def normalised(lines):
     return lines
 
 
+def shared_folder(source):
+    """The shared/ folder beside the repository (validation data)."""
+    return os.path.join(os.path.dirname(os.path.abspath(source)), "shared")
+
+
 def scratch_copy(source, build, into):
     """The repository's files (tracked and untracked, not ignored; no build folders) under into/repo."""
     repo = os.path.join(into, "repo")
@@ -168,7 +175,7 @@ def scratch_copy(source, build, into):
     if os.path.lexists(os.path.join(repo, "build")):
         raise SystemExit(f"{source}/build is a file of the repository; the runner needs that name for the build")
     os.symlink(os.path.abspath(build), os.path.join(repo, "build"))
-    shared = os.path.join(os.path.dirname(os.path.abspath(source)), "shared")
+    shared = shared_folder(source)
     if os.path.isdir(shared):
         os.symlink(shared, os.path.join(into, "shared"))
     return repo
@@ -256,6 +263,9 @@ def check_markdown(source, build, relative):
             for command in commands:
                 if command.text.startswith(SETUP_PREFIXES):
                     print(f"  {where}:{command.line}: skipped (set-up): {command.text.splitlines()[0]}")
+                    continue
+                if "../shared" in command.text and not os.path.isdir(shared_folder(source)):
+                    print(f"  {where}:{command.line}: skipped (no {shared_folder(source)}): {command.text.splitlines()[0]}")
                     continue
                 if cwd is None:
                     cwd = scratch_copy(source, build, scratch)
