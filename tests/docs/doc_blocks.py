@@ -66,7 +66,8 @@ class DocError(Exception):
 
 
 def fenced_blocks(path):
-    """Every fenced block of a markdown file, with the line of the line after its opening fence."""
+    """A markdown file in order: a Block per fenced block (its line: the first line inside the fences), None per
+    blank line outside blocks, "text" per other line (so a block can tell what follows it)."""
     blocks, current = [], None
     with open(path, encoding="utf-8") as f:
         for number, raw in enumerate(f, start=1):
@@ -111,7 +112,7 @@ def commands_of(block, output_block):
             if text.startswith("$ "):
                 commands.append(Command(text[2:], line, []))
             elif commands:
-                commands[-1].expected.extend(text.split("\n"))
+                commands[-1].expected.append(text)
             elif not is_comment(text):
                 raise DocError(f"{line}: output before the first `$ ` command")
         return commands
