@@ -4,7 +4,7 @@
 Usage: doc_blocks.py --source REPO --build BUILD_DIR [FILE.md ...]   (default: README.md and docs/*.md)
 
 Convention (what a writer of the docs needs to know):
-- Every ```sh block is run. Each command runs in its own `bash -c`, in a scratch copy of the repository (its
+- Every ```sh block is run (a ```bash, ```shell or ```console block is an error: write ```sh, so it runs). Each command runs in its own `bash -c`, in a scratch copy of the repository (its
   files, without build folders) made per markdown file; `build` there is the real build folder, so
   ./build/dtsim is the binary under test, and `../shared` is the folder beside the repository when there is
   one. Blocks of one markdown file run in order in the same copy: a later block sees an earlier block's output
@@ -43,6 +43,7 @@ import time
 
 TIMEOUT_S = 60
 SETUP_PREFIXES = ("bash .ci/install-deps", "cmake ")
+OTHER_SHELLS = ("bash", "shell", "console", "shell-session", "zsh")
 EXIT_LINE = re.compile(r"^\[exit (\d+)\]$")
 
 
@@ -250,6 +251,9 @@ def check_markdown(source, build, relative):
             if block.lang == "toml":
                 failure = check_file_block(where, block, source)
                 failures += [failure] if failure else []
+                continue
+            if block.lang in OTHER_SHELLS:
+                failures.append(f"{where}:{block.line - 1}: a ```{block.lang} block is not run; write ```sh")
                 continue
             if block.lang != "sh":
                 continue

@@ -51,6 +51,7 @@ class Files(unittest.TestCase):
             f"{md}:25: the block names tests/docs/fixtures/missing.toml, which does not exist",
             f"{md}:29: `sleep 2` ran past 1 s; make the example cheaper",
             f"{md}:33: output before the first `$ ` command",
+            f"{md}:38: a ```bash block is not run; write ```sh",
         ])
         self.assertIn(" whole\n+block", failures[2])
 
