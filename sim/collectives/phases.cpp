@@ -78,6 +78,18 @@ std::size_t Fold::fold_in(PlanBuilder& b, std::size_t step, const std::vector<Bl
   return step + 1;
 }
 
+std::size_t Fold::fold_in_halves(PlanBuilder& b, std::size_t step, Block whole) const {
+  if (rem == 0) return step;
+  const Block lower{whole.offset, whole.bytes / 2};
+  const Block upper{lower.offset + lower.bytes, whole.bytes - lower.bytes};
+  for (int r = 0; r < 2 * rem; r += 2) {
+    b.add(step, {r, r + 1, upper.offset, upper.bytes, Combine::reduce});
+    b.add(step, {r + 1, r, lower.offset, lower.bytes, Combine::reduce});
+    b.add(step + 1, {r, r + 1, lower.offset, lower.bytes, Combine::copy});
+  }
+  return step + 2;
+}
+
 std::size_t Fold::fold_out(PlanBuilder& b, std::size_t step, const std::vector<Block>& received) const {
   if (rem == 0) return step;
   for (int r = 0; r < 2 * rem; r += 2) {

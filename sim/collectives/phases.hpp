@@ -54,6 +54,11 @@ struct Fold {
   std::vector<Block> virtual_blocks(const std::vector<Block>& real_blocks) const;
   /// Step `step` (if rem > 0): even rank r < 2 rem sends sent[r] to r + 1. Returns the next free step.
   std::size_t fold_in(PlanBuilder& b, std::size_t step, const std::vector<Block>& sent, Combine combine) const;
+  /// Rabenseifner's fold of `whole` (Thakur, Rabenseifner & Gropp 2005, sec. 4.4; SimGrid's SMPI `rab`,
+  /// reduce-rab.cpp step 2), two steps from `step` (if rem > 0): even r < 2 rem and r + 1 swap halves (r
+  /// keeps the lower, floor(n/2) bytes), then r sends its reduced lower half to r + 1. SMPI keeps the even
+  /// rank; keeping the odd one mirrors it so every fold shares the virtual ranks above. Returns the next step.
+  std::size_t fold_in_halves(PlanBuilder& b, std::size_t step, Block whole) const;
   /// Step `step` (if rem > 0): odd rank r < 2 rem sends received[r - 1] to r - 1. Returns the next free step.
   std::size_t fold_out(PlanBuilder& b, std::size_t step, const std::vector<Block>& received) const;
 };

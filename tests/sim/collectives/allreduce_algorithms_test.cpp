@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "sim/collectives/auto_allreduce.hpp"
+#include "sim/collectives/phases.hpp"
 #include "sim/collectives/pipelined_tree.hpp"
 #include "sim/collectives/schedule_time.hpp"
 #include "sim/collectives/traced_collective.hpp"
@@ -31,13 +32,35 @@ TEST(RecursiveDoubling, NonPowerOfTwoAddsTheFoldAndTheReturn) {
 }
 
 TEST(Rabenseifner, NonPowerOfTwoBandwidthTermUsesPof2NotP) {
-  // p = 7: (2 lg 4 + 2) alpha + (2 * 3/4 + 2) n beta; MPICH's comment would say (2 * 6/7 + 2) n beta.
+  // p = 7: (2 lg 4 + 3) alpha + (2 * 3/4 + 2) n beta; MPICH's comment would say (2 * 6/7 + 2) n beta.
   const double n = 7 * 4 * 1000;
-  const double derived = 6 * kAb.alpha_s + 3.5 * n * kAb.beta_s_per_byte;
+  const double derived = 7 * kAb.alpha_s + 3.5 * n * kAb.beta_s_per_byte;
   EXPECT_DOUBLE_EQ(make_collective("rabenseifner")->closed_form_s({7, 1}, n, kStar), derived);
   EXPECT_NEAR(schedule_time_s(make_collective("rabenseifner")->plan({7, 1}, 28000),
                               platform::Fabric(dtsim::testing::star(7))),
               derived, 1e-9 * derived);
+}
+
+TEST(Rabenseifner, NonPowerOfTwoFoldSwapsHalvesThenSendsOneBack) {
+  // SMPI's rab (reduce-rab.cpp step 2): the pair swaps halves, one reduced half goes back, the whole returns
+  // at the end; one start-up more than MPICH's one-message fold. Odd n: the swap waits for the longer half.
+  const auto c = make_collective("rabenseifner");
+  EXPECT_EQ(c->plan({6, 1}, 1001).steps.size(), 2u + 2u + 2u + 1u);
+  for (int p : {3, 5, 6, 7, 12})
+    for (double n : {1001.0, 65536.0, 1e8}) {
+      const Fold fold(p);
+      const double core = 2 * floor_log2(fold.pof2) * kAb.alpha_s +
+                          2.0 * (fold.pof2 - 1) / fold.pof2 * n * kAb.beta_s_per_byte;
+      const double folds = message(std::ceil(n / 2)) + message(std::floor(n / 2)) + message(n);
+      EXPECT_NEAR(c->closed_form_s({p, 1}, n, kStar), core + folds, 1e-12 * (core + folds)) << p << " " << n;
+    }
+  const auto plan = c->plan({3, 1}, 1001);
+  ASSERT_EQ(plan.steps[0].transfers.size(), 2u);
+  EXPECT_EQ(plan.steps[0].transfers[0].bytes, 501);  // rank 0 sends the upper half
+  EXPECT_EQ(plan.steps[0].transfers[1].bytes, 500);  // rank 1 the lower
+  ASSERT_EQ(plan.steps[1].transfers.size(), 1u);
+  EXPECT_EQ(plan.steps[1].transfers[0].from, 0);
+  EXPECT_EQ(plan.steps[1].transfers[0].bytes, 500);
 }
 
 TEST(BinomialTree, TwoCeilLgPFullMessages) {
