@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <sstream>
+#include <utility>
 
 #include "sim/core/units.hpp"
 #include "sim/platform/fabric.hpp"
@@ -123,6 +124,67 @@ std::vector<std::string> link_name_lines(const Fabric& fabric) {
   return lines;
 }
 
+std::string link_text(const LinkSpec& l) {
+  return core::format_bytes(l.bandwidth_Bps) + "/s, " + core::format_duration(l.latency_s);
+}
+
+/// What one structured node holds and how its GPUs reach each other and the network.
+std::string node_structure(const PlatformSpec& spec) {
+  const NodeSpec& n = spec.node;
+  const int g = spec.gpus_per_node;
+  std::ostringstream out;
+  out << "node fabric   " << node_fabric_name(n.fabric);
+  if (n.fabric == NodeFabric::nvswitch) out << ": every GPU one port of " << link_text(n.nvlink) << " to node<n>_nvswitch";
+  if (n.fabric == NodeFabric::nvlink_mesh) out << ": NVLinks per GPU pair, " << link_text(n.nvlink) << " each";
+  if (n.fabric == NodeFabric::nvlink_mesh) out << "; pairs without NVLink go over PCIe";
+  if (n.fabric == NodeFabric::pcie) out << ": GPUs meet in their PCIe switch, across switches in the host";
+  out << "\n";
+  if (n.fabric == NodeFabric::nvlink_mesh)
+    for (int i = 0; i < g; ++i) {
+      out << "  gpu" << i << " ->";
+      for (int j = 0; j < g; ++j)
+        if (const int k = n.nvlinks[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)]; k > 0)
+          out << " gpu" << j << " x" << k;
+      out << "\n";
+    }
+  out << "pcie          " << n.pcie_switches << " switches, links " << link_text(n.pcie) << ", each to node<n>_host:";
+  for (int s = 0; s < n.pcie_switches; ++s) {
+    out << " pcie" << s << " [";
+    const char* separator = "";
+    for (int i = 0; i < g; ++i)
+      if (n.gpu_switch(i, g) == s) out << std::exchange(separator, " ") << "gpu" << i;
+    for (int k = 0; k < n.nics; ++k)
+      if (n.nic_switch(k) == s) out << std::exchange(separator, " ") << "nic" << k;
+    out << "]";
+  }
+  out << "\nnics          " << n.nics << " per node, " << link_text(spec.inter) << "; GPUDirect RDMA "
+      << (n.gpudirect ? "on" : "off (through host memory)") << ":";
+  for (int i = 0; i < g; ++i) out << " gpu" << i << "->nic" << n.gpu_nic[static_cast<std::size_t>(i)];
+  out << "\nnetwork       "
+      << (n.rails ? "rail-optimised: nic<k> of every node on rail<k>, rails joined by spine (" +
+                        link_text(spec.network) + ")"
+                  : std::string("every NIC on top_switch"))
+      << "\nnode links    gpu<h>_pcie, node<n>_pcie<s>_host, node<n>_nic<k>_pcie, node<n>_nic<k>"
+      << (n.fabric == NodeFabric::nvswitch ? ", gpu<h>_nvlink" : "")
+      << (n.fabric == NodeFabric::nvlink_mesh ? ", node<n>_nvlink<i>-<j>" : "") << (n.rails ? ", rail<k>_spine" : "")
+      << "\n";
+  return out.str();
+}
+
+/// Most hops and largest latency over routes; structured nodes are alike and so are their NICs' places in
+/// the network, so the routes from node 0's GPUs to node 0 and node 1 cover every kind.
+void structured_diameter(const Fabric& fabric, PlatformDescription& d) {
+  const PlatformSpec& spec = fabric.spec();
+  const int last = std::min(spec.hosts(), 2 * spec.gpus_per_node);
+  for (int a = 0; a < spec.gpus_per_node; ++a)
+    for (int b = 0; b < last; ++b) {
+      if (a == b) continue;
+      const core::Path p = fabric.path(a, b);
+      d.diameter_hops = std::max(d.diameter_hops, static_cast<int>(p.links.size()));
+      d.diameter_latency_s = std::max(d.diameter_latency_s, p.latency_s);
+    }
+}
+
 }  // namespace
 
 PlatformDescription describe_platform(const PlatformSpec& spec) {
@@ -135,11 +197,14 @@ PlatformDescription describe_platform(const PlatformSpec& spec) {
   d.switches = static_cast<int>(std::count_if(fabric.vertices().begin(), fabric.vertices().end(),
                                               [](const Vertex& v) { return v.kind == VertexKind::network_switch; }));
   d.links = fabric.link_count() / 2;
-  if (d.hosts >= 2) {
+  if (spec.node.structured) {
+    structured_diameter(fabric, d);
+    d.node = node_structure(spec);
+  } else if (d.hosts >= 2) {
     d.diameter_hops = 2;
     d.diameter_latency_s = 2 * spec.intra.latency_s;
   }
-  if (spec.topology != Topology::star)
+  if (spec.topology != Topology::star && !spec.node.structured)
     for (int a = 0; a < spec.nodes; ++a)
       for (int b = 0; b < spec.nodes; ++b) {
         if (a == b) continue;
@@ -171,6 +236,7 @@ std::string format_description(const PlatformDescription& d) {
       out << (l ? ", " : " ") << "level " << l + 1 << " " << d.oversubscription[l] << ":1";
     out << "\n";
   }
+  out << d.node;
   out << "link names    directed, as slow_links, [[failures]] link and the report's links name them:\n";
   for (const std::string& line : d.link_names) out << "  " << line << "\n";
   if (!d.sketch.empty()) out << "\n" << d.sketch;

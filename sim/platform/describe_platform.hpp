@@ -24,6 +24,9 @@ struct PlatformDescription {
   /// The directed link names (what slow_links, [[failures]] link and the report's links say), one line per
   /// pattern of names in link order: "gpu0_UP .. gpu15_UP (16)".
   std::vector<std::string> link_names;
+  /// Structured nodes: the inside of one node (NVLinks per GPU pair, PCIe switches with their GPUs and NICs,
+  /// the GPU -> NIC map, GPUDirect, rails) and the link names, one fact per line; empty otherwise.
+  std::string node;
   /// Adjacency of the nodes and switches, one line each; empty above 64 of them.
   std::string sketch;
 };

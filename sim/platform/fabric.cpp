@@ -38,15 +38,19 @@ Fabric::Fabric(const PlatformSpec& spec) : spec_(spec) {
   const bool star = spec.topology == Topology::star;
   FabricGraph graph;
   for (int h = 0; h < spec.hosts(); ++h) graph.add_vertex("gpu" + std::to_string(h), VertexKind::gpu);
-  std::vector<int> node_switches;
-  if (star)
-    graph.add_vertex("switch", VertexKind::network_switch);
-  else
-    for (int n = 0; n < spec.nodes; ++n)
-      node_switches.push_back(graph.add_vertex("node" + std::to_string(n) + "_switch", VertexKind::node_switch));
-  for (int h = 0; h < spec.hosts(); ++h)
-    graph.add_link((star ? "link" : "gpu") + std::to_string(h), h, node_switch(h / spec.gpus_per_node), spec.intra);
-  router_ = build_network(spec, graph, node_switches);
+  if (spec.node.structured) {
+    structured_ = std::make_shared<const NodeFabricRouter>(spec, graph);
+  } else {
+    std::vector<int> node_switches;
+    if (star)
+      graph.add_vertex("switch", VertexKind::network_switch);
+    else
+      for (int n = 0; n < spec.nodes; ++n)
+        node_switches.push_back(graph.add_vertex("node" + std::to_string(n) + "_switch", VertexKind::node_switch));
+    for (int h = 0; h < spec.hosts(); ++h)
+      graph.add_link((star ? "link" : "gpu") + std::to_string(h), h, node_switch(h / spec.gpus_per_node), spec.intra);
+    router_ = build_network(spec, graph, node_switches);
+  }
   vertices_ = graph.vertices();
   links_ = graph.links();
   for (DirectedLink& l : links_)
@@ -63,26 +67,45 @@ core::Path Fabric::path(int from, int to) const {
   DTSIM_CHECK(from != to && from >= 0 && to >= 0 && from < spec_.hosts() && to < spec_.hosts(),
               "path between invalid hosts");
   core::Path p;
-  p.links.push_back(host_link(from));
-  const int node_from = from / spec_.gpus_per_node;
-  const int node_to = to / spec_.gpus_per_node;
-  if (router_ && node_from != node_to) router_->route(node_from, node_to, p.links);
-  p.links.push_back(host_link(to) + 1);
+  if (structured_) {
+    structured_->route(from, to, p.links);
+  } else {
+    p.links.push_back(host_link(from));
+    const int node_from = from / spec_.gpus_per_node;
+    const int node_to = to / spec_.gpus_per_node;
+    if (router_ && node_from != node_to) router_->route(node_from, node_to, p.links);
+    p.links.push_back(host_link(to) + 1);
+  }
   for (int l : p.links) p.latency_s += links_[static_cast<std::size_t>(l)].latency_s;
   return p;
 }
 
 double Fabric::link_bandwidth_Bps(int link) const { return links_[static_cast<std::size_t>(link)].bandwidth_Bps; }
 
+namespace {
+
+/// Latency and bottleneck of the route from `from` to `to`.
+collectives::AlphaBeta route_cost(const Fabric& fabric, int from, int to) {
+  const core::Path p = fabric.path(from, to);
+  double bandwidth_Bps = std::numeric_limits<double>::infinity();
+  for (int l : p.links) bandwidth_Bps = std::min(bandwidth_Bps, fabric.link_bandwidth_Bps(l));
+  return {p.latency_s, 1.0 / bandwidth_Bps};
+}
+
+}  // namespace
+
 collectives::LinkCosts link_costs(const PlatformSpec& spec) {
+  if (spec.node.structured) {
+    if (spec.hosts() < 2) return {};
+    const Fabric fabric(spec);
+    const int g = spec.gpus_per_node;  // one GPU a node: intra is the inter route; one node: inter is intra
+    return {route_cost(fabric, 0, g > 1 ? 1 : g), route_cost(fabric, 0, spec.nodes > 1 ? g : 1)};
+  }
   const LinkSpec& gpu = spec.intra;
   const collectives::AlphaBeta intra{2 * gpu.latency_s, 1.0 / gpu.bandwidth_Bps};
   if (spec.topology == Topology::star || spec.nodes < 2) return collectives::LinkCosts::uniform(intra);
   const Fabric fabric(spec);
-  const core::Path p = fabric.path(0, spec.gpus_per_node);
-  double bandwidth_Bps = std::numeric_limits<double>::infinity();
-  for (int l : p.links) bandwidth_Bps = std::min(bandwidth_Bps, fabric.link_bandwidth_Bps(l));
-  return {intra, {p.latency_s, 1.0 / bandwidth_Bps}};
+  return {intra, route_cost(fabric, 0, spec.gpus_per_node)};
 }
 
 }  // namespace dtsim::platform

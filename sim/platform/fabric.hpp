@@ -7,6 +7,7 @@
 #include "sim/collectives/collective.hpp"
 #include "sim/core/path_model.hpp"
 #include "sim/platform/fabric_graph.hpp"
+#include "sim/platform/node_fabric.hpp"
 #include "sim/platform/platform_spec.hpp"
 
 namespace dtsim::platform {
@@ -21,7 +22,9 @@ namespace dtsim::platform {
 ///                                                           network (see each topology's .cpp)
 ///
 /// Host h is GPU h % G of node h / G. Routes: star gpu_i -> gpu_j = link_i_UP, link_j_DOWN; otherwise
-/// gpu_i_UP, [node route between the two nodes' switches, when they differ], gpu_j_DOWN.
+/// gpu_i_UP, [node route between the two nodes' switches, when they differ], gpu_j_DOWN. Structured nodes
+/// (spec.node.structured) have no GPU link or node switch: after the GPUs come their own vertices and links
+/// and a route per GPU pair (node_fabric.hpp).
 class Fabric final : public core::PathModel {
  public:
   /// Builds the graph and the router; throws core::InputError for a graph that names unknown vertices or
@@ -36,23 +39,26 @@ class Fabric final : public core::PathModel {
   const std::vector<Vertex>& vertices() const { return vertices_; }
   /// The platform this fabric was built from.
   const PlatformSpec& spec() const { return spec_; }
-  /// Id of the UP direction of host h's own link (its DOWN direction is id + 1).
+  /// Id of the UP direction of host h's own link (its DOWN direction is id + 1); not for structured nodes.
   int host_link(int host) const { return 2 * host; }
-  /// Vertex id of node n's switch (star: the switch).
+  /// Vertex id of node n's switch (star: the switch); not for structured nodes.
   int node_switch(int node) const { return spec_.hosts() + (spec_.topology == Topology::star ? 0 : node); }
-  /// Directed links from node a's switch to node b's switch; empty when a == b (and on a star).
+  /// Directed links from node a's switch to node b's switch; empty when a == b (and on a star); not for
+  /// structured nodes.
   std::vector<int> node_route(int a, int b) const;
 
  private:
   PlatformSpec spec_;
   std::vector<Vertex> vertices_;
   std::vector<DirectedLink> links_;
-  std::shared_ptr<const NodeRouter> router_;  ///< null for star
+  std::shared_ptr<const NodeRouter> router_;  ///< null for star and structured nodes
+  std::shared_ptr<const NodeFabricRouter> structured_;  ///< structured nodes only
 };
 
 /// Alpha-beta cost of one message between two GPUs of one node and between GPUs of different nodes
 /// (route latency, bottleneck bandwidth), as the closed forms and MG-WFBP use them. Between nodes it is the
 /// route of nodes 0 and 1 (the neighbours a collective's plan uses most), exact for star and two_level.
+/// Structured nodes: the routes GPU 0 -> GPU 1 and GPU 0 of node 0 -> GPU 0 of node 1.
 collectives::LinkCosts link_costs(const PlatformSpec& spec);
 
 }  // namespace dtsim::platform

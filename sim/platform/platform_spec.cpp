@@ -13,6 +13,8 @@ constexpr std::array kTopologies{
     std::pair{Topology::fat_tree, "fat_tree"},   std::pair{Topology::torus, "torus"},
     std::pair{Topology::dragonfly, "dragonfly"}, std::pair{Topology::ring, "ring"},
     std::pair{Topology::full_mesh, "full_mesh"}, std::pair{Topology::graph, "graph"}};
+constexpr std::array kNodeFabrics{std::pair{NodeFabric::nvswitch, "nvswitch"},
+                                  std::pair{NodeFabric::nvlink_mesh, "nvlink_mesh"}, std::pair{NodeFabric::pcie, "pcie"}};
 constexpr std::array kModels{std::pair{NetworkModel::alpha_beta, "alpha_beta"}, std::pair{NetworkModel::cm02, "CM02"},
                              std::pair{NetworkModel::lv08, "LV08"}};
 
@@ -51,6 +53,18 @@ std::vector<std::string> topology_names() { return names_of(kTopologies); }
 std::vector<std::string> network_model_names() { return names_of(kModels); }
 Topology parse_topology(const std::string& name) { return parse_in(kTopologies, name, "topology"); }
 NetworkModel parse_network_model(const std::string& name) { return parse_in(kModels, name, "network model"); }
+
+std::string node_fabric_name(NodeFabric f) { return name_of(kNodeFabrics, f); }
+std::vector<std::string> node_fabric_names() { return names_of(kNodeFabrics); }
+NodeFabric parse_node_fabric(const std::string& name) { return parse_in(kNodeFabrics, name, "node fabric"); }
+
+// NVIDIA DGX-1 System Architecture white paper (WP-08437-002, 2017), figure 4 (DGX-1 with V100): two fully
+// connected quads 0-3 and 4-7 joined by i <-> i+4; each V100 has 6 NVLinks, so 4 pairs use two links. The
+// counts are those `nvidia-smi topo -m` prints on a DGX-1V (NV1/NV2); every row sums to 6.
+std::vector<std::vector<int>> hybrid_cube_mesh() {
+  return {{0, 1, 1, 2, 2, 0, 0, 0}, {1, 0, 2, 1, 0, 2, 0, 0}, {1, 2, 0, 2, 0, 0, 1, 0}, {2, 1, 2, 0, 0, 0, 0, 1},
+          {2, 0, 0, 0, 0, 1, 1, 2}, {0, 2, 0, 0, 1, 0, 2, 1}, {0, 0, 1, 0, 1, 2, 0, 2}, {0, 0, 0, 1, 2, 1, 2, 0}};
+}
 
 std::vector<std::string> network_settings(NetworkModel m) {
   switch (m) {

@@ -63,6 +63,38 @@ struct GraphShape {
   std::vector<GraphEdge> edges;
 };
 
+/// What joins the GPUs of a structured node.
+enum class NodeFabric {
+  nvswitch,     ///< every GPU one NVLink port (all its links) to one NVSwitch
+  nvlink_mesh,  ///< direct NVLinks between GPU pairs, counts per pair; pairs without one go over PCIe
+  pcie,         ///< no NVLink: GPUs talk through their PCIe switches and, across switches, the host
+};
+
+/// The inside of a node as [platform.node] gives it (two_level only); node_fabric.cpp has the picture.
+struct NodeSpec {
+  bool structured = false;  ///< false: GPUs on `intra` links to one node switch with one NIC
+  NodeFabric fabric = NodeFabric::pcie;
+  LinkSpec nvlink;  ///< nvswitch: a GPU's port to the NVSwitch (all its links); nvlink_mesh: one NVLink
+  std::vector<std::vector<int>> nvlinks;  ///< nvlink_mesh: NVLinks between local GPUs i and j (G x G, symmetric)
+  LinkSpec pcie;                          ///< GPU or NIC <-> PCIe switch, and PCIe switch <-> host (CPU, memory)
+  int pcie_switches = 1;                  ///< GPU g on switch g * S / G, NIC k on switch k * S / K
+  int nics = 1;                           ///< K
+  std::vector<int> gpu_nic;               ///< NIC used by each local GPU (G entries)
+  bool gpudirect = true;                  ///< false: GPU <-> NIC traffic goes through host memory
+  bool rails = false;                     ///< NIC k of every node on switch rail<k>, rails joined by a spine
+  /// PCIe switch of local GPU g.
+  int gpu_switch(int g, int gpus) const { return g * pcie_switches / gpus; }
+  /// PCIe switch of NIC k.
+  int nic_switch(int k) const { return k * pcie_switches / nics; }
+};
+
+/// Name of a node fabric as written in platform files; the accepted names.
+std::string node_fabric_name(NodeFabric f);
+std::vector<std::string> node_fabric_names();
+NodeFabric parse_node_fabric(const std::string& name);
+/// DGX-1's hybrid cube-mesh of 8 V100 (6 NVLinks each): NVLinks between GPUs i and j (NVIDIA DGX-1 white paper).
+std::vector<std::vector<int>> hybrid_cube_mesh();
+
 /// Everything needed to build the cluster.
 struct PlatformSpec {
   std::string name;
@@ -79,6 +111,7 @@ struct PlatformSpec {
   DragonflyShape dragonfly;
   GraphShape graph;
   NetworkModel network_model = NetworkModel::alpha_beta;
+  NodeSpec node;  ///< two_level only: the structure inside each node
   std::map<std::string, double> link_slowdown;  ///< directed link name -> bandwidth divisor (slow links)
   /// Number of GPUs (hosts) in the cluster.
   int hosts() const { return nodes * gpus_per_node; }

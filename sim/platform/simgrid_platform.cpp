@@ -35,12 +35,33 @@ void add_star_hosts(sg4::NetZone* zone, const Fabric& fabric, int first, int cou
   }
 }
 
+/// Structured nodes: one FullZone of all GPUs and links, with the Fabric route of each pair in `pairs`.
+std::vector<sg4::Host*> build_structured(const Fabric& fabric, const std::vector<std::pair<int, int>>& pairs) {
+  auto* root = sg4::create_full_zone("cluster");
+  std::vector<sg4::Host*> hosts;
+  for (int h = 0; h < fabric.spec().hosts(); ++h)
+    hosts.push_back(root->create_host(fabric.vertices()[static_cast<std::size_t>(h)].name, kHostSpeed)->seal());
+  std::vector<sg4::Link*> links;
+  for (int up = 0; up < fabric.link_count(); up += 2) links.push_back(make_link(root, fabric, up));
+  for (const auto& [from, to] : std::set<std::pair<int, int>>(pairs.begin(), pairs.end())) {
+    std::vector<sg4::LinkInRoute> route;
+    for (int id : fabric.path(from, to).links)
+      route.emplace_back(links[static_cast<std::size_t>(id / 2)],
+                         id % 2 == 0 ? sg4::LinkInRoute::Direction::UP : sg4::LinkInRoute::Direction::DOWN);
+    root->add_route(hosts[static_cast<std::size_t>(from)]->get_netpoint(),
+                    hosts[static_cast<std::size_t>(to)]->get_netpoint(), nullptr, nullptr, route, false);
+  }
+  root->seal();
+  return hosts;
+}
+
 }  // namespace
 
 std::vector<sg4::Host*> build_simgrid_platform(const PlatformSpec& spec,
                                                const std::vector<std::pair<int, int>>& pairs) {
   for (const std::string& setting : network_settings(spec.network_model)) sg4::Engine::set_config(setting);
   const Fabric fabric(spec);
+  if (spec.node.structured) return build_structured(fabric, pairs);
   std::vector<sg4::Host*> hosts;
   if (spec.topology == Topology::star) {
     auto* root = sg4::create_star_zone("cluster");

@@ -68,7 +68,13 @@ std::string export_simgrid_xml(const PlatformSpec& spec) {
   out << "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
       << "<!-- dtsim platform '" << spec.name << "' (" << topology_name(spec.topology)
       << "); routes computed by dtsim -->\n<platform version=\"4.1\">\n  <zone id=\"cluster\" routing=\"Full\">\n";
-  if (spec.topology == Topology::star) {
+  if (spec.node.structured) {  // every GPU in one zone, every link, the route of every GPU pair
+    for (int h = 0; h < spec.hosts(); ++h) out << "    <host id=\"" << name(fabric, h) << "\" speed=\"1Tf\"/>\n";
+    for (int up = 0; up < fabric.link_count(); up += 2) link(out, fabric, up, "    ");
+    for (int a = 0; a < spec.hosts(); ++a)
+      for (int b = 0; b < spec.hosts(); ++b)
+        if (a != b) route(out, fabric, name(fabric, a), name(fabric, b), fabric.path(a, b).links, "    ");
+  } else if (spec.topology == Topology::star) {
     star_zone_body(out, fabric, 0, spec.hosts(), -1, "    ");
   } else {
     const int g = spec.gpus_per_node;

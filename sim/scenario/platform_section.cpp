@@ -5,6 +5,7 @@
 #include "models/gpu_profile.hpp"
 #include "sim/core/error.hpp"
 #include "sim/platform/fabric.hpp"
+#include "sim/scenario/node_section.hpp"
 #include "sim/scenario/section.hpp"
 
 namespace dtsim::scenario {
@@ -15,17 +16,10 @@ constexpr int kMaxCount = 1 << 16;  ///< bound of one count (dimension, arity, g
 constexpr int kMaxFatTreeLevels = 8;
 constexpr int kMaxTorusDims = 6;
 constexpr int kMaxFullMeshNodes = 1024;  ///< n(n-1)/2 links: 523,776 at 1024
+/// Structured nodes are one SimGrid FullZone of every GPU: hosts^2 route pointers, 134 MB at 4096.
+constexpr int kMaxStructuredHosts = 4096;
 
-platform::LinkSpec load_link(Section& parent, const std::string& key) {
-  auto link = parent.table(key);
-  if (!link)
-    throw core::InputError(parent.where_table(), "missing table [platform." + key + "]",
-                           "give its bandwidth and latency, e.g. bandwidth = \"10Gbps\", latency = \"5us\"");
-  link->allow({"bandwidth", "latency"});
-  platform::LinkSpec spec{link->bandwidth("bandwidth"), link->duration("latency")};
-  link->finish();
-  return spec;
-}
+platform::LinkSpec load_link(Section& parent, const std::string& key) { return load_link(parent, "platform.", key); }
 
 /// An array of integers in [min, max], e.g. dims = [4, 4, 4]; empty when absent and not required.
 std::vector<int> integer_list(Section& s, const toml::table& table, const std::string& key, bool required,
@@ -165,10 +159,28 @@ void load_graph(Section& s, const toml::table& table, platform::PlatformSpec& sp
   }
 }
 
+/// A two_level platform whose nodes are described by [platform.node] (NICs, PCIe, NVLink, rails).
+void load_structured(Section& s, Section& node, const toml::table& node_table, platform::PlatformSpec& spec) {
+  if (spec.topology != platform::Topology::two_level)
+    throw core::InputError(s.where_key("node"), "[platform.node] with topology = \"" + platform::topology_name(spec.topology) + "\"",
+                           "structured nodes need topology = \"two_level\" (their NICs on one switch or on rails)");
+  if (s.has("intra_link"))
+    throw core::InputError(s.where_key("intra_link"), "[platform.intra_link] with [platform.node]",
+                           "a structured node's GPUs use [platform.node.nvlink] and [platform.node.pcie]");
+  load_node(node, node_table, spec);
+  spec.nodes = static_cast<int>(s.required_integer("nodes", 1, kMaxStructuredHosts / spec.gpus_per_node));
+  spec.inter = load_link(s, "inter_link");
+  if (spec.node.rails) spec.network = load_link(s, "network_link");
+}
+
 /// The keys and shape of every topology but star: nodes of gpus_per_node GPUs, then the network.
 void load_nodes_and_network(Section& s, const toml::table& table, platform::PlatformSpec& spec) {
   using platform::Topology;
   spec.gpus_per_node = static_cast<int>(s.required_integer("gpus_per_node", 1, 1024));
+  if (auto node = s.table("node")) {
+    load_structured(s, *node, *table.get_as<toml::table>("node"), spec);
+    return;
+  }
   spec.intra = load_link(s, "intra_link");
   switch (spec.topology) {
     case Topology::fat_tree:
@@ -201,7 +213,7 @@ platform::PlatformSpec load_platform(toml::table& table) {
   Section s(table, "platform");
   s.allow({"name",       "description",      "gpu",      "topology", "hosts", "link",     "nodes", "gpus_per_node", "intra_link",
            "inter_link", "network_link",     "down",     "up",    "parallel", "dims",  "groups",        "chassis",
-           "routers",    "nodes_per_router", "switches", "edges", "network"});
+           "routers",    "nodes_per_router", "switches", "edges", "network", "node"});
   platform::PlatformSpec spec;
   spec.name = s.required_string("name");
   spec.description = s.string("description", "");

@@ -1,0 +1,150 @@
+#include "sim/platform/node_fabric.hpp"
+
+#include <string>
+
+#include "sim/core/error.hpp"
+
+namespace dtsim::platform {
+
+/// One structured node n (here 4 GPUs, 2 PCIe switches, 2 NICs, NVSwitch), its NICs on the network:
+///
+///              node<n>_nvswitch                     gpu<h>_nvlink: GPU h <-> NVSwitch (nvswitch)
+///             /     |     |     \                   node<n>_nvlink<i>-<j>: GPUs i, j (nvlink_mesh; the
+///         gpu0    gpu1   gpu2   gpu3                    pair's k links as one link of k x bandwidth)
+///           \     /         \     /                 gpu<h>_pcie: GPU h <-> its PCIe switch
+///      node<n>_pcie0      node<n>_pcie1             node<n>_pcie<s>_host: PCIe switch s <-> node<n>_host
+///           |    \          /    |                      (CPU and host memory)
+///           |   node<n>_host     |                  node<n>_nic<k>_pcie: NIC k <-> its PCIe switch
+///     node<n>_nic0          node<n>_nic1            node<n>_nic<k>: NIC k <-> top_switch, or <-> rail<k>
+///           |                    |                      with rails (rail<k>_spine: rail<k> <-> spine)
+///        rail0 ---- spine ---- rail1   (or one top_switch for every NIC)
+///
+/// GPU g is on PCIe switch g S / G and uses NIC gpu_nic[g]; NIC k is on switch k S / K. Routes, i -> j in one
+/// node: the NVSwitch (port up, port down), else the pair's NVLinks, else PCIe (GPU up, [switch up to the host,
+/// host down to j's switch], GPU down). GPU i -> NIC: GPU up, [host hop when GPUDirect is off or the NIC is on
+/// another switch], NIC PCIe down, NIC up; then rail k -> spine -> rail k' when the NICs are on different rails;
+/// then the mirror image into the destination GPU.
+NodeFabricRouter::NodeFabricRouter(const PlatformSpec& spec, FabricGraph& graph)
+    : node_(spec.node), gpus_(spec.gpus_per_node) {
+  DTSIM_CHECK(node_.structured && static_cast<int>(node_.gpu_nic.size()) == gpus_, "node structure not validated");
+  const int G = gpus_;
+  std::vector<int> network;
+  if (node_.rails) {
+    network = add_switches(graph, "rail", node_.nics);
+    const int spine = graph.add_vertex("spine", VertexKind::network_switch);
+    for (int k = 0; k < node_.nics; ++k)
+      rail_spine_.push_back(graph.add_link("rail" + std::to_string(k) + "_spine",
+                                           network[static_cast<std::size_t>(k)], spine, spec.network));
+  } else {
+    network.assign(static_cast<std::size_t>(node_.nics), graph.add_vertex("top_switch", VertexKind::network_switch));
+  }
+  for (int n = 0; n < spec.nodes; ++n) {
+    const std::string prefix = "node" + std::to_string(n) + "_";
+    const int host = graph.add_vertex(prefix + "host", VertexKind::node_switch);
+    std::vector<int>& host_links = switch_host_.emplace_back();
+    std::vector<int> switches;
+    for (int s = 0; s < node_.pcie_switches; ++s) {
+      switches.push_back(graph.add_vertex(prefix + "pcie" + std::to_string(s), VertexKind::node_switch));
+      host_links.push_back(graph.add_link(prefix + "pcie" + std::to_string(s) + "_host", switches.back(), host, node_.pcie));
+    }
+    std::vector<int>& gpu_pcie = gpu_pcie_.emplace_back();
+    for (int g = 0; g < G; ++g)
+      gpu_pcie.push_back(graph.add_link("gpu" + std::to_string(n * G + g) + "_pcie", n * G + g,
+                                        switches[static_cast<std::size_t>(node_.gpu_switch(g, G))], node_.pcie));
+    std::vector<int>& ports = gpu_nvswitch_.emplace_back();
+    std::vector<std::vector<int>>& bundles = nvlink_.emplace_back(static_cast<std::size_t>(G), std::vector<int>(static_cast<std::size_t>(G), -1));
+    if (node_.fabric == NodeFabric::nvswitch) {
+      const int nvswitch = graph.add_vertex(prefix + "nvswitch", VertexKind::node_switch);
+      for (int g = 0; g < G; ++g)
+        ports.push_back(graph.add_link("gpu" + std::to_string(n * G + g) + "_nvlink", n * G + g, nvswitch, node_.nvlink));
+    } else if (node_.fabric == NodeFabric::nvlink_mesh) {
+      for (int i = 0; i < G; ++i)
+        for (int j = i + 1; j < G; ++j) {
+          const int count = node_.nvlinks[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
+          if (count == 0) continue;
+          const LinkSpec bundle{count * node_.nvlink.bandwidth_Bps, node_.nvlink.latency_s};
+          const int up = graph.add_link(prefix + "nvlink" + std::to_string(i) + "-" + std::to_string(j), n * G + i,
+                                        n * G + j, bundle);
+          bundles[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = up;
+          bundles[static_cast<std::size_t>(j)][static_cast<std::size_t>(i)] = FabricGraph::direction(up, false);
+        }
+    }
+    std::vector<int>& nic_pcie = nic_pcie_.emplace_back();
+    std::vector<int>& nic_net = nic_net_.emplace_back();
+    for (int k = 0; k < node_.nics; ++k) {
+      const int nic = graph.add_vertex(prefix + "nic" + std::to_string(k), VertexKind::node_switch);
+      nic_pcie.push_back(graph.add_link(prefix + "nic" + std::to_string(k) + "_pcie",
+                                        switches[static_cast<std::size_t>(node_.nic_switch(k))], nic, node_.pcie));
+      nic_net.push_back(graph.add_link(prefix + "nic" + std::to_string(k), nic, network[static_cast<std::size_t>(k)],
+                                       spec.inter));
+    }
+  }
+}
+
+void NodeFabricRouter::route(int from, int to, std::vector<int>& links) const {
+  const int a = from / gpus_;
+  const int b = to / gpus_;
+  const int i = from % gpus_;
+  const int j = to % gpus_;
+  if (a == b) return inside(a, i, j, links);
+  gpu_nic(a, i, true, links);
+  const int k = node_.gpu_nic[static_cast<std::size_t>(i)];
+  const int l = node_.gpu_nic[static_cast<std::size_t>(j)];
+  if (node_.rails && k != l) {
+    links.push_back(rail_spine_[static_cast<std::size_t>(k)]);
+    links.push_back(FabricGraph::direction(rail_spine_[static_cast<std::size_t>(l)], false));
+  }
+  gpu_nic(b, j, false, links);
+}
+
+void NodeFabricRouter::inside(int node, int i, int j, std::vector<int>& links) const {
+  const auto n = static_cast<std::size_t>(node);
+  if (node_.fabric == NodeFabric::nvswitch) {
+    links.push_back(gpu_nvswitch_[n][static_cast<std::size_t>(i)]);
+    links.push_back(FabricGraph::direction(gpu_nvswitch_[n][static_cast<std::size_t>(j)], false));
+    return;
+  }
+  if (const int bundle = nvlink_[n][static_cast<std::size_t>(i)][static_cast<std::size_t>(j)]; bundle >= 0) {
+    links.push_back(bundle);
+    return;
+  }
+  links.push_back(gpu_pcie_[n][static_cast<std::size_t>(i)]);
+  through_host(node, node_.gpu_switch(i, gpus_), node_.gpu_switch(j, gpus_), links);
+  links.push_back(FabricGraph::direction(gpu_pcie_[n][static_cast<std::size_t>(j)], false));
+}
+
+void NodeFabricRouter::through_host(int node, int s, int t, std::vector<int>& links) const {
+  if (s == t) return;
+  const std::vector<int>& host = switch_host_[static_cast<std::size_t>(node)];
+  links.push_back(host[static_cast<std::size_t>(s)]);
+  links.push_back(FabricGraph::direction(host[static_cast<std::size_t>(t)], false));
+}
+
+void NodeFabricRouter::gpu_nic(int node, int i, bool out, std::vector<int>& links) const {
+  const auto n = static_cast<std::size_t>(node);
+  const int k = node_.gpu_nic[static_cast<std::size_t>(i)];
+  const int gpu_switch = node_.gpu_switch(i, gpus_);
+  const int nic_switch = node_.nic_switch(k);
+  const int gpu = gpu_pcie_[n][static_cast<std::size_t>(i)];
+  const int nic = nic_pcie_[n][static_cast<std::size_t>(k)];
+  const int net = nic_net_[n][static_cast<std::size_t>(k)];
+  // Without GPUDirect the data is staged in host memory: up to the host and back down even on one switch.
+  const auto host_hop = [&](int s, int t) {
+    if (node_.gpudirect || s != t) return through_host(node, s, t, links);
+    links.push_back(switch_host_[n][static_cast<std::size_t>(s)]);
+    links.push_back(FabricGraph::direction(switch_host_[n][static_cast<std::size_t>(s)], false));
+  };
+  if (out) {
+    links.push_back(gpu);
+    host_hop(gpu_switch, nic_switch);
+    links.push_back(nic);
+    links.push_back(net);
+  } else {
+    links.push_back(FabricGraph::direction(net, false));
+    links.push_back(FabricGraph::direction(nic, false));
+    host_hop(nic_switch, gpu_switch);
+    links.push_back(FabricGraph::direction(gpu, false));
+  }
+}
+
+}  // namespace dtsim::platform

@@ -1,0 +1,40 @@
+#pragma once
+/// Structured nodes ([platform.node]): NVSwitch or NVLink mesh or PCIe inside, K NICs on PCIe switches,
+/// GPUDirect on or off, and every NIC on one switch or on its rail. Routes are per GPU pair.
+#include <vector>
+
+#include "sim/platform/fabric_graph.hpp"
+#include "sim/platform/platform_spec.hpp"
+
+namespace dtsim::platform {
+
+/// The vertices and links of structured nodes and of the network between their NICs, and the route of every
+/// GPU pair. The picture and the naming are in node_fabric.cpp.
+class NodeFabricRouter {
+ public:
+  /// Adds every node's vertices and links, then the network switches and links, to `graph` (GPUs already
+  /// added as vertices 0 .. H-1).
+  NodeFabricRouter(const PlatformSpec& spec, FabricGraph& graph);
+  /// Appends the directed links from GPU `from` to GPU `to` (from != to).
+  void route(int from, int to, std::vector<int>& links) const;
+
+ private:
+  /// Local GPU i of a node to local GPU j of the same node.
+  void inside(int node, int i, int j, std::vector<int>& links) const;
+  /// PCIe from switch s up to the host and down to switch t (nothing when s == t).
+  void through_host(int node, int s, int t, std::vector<int>& links) const;
+  /// GPU i of `node` to its NIC (`out`), or that NIC to GPU i (`!out`), including the NIC's network link.
+  void gpu_nic(int node, int i, bool out, std::vector<int>& links) const;
+
+  NodeSpec node_;
+  int gpus_ = 1;
+  /// Per node: UP id of each GPU's PCIe link (GPU -> switch), of each GPU's NVSwitch port (GPU -> NVSwitch),
+  /// of each PCIe switch's host link (switch -> host), of each NIC's PCIe link (switch -> NIC) and of each
+  /// NIC's network link (NIC -> network switch).
+  std::vector<std::vector<int>> gpu_pcie_, gpu_nvswitch_, switch_host_, nic_pcie_, nic_net_;
+  /// Per node, G x G: directed id of the NVLink bundle from local GPU i to j, -1 where there is none.
+  std::vector<std::vector<std::vector<int>>> nvlink_;
+  std::vector<int> rail_spine_;  ///< rails: UP id of rail k's link to the spine (rail -> spine)
+};
+
+}  // namespace dtsim::platform

@@ -1,0 +1,144 @@
+// Structured nodes on the analytic level: the route of each kind of GPU pair and its closed-form time
+// (route latency + bytes / bottleneck), sharing where two flows meet, rails, GPUDirect, and ring orders on
+// the hybrid cube-mesh.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "sim/collectives/phases.hpp"
+#include "sim/collectives/schedule_time.hpp"
+#include "sim/platform/describe_platform.hpp"
+#include "sim/platform/fabric.hpp"
+#include "tests/sim/platform/structured_nodes.hpp"
+
+namespace dtsim::platform {
+namespace {
+
+using namespace testing;
+constexpr std::int64_t kBytes = 64'000'000;
+
+/// Names of the directed links from GPU a to GPU b.
+std::vector<std::string> route(const Fabric& f, int a, int b) {
+  std::vector<std::string> names;
+  for (int l : f.path(a, b).links) names.push_back(f.links()[static_cast<std::size_t>(l)].name);
+  return names;
+}
+
+/// Analytic time of the transfers (from, to) of kBytes each, all at once.
+double together_s(const Fabric& f, const std::vector<std::pair<int, int>>& pairs) {
+  collectives::Schedule s{f.spec().hosts(), {{}}};
+  for (const auto& [a, b] : pairs) s.steps[0].transfers.push_back({a, b, kBytes});
+  return collectives::schedule_time_s(s, f);
+}
+
+TEST(NodeFabric, NvswitchHopIsTwoPorts) {
+  const Fabric f(structured(NodeFabric::nvswitch, 1, 4, 2, 2));
+  EXPECT_EQ(route(f, 0, 3), (std::vector<std::string>{"gpu0_nvlink_UP", "gpu3_nvlink_DOWN"}));
+  EXPECT_DOUBLE_EQ(together_s(f, {{0, 3}}), 2 * kNvlinkS + kBytes / kNvlinkBps);
+}
+
+TEST(NodeFabric, NvlinkPairWithKLinksRunsKTimesOneLink) {
+  const Fabric f(cube_mesh(1));
+  EXPECT_EQ(route(f, 0, 3), (std::vector<std::string>{"node0_nvlink0-3_UP"}));
+  EXPECT_EQ(route(f, 3, 0), (std::vector<std::string>{"node0_nvlink0-3_DOWN"}));
+  EXPECT_DOUBLE_EQ(together_s(f, {{0, 3}}), kNvlinkS + kBytes / (2 * kNvlinkBps));  // two NVLinks
+  EXPECT_DOUBLE_EQ(together_s(f, {{0, 1}}), kNvlinkS + kBytes / kNvlinkBps);        // one
+}
+
+TEST(NodeFabric, PairWithoutNvlinkGoesThroughThePcieSwitchesAndTheHost) {
+  const Fabric f(cube_mesh(1));  // GPU 0 on switch 0, GPU 5 on switch 2; no NVLink between them
+  EXPECT_EQ(route(f, 0, 5),
+            (std::vector<std::string>{"gpu0_pcie_UP", "node0_pcie0_host_UP", "node0_pcie2_host_DOWN", "gpu5_pcie_DOWN"}));
+  EXPECT_DOUBLE_EQ(together_s(f, {{0, 5}}), 4 * kPcieS + kBytes / kPcieBps);
+  const Fabric pcie(structured(NodeFabric::pcie, 1, 4, 2, 1));
+  EXPECT_EQ(route(pcie, 0, 1), (std::vector<std::string>{"gpu0_pcie_UP", "gpu1_pcie_DOWN"}));  // one switch
+}
+
+TEST(NodeFabric, PcieUplinkSharedByTwoGpusGivesEachHalf) {
+  // GPUs 0 and 1 (switch 0) send to GPUs 2 and 3 (switch 1) together: both cross node0_pcie0_host_UP.
+  const Fabric f(structured(NodeFabric::pcie, 1, 4, 2, 1));
+  EXPECT_DOUBLE_EQ(together_s(f, {{0, 2}}), 4 * kPcieS + kBytes / kPcieBps);
+  EXPECT_DOUBLE_EQ(together_s(f, {{0, 2}, {1, 3}}), 4 * kPcieS + kBytes / (kPcieBps / 2));
+}
+
+TEST(NodeFabric, GpuDirectOffAddsTheHostHop) {
+  PlatformSpec spec = structured(NodeFabric::nvswitch, 2, 2, 1, 1);
+  const std::vector<std::string> direct{"gpu0_pcie_UP", "node0_nic0_pcie_UP", "node0_nic0_UP",
+                                        "node1_nic0_DOWN", "node1_nic0_pcie_DOWN", "gpu2_pcie_DOWN"};
+  EXPECT_EQ(route(Fabric(spec), 0, 2), direct);
+  const double nic_bound = kBytes / kNicBps;
+  EXPECT_DOUBLE_EQ(together_s(Fabric(spec), {{0, 2}}), 4 * kPcieS + 2 * kNicS + nic_bound);
+  spec.node.gpudirect = false;
+  EXPECT_EQ(route(Fabric(spec), 0, 2),
+            (std::vector<std::string>{"gpu0_pcie_UP", "node0_pcie0_host_UP", "node0_pcie0_host_DOWN",
+                                      "node0_nic0_pcie_UP", "node0_nic0_UP", "node1_nic0_DOWN", "node1_nic0_pcie_DOWN",
+                                      "node1_pcie0_host_UP", "node1_pcie0_host_DOWN", "gpu2_pcie_DOWN"}));
+  EXPECT_DOUBLE_EQ(together_s(Fabric(spec), {{0, 2}}), 8 * kPcieS + 2 * kNicS + nic_bound);
+}
+
+TEST(NodeFabric, RailOptimisedGpuIToGpuICrossesOnlyRailI) {
+  PlatformSpec spec = structured(NodeFabric::nvswitch, 3, 4, 2, 4);
+  spec.node.rails = true;
+  const Fabric f(spec);
+  const std::vector<std::string> same = route(f, 2, 4 + 2);  // GPU 2 of node 0 -> GPU 2 of node 1
+  EXPECT_EQ(same, (std::vector<std::string>{"gpu2_pcie_UP", "node0_nic2_pcie_UP", "node0_nic2_UP", "node1_nic2_DOWN",
+                                            "node1_nic2_pcie_DOWN", "gpu6_pcie_DOWN"}));
+  EXPECT_DOUBLE_EQ(together_s(f, {{2, 6}}), 4 * kPcieS + 2 * kNicS + kBytes / kNicBps);
+  const std::vector<std::string> cross = route(f, 2, 8 + 1);  // GPU 2 of node 0 -> GPU 1 of node 2
+  EXPECT_NE(std::find(cross.begin(), cross.end(), "rail2_spine_UP"), cross.end());
+  EXPECT_NE(std::find(cross.begin(), cross.end(), "rail1_spine_DOWN"), cross.end());
+  EXPECT_DOUBLE_EQ(together_s(f, {{2, 9}}), 4 * kPcieS + 2 * kNicS + 2 * kSpineS + kBytes / kNicBps);
+  // Every GPU i of node 0 to GPU i of node 1 at once: four rails, no shared link, no slowdown.
+  EXPECT_DOUBLE_EQ(together_s(f, {{0, 4}, {1, 5}, {2, 6}, {3, 7}}), together_s(f, {{2, 6}}));
+}
+
+TEST(NodeFabric, GpusSharingANicShareItsBandwidth) {
+  const Fabric f(cube_mesh(2));  // GPUs 0 and 1 use NIC 0
+  EXPECT_DOUBLE_EQ(together_s(f, {{0, 8}, {1, 9}}), 4 * kPcieS + 2 * kNicS + kBytes / (kNicBps / 2));
+}
+
+/// Ring all-reduce of `bytes` over `order` on one cube-mesh node, analytic.
+double ring_s(const std::vector<int>& order, std::int64_t bytes) {
+  using namespace collectives;
+  const std::vector<Block> blocks = split({0, bytes}, static_cast<int>(order.size()));
+  PlanBuilder b(8);
+  ring_all_gather(b, ring_reduce_scatter(b, 0, order, blocks), order, blocks);
+  return schedule_time_s(std::move(b).finish().schedule(), Fabric(cube_mesh(1)));
+}
+
+TEST(NodeFabric, RingSpeedOnTheCubeMeshFollowsTheLinkCountsOfItsOrder) {
+  // 0-3-2-1-5-6-7-4: every neighbour pair has 2 NVLinks; 0-1-3-7-5-4-6-2: every pair has 1 (DGX-1 matrix).
+  const std::vector<int> doubled{0, 3, 2, 1, 5, 6, 7, 4};
+  const std::vector<int> single{0, 1, 3, 7, 5, 4, 6, 2};
+  const std::int64_t n = 8 * kBytes;
+  const double steps = 2 * (8 - 1);
+  EXPECT_NEAR(ring_s(doubled, n), steps * (kNvlinkS + kBytes / (2 * kNvlinkBps)), 1e-9 * ring_s(doubled, n));
+  EXPECT_NEAR(ring_s(single, n), steps * (kNvlinkS + kBytes / kNvlinkBps), 1e-9 * ring_s(single, n));
+  // Rank order 0..7 crosses PCIe and the host twice (3-4 and 7-0 have no NVLink): PCIe-bound.
+  const std::vector<int> ranks{0, 1, 2, 3, 4, 5, 6, 7};
+  EXPECT_NEAR(ring_s(ranks, n), steps * (4 * kPcieS + kBytes / kPcieBps), 1e-9 * ring_s(ranks, n));
+}
+
+TEST(NodeFabric, LinkCostsAreTheRoutesOfGpu0ToGpu1AndToTheNextNode) {
+  const auto costs = link_costs(cube_mesh(2));
+  EXPECT_DOUBLE_EQ(costs.intra.alpha_s, kNvlinkS);
+  EXPECT_DOUBLE_EQ(costs.intra.beta_s_per_byte, 1 / kNvlinkBps);
+  EXPECT_DOUBLE_EQ(costs.inter.alpha_s, 4 * kPcieS + 2 * kNicS);
+  EXPECT_DOUBLE_EQ(costs.inter.beta_s_per_byte, 1 / kNicBps);
+}
+
+TEST(NodeFabric, ShowListsTheNodeStructure) {
+  PlatformSpec spec = cube_mesh(2);
+  spec.node.rails = true;
+  const PlatformDescription d = describe_platform(spec);
+  EXPECT_EQ(d.switches, 4 + 1);  // rails and the spine
+  EXPECT_NE(d.node.find("  gpu0 -> gpu1 x1 gpu2 x1 gpu3 x2 gpu4 x2\n"), std::string::npos);
+  EXPECT_NE(d.node.find("pcie0 [gpu0 gpu1 nic0]"), std::string::npos);
+  EXPECT_NE(d.node.find("gpu7->nic3"), std::string::npos);
+  EXPECT_NE(d.node.find("rail-optimised"), std::string::npos);
+  EXPECT_NE(format_description(d).find("node links    gpu<h>_pcie"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dtsim::platform
