@@ -33,8 +33,8 @@ NodeFabricRouter::NodeFabricRouter(const PlatformSpec& spec, FabricGraph& graph)
     network = add_switches(graph, "rail", node_.nics);
     const int spine = graph.add_vertex("spine", VertexKind::network_switch);
     for (int k = 0; k < node_.nics; ++k)
-      rail_spine_.push_back(graph.add_link("rail" + std::to_string(k) + "_spine",
-                                           network[static_cast<std::size_t>(k)], spine, spec.network));
+      rail_spine_.push_back(graph.add_link("rail" + std::to_string(k) + "_spine", network[static_cast<std::size_t>(k)],
+                                           spine, spec.network));
   } else {
     network.assign(static_cast<std::size_t>(node_.nics), graph.add_vertex("top_switch", VertexKind::network_switch));
   }
@@ -45,18 +45,21 @@ NodeFabricRouter::NodeFabricRouter(const PlatformSpec& spec, FabricGraph& graph)
     std::vector<int> switches;
     for (int s = 0; s < node_.pcie_switches; ++s) {
       switches.push_back(graph.add_vertex(prefix + "pcie" + std::to_string(s), VertexKind::node_switch));
-      host_links.push_back(graph.add_link(prefix + "pcie" + std::to_string(s) + "_host", switches.back(), host, node_.pcie));
+      host_links.push_back(
+          graph.add_link(prefix + "pcie" + std::to_string(s) + "_host", switches.back(), host, node_.pcie));
     }
     std::vector<int>& gpu_pcie = gpu_pcie_.emplace_back();
     for (int g = 0; g < G; ++g)
       gpu_pcie.push_back(graph.add_link("gpu" + std::to_string(n * G + g) + "_pcie", n * G + g,
                                         switches[static_cast<std::size_t>(node_.gpu_switch(g, G))], node_.pcie));
     std::vector<int>& ports = gpu_nvswitch_.emplace_back();
-    std::vector<std::vector<int>>& bundles = nvlink_.emplace_back(static_cast<std::size_t>(G), std::vector<int>(static_cast<std::size_t>(G), -1));
+    std::vector<std::vector<int>>& bundles =
+        nvlink_.emplace_back(static_cast<std::size_t>(G), std::vector<int>(static_cast<std::size_t>(G), -1));
     if (node_.fabric == NodeFabric::nvswitch) {
       const int nvswitch = graph.add_vertex(prefix + "nvswitch", VertexKind::node_switch);
       for (int g = 0; g < G; ++g)
-        ports.push_back(graph.add_link("gpu" + std::to_string(n * G + g) + "_nvlink", n * G + g, nvswitch, node_.nvlink));
+        ports.push_back(
+            graph.add_link("gpu" + std::to_string(n * G + g) + "_nvlink", n * G + g, nvswitch, node_.nvlink));
     } else if (node_.fabric == NodeFabric::nvlink_mesh) {
       for (int i = 0; i < G; ++i)
         for (int j = i + 1; j < G; ++j) {
@@ -75,8 +78,8 @@ NodeFabricRouter::NodeFabricRouter(const PlatformSpec& spec, FabricGraph& graph)
       const int nic = graph.add_vertex(prefix + "nic" + std::to_string(k), VertexKind::node_switch);
       nic_pcie.push_back(graph.add_link(prefix + "nic" + std::to_string(k) + "_pcie",
                                         switches[static_cast<std::size_t>(node_.nic_switch(k))], nic, node_.pcie));
-      nic_net.push_back(graph.add_link(prefix + "nic" + std::to_string(k), nic, network[static_cast<std::size_t>(k)],
-                                       spec.inter));
+      nic_net.push_back(
+          graph.add_link(prefix + "nic" + std::to_string(k), nic, network[static_cast<std::size_t>(k)], spec.inter));
     }
   }
 }

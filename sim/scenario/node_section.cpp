@@ -13,7 +13,8 @@ std::vector<std::vector<int>> load_nvlinks(Section& s, const toml::table& table,
   if (!s.has("nvlinks"))
     throw core::InputError(s.where_table(), "missing key 'platform.node.nvlinks'",
                            "fabric = \"nvlink_mesh\" needs the NVLinks per GPU pair: \"hybrid_cube_mesh\" (DGX-1, 8 "
-                           "GPUs) or a " + std::to_string(gpus) + " x " + std::to_string(gpus) + " matrix");
+                           "GPUs) or a " +
+                               std::to_string(gpus) + " x " + std::to_string(gpus) + " matrix");
   const toml::node& n = *table.get("nvlinks");
   if (const std::optional<std::string> name = n.value<std::string>(); n.is_string()) {
     if (*name != "hybrid_cube_mesh")
@@ -27,17 +28,18 @@ std::vector<std::vector<int>> load_nvlinks(Section& s, const toml::table& table,
   const std::string shape = std::to_string(gpus) + " lists of " + std::to_string(gpus) + " integers";
   const toml::array* rows = n.as_array();
   if (!rows || static_cast<int>(rows->size()) != gpus)
-    throw core::InputError(where(n.source()), "'platform.node.nvlinks' must be \"hybrid_cube_mesh\" or " + shape,
-                           "row i, column j = NVLinks between GPUs i and j of a node (gpus_per_node = " +
-                               std::to_string(gpus) + ")");
+    throw core::InputError(
+        where(n.source()), "'platform.node.nvlinks' must be \"hybrid_cube_mesh\" or " + shape,
+        "row i, column j = NVLinks between GPUs i and j of a node (gpus_per_node = " + std::to_string(gpus) + ")");
   std::vector<std::vector<int>> links(static_cast<std::size_t>(gpus));
   for (int i = 0; i < gpus; ++i) {
     const toml::node& row = *rows->get(static_cast<std::size_t>(i));
     const toml::array* entries = row.as_array();
     if (!entries || static_cast<int>(entries->size()) != gpus)
-      throw core::InputError(where(row.source()), "'platform.node.nvlinks[" + std::to_string(i) + "]' is not a list of " +
-                                                      std::to_string(gpus) + " integers",
-                             "one row per GPU, one column per GPU");
+      throw core::InputError(
+          where(row.source()),
+          "'platform.node.nvlinks[" + std::to_string(i) + "]' is not a list of " + std::to_string(gpus) + " integers",
+          "one row per GPU, one column per GPU");
     for (int j = 0; j < gpus; ++j) {
       const toml::node& e = *entries->get(static_cast<std::size_t>(j));
       const std::string name = "'platform.node.nvlinks[" + std::to_string(i) + "][" + std::to_string(j) + "]'";
@@ -55,12 +57,13 @@ std::vector<std::vector<int>> load_nvlinks(Section& s, const toml::table& table,
     for (int j = 0; j < i; ++j)
       if (links[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] !=
           links[static_cast<std::size_t>(j)][static_cast<std::size_t>(i)])
-        throw core::InputError(where(rows->get(static_cast<std::size_t>(i))->source()),
-                               "nvlinks[" + std::to_string(i) + "][" + std::to_string(j) + "] = " +
-                                   std::to_string(links[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)]) +
-                                   " but nvlinks[" + std::to_string(j) + "][" + std::to_string(i) + "] = " +
-                                   std::to_string(links[static_cast<std::size_t>(j)][static_cast<std::size_t>(i)]),
-                               "an NVLink joins both GPUs: the matrix is symmetric");
+        throw core::InputError(
+            where(rows->get(static_cast<std::size_t>(i))->source()),
+            "nvlinks[" + std::to_string(i) + "][" + std::to_string(j) +
+                "] = " + std::to_string(links[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)]) +
+                " but nvlinks[" + std::to_string(j) + "][" + std::to_string(i) +
+                "] = " + std::to_string(links[static_cast<std::size_t>(j)][static_cast<std::size_t>(i)]),
+            "an NVLink joins both GPUs: the matrix is symmetric");
   return links;
 }
 
@@ -80,10 +83,9 @@ std::vector<int> load_gpu_nic(Section& s, const toml::table& table, int gpus, in
     const toml::node& e = *entries->get(g);
     const std::optional<std::int64_t> v = e.value<std::int64_t>();
     if (!e.is_integer() || *v < 0 || *v >= nics)
-      throw core::InputError(where(e.source()),
-                             "'platform.node.gpu_nic[" + std::to_string(g) + "]' names no NIC of the node",
-                             "NICs are numbered 0 to " + std::to_string(nics - 1) + " (nics = " + std::to_string(nics) +
-                                 ")");
+      throw core::InputError(
+          where(e.source()), "'platform.node.gpu_nic[" + std::to_string(g) + "]' names no NIC of the node",
+          "NICs are numbered 0 to " + std::to_string(nics - 1) + " (nics = " + std::to_string(nics) + ")");
     map.push_back(static_cast<int>(*v));
   }
   return map;

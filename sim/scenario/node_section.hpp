@@ -1,8 +1,8 @@
 #pragma once
 /// The [platform.node] table: the inside of a two_level platform's nodes (sim/platform/node_fabric.cpp).
-#include <string>
-
 #include <toml++/toml.h>
+
+#include <string>
 
 #include "sim/platform/platform_spec.hpp"
 #include "sim/scenario/section.hpp"

@@ -160,14 +160,16 @@ void load_graph(Section& s, const toml::table& table, platform::PlatformSpec& sp
 }
 
 /// A two_level platform whose nodes are described by [platform.node] (NICs, PCIe, NVLink, rails).
-void load_structured(Section& s, Section& node, const toml::table& node_table, platform::PlatformSpec& spec) {
+void load_structured(Section& s, const toml::table& table, platform::PlatformSpec& spec) {
+  Section node = *s.table("node");
   if (spec.topology != platform::Topology::two_level)
-    throw core::InputError(s.where_key("node"), "[platform.node] with topology = \"" + platform::topology_name(spec.topology) + "\"",
+    throw core::InputError(s.where_key("node"),
+                           "[platform.node] with topology = \"" + platform::topology_name(spec.topology) + "\"",
                            "structured nodes need topology = \"two_level\" (their NICs on one switch or on rails)");
   if (s.has("intra_link"))
     throw core::InputError(s.where_key("intra_link"), "[platform.intra_link] with [platform.node]",
                            "a structured node's GPUs use [platform.node.nvlink] and [platform.node.pcie]");
-  load_node(node, node_table, spec);
+  load_node(node, *table.get_as<toml::table>("node"), spec);
   spec.nodes = static_cast<int>(s.required_integer("nodes", 1, kMaxStructuredHosts / spec.gpus_per_node));
   spec.inter = load_link(s, "inter_link");
   if (spec.node.rails) spec.network = load_link(s, "network_link");
@@ -177,8 +179,8 @@ void load_structured(Section& s, Section& node, const toml::table& node_table, p
 void load_nodes_and_network(Section& s, const toml::table& table, platform::PlatformSpec& spec) {
   using platform::Topology;
   spec.gpus_per_node = static_cast<int>(s.required_integer("gpus_per_node", 1, 1024));
-  if (auto node = s.table("node")) {
-    load_structured(s, *node, *table.get_as<toml::table>("node"), spec);
+  if (table.contains("node")) {  // looked up only when present: "node" is not among the keys a classic node uses
+    load_structured(s, table, spec);
     return;
   }
   spec.intra = load_link(s, "intra_link");

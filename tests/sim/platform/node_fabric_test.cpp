@@ -48,8 +48,8 @@ TEST(NodeFabric, NvlinkPairWithKLinksRunsKTimesOneLink) {
 
 TEST(NodeFabric, PairWithoutNvlinkGoesThroughThePcieSwitchesAndTheHost) {
   const Fabric f(cube_mesh(1));  // GPU 0 on switch 0, GPU 5 on switch 2; no NVLink between them
-  EXPECT_EQ(route(f, 0, 5),
-            (std::vector<std::string>{"gpu0_pcie_UP", "node0_pcie0_host_UP", "node0_pcie2_host_DOWN", "gpu5_pcie_DOWN"}));
+  EXPECT_EQ(route(f, 0, 5), (std::vector<std::string>{"gpu0_pcie_UP", "node0_pcie0_host_UP", "node0_pcie2_host_DOWN",
+                                                      "gpu5_pcie_DOWN"}));
   EXPECT_DOUBLE_EQ(together_s(f, {{0, 5}}), 4 * kPcieS + kBytes / kPcieBps);
   const Fabric pcie(structured(NodeFabric::pcie, 1, 4, 2, 1));
   EXPECT_EQ(route(pcie, 0, 1), (std::vector<std::string>{"gpu0_pcie_UP", "gpu1_pcie_DOWN"}));  // one switch
@@ -64,7 +64,7 @@ TEST(NodeFabric, PcieUplinkSharedByTwoGpusGivesEachHalf) {
 
 TEST(NodeFabric, GpuDirectOffAddsTheHostHop) {
   PlatformSpec spec = structured(NodeFabric::nvswitch, 2, 2, 1, 1);
-  const std::vector<std::string> direct{"gpu0_pcie_UP", "node0_nic0_pcie_UP", "node0_nic0_UP",
+  const std::vector<std::string> direct{"gpu0_pcie_UP",    "node0_nic0_pcie_UP",   "node0_nic0_UP",
                                         "node1_nic0_DOWN", "node1_nic0_pcie_DOWN", "gpu2_pcie_DOWN"};
   EXPECT_EQ(route(Fabric(spec), 0, 2), direct);
   const double nic_bound = kBytes / kNicBps;

@@ -123,5 +123,113 @@ TEST(PlatformSection, ExactMessagesForBadGraphs) {
             "'gpu' or 'node' and not 'cluster'");
 }
 
+/// A two_level platform of 2 nodes of 4 GPUs with a structured node; `node` is the body of [node].
+std::string structured_file(const std::string& node, const std::string& extra = "") {
+  return "name = \"s\"\ntopology = \"two_level\"\nnodes = 2\ngpus_per_node = 4\n" + extra +
+         "[inter_link]\nbandwidth = \"100Gbps\"\nlatency = \"1us\"\n[node]\n" + node +
+         "[node.pcie]\nbandwidth = \"16GBps\"\nlatency = \"1us\"\n";
+}
+
+const std::string kNvlink = "[node.nvlink]\nbandwidth = \"25GBps\"\nlatency = \"1us\"\n";
+
+TEST(PlatformSection, StructuredNodeLoads) {
+  const platform::PlatformSpec spec = load_platform(toml::parse(
+      structured_file("fabric = \"nvlink_mesh\"\nnvlinks = [[0, 2, 1, 0], [2, 0, 0, 1], [1, 0, 0, 2], [0, 1, 2, 0]]\n"
+                      "pcie_switches = 2\nnics = 2\ngpu_nic = [1, 1, 0, 0]\ngpudirect = false\n" +
+                      kNvlink),
+      std::string("p.toml")));
+  EXPECT_TRUE(spec.node.structured);
+  EXPECT_EQ(spec.node.fabric, platform::NodeFabric::nvlink_mesh);
+  EXPECT_EQ(spec.node.nvlinks[0][1], 2);
+  EXPECT_EQ(spec.node.gpu_nic, (std::vector<int>{1, 1, 0, 0}));
+  EXPECT_FALSE(spec.node.gpudirect);
+  EXPECT_FALSE(spec.node.rails);
+  EXPECT_DOUBLE_EQ(spec.node.pcie.bandwidth_Bps, 16e9);
+  EXPECT_DOUBLE_EQ(spec.inter.bandwidth_Bps, 12.5e9);
+}
+
+TEST(PlatformSection, ExactMessagesForBadStructuredNodes) {
+  EXPECT_EQ(error_of(structured_file("fabric = \"nvswitch\"\nnvswitch = 1\n" + kNvlink)),
+            "p.toml:10:1: unknown key 'platform.node.nvswitch'; allowed in [platform.node]: fabric, nvlink, nvlinks, "
+            "pcie, pcie_switches, nics, gpu_nic, gpudirect, rails");
+  EXPECT_EQ(error_of(structured_file("nics = 2\n")),
+            "p.toml:8:1: missing key 'platform.node.fabric'; what joins the GPUs: nvswitch, nvlink_mesh, pcie");
+  std::string fat_tree = structured_file("fabric = \"nvswitch\"\n" + kNvlink);
+  fat_tree.replace(fat_tree.find("two_level"), 9, "fat_tree");
+  EXPECT_EQ(error_of(fat_tree),
+            "p.toml:8:1: [platform.node] with topology = \"fat_tree\"; structured nodes need topology = \"two_level\" "
+            "(their NICs on one switch or on rails)");
+  EXPECT_EQ(error_of(structured_file("fabric = \"nvswitch\"\n" + kNvlink,
+                                     "[intra_link]\nbandwidth = \"1GBps\"\nlatency = \"1us\"\n")),
+            "p.toml:5:1: [platform.intra_link] with [platform.node]; a structured node's GPUs use "
+            "[platform.node.nvlink] and [platform.node.pcie]");
+  EXPECT_EQ(error_of(structured_file("fabric = \"nvlink_mesh\"\nnvlinks = \"hybrid_cube_mesh\"\n" + kNvlink)),
+            "p.toml:10:11: hybrid_cube_mesh joins 8 GPUs, but gpus_per_node = 4; gpus_per_node = 8, or give the "
+            "NVLinks as a matrix");
+  EXPECT_EQ(error_of(structured_file("fabric = \"nvlink_mesh\"\nnvlinks = \"torus\"\n" + kNvlink)),
+            "p.toml:10:11: unknown NVLink topology 'torus'; known: hybrid_cube_mesh");
+  EXPECT_EQ(
+      error_of(structured_file(
+          "fabric = \"nvlink_mesh\"\nnvlinks = [[0, 1, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]\n" + kNvlink)),
+      "p.toml:10:26: nvlinks[1][0] = 0 but nvlinks[0][1] = 1; an NVLink joins both GPUs: the matrix is symmetric");
+  EXPECT_EQ(
+      error_of(structured_file(
+          "fabric = \"nvlink_mesh\"\nnvlinks = [[1, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]\n" + kNvlink)),
+      "p.toml:10:13: 'platform.node.nvlinks[0][0]' = 1: a GPU linked to itself; 0 on the diagonal");
+  EXPECT_EQ(error_of(structured_file("fabric = \"nvlink_mesh\"\nnvlinks = [[0, 0], [0, 0]]\n" + kNvlink)),
+            "p.toml:10:11: 'platform.node.nvlinks' must be \"hybrid_cube_mesh\" or 4 lists of 4 integers; row i, "
+            "column j = NVLinks between GPUs i and j of a node (gpus_per_node = 4)");
+  EXPECT_EQ(error_of(structured_file("fabric = \"nvlink_mesh\"\n" + kNvlink)),
+            "p.toml:8:1: missing key 'platform.node.nvlinks'; fabric = \"nvlink_mesh\" needs the NVLinks per GPU pair: "
+            "\"hybrid_cube_mesh\" (DGX-1, 8 GPUs) or a 4 x 4 matrix");
+  EXPECT_EQ(error_of(structured_file("fabric = \"pcie\"\nnics = 2\ngpu_nic = [0, 1, 2, 0]\n")),
+            "p.toml:11:18: 'platform.node.gpu_nic[2]' names no NIC of the node; NICs are numbered 0 to 1 (nics = 2)");
+  EXPECT_EQ(
+      error_of(structured_file("fabric = \"pcie\"\nnics = 2\ngpu_nic = [0, 1]\n")),
+      "p.toml:11:11: 'platform.node.gpu_nic' must list one NIC per GPU; 4 integers (gpus_per_node), e.g. [0, 0, 1, 1]");
+  EXPECT_EQ(error_of(structured_file("fabric = \"pcie\"\nnics = 5\n")),
+            "p.toml:10:8: 'platform.node.nics' = 5 is out of range; allowed: 1 to 4");
+  EXPECT_EQ(error_of(structured_file("fabric = \"pcie\"\nrails = true\n")),
+            "p.toml:10:9: rails = true with one NIC per node; rails put NIC k of every node on switch k: give nics >= "
+            "2, or rails = false");
+  EXPECT_EQ(error_of(structured_file("fabric = \"pcie\"\nnics = 2\nrails = true\n")),
+            "p.toml:1:1: missing table [platform.network_link]; give its bandwidth and latency, e.g. bandwidth = "
+            "\"10Gbps\", latency = \"5us\"");
+  EXPECT_EQ(error_of(structured_file("fabric = \"pcie\"\n" + kNvlink)),
+            "p.toml:10:7: key 'platform.node.nvlink' does not apply here; used with these settings: fabric, gpu_nic, "
+            "gpudirect, nics, pcie, pcie_switches, rails");
+  EXPECT_EQ(error_of(structured_file("fabric = \"nvswitch\"\n")),
+            "p.toml:8:1: missing table [platform.node.nvlink]; give its bandwidth and latency, e.g. bandwidth = "
+            "\"10Gbps\", latency = \"5us\"");
+}
+
+TEST(PlatformFiles, DgxPlatformsLoadWithTheirStructure) {
+  const auto dgx1 = load_file("dgx1_v100");
+  EXPECT_EQ(dgx1.node.fabric, platform::NodeFabric::nvlink_mesh);
+  EXPECT_EQ(dgx1.node.nvlinks, platform::hybrid_cube_mesh());
+  EXPECT_EQ(dgx1.node.gpu_nic, (std::vector<int>{0, 0, 1, 1, 2, 2, 3, 3}));
+  const auto a100 = load_file("dgx_a100");
+  EXPECT_EQ(a100.node.fabric, platform::NodeFabric::nvswitch);
+  EXPECT_DOUBLE_EQ(a100.node.nvlink.bandwidth_Bps, 300e9);
+  EXPECT_EQ(a100.node.nics, 8);
+  EXPECT_TRUE(a100.node.rails);
+  const auto h100 = load_file("dgx_h100");
+  EXPECT_DOUBLE_EQ(h100.node.nvlink.bandwidth_Bps, 450e9);
+  EXPECT_DOUBLE_EQ(h100.inter.bandwidth_Bps, 50e9);
+  EXPECT_EQ(h100.node.pcie_switches, 8);
+  const auto pcie = load_file("pcie_v100");
+  EXPECT_EQ(pcie.node.fabric, platform::NodeFabric::pcie);
+  EXPECT_EQ(pcie.node.nics, 1);
+  for (const auto& spec : {dgx1, a100, h100, pcie}) {
+    EXPECT_EQ(spec.hosts(), 32);
+    const platform::Fabric f(spec);
+    // GPU 0 of node 0 to GPU 0 of node 1 leaves and enters through NIC 0 of each node.
+    std::vector<std::string> route;
+    for (int l : f.path(0, 8).links) route.push_back(f.links()[static_cast<std::size_t>(l)].name);
+    EXPECT_EQ(route[2], "node0_nic0_UP") << spec.name;
+    EXPECT_EQ(route[route.size() - 3], "node1_nic0_DOWN") << spec.name;
+  }
+}
+
 }  // namespace
 }  // namespace dtsim::scenario

@@ -4,13 +4,13 @@
 
 namespace dtsim::platform::testing {
 
-constexpr double kNvlinkBps = 25e9;   ///< one NVLink (or an NVSwitch port), per direction
-constexpr double kPcieBps = 16e9;     ///< every PCIe link
-constexpr double kNicBps = 12.5e9;    ///< every NIC
-constexpr double kNvlinkS = 2e-6;     ///< latency of an NVLink bundle or an NVSwitch port
-constexpr double kPcieS = 1e-6;       ///< latency of every PCIe link
-constexpr double kNicS = 1.5e-6;      ///< latency of a NIC's network link
-constexpr double kSpineS = 0.5e-6;    ///< latency of a rail's spine link
+constexpr double kNvlinkBps = 25e9;  ///< one NVLink (or an NVSwitch port), per direction
+constexpr double kPcieBps = 16e9;    ///< every PCIe link
+constexpr double kNicBps = 12.5e9;   ///< every NIC
+constexpr double kNvlinkS = 2e-6;    ///< latency of an NVLink bundle or an NVSwitch port
+constexpr double kPcieS = 1e-6;      ///< latency of every PCIe link
+constexpr double kNicS = 1.5e-6;     ///< latency of a NIC's network link
+constexpr double kSpineS = 0.5e-6;   ///< latency of a rail's spine link
 
 /// `nodes` two_level nodes of `gpus` GPUs joined by `fabric`, `switches` PCIe switches, `nics` NICs.
 inline PlatformSpec structured(NodeFabric fabric, int nodes, int gpus, int switches, int nics) {
