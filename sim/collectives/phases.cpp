@@ -1,6 +1,7 @@
 #include "sim/collectives/phases.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "sim/collectives/chunking.hpp"
 #include "sim/core/error.hpp"
@@ -9,6 +10,20 @@ namespace dtsim::collectives {
 namespace {
 
 int wrap(int i, int q) { return ((i % q) + q) % q; }
+
+/// Block range [first, last) member v holds after distance_doubling_reduce_scatter's steps at distances < m.
+std::pair<int, int> held(int v, int m, int q) {
+  int first = 0;
+  int last = q;
+  for (int d = 1; d < m; d *= 2) {
+    const int mid = (first + last) / 2;
+    if (v & d)
+      first = mid;
+    else
+      last = mid;
+  }
+  return {first, last};
+}
 
 }  // namespace
 
@@ -145,6 +160,33 @@ std::size_t doubling_all_gather(PlanBuilder& b, std::size_t step, const std::vec
       const int lo = v & ~(h - 1);
       const Block x = span(blocks, lo, lo + h);
       b.add(step, {members[static_cast<std::size_t>(v)], members[static_cast<std::size_t>(v ^ h)], x.offset, x.bytes,
+                   Combine::copy});
+    }
+  return step;
+}
+
+std::size_t distance_doubling_reduce_scatter(PlanBuilder& b, std::size_t step, const std::vector<int>& members,
+                                             const std::vector<Block>& blocks) {
+  const int q = static_cast<int>(members.size());
+  for (int m = 1; m < q; m *= 2, ++step)
+    for (int v = 0; v < q; ++v) {
+      const auto [first, last] = held(v, m, q);
+      const int mid = (first + last) / 2;
+      const Block x = (v & m) ? span(blocks, first, mid) : span(blocks, mid, last);
+      b.add(step, {members[static_cast<std::size_t>(v)], members[static_cast<std::size_t>(v ^ m)], x.offset, x.bytes,
+                   Combine::reduce});
+    }
+  return step;
+}
+
+std::size_t distance_halving_all_gather(PlanBuilder& b, std::size_t step, const std::vector<int>& members,
+                                        const std::vector<Block>& blocks) {
+  const int q = static_cast<int>(members.size());
+  for (int m = q / 2; m >= 1; m /= 2, ++step)
+    for (int v = 0; v < q; ++v) {
+      const auto [first, last] = held(v, 2 * m, q);
+      const Block x = span(blocks, first, last);
+      b.add(step, {members[static_cast<std::size_t>(v)], members[static_cast<std::size_t>(v ^ m)], x.offset, x.bytes,
                    Combine::copy});
     }
   return step;

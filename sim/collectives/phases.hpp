@@ -77,6 +77,14 @@ std::size_t halving_reduce_scatter(PlanBuilder& b, std::size_t step, const std::
 /// Recursive doubling all-gather: at distance 1, 2, .., q/2 each member sends the range it holds.
 std::size_t doubling_all_gather(PlanBuilder& b, std::size_t step, const std::vector<int>& members,
                                 const std::vector<Block>& blocks);
+/// MPICH's and Rabenseifner's all-reduce order (allreduce_intra_reduce_scatter_allgather.c): the vector is
+/// halved at distance 1, 2, .., q/2, so the largest halves go to the nearest member (same node first);
+/// member v (the lower of a pair keeps the lower half) ends with blocks[bit-reversed v].
+std::size_t distance_doubling_reduce_scatter(PlanBuilder& b, std::size_t step, const std::vector<int>& members,
+                                             const std::vector<Block>& blocks);
+/// The all-gather that undoes it: at distance q/2, .., 1 each member sends the range it holds.
+std::size_t distance_halving_all_gather(PlanBuilder& b, std::size_t step, const std::vector<int>& members,
+                                        const std::vector<Block>& blocks);
 /// Binomial reduce to rank 0 over ranks 0..p-1: at mask 1, 2, 4, .. rank r with lowest set bit `mask` sends
 /// `whole` to r - mask. ceil(lg p) steps.
 std::size_t binomial_reduce(PlanBuilder& b, std::size_t step, int ranks, Block whole);

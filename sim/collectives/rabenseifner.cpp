@@ -1,10 +1,11 @@
 // Rabenseifner all-reduce (Rabenseifner 2004; Thakur, Rabenseifner & Gropp 2005; MPICH
-// allreduce_intra_reduce_scatter_allgather): recursive-halving reduce-scatter, then recursive-doubling
-// all-gather, on the vector cut into pof2 near-equal blocks.
+// allreduce_intra_reduce_scatter_allgather): reduce-scatter by vector halving at distances 1, 2, .., then
+// all-gather at distances .., 2, 1, on the vector cut into pof2 near-equal blocks. As in MPICH and SMPI's
+// `rab`, the largest halves travel the shortest distance (inside a node first).
 //
 //   p = 4, blocks A B C D:
-//   halving  dist 2: 0<->2 (0 keeps AB, 2 keeps CD), 1<->3      doubling dist 1: 0<->1, 2<->3
-//            dist 1: 0<->1 (0 keeps A, 1 keeps B), 2<->3                 dist 2: 0<->2, 1<->3
+//   reduce-scatter dist 1: 0<->1 (0 keeps AB, 1 keeps CD), 2<->3    all-gather dist 2: 0<->2 (A, B), 1<->3
+//                  dist 2: 0<->2 (0 keeps A, 2 keeps B), 1<->3                 dist 1: 0<->1 (AB, CD), 2<->3
 //
 // Non-power-of-two p: Rabenseifner's own fold (Thakur, Rabenseifner & Gropp 2005, sec. 4.4, as SimGrid's
 // SMPI `rab` runs it): each folded pair swaps halves, one sends its reduced half to the other (two messages
@@ -36,8 +37,8 @@ class Rabenseifner final : public TracedCollective {
     const std::vector<Block> blocks = split(whole, fold.pof2);
     PlanBuilder b(group.ranks);
     std::size_t step = fold.fold_in_halves(b, 0, whole);
-    step = halving_reduce_scatter(b, step, fold.members(), blocks);
-    step = doubling_all_gather(b, step, fold.members(), blocks);
+    step = distance_doubling_reduce_scatter(b, step, fold.members(), blocks);
+    step = distance_halving_all_gather(b, step, fold.members(), blocks);
     fold.fold_out(b, step, everyone);
     return std::move(b).finish();
   }

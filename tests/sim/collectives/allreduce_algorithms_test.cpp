@@ -63,6 +63,22 @@ TEST(Rabenseifner, NonPowerOfTwoFoldSwapsHalvesThenSendsOneBack) {
   EXPECT_EQ(plan.steps[1].transfers[0].bytes, 500);
 }
 
+TEST(Rabenseifner, LargestHalvesTravelTheShortestDistanceAsInMpich) {
+  // MPICH (allreduce_intra_reduce_scatter_allgather.c, mask = 1 first) and SMPI's rab: distances 1, 2, 4, 8
+  // with n/2, n/4, n/8, n/16, then the all-gather back at 8, 4, 2, 1. On 2 nodes of 8 only the n/16 steps
+  // cross the network.
+  const std::int64_t n = 16 * 1024;
+  const auto plan = make_collective("rabenseifner")->plan({16, 8}, n);
+  ASSERT_EQ(plan.steps.size(), 8u);
+  const std::vector<int> distance{1, 2, 4, 8, 8, 4, 2, 1};
+  const std::vector<std::int64_t> bytes{n / 2, n / 4, n / 8, n / 16, n / 16, n / 8, n / 4, n / 2};
+  for (std::size_t s = 0; s < plan.steps.size(); ++s)
+    for (const Transfer& t : plan.steps[s].transfers) {
+      EXPECT_EQ(t.from ^ t.to, distance[s]) << s;
+      EXPECT_EQ(t.bytes, bytes[s]) << s;
+    }
+}
+
 TEST(BinomialTree, TwoCeilLgPFullMessages) {
   EXPECT_DOUBLE_EQ(make_collective("binomial_tree")->closed_form_s({5, 1}, 1000, kStar), 6 * message(1000));
 }
