@@ -166,13 +166,18 @@ void load_structured(Section& s, const toml::table& table, platform::PlatformSpe
     throw core::InputError(s.where_key("node"),
                            "[platform.node] with topology = \"" + platform::topology_name(spec.topology) + "\"",
                            "structured nodes need topology = \"two_level\" (their NICs on one switch or on rails)");
-  if (s.has("intra_link"))
+  if (table.contains("intra_link"))
     throw core::InputError(s.where_key("intra_link"), "[platform.intra_link] with [platform.node]",
                            "a structured node's GPUs use [platform.node.nvlink] and [platform.node.pcie]");
   load_node(node, *table.get_as<toml::table>("node"), spec);
   spec.nodes = static_cast<int>(s.required_integer("nodes", 1, kMaxStructuredHosts / spec.gpus_per_node));
   spec.inter = load_link(s, "inter_link");
-  if (spec.node.rails) spec.network = load_link(s, "network_link");
+  if (spec.node.rails)
+    spec.network = load_link(s, "network_link");
+  else if (table.contains("network_link"))
+    throw core::InputError(s.where_key("network_link"), "[platform.network_link] with rails = false",
+                           "it is the rails' link to the spine: set rails = true, or leave it out (copy a built-in "
+                           "platform to a file of your own to drop it)");
 }
 
 /// The keys and shape of every topology but star: nodes of gpus_per_node GPUs, then the network.

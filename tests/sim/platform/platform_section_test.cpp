@@ -203,6 +203,13 @@ TEST(PlatformSection, ExactMessagesForBadStructuredNodes) {
             "\"10Gbps\", latency = \"5us\"");
 }
 
+TEST(PlatformSection, NetworkLinkOnlyWithRails) {
+  EXPECT_EQ(error_of(structured_file("fabric = \"pcie\"\nnics = 2\n",
+                                     "[network_link]\nbandwidth = \"1GBps\"\nlatency = \"1us\"\n")),
+            "p.toml:5:1: [platform.network_link] with rails = false; it is the rails' link to the spine: set rails = "
+            "true, or leave it out (copy a built-in platform to a file of your own to drop it)");
+}
+
 TEST(PlatformFiles, DgxPlatformsLoadWithTheirStructure) {
   const auto dgx1 = load_file("dgx1_v100");
   EXPECT_EQ(dgx1.node.fabric, platform::NodeFabric::nvlink_mesh);
