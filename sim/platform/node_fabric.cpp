@@ -21,13 +21,12 @@ namespace dtsim::platform {
 ///
 /// GPU g is on PCIe switch g S / G and uses NIC gpu_nic[g]; NIC k is on switch k S / K. Routes, i -> j in one
 /// node: the NVSwitch (port up, port down), else the pair's NVLinks, else PCIe (GPU up, [switch up to the host,
-/// host down to j's switch], GPU down). GPU i -> NIC: GPU up, [host hop when GPUDirect is off or the NIC is on
-/// another switch], NIC PCIe down, NIC up; then rail k -> spine -> rail k' when the NICs are on different rails;
-/// then the mirror image into the destination GPU.
+/// host down to j's switch], GPU down). GPU i -> its NIC: GPU up, [host hop when GPUDirect is off or the NIC is
+/// on another switch], switch -> NIC, NIC -> network switch; then rail k -> spine -> rail k' when the NICs are
+/// on different rails; then the mirror image into the destination GPU.
 NodeFabricRouter::NodeFabricRouter(const PlatformSpec& spec, FabricGraph& graph)
     : node_(spec.node), gpus_(spec.gpus_per_node) {
   DTSIM_CHECK(node_.structured && static_cast<int>(node_.gpu_nic.size()) == gpus_, "node structure not validated");
-  const int G = gpus_;
   std::vector<int> network;
   if (node_.rails) {
     network = add_switches(graph, "rail", node_.nics);
@@ -38,49 +37,51 @@ NodeFabricRouter::NodeFabricRouter(const PlatformSpec& spec, FabricGraph& graph)
   } else {
     network.assign(static_cast<std::size_t>(node_.nics), graph.add_vertex("top_switch", VertexKind::network_switch));
   }
-  for (int n = 0; n < spec.nodes; ++n) {
-    const std::string prefix = "node" + std::to_string(n) + "_";
-    const int host = graph.add_vertex(prefix + "host", VertexKind::node_switch);
-    std::vector<int>& host_links = switch_host_.emplace_back();
-    std::vector<int> switches;
-    for (int s = 0; s < node_.pcie_switches; ++s) {
-      switches.push_back(graph.add_vertex(prefix + "pcie" + std::to_string(s), VertexKind::node_switch));
-      host_links.push_back(
-          graph.add_link(prefix + "pcie" + std::to_string(s) + "_host", switches.back(), host, node_.pcie));
-    }
-    std::vector<int>& gpu_pcie = gpu_pcie_.emplace_back();
-    for (int g = 0; g < G; ++g)
-      gpu_pcie.push_back(graph.add_link("gpu" + std::to_string(n * G + g) + "_pcie", n * G + g,
-                                        switches[static_cast<std::size_t>(node_.gpu_switch(g, G))], node_.pcie));
-    std::vector<int>& ports = gpu_nvswitch_.emplace_back();
-    std::vector<std::vector<int>>& bundles =
-        nvlink_.emplace_back(static_cast<std::size_t>(G), std::vector<int>(static_cast<std::size_t>(G), -1));
-    if (node_.fabric == NodeFabric::nvswitch) {
-      const int nvswitch = graph.add_vertex(prefix + "nvswitch", VertexKind::node_switch);
-      for (int g = 0; g < G; ++g)
-        ports.push_back(
-            graph.add_link("gpu" + std::to_string(n * G + g) + "_nvlink", n * G + g, nvswitch, node_.nvlink));
-    } else if (node_.fabric == NodeFabric::nvlink_mesh) {
-      for (int i = 0; i < G; ++i)
-        for (int j = i + 1; j < G; ++j) {
-          const int count = node_.nvlinks[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
-          if (count == 0) continue;
-          const LinkSpec bundle{count * node_.nvlink.bandwidth_Bps, node_.nvlink.latency_s};
-          const int up = graph.add_link(prefix + "nvlink" + std::to_string(i) + "-" + std::to_string(j), n * G + i,
-                                        n * G + j, bundle);
-          bundles[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = up;
-          bundles[static_cast<std::size_t>(j)][static_cast<std::size_t>(i)] = FabricGraph::direction(up, false);
-        }
-    }
-    std::vector<int>& nic_pcie = nic_pcie_.emplace_back();
-    std::vector<int>& nic_net = nic_net_.emplace_back();
-    for (int k = 0; k < node_.nics; ++k) {
-      const int nic = graph.add_vertex(prefix + "nic" + std::to_string(k), VertexKind::node_switch);
-      nic_pcie.push_back(graph.add_link(prefix + "nic" + std::to_string(k) + "_pcie",
-                                        switches[static_cast<std::size_t>(node_.nic_switch(k))], nic, node_.pcie));
-      nic_net.push_back(
-          graph.add_link(prefix + "nic" + std::to_string(k), nic, network[static_cast<std::size_t>(k)], spec.inter));
-    }
+  for (int n = 0; n < spec.nodes; ++n) add_node(spec, graph, n, network);
+}
+
+void NodeFabricRouter::add_node(const PlatformSpec& spec, FabricGraph& graph, int n, const std::vector<int>& network) {
+  const std::string prefix = "node" + std::to_string(n) + "_";
+  const int host = graph.add_vertex(prefix + "host", VertexKind::node_switch);
+  std::vector<int>& host_links = switch_host_.emplace_back();
+  std::vector<int> switches;
+  for (int s = 0; s < node_.pcie_switches; ++s) {
+    switches.push_back(graph.add_vertex(prefix + "pcie" + std::to_string(s), VertexKind::node_switch));
+    host_links.push_back(
+        graph.add_link(prefix + "pcie" + std::to_string(s) + "_host", switches.back(), host, node_.pcie));
+  }
+  std::vector<int>& gpu_pcie = gpu_pcie_.emplace_back();
+  for (int g = 0; g < gpus_; ++g)
+    gpu_pcie.push_back(graph.add_link("gpu" + std::to_string(n * gpus_ + g) + "_pcie", n * gpus_ + g,
+                                      switches[static_cast<std::size_t>(node_.gpu_switch(g, gpus_))], node_.pcie));
+  std::vector<int>& ports = gpu_nvswitch_.emplace_back();
+  std::vector<std::vector<int>>& bundles =
+      nvlink_.emplace_back(static_cast<std::size_t>(gpus_), std::vector<int>(static_cast<std::size_t>(gpus_), -1));
+  if (node_.fabric == NodeFabric::nvswitch) {
+    const int nvswitch = graph.add_vertex(prefix + "nvswitch", VertexKind::node_switch);
+    for (int g = 0; g < gpus_; ++g)
+      ports.push_back(
+          graph.add_link("gpu" + std::to_string(n * gpus_ + g) + "_nvlink", n * gpus_ + g, nvswitch, node_.nvlink));
+  } else if (node_.fabric == NodeFabric::nvlink_mesh) {
+    for (int i = 0; i < gpus_; ++i)
+      for (int j = i + 1; j < gpus_; ++j) {
+        const int count = node_.nvlinks[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
+        if (count == 0) continue;
+        const LinkSpec bundle{count * node_.nvlink.bandwidth_Bps, node_.nvlink.latency_s};
+        const int up = graph.add_link(prefix + "nvlink" + std::to_string(i) + "-" + std::to_string(j), n * gpus_ + i,
+                                      n * gpus_ + j, bundle);
+        bundles[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = up;
+        bundles[static_cast<std::size_t>(j)][static_cast<std::size_t>(i)] = FabricGraph::direction(up, false);
+      }
+  }
+  std::vector<int>& nic_pcie = nic_pcie_.emplace_back();
+  std::vector<int>& nic_net = nic_net_.emplace_back();
+  for (int k = 0; k < node_.nics; ++k) {
+    const int nic = graph.add_vertex(prefix + "nic" + std::to_string(k), VertexKind::node_switch);
+    nic_pcie.push_back(graph.add_link(prefix + "nic" + std::to_string(k) + "_pcie",
+                                      switches[static_cast<std::size_t>(node_.nic_switch(k))], nic, node_.pcie));
+    nic_net.push_back(
+        graph.add_link(prefix + "nic" + std::to_string(k), nic, network[static_cast<std::size_t>(k)], spec.inter));
   }
 }
 

@@ -19,6 +19,8 @@ class NodeFabricRouter {
   void route(int from, int to, std::vector<int>& links) const;
 
  private:
+  /// Adds node n's host, PCIe switches, NVSwitch or NVLinks and NICs (NIC k on network[k]).
+  void add_node(const PlatformSpec& spec, FabricGraph& graph, int n, const std::vector<int>& network);
   /// Local GPU i of a node to local GPU j of the same node.
   void inside(int node, int i, int j, std::vector<int>& links) const;
   /// PCIe from switch s up to the host and down to switch t (nothing when s == t).
