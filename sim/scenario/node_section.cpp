@@ -67,11 +67,17 @@ std::vector<std::vector<int>> load_nvlinks(Section& s, const toml::table& table,
   return links;
 }
 
-/// `gpu_nic`: the NIC of each GPU, G integers in [0, K); default GPU g uses NIC g K / G.
-std::vector<int> load_gpu_nic(Section& s, const toml::table& table, int gpus, int nics) {
+/// `gpu_nic`: the NIC of each GPU, G integers in [0, K); default GPU g uses NIC g K / G, recorded in the table
+/// as Section records its defaults.
+std::vector<int> load_gpu_nic(Section& s, toml::table& table, int gpus, int nics) {
   std::vector<int> map;
   if (!s.has("gpu_nic")) {
-    for (int g = 0; g < gpus; ++g) map.push_back(g * nics / gpus);
+    toml::array recorded;
+    for (int g = 0; g < gpus; ++g) {
+      map.push_back(g * nics / gpus);
+      recorded.push_back(map.back());
+    }
+    table.insert("gpu_nic", std::move(recorded));
     return map;
   }
   const toml::node& n = *table.get("gpu_nic");
@@ -104,7 +110,7 @@ platform::LinkSpec load_link(Section& parent, const std::string& prefix, const s
   return spec;
 }
 
-void load_node(Section& s, const toml::table& table, platform::PlatformSpec& spec) {
+void load_node(Section& s, toml::table& table, platform::PlatformSpec& spec) {
   s.allow({"fabric", "nvlink", "nvlinks", "pcie", "pcie_switches", "nics", "gpu_nic", "gpudirect", "rails"});
   platform::NodeSpec& node = spec.node;
   const int gpus = spec.gpus_per_node;

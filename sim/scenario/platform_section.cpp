@@ -160,7 +160,7 @@ void load_graph(Section& s, const toml::table& table, platform::PlatformSpec& sp
 }
 
 /// A two_level platform whose nodes are described by [platform.node] (NICs, PCIe, NVLink, rails).
-void load_structured(Section& s, const toml::table& table, platform::PlatformSpec& spec) {
+void load_structured(Section& s, toml::table& table, platform::PlatformSpec& spec) {
   Section node = *s.table("node");
   if (spec.topology != platform::Topology::two_level)
     throw core::InputError(s.where_key("node"),
@@ -181,7 +181,7 @@ void load_structured(Section& s, const toml::table& table, platform::PlatformSpe
 }
 
 /// The keys and shape of every topology but star: nodes of gpus_per_node GPUs, then the network.
-void load_nodes_and_network(Section& s, const toml::table& table, platform::PlatformSpec& spec) {
+void load_nodes_and_network(Section& s, toml::table& table, platform::PlatformSpec& spec) {
   using platform::Topology;
   spec.gpus_per_node = static_cast<int>(s.required_integer("gpus_per_node", 1, 1024));
   if (table.contains("node")) {  // looked up only when present: "node" is not among the keys a classic node uses

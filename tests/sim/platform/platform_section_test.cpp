@@ -133,11 +133,12 @@ std::string structured_file(const std::string& node, const std::string& extra = 
 const std::string kNvlink = "[node.nvlink]\nbandwidth = \"25GBps\"\nlatency = \"1us\"\n";
 
 TEST(PlatformSection, StructuredNodeLoads) {
-  const platform::PlatformSpec spec = load_platform(toml::parse(
+  toml::table table = toml::parse(
       structured_file("fabric = \"nvlink_mesh\"\nnvlinks = [[0, 2, 1, 0], [2, 0, 0, 1], [1, 0, 0, 2], [0, 1, 2, 0]]\n"
                       "pcie_switches = 2\nnics = 2\ngpu_nic = [1, 1, 0, 0]\ngpudirect = false\n" +
                       kNvlink),
-      std::string("p.toml")));
+      std::string("p.toml"));
+  const platform::PlatformSpec spec = load_platform(table);
   EXPECT_TRUE(spec.node.structured);
   EXPECT_EQ(spec.node.fabric, platform::NodeFabric::nvlink_mesh);
   EXPECT_EQ(spec.node.nvlinks[0][1], 2);
@@ -201,6 +202,17 @@ TEST(PlatformSection, ExactMessagesForBadStructuredNodes) {
   EXPECT_EQ(error_of(structured_file("fabric = \"nvswitch\"\n")),
             "p.toml:8:1: missing table [platform.node.nvlink]; give its bandwidth and latency, e.g. bandwidth = "
             "\"10Gbps\", latency = \"5us\"");
+}
+
+TEST(PlatformSection, StructuredNodeDefaultsAreRecorded) {
+  toml::table table = toml::parse(structured_file("fabric = \"pcie\"\nnics = 2\n"), std::string("p.toml"));
+  load_platform(table);
+  const toml::table& node = *table["node"].as_table();
+  EXPECT_EQ(node["gpu_nic"].as_array()->size(), 4u);
+  EXPECT_EQ(node["gpu_nic"][2].value<int>(), 1);  // GPU 2 of 4 uses NIC 2 x 2 / 4
+  EXPECT_EQ(node["pcie_switches"].value<int>(), 1);
+  EXPECT_EQ(node["gpudirect"].value<bool>(), true);
+  EXPECT_EQ(node["rails"].value<bool>(), false);
 }
 
 TEST(PlatformSection, NetworkLinkOnlyWithRails) {
