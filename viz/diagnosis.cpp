@@ -67,9 +67,14 @@ std::string run_command(const json& report, const std::vector<std::string>& sett
   return command;
 }
 
-/// The platform key of a link's bandwidth: NICs, GPU links, star links and switch-to-switch links.
+/// The platform key of a link's bandwidth: NICs, GPU links, star links and switch-to-switch links; the links of
+/// structured nodes (sim/platform/node_fabric.cpp) by their names: *_pcie*, *nvlink*, node<n>_nic<k>, rail<k>_spine.
 std::string link_key(const std::string& link, const std::string& topology) {
-  if (link.rfind("nic", 0) == 0) return "platform.inter_link";
+  if (link.find("_pcie") != std::string::npos) return "platform.node.pcie";
+  if (link.find("nvlink") != std::string::npos) return "platform.node.nvlink";
+  if (link.rfind("rail", 0) == 0) return "platform.network_link";
+  if (link.rfind("nic", 0) == 0 || (link.rfind("node", 0) == 0 && link.find("_nic") != std::string::npos))
+    return "platform.inter_link";
   if (link.rfind("gpu", 0) == 0) return "platform.intra_link";
   if (topology == "star") return "platform.link";
   if (topology == "graph" || topology == "two_level") return "";

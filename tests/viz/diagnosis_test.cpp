@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/run/run_simulation.hpp"
+#include "tests/sim/platform/structured_nodes.hpp"
 #include "tests/sim/run/scenario_fixture.hpp"
 #include "viz/diagnosis.hpp"
 #include "viz/reports.hpp"
@@ -34,6 +35,15 @@ TEST(Diagnosis, SlowLinksBoundTheRunByBandwidthAndTheFasterLinkComesFirst) {
   // 100 MB/s links: the busiest one 4x faster is 3.2 Gb/s.
   EXPECT_NE(d.what_ifs[0].command.find("--set platform.link.bandwidth=3.2Gbps"), std::string::npos) << d.what_ifs[0].command;
   EXPECT_TRUE(proposes(d, "compression.compressor=fp16"));
+}
+
+TEST(Diagnosis, ASlowPcieLinkOfAStructuredNodeProposesTheNodesPcieKey) {
+  auto s = testing::five_layers(4, "wfbp", Fidelity::analytic);
+  s.platform = platform::testing::structured(platform::NodeFabric::pcie, 1, 4, 2, 1);
+  s.platform.node.pcie.bandwidth_Bps = 1e8;
+  const Diagnosis d = diagnose(report_of(s));
+  EXPECT_EQ(d.bound, "communication");
+  EXPECT_TRUE(proposes(d, "platform.node.pcie.bandwidth=")) << d.what_ifs[0].command;
 }
 
 TEST(Diagnosis, AFreeNetworkLeavesCompute) {
