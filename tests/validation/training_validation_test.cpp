@@ -1,0 +1,59 @@
+// Nominal predictions of published training measurements (nothing fitted to them): NVIDIA
+// DeepLearningExamples' ResNet-50 v1.5 PyTorch benchmark on a DGX-1 (8 V100) and a DGX A100 (8 A100), one GPU
+// and eight, scenarios/validation/. Prints the table docs/VALIDATION.md shows and bounds each error (the
+// measured error plus a small margin): a change that moves a prediction away from the hardware fails here.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "sim/run/run_simulation.hpp"
+#include "sim/scenario/load.hpp"
+
+namespace dtsim {
+namespace {
+
+/// One published measurement and the largest relative errors dtsim may show on it.
+struct Case {
+  const char* file;            ///< under scenarios/validation/
+  double one_gpu_samples_per_s;
+  double eight_gpus_samples_per_s;
+  double bound_one;            ///< |predicted - measured| / measured, 1 GPU
+  double bound_eight;          ///< the same, 8 GPUs
+  double bound_scaling;        ///< |predicted - measured| scaling efficiency, in points (0.01 = 1 %)
+};
+
+double samples_per_s(const std::string& file, int workers) {
+  scenario::Scenario s = scenario::load_scenario(std::string(DTSIM_SOURCE_DIR) + "/scenarios/validation/" + file,
+                                                 {"workers=" + std::to_string(workers), "output.timeline=false",
+                                                  "strategy.fidelity=analytic"});  // one process, many runs
+  return run::run_simulation(s).samples_per_s;
+}
+
+TEST(TrainingValidation, DeepLearningExamplesResNet50OnDgxServers) {
+  // PyTorch/Classification/ConvNets/resnet50v1.5/README.md, "Training performance" tables (pytorch-21.03).
+  const Case cases[] = {
+      {"dle_resnet50_dgx1v_fp32.toml", 367, 2855, 0.30, 0.29, 0.03},
+      {"dle_resnet50_dgx1v_amp.toml", 1200, 8322, 0.07, 0.09, 0.13},
+      {"dle_resnet50_dgxa100_tf32.toml", 938, 7248, 0.18, 0.22, 0.04},
+      {"dle_resnet50_dgxa100_amp.toml", 2470, 16621, 0.13, 0.06, 0.17},
+  };
+  std::printf("| case | 1 GPU measured / dtsim (error) | 8 GPUs measured / dtsim (error) | scaling measured / dtsim |\n");
+  for (const Case& c : cases) {
+    const double one = samples_per_s(c.file, 1), eight = samples_per_s(c.file, 8);
+    const double e1 = std::abs(one - c.one_gpu_samples_per_s) / c.one_gpu_samples_per_s;
+    const double e8 = std::abs(eight - c.eight_gpus_samples_per_s) / c.eight_gpus_samples_per_s;
+    const double measured_scaling = c.eight_gpus_samples_per_s / (8 * c.one_gpu_samples_per_s);
+    const double scaling = eight / (8 * one);
+    std::printf("| %s | %.0f / %.0f (%+.1f %%) | %.0f / %.0f (%+.1f %%) | %.1f %% / %.1f %% |\n", c.file,
+                c.one_gpu_samples_per_s, one, 100 * (one / c.one_gpu_samples_per_s - 1), c.eight_gpus_samples_per_s,
+                eight, 100 * (eight / c.eight_gpus_samples_per_s - 1), 100 * measured_scaling, 100 * scaling);
+    EXPECT_LE(e1, c.bound_one) << c.file;
+    EXPECT_LE(e8, c.bound_eight) << c.file;
+    EXPECT_LE(std::abs(scaling - measured_scaling), c.bound_scaling) << c.file;
+  }
+}
+
+}  // namespace
+}  // namespace dtsim
