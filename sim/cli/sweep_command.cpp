@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "sim/cli/commands.hpp"
 #include "sim/core/error.hpp"
@@ -27,6 +28,11 @@ int sweep_command(const SweepArguments& args) {
     throw core::InputError("--shard " + std::to_string(args.shard), "the shard is out of range",
                            "0 to --shards - 1 (" + std::to_string(args.shards - 1) + ")");
   const auto points = spec.points().size();
+  std::optional<std::vector<sweep::PointKey>> computed;  // loading every point's scenario: once, and only if needed
+  const auto keys = [&]() -> const std::vector<sweep::PointKey>& {
+    if (!computed) computed = sweep::point_keys(spec, self_executable());
+    return *computed;
+  };
   if (args.slurm) {
     const sweep::SlurmOptions slurm{self_executable(), args.shards, jobs, args.wait};
     const std::string script = sweep::write_sbatch_script(spec, slurm);
@@ -40,10 +46,11 @@ int sweep_command(const SweepArguments& args) {
     }
   } else if (!args.merge) {
     std::cout << points << " points, " << jobs << " at once, results in " << spec.output_dir << "\n";
-    sweep::run_sweep(spec, {self_executable(), jobs, args.shard, args.shards}, std::cerr, isatty(STDERR_FILENO) == 1);
+    sweep::run_sweep(spec, keys(), {self_executable(), jobs, args.shard, args.shards}, std::cerr,
+                     isatty(STDERR_FILENO) == 1);
     if (args.shards > 1) return 0;  // the shards are merged once all have run
   }
-  const auto [results, failed] = sweep::merge_results(spec, self_executable());
+  const auto [results, failed] = sweep::merge_results(spec, keys());
   std::cout << results << " of " << points << " points have a result, " << failed << " failed: " << spec.output_dir
             << "/results.csv, " << spec.output_dir << "/results.jsonl\n";
   return failed > 0 || results < static_cast<int>(points) ? 1 : 0;

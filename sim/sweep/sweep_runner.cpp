@@ -102,10 +102,10 @@ std::string format_eta(double seconds) {
 
 }  // namespace
 
-int run_sweep(const scenario::SweepSpec& spec, const RunOptions& options, std::ostream& progress, bool terminal) {
+int run_sweep(const scenario::SweepSpec& spec, const std::vector<PointKey>& keys, const RunOptions& options,
+              std::ostream& progress, bool terminal) {
   std::vector<Todo> todo;
   int reused = 0, in_shard = 0;
-  const std::vector<PointKey> keys = point_keys(spec, options.dtsim_binary);
   for (const scenario::SweepPoint& p : spec.points()) {
     if (p.index % options.shards != options.shard) continue;
     ++in_shard;
@@ -161,10 +161,9 @@ int run_sweep(const scenario::SweepSpec& spec, const RunOptions& options, std::o
   return failed;
 }
 
-std::pair<int, int> merge_results(const scenario::SweepSpec& spec, const std::string& dtsim_binary) {
+std::pair<int, int> merge_results(const scenario::SweepSpec& spec, const std::vector<PointKey>& keys) {
   std::vector<nlohmann::json> results;
   int failed = 0;
-  const std::vector<PointKey> keys = point_keys(spec, dtsim_binary);
   for (const scenario::SweepPoint& p : spec.points()) {
     const PointKey& key = keys[static_cast<std::size_t>(p.index)];
     std::ifstream in(point_dir(spec, key) + "/point.json");
