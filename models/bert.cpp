@@ -19,20 +19,20 @@ constexpr std::int64_t token_types = 2;
 
 void encoder_layer(SequenceBuilder& b, const std::string& p, const TransformerShape& c) {
   const std::int64_t t = b.tokens();
-  b.linear(p + "attention.self.query", c.hidden, c.hidden, t);
-  b.linear(p + "attention.self.key", c.hidden, c.hidden, t, true, false);  // the query's input, kept once
-  b.linear(p + "attention.self.value", c.hidden, c.hidden, t, true, false);
+  b.linear(p + "attention.self.query", c.hidden, c.hidden, t).split = TensorSplit::column;
+  b.linear(p + "attention.self.key", c.hidden, c.hidden, t, true, false).split = TensorSplit::column;  // the query's input, kept once
+  b.linear(p + "attention.self.value", c.hidden, c.hidden, t, true, false).split = TensorSplit::column;
   b.attention_scores(p + "attention.self.scores", c.hidden, c.heads);
   b.attention_softmax(p + "attention.self.softmax", c.heads);
   b.attention_dropout(p + "attention.self.dropout", c.heads);
   b.attention_context(p + "attention.self.context", c.hidden, c.heads);
-  b.linear(p + "attention.output.dense", c.hidden, c.hidden, t);
+  b.linear(p + "attention.output.dense", c.hidden, c.hidden, t).split = TensorSplit::row;
   b.elementwise(p + "attention.output.dropout", t * c.hidden, pointwise_flops_per_element, 1, Keeps::mask);
   b.layer_norm(p + "attention.output.LayerNorm", c.hidden, true);
-  b.linear(p + "intermediate.dense", c.hidden, 4 * c.hidden, t);
+  b.linear(p + "intermediate.dense", c.hidden, 4 * c.hidden, t).split = TensorSplit::column;
   b.elementwise(p + "intermediate.intermediate_act_fn", t * 4 * c.hidden, gelu_flops_per_element, 1,
-                Keeps::operand);
-  b.linear(p + "output.dense", 4 * c.hidden, c.hidden, t);
+                Keeps::operand).split = TensorSplit::sharded;
+  b.linear(p + "output.dense", 4 * c.hidden, c.hidden, t).split = TensorSplit::row;
   b.elementwise(p + "output.dropout", t * c.hidden, pointwise_flops_per_element, 1, Keeps::mask);
   b.layer_norm(p + "output.LayerNorm", c.hidden, true);
 }
@@ -44,8 +44,8 @@ Model bert(const std::string& name, const std::string& reference, const Transfor
       tokens);
   const std::int64_t t = b.tokens();
   b.embedding("embeddings.word_embeddings", vocabulary, c.hidden);
-  b.embedding("embeddings.position_embeddings", max_positions, c.hidden);
-  b.embedding("embeddings.token_type_embeddings", token_types, c.hidden);
+  b.embedding("embeddings.position_embeddings", max_positions, c.hidden).split = TensorSplit::replicated;
+  b.embedding("embeddings.token_type_embeddings", token_types, c.hidden).split = TensorSplit::replicated;
   b.elementwise("embeddings.add", t * c.hidden, 2 * pointwise_flops_per_element, 3, Keeps::nothing);
   b.layer_norm("embeddings.LayerNorm", c.hidden, false);
   b.elementwise("embeddings.dropout", t * c.hidden, pointwise_flops_per_element, 1, Keeps::mask);

@@ -31,18 +31,18 @@ void block(SequenceBuilder& b, const std::string& p, const TransformerShape& c) 
   const std::int64_t t = b.tokens();
   const std::int64_t activations = t * c.hidden;
   b.layer_norm(p + "ln_1", c.hidden, false);
-  b.conv1d(p + "attn.c_attn", c.hidden, 3 * c.hidden);
+  b.conv1d(p + "attn.c_attn", c.hidden, 3 * c.hidden).split = TensorSplit::column;
   b.attention_scores(p + "attn.scores", c.hidden, c.heads);
   b.attention_softmax(p + "attn.softmax", c.heads);
   b.attention_dropout(p + "attn.attn_dropout", c.heads);
   b.attention_context(p + "attn.context", c.hidden, c.heads);
-  b.conv1d(p + "attn.c_proj", c.hidden, c.hidden);
+  b.conv1d(p + "attn.c_proj", c.hidden, c.hidden).split = TensorSplit::row;
   b.elementwise(p + "attn.resid_dropout", activations, pointwise_flops_per_element, 1, Keeps::mask);
   b.elementwise(p + "attn_residual", activations, pointwise_flops_per_element, 2, Keeps::nothing);
   b.layer_norm(p + "ln_2", c.hidden, false);
-  b.conv1d(p + "mlp.c_fc", c.hidden, 4 * c.hidden);
-  b.elementwise(p + "mlp.act", 4 * activations, gelu_flops_per_element, 1, Keeps::operand);
-  b.conv1d(p + "mlp.c_proj", 4 * c.hidden, c.hidden);
+  b.conv1d(p + "mlp.c_fc", c.hidden, 4 * c.hidden).split = TensorSplit::column;
+  b.elementwise(p + "mlp.act", 4 * activations, gelu_flops_per_element, 1, Keeps::operand).split = TensorSplit::sharded;
+  b.conv1d(p + "mlp.c_proj", 4 * c.hidden, c.hidden).split = TensorSplit::row;
   b.elementwise(p + "mlp.dropout", activations, pointwise_flops_per_element, 1, Keeps::mask);
   b.elementwise(p + "mlp_residual", activations, pointwise_flops_per_element, 2, Keeps::nothing);
 }
@@ -51,7 +51,7 @@ void block(SequenceBuilder& b, const std::string& p, const TransformerShape& c) 
 void trunk(SequenceBuilder& b, const TransformerShape& c, std::int64_t positions) {
   const std::int64_t activations = b.tokens() * c.hidden;
   b.embedding("wte", vocabulary, c.hidden);
-  b.embedding("wpe", positions, c.hidden);
+  b.embedding("wpe", positions, c.hidden).split = TensorSplit::replicated;
   b.elementwise("embeddings_add", activations, pointwise_flops_per_element, 2, Keeps::nothing);
   b.elementwise("drop", activations, pointwise_flops_per_element, 1, Keeps::mask);
   for (std::int64_t i = 0; i < c.layers; ++i) {

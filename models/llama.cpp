@@ -34,21 +34,21 @@ void decoder_layer(SequenceBuilder& b, const std::string& p, const LlamaConfig& 
   const std::int64_t t = b.tokens();
   const std::int64_t kv = c.kv_heads * (c.hidden / c.heads);
   b.rms_norm(p + "input_layernorm", c.hidden);
-  b.linear(p + "self_attn.q_proj", c.hidden, c.hidden, t, false);
-  b.linear(p + "self_attn.k_proj", c.hidden, kv, t, false, false);  // q_proj's input, kept once
-  b.linear(p + "self_attn.v_proj", c.hidden, kv, t, false, false);
-  b.elementwise(p + "self_attn.rotary", t * (c.hidden + kv), rope_flops_per_element, 1, Keeps::nothing);
+  b.linear(p + "self_attn.q_proj", c.hidden, c.hidden, t, false).split = TensorSplit::column;
+  b.linear(p + "self_attn.k_proj", c.hidden, kv, t, false, false).split = TensorSplit::column;  // q_proj's input, kept once
+  b.linear(p + "self_attn.v_proj", c.hidden, kv, t, false, false).split = TensorSplit::column;
+  b.elementwise(p + "self_attn.rotary", t * (c.hidden + kv), rope_flops_per_element, 1, Keeps::nothing).split = TensorSplit::sharded;
   b.attention_scores(p + "self_attn.scores", c.hidden, c.heads);
   b.attention_softmax(p + "self_attn.softmax", c.heads);
   b.attention_context(p + "self_attn.context", c.hidden, c.heads, false);
-  b.linear(p + "self_attn.o_proj", c.hidden, c.hidden, t, false);
+  b.linear(p + "self_attn.o_proj", c.hidden, c.hidden, t, false).split = TensorSplit::row;
   b.elementwise(p + "attn_residual", t * c.hidden, pointwise_flops_per_element, 2, Keeps::nothing);
   b.rms_norm(p + "post_attention_layernorm", c.hidden);
-  b.linear(p + "mlp.gate_proj", c.hidden, c.intermediate, t, false);
-  b.linear(p + "mlp.up_proj", c.hidden, c.intermediate, t, false, false);
-  b.elementwise(p + "mlp.act_fn", t * c.intermediate, silu_flops_per_element, 1, Keeps::operand);
-  b.elementwise(p + "mlp.gate_times_up", t * c.intermediate, pointwise_flops_per_element, 2, Keeps::operands);
-  b.linear(p + "mlp.down_proj", c.intermediate, c.hidden, t, false);
+  b.linear(p + "mlp.gate_proj", c.hidden, c.intermediate, t, false).split = TensorSplit::column;
+  b.linear(p + "mlp.up_proj", c.hidden, c.intermediate, t, false, false).split = TensorSplit::column;
+  b.elementwise(p + "mlp.act_fn", t * c.intermediate, silu_flops_per_element, 1, Keeps::operand).split = TensorSplit::sharded;
+  b.elementwise(p + "mlp.gate_times_up", t * c.intermediate, pointwise_flops_per_element, 2, Keeps::operands).split = TensorSplit::sharded;
+  b.linear(p + "mlp.down_proj", c.intermediate, c.hidden, t, false).split = TensorSplit::row;
   b.elementwise(p + "mlp_residual", t * c.hidden, pointwise_flops_per_element, 2, Keeps::nothing);
 }
 
@@ -61,7 +61,7 @@ Model llama(const std::string& name, const std::string& reference, const LlamaCo
   }
   b.end_block();
   b.rms_norm("model.norm", c.hidden);
-  b.linear("lm_head", c.hidden, c.vocabulary, tokens, false);
+  b.linear("lm_head", c.hidden, c.vocabulary, tokens, false).split = TensorSplit::column;
   b.cross_entropy("loss", c.vocabulary);
   return std::move(b).finish();
 }

@@ -30,6 +30,15 @@ struct SavedActivations {
   std::int64_t attention_bytes = 0;     ///< of `bytes`, those quadratic in the tokens (attention dropout mask)
 };
 
+/// How Megatron-LM's tensor parallelism splits a module over the t GPUs of a tensor-parallel group (Shoeybi et
+/// al., "Megatron-LM", 2019, section 3; Korthikanti et al. 2023, section 4.2 for what each keeps).
+enum class TensorSplit {
+  replicated,  ///< every GPU runs it whole and keeps its input (norms, dropout, residual adds, position embeddings)
+  column,      ///< column-parallel linear: weight and work split; keeps its whole input
+  row,         ///< row-parallel linear: weight and work split; keeps its input, which is split
+  sharded,     ///< work on split heads, a split intermediate or a split vocabulary: work and what it keeps split
+};
+
 /// One module, in forward order. Its backward produces the gradients of all its tensors at once.
 struct Layer {
   std::string name;
@@ -41,6 +50,7 @@ struct Layer {
   SavedActivations saved;                ///< kept for backward; zero when unknown (user tables)
   int block = -1;                        ///< transformer layer it belongs to (full recomputation's unit); -1: none
   bool attention_core = false;           ///< Q K^T, softmax, its dropout or attention over V (selective recomputation)
+  TensorSplit split = TensorSplit::replicated;  ///< under tensor parallelism
   /// Sum of the tensors' element counts.
   std::int64_t parameter_count() const;
 };

@@ -21,27 +21,33 @@ Layer& SequenceBuilder::add(std::string name, double flops, std::int64_t input_e
   return layer;
 }
 
-void SequenceBuilder::embedding(const std::string& name, std::int64_t rows, std::int64_t dim) {
-  add(name, 0, tokens_, tokens_ * dim, {{name + ".weight", {rows, dim}}});
+Layer& SequenceBuilder::embedding(const std::string& name, std::int64_t rows, std::int64_t dim) {
+  Layer& l = add(name, 0, tokens_, tokens_ * dim, {{name + ".weight", {rows, dim}}});
+  l.split = TensorSplit::sharded;  // Megatron's VocabParallelEmbedding
+  return l;
 }
 
-void SequenceBuilder::linear(const std::string& name, std::int64_t in, std::int64_t out, std::int64_t rows,
+Layer& SequenceBuilder::linear(const std::string& name, std::int64_t in, std::int64_t out, std::int64_t rows,
                              bool bias, bool keeps_input) {
   std::vector<Tensor> tensors{{name + ".weight", {out, in}}};
   if (bias) tensors.push_back({name + ".bias", {out}});
   Layer& l = add(name, static_cast<double>(rows * out) * (2.0 * in + (bias ? 1 : 0)), rows * in, rows * out,
                  std::move(tensors));
   if (keeps_input) l.saved.elements = rows * in;
+  return l;
 }
 
-void SequenceBuilder::conv1d(const std::string& name, std::int64_t in, std::int64_t out) {
-  add(name, static_cast<double>(tokens_ * out) * (2.0 * in + 1), tokens_ * in, tokens_ * out,
-      {{name + ".weight", {in, out}}, {name + ".bias", {out}}})
-      .saved.elements = tokens_ * in;
+Layer& SequenceBuilder::conv1d(const std::string& name, std::int64_t in, std::int64_t out) {
+  Layer& l = add(name, static_cast<double>(tokens_ * out) * (2.0 * in + 1), tokens_ * in, tokens_ * out,
+                 {{name + ".weight", {in, out}}, {name + ".bias", {out}}});
+  l.saved.elements = tokens_ * in;
+  return l;
 }
 
 void SequenceBuilder::tied_projection(const std::string& name, std::int64_t in, std::int64_t out) {
-  add(name, 2.0 * static_cast<double>(tokens_ * out * in), tokens_ * in, tokens_ * out).saved.elements = tokens_ * in;
+  Layer& l = add(name, 2.0 * static_cast<double>(tokens_ * out * in), tokens_ * in, tokens_ * out);
+  l.saved.elements = tokens_ * in;
+  l.split = TensorSplit::column;  // split over the vocabulary, as Megatron's output layer
 }
 
 void SequenceBuilder::layer_norm(const std::string& name, std::int64_t dim, bool residual) {
@@ -56,12 +62,13 @@ void SequenceBuilder::rms_norm(const std::string& name, std::int64_t dim) {
   add(name, norm_flops_per_element * static_cast<double>(n), n, n, {{name + ".weight", {dim}}}).saved.elements = n;
 }
 
-void SequenceBuilder::elementwise(const std::string& name, std::int64_t elements, double flops_per_element,
+Layer& SequenceBuilder::elementwise(const std::string& name, std::int64_t elements, double flops_per_element,
                                   int inputs, Keeps keeps) {
   Layer& l = add(name, flops_per_element * static_cast<double>(elements), inputs * elements, elements);
   if (keeps == Keeps::operand) l.saved.elements = elements;
   if (keeps == Keeps::operands) l.saved.elements = inputs * elements;
   if (keeps == Keeps::mask) l.saved.bytes = elements;
+  return l;
 }
 
 void SequenceBuilder::attention_scores(const std::string& name, std::int64_t dim, std::int64_t heads) {
@@ -69,6 +76,7 @@ void SequenceBuilder::attention_scores(const std::string& name, std::int64_t dim
       add(name, 2.0 * static_cast<double>(tokens_ * tokens_ * dim), 2 * tokens_ * dim, heads * tokens_ * tokens_);
   l.saved.elements = 2 * tokens_ * dim;
   l.attention_core = true;
+  l.split = TensorSplit::sharded;
 }
 
 void SequenceBuilder::attention_softmax(const std::string& name, std::int64_t heads) {
@@ -76,6 +84,7 @@ void SequenceBuilder::attention_softmax(const std::string& name, std::int64_t he
   Layer& l = add(name, softmax_flops_per_element * static_cast<double>(n), n, n);
   l.saved.elements = l.saved.attention_elements = n;
   l.attention_core = true;
+  l.split = TensorSplit::sharded;
 }
 
 void SequenceBuilder::attention_dropout(const std::string& name, std::int64_t heads) {
@@ -83,6 +92,7 @@ void SequenceBuilder::attention_dropout(const std::string& name, std::int64_t he
   Layer& l = add(name, pointwise_flops_per_element * static_cast<double>(n), n, n);
   l.saved.bytes = l.saved.attention_bytes = n;
   l.attention_core = true;
+  l.split = TensorSplit::sharded;
 }
 
 void SequenceBuilder::attention_context(const std::string& name, std::int64_t dim, std::int64_t heads, bool dropout) {
@@ -92,11 +102,14 @@ void SequenceBuilder::attention_context(const std::string& name, std::int64_t di
   l.saved.attention_elements = dropout ? probabilities : 0;
   l.saved.elements = l.saved.attention_elements + tokens_ * dim;
   l.attention_core = true;
+  l.split = TensorSplit::sharded;
 }
 
 void SequenceBuilder::cross_entropy(const std::string& name, std::int64_t classes) {
   const std::int64_t n = tokens_ * classes;
-  add(name, softmax_flops_per_element * static_cast<double>(n), n, tokens_).saved.bytes = 4 * n;
+  Layer& l = add(name, softmax_flops_per_element * static_cast<double>(n), n, tokens_);
+  l.saved.bytes = 4 * n;
+  l.split = TensorSplit::sharded;  // Megatron's vocab-parallel cross-entropy
 }
 
 Model SequenceBuilder::finish() && { return std::move(model_); }

@@ -24,7 +24,10 @@ enum class Keeps {
   mask,     ///< a one-byte dropout mask
 };
 
-/// Appends embedding/linear/norm/attention modules; activations are tokens x features per sample.
+/// Appends embedding/linear/norm/attention modules; activations are tokens x features per sample. Tensor
+/// parallelism (Layer::split): embeddings, attention cores, tied heads and the cross-entropy are split over
+/// heads or the vocabulary, norms are replicated; linear, conv1d and element-wise modules are replicated unless
+/// the caller marks the returned layer (column, row or sharded), as Megatron-LM partitions its layers.
 class SequenceBuilder {
  public:
   /// Starts model `name` (reference `source`) on samples of `tokens` tokens.
@@ -34,13 +37,13 @@ class SequenceBuilder {
   /// Ends the current block: later modules belong to none.
   void end_block() { block_ = -1; }
   /// nn.Embedding: "<name>.weight" [rows, dim]; looks up one row per token.
-  void embedding(const std::string& name, std::int64_t rows, std::int64_t dim);
+  Layer& embedding(const std::string& name, std::int64_t rows, std::int64_t dim);
   /// nn.Linear applied to `rows` tokens: "<name>.weight" [out, in] and, with `bias`, "<name>.bias" [out].
   /// `keeps_input` false: the input is the same tensor an earlier projection keeps (K and V beside Q).
-  void linear(const std::string& name, std::int64_t in, std::int64_t out, std::int64_t rows, bool bias = true,
+  Layer& linear(const std::string& name, std::int64_t in, std::int64_t out, std::int64_t rows, bool bias = true,
               bool keeps_input = true);
   /// Hugging Face Conv1D on every token: "<name>.weight" [in, out], "<name>.bias" [out].
-  void conv1d(const std::string& name, std::int64_t in, std::int64_t out);
+  Layer& conv1d(const std::string& name, std::int64_t in, std::int64_t out);
   /// A matrix multiply by a weight stored elsewhere (a language-model head tied to the token embedding).
   void tied_projection(const std::string& name, std::int64_t in, std::int64_t out);
   /// nn.LayerNorm(dim): "<name>.weight", "<name>.bias" [dim]; with `residual` it first adds a second input.
@@ -48,7 +51,7 @@ class SequenceBuilder {
   /// RMSNorm(dim) (Zhang and Sennrich 2019): "<name>.weight" [dim].
   void rms_norm(const std::string& name, std::int64_t dim);
   /// Parameter-free element-wise module writing `elements` per sample from `inputs` operands of that size.
-  void elementwise(const std::string& name, std::int64_t elements, double flops_per_element, int inputs,
+  Layer& elementwise(const std::string& name, std::int64_t elements, double flops_per_element, int inputs,
                    Keeps keeps);
   /// Q K^T of all heads: reads Q and K (tokens x dim), writes heads x tokens x tokens scores.
   void attention_scores(const std::string& name, std::int64_t dim, std::int64_t heads);

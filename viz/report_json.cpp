@@ -42,6 +42,7 @@ nlohmann::json report_json(const run::RunResult& r, const std::vector<std::strin
                      {"gpu", i.gpu},
                      {"precision", i.precision},
                      {"batch_per_worker", i.batch_per_worker},
+                     {"replicas", i.replicas > 0 ? i.replicas : i.workers},
                      {"workers", i.workers},
                      {"platform", i.platform},
                      {"topology", i.topology},

@@ -9,13 +9,6 @@
 namespace dtsim::memory {
 namespace {
 
-double kept_bytes(const models::Layer& l, double element, bool drop_attention) {
-  const models::SavedActivations& s = l.saved;
-  const auto elements = static_cast<double>(s.elements - (drop_attention ? s.attention_elements : 0));
-  const auto bytes = static_cast<double>(s.bytes - (drop_attention ? s.attention_bytes : 0));
-  return element * elements + bytes;
-}
-
 void require(const models::Model& model, Recomputation r) {
   const bool has = std::any_of(model.layers.begin(), model.layers.end(), [&](const models::Layer& l) {
     return r == Recomputation::selective ? l.attention_core : l.block >= 0;
@@ -28,6 +21,13 @@ void require(const models::Model& model, Recomputation r) {
 }
 
 }  // namespace
+
+double kept_bytes(const models::Layer& l, double element, bool drop_attention) {
+  const models::SavedActivations& s = l.saved;
+  const auto elements = static_cast<double>(s.elements - (drop_attention ? s.attention_elements : 0));
+  const auto bytes = static_cast<double>(s.bytes - (drop_attention ? s.attention_bytes : 0));
+  return element * elements + bytes;
+}
 
 double activation_bytes(const models::Model& model, int batch, models::Precision p, Recomputation r) {
   if (r != Recomputation::none) require(model, r);

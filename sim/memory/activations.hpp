@@ -15,6 +15,9 @@ namespace dtsim::memory {
 /// activations are rebuilt at a time during backward, so the largest layer's are added once. Throws
 /// core::InputError when `r` needs what the model lacks (attention, transformer layers).
 double activation_bytes(const models::Model& model, int batch, models::Precision p, Recomputation r);
+/// Bytes layer `l` keeps for backward per sample, `element` bytes an activation element; without the attention
+/// core's quadratic tensors when `drop_attention` (selective recomputation).
+double kept_bytes(const models::Layer& l, double element, bool drop_attention);
 /// Per layer (forward order), whether its forward runs again during backward under `r`.
 std::vector<bool> recomputed_layers(const models::Model& model, Recomputation r);
 /// True when the layer table says what its layers keep (the zoo does; user layer tables do not).

@@ -19,6 +19,8 @@
 #include "sim/memory/activations.hpp"
 #include "sim/memory/model_states.hpp"
 #include "sim/run/architecture_setup.hpp"
+#include "sim/run/layout_run.hpp"
+#include "sim/scenario/parallel_section.hpp"
 #include "sim/run/numerics_run.hpp"
 #include "sim/run/run_simulation.hpp"
 #include "sim/scheduling/scheduler.hpp"
@@ -154,8 +156,8 @@ std::string ways_out(const scenario::Scenario& s, const scheduling::IterationPla
   if (states > b.capacity_bytes)
     words += fmt::format(
         "\n  the model states alone ({}) exceed the GPU: under pure data parallelism every GPU "
-        "holds a whole replica, so this model needs sharding (ZeRO/FSDP) or tensor and pipeline "
-        "parallelism, which dtsim does not model yet",
+        "holds a whole replica, so this model needs sharding ([parallel] sharding = \"zero3\") or tensor "
+        "and pipeline parallelism ([parallel] tensor, pipeline)",
         core::format_bytes(states));
   return words;
 }
@@ -206,6 +208,7 @@ memory::MemoryBreakdown check_memory(const scenario::Scenario& s, const scheduli
 }
 
 memory::MemoryBreakdown check_memory(const scenario::Scenario& s) {
+  if (scenario::uses_layout(s)) return check_layout_memory(s);
   const std::vector<float> real_gradient =
       s.compression.gradient == "numerics" ? numerics_gradient(s) : std::vector<float>{};
   return check_memory(s, make_iteration_plan(s, nullptr, real_gradient));

@@ -24,6 +24,8 @@
 #include "sim/run/stragglers.hpp"
 #include "sim/collectives/block_collective.hpp"
 #include "sim/run/critical_path.hpp"
+#include "sim/run/layout_run.hpp"
+#include "sim/scenario/parallel_section.hpp"
 #include "sim/memory/activations.hpp"
 #include "sim/run/memory_check.hpp"
 #include "sim/scheduling/scheduler.hpp"
@@ -323,6 +325,7 @@ Timeline simulate(const scenario::Scenario& s, const scheduling::IterationPlan& 
 }
 
 RunResult run_simulation(const scenario::Scenario& s) {
+  if (scenario::uses_layout(s)) return run_layout(s);
   // Numerics mode trains first: its decisions (LAG's skipped uploads) shape the time line.
   std::optional<numerics::TrainingRun> training;
   if (s.numerics.enabled) training = train_numerics(s);

@@ -8,6 +8,8 @@
 #include "models/optimizer.hpp"
 #include "models/zoo.hpp"
 #include "sim/memory/recomputation.hpp"
+#include "sim/parallel/layout.hpp"
+#include "sim/parallel/pipeline_schedule.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/collectives/nccl_tuning.hpp"
 #include "sim/core/error.hpp"
@@ -89,6 +91,9 @@ const std::vector<KeySpec>& scenario_keys() {
        0, nullptr},
       {"", "memory", "table", "-", "the memory model: optimizer state, activation recomputation, what to do when a GPU "
        "is too small", 0, 0, nullptr},
+      {"", "parallel", "table", "-",
+       "a 3D-parallel layout: tensor, pipeline and data parallelism, ZeRO/FSDP sharding (large transformers)", 0, 0,
+       nullptr},
       {"model", "name", "string", "required", "a built-in model, or the name of an inline layer table", 0, 0,
        nullptr},
       {"model", "sequence_length", "integer", "model's",
@@ -256,6 +261,35 @@ const std::vector<KeySpec>& scenario_keys() {
        "none; selective: the attention core is recomputed (Korthikanti et al. 2022); full: each transformer layer "
        "keeps only its input and runs its forward again in backward",
        0, 0, memory::recomputation_names},
+      {"parallel", "tensor", "integer", "1",
+       "tensor-parallel GPUs per group (Megatron-LM: column/row-parallel linear layers, two all-reduces per transformer "
+       "layer forward and two backward)",
+       1, 1 << 16, nullptr},
+      {"parallel", "pipeline", "integer", "1", "pipeline stages (transformer layers split evenly over them)", 1, 1 << 16,
+       nullptr},
+      {"parallel", "data", "integer", "workers / (tensor x pipeline)",
+       "data-parallel replicas; tensor x pipeline x data must equal workers", 1, 1 << 20, nullptr},
+      {"parallel", "micro_batch", "integer", "batch_size",
+       "samples per micro-batch; batch_size (samples per replica per iteration) must be a multiple", 1, 1 << 24,
+       nullptr},
+      {"parallel", "schedule", "string", "1f1b", "pipeline schedule: gpipe, 1f1b (PipeDream-Flush) or interleaved 1F1B", 0,
+       0, parallel::pipeline_schedule_names},
+      {"parallel", "virtual_stages", "integer", "1", "model chunks per GPU (schedule = \"interleaved\" needs >= 2)", 1,
+       1 << 10, nullptr},
+      {"parallel", "sequence_parallel", "boolean", "false",
+       "Megatron-LM sequence parallelism: norms and dropout split over the tensor group (all-gather and reduce-scatter "
+       "instead of all-reduce)",
+       0, 0, nullptr},
+      {"parallel", "sharding", "string", "none",
+       "data-parallel sharding: none, zero1 (optimizer state), zero2 (and gradients; FSDP SHARD_GRAD_OP), zero3 (and "
+       "parameters; FSDP FULL_SHARD), hybrid (FSDP HYBRID_SHARD: zero3 inside a node)",
+       0, 0, parallel::sharding_names},
+      {"parallel", "gradient_reduce_fp32", "boolean", "false",
+       "reduce gradients in fp32 rather than the training precision (Megatron-core grad_reduce_in_fp32)", 0, 0,
+       nullptr},
+      {"parallel", "order", "string", "tensor,pipeline,data",
+       "rank placement, innermost first: with the default, a tensor group is consecutive GPUs (inside a node)", 0, 0,
+       nullptr},
       {"numerics", "model", "string", "mlp", "the trained model; its tensors are also the simulated model", 0, 0,
        numerics_models},
       {"numerics", "hidden", "array of integers", "[128]", "mlp: hidden layer widths", 0, 0, nullptr},

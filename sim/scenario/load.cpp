@@ -23,6 +23,7 @@
 #include "sim/scenario/key_hints.hpp"
 #include "sim/scenario/keys.hpp"
 #include "sim/scenario/numerics_section.hpp"
+#include "sim/scenario/parallel_section.hpp"
 #include "sim/scenario/section.hpp"
 #include "sim/scenario/failures_section.hpp"
 #include "sim/scenario/strategy_section.hpp"
@@ -416,6 +417,8 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
   if (auto compression = top.table("compression")) load_compression(*compression, *root.get("compression")->as_table(), s);
   Section memory_table = *top.table("memory");
   load_memory(memory_table, s);
+  s.parallel.data = s.workers;
+  if (auto parallel = top.table("parallel")) load_parallel(*parallel, s);
   Section output = *top.table("output");
   allow_keys(output, "output");
   s.output.dir = output.string("dir", s.output.dir);

@@ -9,6 +9,7 @@
 #include "models/gpu_profile.hpp"
 #include "models/model.hpp"
 #include "sim/memory/recomputation.hpp"
+#include "sim/parallel/layout.hpp"
 #include "sim/collectives/nccl_tuning.hpp"
 #include "sim/platform/platform_spec.hpp"
 #include "sim/scheduling/scheduler_options.hpp"
@@ -183,6 +184,7 @@ struct Scenario {
   Fidelity fidelity = Fidelity::flow;
   Compression compression;
   MemorySettings memory;
+  parallel::Layout parallel;  ///< [parallel]; plain data parallelism over the workers when absent
   Numerics numerics;
   Stragglers stragglers;
   std::vector<Failure> failures;  ///< in time order

@@ -68,7 +68,8 @@ TEST(MemoryCheck, ModelsThatNeedShardingSaySo) {
   // 68,976,648,192 parameters x 16 bytes (mixed-precision Adam).
   expect_contains(e,
                   "\n  the model states alone (1.00 TiB) exceed the GPU: under pure data parallelism every GPU "
-                  "holds a whole replica, so this model needs sharding (ZeRO/FSDP)");
+                  "holds a whole replica, so this model needs sharding ([parallel] sharding = \"zero3\") or tensor "
+                  "and pipeline parallelism ([parallel] tensor, pipeline)");
 }
 
 TEST(MemoryCheck, ResNet50StatesAndWorkspaceAreHandComputed) {

@@ -1,0 +1,54 @@
+#include "sim/collectives/ring_halves.hpp"
+
+#include <algorithm>
+
+#include "sim/collectives/chunking.hpp"
+#include "sim/collectives/schedule_time.hpp"
+#include "sim/core/error.hpp"
+
+namespace dtsim::collectives {
+
+std::vector<FusedStep> ring_phase_fused(const std::vector<std::vector<int>>& rings, int ranks, std::int64_t bytes) {
+  DTSIM_CHECK(ranks >= 1 && bytes >= 0 && !rings.empty(), "a ring phase needs a ring, a rank and a size >= 0");
+  std::vector<FusedStep> fused;
+  if (ranks == 1) return fused;
+  FusedStep& step = fused.emplace_back();
+  step.steps = ranks - 1;
+  const int channels = static_cast<int>(rings.size());
+  for (int c = 0; c < channels; ++c) {
+    const std::vector<int>& ring = rings[static_cast<std::size_t>(c)];
+    DTSIM_CHECK(static_cast<int>(ring.size()) == ranks, "a ring must visit every rank once");
+    const std::int64_t share = chunk_bytes(bytes, channels, c);
+    // Over the phase the rank at place r sends every chunk but one (all-gather: the one it receives last,
+    // chunk r + 1; reduce-scatter: its own reduced chunk, which it keeps): share less that chunk.
+    for (int r = 0; r < ranks; ++r)
+      step.transfers.push_back({ring[static_cast<std::size_t>(r)], ring[static_cast<std::size_t>((r + 1) % ranks)],
+                                share - chunk_bytes(share, ranks, (r + 1) % ranks)});
+  }
+  return fused;
+}
+
+double ring_phase_time_s(const std::vector<std::vector<int>>& rings, int ranks, std::int64_t bytes,
+                         const core::PathModel& network) {
+  if (ranks <= 1) return 0.0;
+  std::vector<core::Path> paths;
+  std::vector<double> largest;
+  const int channels = static_cast<int>(rings.size());
+  for (int c = 0; c < channels; ++c) {
+    const std::vector<int>& ring = rings[static_cast<std::size_t>(c)];
+    const std::int64_t share = chunk_bytes(bytes, channels, c);
+    for (int r = 0; r < ranks; ++r) {
+      paths.push_back(network.path(ring[static_cast<std::size_t>(r)], ring[static_cast<std::size_t>((r + 1) % ranks)]));
+      largest.push_back(static_cast<double>(chunk_bytes(share, ranks, 0)));
+    }
+  }
+  std::vector<const core::Path*> pointers;
+  for (const core::Path& p : paths) pointers.push_back(&p);
+  std::vector<int> scratch(static_cast<std::size_t>(network.link_count()), 0);
+  const std::vector<TransferCost> costs = shared_costs(pointers, network, scratch);
+  double step_s = 0;
+  for (std::size_t i = 0; i < costs.size(); ++i) step_s = std::max(step_s, transfer_end_s(0, 0, costs[i], largest[i]));
+  return (ranks - 1) * step_s;
+}
+
+}  // namespace dtsim::collectives

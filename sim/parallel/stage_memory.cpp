@@ -1,0 +1,116 @@
+#include "sim/parallel/stage_memory.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "sim/memory/activations.hpp"
+#include "sim/memory/model_states.hpp"
+#include "sim/parallel/pipeline_schedule.hpp"
+
+namespace dtsim::parallel {
+namespace {
+
+/// How much of a layer's kept activations one GPU of the tensor group holds.
+double kept_share(const models::Layer& l, const Layout& layout) {
+  const bool split = l.split == models::TensorSplit::row || l.split == models::TensorSplit::sharded;
+  return split || layout.sequence_parallel ? 1.0 / layout.tensor : 1.0;
+}
+
+/// Activations one micro-batch leaves in a chunk, and the most a full recomputation rebuilds at once.
+struct ChunkActivations {
+  double kept = 0;
+  double rebuilt = 0;
+};
+
+ChunkActivations chunk_activations(const Workload& w, const std::vector<int>& units, const models::Model& model,
+                                   const Layout& layout, double element, memory::Recomputation r) {
+  ChunkActivations a;
+  for (int unit : units) {
+    const Unit& u = w.units[static_cast<std::size_t>(unit)];
+    double block = 0;
+    for (auto i = static_cast<std::size_t>(u.first_layer); i < static_cast<std::size_t>(u.end_layer); ++i) {
+      const models::Layer& l = model.layers[i];
+      const double kept = memory::kept_bytes(l, element, r == memory::Recomputation::selective && l.attention_core) *
+                          kept_share(l, layout);
+      if (r == memory::Recomputation::full && l.block >= 0) block += kept;
+      else a.kept += kept;
+    }
+    if (r == memory::Recomputation::full && model.layers[static_cast<std::size_t>(u.first_layer)].block >= 0) {
+      const models::Layer& first = model.layers[static_cast<std::size_t>(u.first_layer)];
+      a.kept += element * static_cast<double>(first.input_elements) / (layout.sequence_parallel ? layout.tensor : 1);
+      a.rebuilt = std::max(a.rebuilt, block);
+    }
+  }
+  a.kept *= layout.micro_batch;
+  a.rebuilt *= layout.micro_batch;
+  return a;
+}
+
+}  // namespace
+
+memory::MemoryBreakdown stage_memory(const Layout& layout, const Workload& workload, int stage,
+                                     const models::Model& model, const models::GpuProfile& gpu,
+                                     models::Precision precision, const models::Optimizer& optimizer,
+                                     memory::Recomputation recomputation, int micro_batches, int hybrid_shard) {
+  const StagePlan& plan = workload.stages[static_cast<std::size_t>(stage)];
+  memory::MemoryBreakdown b;
+  b.gpu = gpu.name;
+  b.where = "pipeline stage " + std::to_string(stage);
+  b.capacity_bytes = gpu.memory_bytes;
+  const auto parameters = static_cast<std::int64_t>(plan.parameters);
+  const memory::ModelStates states = memory::model_states(parameters, precision, optimizer);
+  const int shards = layout.sharding == Sharding::hybrid ? hybrid_shard
+                     : layout.sharding == Sharding::none ? 1
+                                                         : layout.data;
+  const bool shard_gradients = layout.sharding != Sharding::none && layout.sharding != Sharding::zero1;
+  const bool shard_weights = layout.sharding == Sharding::zero3 || layout.sharding == Sharding::hybrid;
+  const std::string of = fmt::format("{} parameters of the stage per GPU", parameters);
+  auto part = [&](const char* name, double bytes, bool sharded) {
+    b.items.push_back({name, sharded ? bytes / shards : bytes,
+                       sharded ? of + fmt::format(", 1/{} of them", shards) : of});
+  };
+  part("weights", states.weights_bytes, shard_weights);
+  part("gradients", states.gradients_bytes, shard_gradients);
+  part("optimizer state", states.optimizer_bytes, layout.sharding != Sharding::none);
+  if (shard_weights) {
+    std::vector<double> units;
+    for (const auto& chunk : plan.chunks)
+      for (int u : chunk) units.push_back(workload.units[static_cast<std::size_t>(u)].parameters);
+    std::sort(units.rbegin(), units.rend());
+    double gathered = 0;
+    for (std::size_t i = 0; i < std::min<std::size_t>(2, units.size()); ++i) gathered += units[i];
+    b.items.push_back({"gathered parameters", gathered * memory::element_bytes(precision),
+                       "the two largest units' weights, gathered at once"});
+  }
+  const double element = memory::element_bytes(precision);
+  std::vector<ChunkActivations> chunks;
+  for (const auto& units : plan.chunks)
+    chunks.push_back(chunk_activations(workload, units, model, layout, element, recomputation));
+  // The schedule's worst moment: activations of every forward whose backward has not run.
+  const std::vector<Pass> passes =
+      pipeline_schedule(layout.schedule)(stage, layout.pipeline, micro_batches, layout.virtual_stages);
+  std::vector<int> live(chunks.size(), 0);
+  double now = 0, peak = 0, rebuilt = 0;
+  int in_flight = 0;
+  for (const Pass& p : passes) {
+    const ChunkActivations& c = chunks[static_cast<std::size_t>(p.chunk)];
+    const int step = p.forward ? 1 : -1;
+    live[static_cast<std::size_t>(p.chunk)] += step;
+    now += step * c.kept;
+    if (now > peak) {
+      peak = now;
+      in_flight = 0;
+      for (int n : live) in_flight += n;
+    }
+    rebuilt = std::max(rebuilt, c.rebuilt);
+  }
+  b.items.push_back({"activations", peak + rebuilt,
+                     fmt::format("{} micro-batches of {} in flight at the schedule's peak{}", in_flight,
+                                 layout.micro_batch, rebuilt > 0 ? ", plus one layer rebuilt" : "")});
+  b.notes.push_back("NCCL and bucket buffers, the allocator's fragmentation, the CUDA context");
+  return b;
+}
+
+}  // namespace dtsim::parallel

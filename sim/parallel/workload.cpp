@@ -1,0 +1,439 @@
+#include "sim/parallel/workload.hpp"
+
+#include <map>
+#include <tuple>
+
+#include "sim/memory/model_states.hpp"
+#include "sim/parallel/pipeline_schedule.hpp"
+
+namespace dtsim::parallel {
+namespace {
+
+using models::Layer;
+using models::TensorSplit;
+using taskgraph::Op;
+using taskgraph::Stream;
+using taskgraph::Task;
+
+/// A stretch of computation, then the collective that ends it (none: `op` compute).
+struct Segment {
+  double compute_s = 0;
+  Op op = Op::compute;
+  std::int64_t bytes = 0;
+};
+
+/// How a layer's work and parameters divide over the tensor group.
+bool splits_work(const Layer& l, const Layout& layout) {
+  return l.split != TensorSplit::replicated || layout.sequence_parallel;
+}
+bool splits_parameters(const Layer& l) { return l.split != TensorSplit::replicated; }
+/// A vocabulary-parallel embedding ends with an all-reduce of its output, like a row-parallel linear.
+bool reduces_output(const Layer& l) {
+  return l.split == TensorSplit::row || (l.split == TensorSplit::sharded && l.parameter_count() > 0);
+}
+bool starts_column_run(const models::Model& m, std::size_t i) {
+  return m.layers[i].split == TensorSplit::column && (i == 0 || m.layers[i - 1].split != TensorSplit::column);
+}
+
+class Builder {
+ public:
+  Builder(const Layout& layout, const WorkloadInput& in) : layout_(layout), in_(in), model_(*in.model) {
+    element_ = memory::element_bytes(in.precision);
+    gradient_ = gradient_element_bytes(layout, in.precision);
+  }
+
+  Workload build() {
+    make_units();
+    const int stages = layout_.pipeline, chunks = layout_.virtual_stages;
+    work_.stages.resize(static_cast<std::size_t>(stages));
+    const int blocks_per_chunk = blocks_ / (stages * chunks);
+    for (int s = 0; s < stages; ++s) {
+      StagePlan& stage = work_.stages[static_cast<std::size_t>(s)];
+      for (int c = 0; c < chunks; ++c) {
+        const int g = c * stages + s;
+        std::vector<int>& units = stage.chunks.emplace_back();
+        for (std::size_t u = 0; u < work_.units.size(); ++u)
+          if (chunk_of_unit(static_cast<int>(u), blocks_per_chunk) == g) units.push_back(static_cast<int>(u));
+        for (int u : units) stage.parameters += work_.units[static_cast<std::size_t>(u)].parameters;
+      }
+    }
+    work_.graph.programs.resize(static_cast<std::size_t>(stages));
+    for (int s = 0; s < stages; ++s) {
+      work_.graph.programs[static_cast<std::size_t>(s)].role = "stage " + std::to_string(s);
+      build_stage(s);
+    }
+    for (const auto& [key, at] : receives_) {
+      const auto& [role, task] = at;
+      Task& t = work_.graph.programs[static_cast<std::size_t>(role)].tasks[static_cast<std::size_t>(task)];
+      t.match = sends_.at(key);
+    }
+    return std::move(work_);
+  }
+
+ private:
+  // Units: the layers before the first transformer layer, each transformer layer, the layers after the last.
+  void make_units() {
+    const auto& layers = model_.layers;
+    for (std::size_t i = 0; i < layers.size();) {
+      std::size_t end = i + 1;
+      while (end < layers.size() && layers[end].block == layers[i].block) ++end;
+      if (layers[i].block >= 0) ++blocks_;
+      Unit unit{static_cast<int>(i), static_cast<int>(end), 0};
+      for (std::size_t l = i; l < end; ++l)
+        unit.parameters += static_cast<double>(layers[l].parameter_count()) / (splits_parameters(layers[l]) ? layout_.tensor : 1);
+      work_.units.push_back(unit);
+      i = end;
+    }
+  }
+
+  /// The model chunk a unit belongs to: blocks in equal runs; what comes before the first block joins chunk 0,
+  /// what comes after the last the last chunk.
+  int chunk_of_unit(int u, int blocks_per_chunk) const {
+    const Layer& first = model_.layers[static_cast<std::size_t>(work_.units[static_cast<std::size_t>(u)].first_layer)];
+    const int last_chunk = layout_.pipeline * layout_.virtual_stages - 1;
+    if (first.block >= 0) return std::min(first.block / std::max(blocks_per_chunk, 1), last_chunk);
+    return u == 0 ? 0 : last_chunk;
+  }
+
+  double share(const Layer& l) const { return splits_work(l, layout_) ? 1.0 / layout_.tensor : 1.0; }
+  std::int64_t activation_bytes(std::int64_t elements_per_sample) const {
+    return static_cast<std::int64_t>(static_cast<double>(elements_per_sample) * micro_batch() * element_);
+  }
+  double micro_batch() const { return layout_.micro_batch; }
+
+  /// Forward of a unit as segments ending at its tensor-parallel collectives (Megatron's f and g operators;
+  /// with sequence parallelism an all-gather before each column-parallel run and a reduce-scatter after each
+  /// row-parallel layer).
+  std::vector<Segment> forward_segments(const Unit& unit) const {
+    std::vector<Segment> segments(1);
+    const bool tp = layout_.tensor > 1;
+    for (auto i = static_cast<std::size_t>(unit.first_layer); i < static_cast<std::size_t>(unit.end_layer); ++i) {
+      const Layer& l = model_.layers[i];
+      if (tp && layout_.sequence_parallel && starts_column_run(model_, i)) {
+        segments.back().op = Op::allgather;
+        segments.back().bytes = activation_bytes(l.input_elements);
+        segments.emplace_back();
+      }
+      segments.back().compute_s += in_.times[i].forward_s * share(l);
+      if (tp && reduces_output(l)) {
+        segments.back().op = layout_.sequence_parallel ? Op::reduce_scatter : Op::allreduce;
+        segments.back().bytes = activation_bytes(l.output_elements);
+        segments.emplace_back();
+      }
+    }
+    return segments;
+  }
+
+  /// Backward of a unit, last layer first: the conjugate collectives (an all-reduce of the input gradient after
+  /// each column-parallel run; with sequence parallelism an all-gather before each row-parallel layer and a
+  /// reduce-scatter after each column run). Recomputed layers run their forward again first: a wholly
+  /// recomputed unit replays its forward segments (collectives included), a partly recomputed one (selective)
+  /// adds its attention core's forward time.
+  std::vector<Segment> backward_segments(const Unit& unit, bool& replay) const {
+    std::vector<Segment> segments(1);
+    const bool tp = layout_.tensor > 1;
+    bool all = true;
+    double again_s = 0;
+    for (auto i = static_cast<std::size_t>(unit.first_layer); i < static_cast<std::size_t>(unit.end_layer); ++i) {
+      all = all && in_.recomputed[i];
+      if (in_.recomputed[i]) again_s += in_.times[i].forward_s * share(model_.layers[i]);
+    }
+    replay = all && again_s > 0;
+    if (!replay) segments.back().compute_s = again_s;
+    for (auto i = static_cast<std::size_t>(unit.end_layer); i-- > static_cast<std::size_t>(unit.first_layer);) {
+      const Layer& l = model_.layers[i];
+      if (tp && layout_.sequence_parallel && reduces_output(l)) {
+        segments.back().op = Op::allgather;
+        segments.back().bytes = activation_bytes(l.output_elements);
+        segments.emplace_back();
+      }
+      segments.back().compute_s += in_.times[i].backward_s * share(l);
+      if (tp && starts_column_run(model_, i)) {
+        segments.back().op = layout_.sequence_parallel ? Op::reduce_scatter : Op::allreduce;
+        segments.back().bytes = activation_bytes(l.input_elements);
+        segments.emplace_back();
+      }
+    }
+    return segments;
+  }
+
+  /// Emits `segments` on `program`: compute tasks on the compute stream, collectives on the tensor stream, each
+  /// waiting for the one before. `first_deps`: what the first task waits for. Returns the last task.
+  int emit(taskgraph::Program& program, const std::vector<Segment>& segments, std::vector<int> first_deps,
+           const std::string& name, const char* category) {
+    int last = -1;
+    std::vector<int> deps = std::move(first_deps);
+    for (const Segment& s : segments) {
+      if (s.compute_s > 0 || s.op == Op::compute) {
+        Task t;
+        t.name = name;
+        t.category = category;
+        t.duration_s = s.compute_s;
+        t.deps = deps;
+        last = program.add(std::move(t));
+        deps = {last};
+      }
+      if (s.op != Op::compute) {
+        Task t;
+        t.op = s.op;
+        t.stream = Stream::tensor;
+        t.name = name + " tp";
+        t.category = "tp";
+        t.bytes = s.bytes;
+        t.group = "tensor";
+        t.deps = deps;
+        last = program.add(std::move(t));
+        deps = {last};
+      }
+    }
+    return last;
+  }
+
+  int collective(taskgraph::Program& program, Op op, Stream stream, std::int64_t bytes, const char* group,
+                 std::vector<int> deps, const std::string& name, const char* category) {
+    Task t;
+    t.op = op;
+    t.stream = stream;
+    t.name = name;
+    t.category = category;
+    t.bytes = bytes;
+    t.group = group;
+    t.deps = std::move(deps);
+    return program.add(std::move(t));
+  }
+
+  std::int64_t gradient_bytes(const Unit& u) const { return static_cast<std::int64_t>(u.parameters * gradient_); }
+  std::int64_t parameter_bytes(const Unit& u) const { return static_cast<std::int64_t>(u.parameters * element_); }
+
+  /// Reduces a unit's gradients after its backward; returns the tasks the optimizer step waits for.
+  std::vector<int> reduce_gradients(taskgraph::Program& program, const Unit& u, int after, const std::string& name) {
+    const std::int64_t bytes = gradient_bytes(u);
+    if (layout_.data == 1 || bytes == 0) return {};
+    switch (layout_.sharding) {
+      case Sharding::none:
+        return {collective(program, Op::allreduce, Stream::data, bytes, "data", {after}, name + " dp", "dp")};
+      case Sharding::zero1:
+      case Sharding::zero2:
+      case Sharding::zero3:
+        return {collective(program, Op::reduce_scatter, Stream::data, bytes, "data", {after}, name + " dp", "dp")};
+      case Sharding::hybrid: {
+        const int rs = collective(program, Op::reduce_scatter, Stream::data, bytes, "shard", {after}, name + " dp", "dp");
+        return {collective(program, Op::allreduce, Stream::data, bytes / shard_size(), "replica", {rs},
+                           name + " dp replicas", "dp")};
+      }
+    }
+    return {};
+  }
+
+  int shard_size() const {
+    if (layout_.sharding == Sharding::hybrid) return in_.hybrid_shard;
+    return layout_.sharding == Sharding::none ? 1 : layout_.data;
+  }
+
+  void build_stage(int s) {
+    taskgraph::Program& program = work_.graph.programs[static_cast<std::size_t>(s)];
+    StagePlan& stage = work_.stages[static_cast<std::size_t>(s)];
+    const int stages = layout_.pipeline, chunks = layout_.virtual_stages, last_chunk = stages * chunks - 1;
+    const auto schedule = pipeline_schedule(layout_.schedule);
+    const std::vector<Pass> passes = schedule(s, stages, in_.micro_batches, chunks);
+    const bool gathers = layout_.sharding == Sharding::zero3 || layout_.sharding == Sharding::hybrid;
+    const bool reshards_after_step = layout_.sharding == Sharding::zero1 || layout_.sharding == Sharding::zero2;
+    // The last backward of each chunk in the schedule: gradients are reduced then (gradient accumulation).
+    std::vector<int> last_backward(static_cast<std::size_t>(chunks), -1);
+    for (const Pass& p : passes)
+      if (!p.forward) last_backward[static_cast<std::size_t>(p.chunk)] = p.micro_batch;
+    std::map<int, int> gathered;  // unit -> the all-gather of its updated parameters (zero1/2), last iteration
+    for (int it = 0; it < in_.iterations; ++it) {
+      std::vector<int> reductions;
+      for (const Pass& p : passes) {
+        const int g = p.chunk * stages + s;
+        const std::vector<int>& units = stage.chunks[static_cast<std::size_t>(p.chunk)];
+        const std::string mb = std::to_string(p.micro_batch);
+        std::vector<int> deps;
+        if (p.forward) {
+          if (g > 0) deps.push_back(receive(program, s, (s + stages - 1) % stages, {it, p.micro_batch, g, true}, "F" + mb));
+          Prefetch ag(*this, program, gathers ? units : std::vector<int>{}, "F" + mb);
+          int last = -1;
+          for (std::size_t k = 0; k < units.size(); ++k) {
+            const Unit& u = work_.units[static_cast<std::size_t>(units[k])];
+            std::vector<int> first = deps;
+            if (last >= 0) first = {last};
+            if (gathers) first.push_back(ag.gather(k));
+            if (auto a = gathered.find(units[k]); a != gathered.end()) first.push_back(a->second);
+            last = emit(program, forward_segments(u), first, "F" + mb + " " + unit_name(u), "forward");
+            ag.computed(k, last);
+          }
+          if (g < last_chunk)
+            send(program, s, (s + 1) % stages, {it, p.micro_batch, g + 1, true}, last,
+                 activation_bytes(model_.layers[static_cast<std::size_t>(work_.units[static_cast<std::size_t>(units.back())].end_layer - 1)].output_elements),
+                 "F" + mb);
+        } else {
+          if (g < last_chunk) deps.push_back(receive(program, s, (s + 1) % stages, {it, p.micro_batch, g, false}, "B" + mb));
+          Prefetch ag(*this, program, gathers ? std::vector<int>(units.rbegin(), units.rend()) : std::vector<int>{},
+                      "B" + mb);
+          int last = -1;
+          for (std::size_t k = 0; k < units.size(); ++k) {
+            const int unit = units[units.size() - 1 - k];
+            const Unit& u = work_.units[static_cast<std::size_t>(unit)];
+            std::vector<int> first = deps;
+            if (last >= 0) first = {last};
+            if (gathers) first.push_back(ag.gather(k));
+            bool replay = false;
+            const std::vector<Segment> backward = backward_segments(u, replay);
+            if (replay) {
+              last = emit(program, forward_segments(u), first, "R" + mb + " " + unit_name(u), "recompute");
+              first = {last};
+            }
+            last = emit(program, backward, first, "B" + mb + " " + unit_name(u), "backward");
+            ag.computed(k, last);
+            if (gathers || p.micro_batch == last_backward[static_cast<std::size_t>(p.chunk)])
+              for (int r : reduce_gradients(program, u, last, "B" + mb + " " + unit_name(u))) reductions.push_back(r);
+          }
+          if (g > 0)
+            send(program, s, (s + stages - 1) % stages, {it, p.micro_batch, g - 1, false}, last,
+                 activation_bytes(model_.layers[static_cast<std::size_t>(work_.units[static_cast<std::size_t>(units.front())].first_layer)].input_elements),
+                 "B" + mb);
+        }
+      }
+      // Gradient clipping's norm (Megatron-LM and DeepSpeed clip at 1.0 by default): every stage's partial
+      // norm is summed at stage 0 and sent back, so that no stage steps before every stage's gradients are
+      // reduced (the flush between iterations).
+      if (stages > 1) reductions = gradient_norm(program, s, it, reductions);
+      // The optimizer step on this rank's shard, once every gradient is reduced.
+      Task step;
+      step.name = "update";
+      step.category = "update";
+      for (const auto& chunk : stage.chunks)
+        for (int unit : chunk) {
+          const Unit& u = work_.units[static_cast<std::size_t>(unit)];
+          for (auto i = static_cast<std::size_t>(u.first_layer); i < static_cast<std::size_t>(u.end_layer); ++i)
+            step.duration_s += in_.times[i].update_s / (splits_parameters(model_.layers[i]) ? layout_.tensor : 1);
+        }
+      step.duration_s /= shard_size();
+      step.deps = reductions;
+      const int update = program.add(std::move(step));
+      int end = update;
+      if (reshards_after_step && layout_.data > 1) {
+        gathered.clear();
+        for (const auto& chunk : stage.chunks)
+          for (int unit : chunk) {
+            const Unit& u = work_.units[static_cast<std::size_t>(unit)];
+            if (u.parameters == 0) continue;
+            end = gathered[unit] = collective(program, Op::allgather, Stream::gather, parameter_bytes(u), "data",
+                                              {update}, "gather " + unit_name(u), "dp");
+          }
+      }
+      stage.iteration_end.push_back(end);
+    }
+  }
+
+  /// Sharded parameters: an all-gather of each unit before its computation, at most two ahead (FSDP's
+  /// limit_all_gathers and prefetching): the gathers of the first two units are issued at once, and the gather
+  /// of unit k+2 when unit k's computation ends, so that it overlaps unit k+1's.
+  class Prefetch {
+   public:
+    Prefetch(Builder& b, taskgraph::Program& program, std::vector<int> units, std::string pass)
+        : b_(b), program_(program), units_(std::move(units)), pass_(std::move(pass)) {
+      for (std::size_t k = 0; k < std::min<std::size_t>(2, units_.size()); ++k) issue(k, {});
+    }
+    int gather(std::size_t k) const { return tasks_.at(k); }
+    void computed(std::size_t k, int task) {
+      if (k + 2 < units_.size()) issue(k + 2, {task});
+    }
+
+   private:
+    void issue(std::size_t k, std::vector<int> deps) {
+      const Unit& u = b_.work_.units[static_cast<std::size_t>(units_[k])];
+      const char* group = b_.layout_.sharding == Sharding::hybrid ? "shard" : "data";
+      tasks_[k] = b_.collective(program_, Op::allgather, Stream::gather, b_.parameter_bytes(u), group,
+                                std::move(deps), pass_ + " gather " + b_.unit_name(u), "dp");
+    }
+    Builder& b_;
+    taskgraph::Program& program_;
+    std::vector<int> units_;
+    std::string pass_;
+    std::map<std::size_t, int> tasks_;
+  };
+
+  std::string unit_name(const Unit& u) const {
+    const Layer& first = model_.layers[static_cast<std::size_t>(u.first_layer)];
+    return first.block >= 0 ? "layer " + std::to_string(first.block) : first.name;
+  }
+
+  using Key = std::tuple<int, int, int, bool>;  // iteration, micro-batch, receiving model chunk, forward
+
+  /// The gradient norm's exchange along the pipeline (micro-batch -1 in the keys: to stage 0 forward, back
+  /// backward); returns what the optimizer step waits for.
+  std::vector<int> gradient_norm(taskgraph::Program& program, int s, int it, std::vector<int> reduced) {
+    constexpr std::int64_t kNormBytes = 4;  // one fp32 partial sum of squares
+    if (s > 0) {
+      send(program, s, 0, {it, -1, s, true}, reduced.empty() ? -1 : reduced.back(), kNormBytes, "norm", reduced);
+      return {receive(program, s, 0, {it, -1, s, false}, "norm")};
+    }
+    int last = -1;
+    for (int from = 1; from < layout_.pipeline; ++from) last = receive(program, 0, from, {it, -1, from, true}, "norm");
+    reduced.push_back(last);
+    for (int to = 1; to < layout_.pipeline; ++to) send(program, 0, to, {it, -1, to, false}, last, kNormBytes, "norm", reduced);
+    return reduced;
+  }
+
+  int receive(taskgraph::Program& program, int self, int from, Key key, const std::string& pass) {
+    Task t;
+    t.op = Op::recv;
+    t.name = pass + (std::get<3>(key) ? " recv activations" : " recv gradients");
+    t.category = "pp";
+    t.peer = from;
+    const int at = program.add(std::move(t));
+    receives_[key] = {self, at};
+    return at;
+  }
+
+  void send(taskgraph::Program& program, int /*self*/, int to, Key key, int after, std::int64_t bytes,
+            const std::string& pass, std::vector<int> also = {}) {
+    Task t;
+    t.op = Op::send;
+    t.stream = Stream::pipeline;
+    t.name = pass + (std::get<3>(key) ? " send activations" : " send gradients");
+    t.category = "pp";
+    t.peer = to;
+    t.bytes = bytes;
+    t.deps = std::move(also);
+    if (after >= 0) t.deps.push_back(after);
+    sends_[key] = program.add(std::move(t));
+  }
+
+  const Layout& layout_;
+  const WorkloadInput& in_;
+  const models::Model& model_;
+  double element_ = 4, gradient_ = 4;
+  int blocks_ = 0;
+  Workload work_;
+  std::map<Key, int> sends_;
+  std::map<Key, std::pair<int, int>> receives_;
+};
+
+}  // namespace
+
+double gradient_element_bytes(const Layout& layout, models::Precision p) {
+  return layout.gradient_reduce_fp32 ? 4.0 : memory::element_bytes(p);
+}
+
+std::string layout_refusal(const Layout& layout, const models::Model& model, int micro_batches) {
+  int blocks = 0;
+  for (std::size_t i = 0; i < model.layers.size(); ++i)
+    if (model.layers[i].block >= 0 && (i == 0 || model.layers[i - 1].block != model.layers[i].block)) ++blocks;
+  if ((layout.tensor > 1 || layout.pipeline > 1) && blocks == 0)
+    return "tensor and pipeline parallelism split transformer layers; model '" + model.name + "' has none";
+  const int chunks = layout.pipeline * layout.virtual_stages;
+  if (chunks > 1 && blocks % chunks != 0)
+    return "model '" + model.name + "' has " + std::to_string(blocks) + " transformer layers, not a multiple of " +
+           "pipeline x virtual_stages = " + std::to_string(chunks) + " (Megatron-LM requires equal stages)";
+  if (layout.pipeline > 1 && (layout.sharding == Sharding::zero3 || layout.sharding == Sharding::hybrid))
+    return "sharding = \"" + std::string(sharding_name(layout.sharding)) +
+           "\" shards parameters, which DeepSpeed and FSDP do not combine with pipeline parallelism; use zero1 or zero2";
+  return pipeline_schedule_refusal(layout.schedule, layout.pipeline, micro_batches, layout.virtual_stages);
+}
+
+Workload build_workload(const Layout& layout, const WorkloadInput& input) { return Builder(layout, input).build(); }
+
+}  // namespace dtsim::parallel

@@ -1,0 +1,61 @@
+#pragma once
+/// The training iteration of a 3D-parallel layout as a task graph, one program per pipeline stage: Megatron-LM's
+/// tensor-parallel collectives inside each transformer layer, the pipeline schedule's passes with their
+/// activation sends, and the data-parallel gradient reductions or ZeRO/FSDP gathers and reduce-scatters.
+#include <cstdint>
+#include <vector>
+
+#include "models/gpu_profile.hpp"
+#include "models/model.hpp"
+#include "sim/parallel/layout.hpp"
+#include "sim/taskgraph/task_graph.hpp"
+
+namespace dtsim::parallel {
+
+/// What the builder needs besides the layout.
+struct WorkloadInput {
+  const models::Model* model = nullptr;
+  std::vector<models::LayerTime> times;  ///< per layer of the model, one micro-batch on one whole GPU
+  std::vector<bool> recomputed;          ///< per layer: its forward runs again in backward
+  models::Precision precision = models::Precision::fp32;
+  int micro_batches = 1;                 ///< per iteration and pipeline
+  int iterations = 1;
+  int hybrid_shard = 1;                  ///< hybrid sharding: the data-parallel ranks of a node
+};
+
+/// A unit of the model: a transformer layer, or the layers before the first or after the last one. Sharded
+/// data parallelism gathers and reduces a unit at a time (FSDP's wrapping unit); gradients of a unit are
+/// reduced together (a bucket).
+struct Unit {
+  int first_layer = 0;
+  int end_layer = 0;      ///< one past the last
+  double parameters = 0;  ///< per tensor-parallel rank
+};
+
+/// A stage's share of the model and its program's landmarks.
+struct StagePlan {
+  std::vector<std::vector<int>> chunks;  ///< per chunk of the stage: its units
+  double parameters = 0;                 ///< per rank of the stage, before data-parallel sharding
+  std::vector<int> iteration_end;        ///< per iteration: the task that ends it on this stage
+};
+
+struct Workload {
+  taskgraph::TaskGraph graph;
+  std::vector<Unit> units;
+  std::vector<StagePlan> stages;
+};
+
+/// Why the layout cannot train `model` (empty when it can): tensor or pipeline parallelism on a model without
+/// transformer layers, layers not divisible by the model chunks, ZeRO-3 or hybrid
+/// sharding with pipelining (DeepSpeed and FSDP do not pipeline sharded parameters), a schedule refusal.
+std::string layout_refusal(const Layout& layout, const models::Model& model, int micro_batches);
+
+/// The task graph of `input.iterations` iterations under `layout` (layout_refusal() empty).
+Workload build_workload(const Layout& layout, const WorkloadInput& input);
+
+/// Bytes per element of gradients on the wire under `layout` at precision `p`: the training precision's
+/// (Megatron-core's grad_reduce_in_fp32 default False; DeepSpeed and FSDP reduce in the parameters' dtype), or
+/// 4 with gradient_reduce_fp32.
+double gradient_element_bytes(const Layout& layout, models::Precision p);
+
+}  // namespace dtsim::parallel

@@ -1,0 +1,368 @@
+#include "sim/run/layout_run.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "sim/actors/rank_steps.hpp"
+#include "sim/collectives/nccl_allreduce.hpp"
+#include "sim/collectives/nccl_tuning.hpp"
+#include "sim/collectives/ring_halves.hpp"
+#include "sim/collectives/rank_traffic.hpp"
+#include "sim/collectives/schedule_time.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/units.hpp"
+#include "sim/core/version.hpp"
+#include "sim/memory/activations.hpp"
+#include "sim/parallel/stage_memory.hpp"
+#include "sim/parallel/workload.hpp"
+#include "sim/platform/fabric.hpp"
+#include "sim/platform/link_traffic.hpp"
+#include "sim/run/assemble.hpp"
+#include "sim/scenario/parallel_section.hpp"
+#include "sim/taskgraph/list_schedule.hpp"
+
+namespace dtsim::run {
+namespace {
+
+using taskgraph::Op;
+using taskgraph::Task;
+
+/// The fabric seen from a group: group rank i is platform host members[i].
+class GroupPaths final : public core::PathModel {
+ public:
+  GroupPaths(const platform::Fabric& fabric, const std::vector<int>& members) : fabric_(fabric), members_(members) {}
+  core::Path path(int from, int to) const override {
+    return fabric_.path(members_[static_cast<std::size_t>(from)], members_[static_cast<std::size_t>(to)]);
+  }
+  double link_bandwidth_Bps(int link) const override { return fabric_.link_bandwidth_Bps(link); }
+  int link_count() const override { return fabric_.link_count(); }
+
+ private:
+  const platform::Fabric& fabric_;
+  const std::vector<int>& members_;
+};
+
+/// Hybrid sharding's shard: the data-parallel ranks of rank 0's node.
+int hybrid_shard(const parallel::Placement& placement) {
+  return placement.layout().sharding == parallel::Sharding::hybrid
+             ? static_cast<int>(placement.members(0, "shard").size())
+             : 1;
+}
+
+parallel::Workload workload_of(const scenario::Scenario& s, int iterations) {
+  const parallel::Layout layout = scenario::layout_of(s);
+  parallel::WorkloadInput in;
+  in.model = &s.model;
+  in.times = models::layer_times(s.model, s.gpu, layout.micro_batch, s.precision, std::nullopt,
+                                 models::optimizer(s.memory.optimizer));
+  in.recomputed = memory::recomputed_layers(s.model, s.memory.recomputation);
+  in.precision = s.precision;
+  in.micro_batches = scenario::micro_batches(s);
+  in.iterations = iterations;
+  in.hybrid_shard = hybrid_shard(parallel::Placement(layout, s.platform.gpus_per_node));
+  return parallel::build_workload(layout, in);
+}
+
+/// Times, traffic and link loads of the graph's communication, each distinct (role, operation, group, bytes)
+/// planned once on the representative rank's group.
+class CommCosts {
+ public:
+  CommCosts(const scenario::Scenario& s, const platform::Fabric& fabric, const parallel::Placement& placement)
+      : s_(s), fabric_(fabric), placement_(placement),
+        links_(platform::link_costs(s.platform)), allreduce_(collectives::make_collective(s.collective, links_, s.nccl)) {
+    launch_s_ = s.gpu.collective_launch_s ? *s.gpu.collective_launch_s : models::kCollectiveLaunch_s;
+  }
+
+  /// A task's duration at the analytic level.
+  double operator()(int role, const Task& t) {
+    if (t.op == Op::compute) return t.duration_s;
+    return entry(role, t).time_s;
+  }
+
+  /// Bytes the representative of `role` sends and receives in task `t`.
+  collectives::RankTraffic traffic(int role, const Task& t) { return entry(role, t).traffic; }
+
+  /// Adds to `link_bytes` what every instance of the graph's communication carries, `times` times each.
+  void add_links(const taskgraph::TaskGraph& graph, std::vector<double>& link_bytes) {
+    std::map<Key, int> uses;
+    for (std::size_t r = 0; r < graph.programs.size(); ++r)
+      for (const Task& t : graph.programs[r].tasks)
+        if (t.op != Op::compute && t.op != Op::recv) ++uses[key(static_cast<int>(r), t)];
+    for (const auto& [k, count] : uses) {
+      const auto& [role, op, group, bytes, peer] = k;
+      const Task probe{op, taskgraph::Stream::compute, "", "", 0, bytes, group, peer, -1, {}};
+      const collectives::Schedule plan = group_plan(role, probe);
+      for (int rank = 0; rank < s_.workers; ++rank) {
+        if (placement_.coordinates(rank).pipeline != role) continue;
+        std::vector<int> members;
+        if (op == Op::send) members = {rank, placement_.stage_rank(rank, peer)};
+        else if (placement_.leads(rank, group)) members = placement_.members(rank, group);
+        else continue;
+        collectives::Schedule mapped{s_.workers, {}};
+        for (const collectives::Step& step : plan.steps) {
+          collectives::Step& m = mapped.steps.emplace_back();
+          for (const collectives::Transfer& x : step.transfers)
+            m.transfers.push_back({members[static_cast<std::size_t>(x.from)], members[static_cast<std::size_t>(x.to)], x.bytes});
+        }
+        platform::add_link_bytes(mapped, count, fabric_, link_bytes);
+      }
+    }
+  }
+
+ private:
+  using Key = std::tuple<int, Op, std::string, std::int64_t, int>;
+  struct Entry {
+    double time_s = 0;
+    collectives::RankTraffic traffic;
+  };
+
+  Key key(int role, const Task& t) const {
+    return {role, t.op, t.op == Op::send ? std::string() : t.group, t.bytes, t.op == Op::send ? t.peer : -1};
+  }
+
+  std::vector<int> members(int role, const Task& t) const {
+    const int rank = placement_.representative(role);
+    if (t.op == Op::send) return {rank, placement_.stage_rank(rank, t.peer)};
+    return placement_.members(rank, t.group);
+  }
+
+  collectives::Group group_of(const std::vector<int>& m) const {
+    return {static_cast<int>(m.size()), parallel::ranks_per_node(m, s_.platform.gpus_per_node)};
+  }
+
+  /// The plan of task `t` on the representative's group, its consecutive same-pair steps fused.
+  collectives::Schedule group_plan(int role, const Task& t) const {
+    const std::vector<int> m = members(role, t);
+    const collectives::Group g = group_of(m);
+    if (t.op == Op::send) return collectives::Schedule{2, {{{{0, 1, t.bytes}}, 0}}};
+    if (t.op == Op::allreduce) {
+      if (auto fused = allreduce_->fused_plan(g, t.bytes)) return actors::as_schedule(actors::flow_steps(*fused), g.ranks);
+      return actors::as_schedule(actors::flow_steps(allreduce_->plan(g, t.bytes), true), g.ranks);
+    }
+    return actors::as_schedule(actors::flow_steps(collectives::ring_phase_fused(rings(g), g.ranks, t.bytes)), g.ranks);
+  }
+
+  /// The rings an all-gather or reduce-scatter runs on: NCCL's ring channels under collective nccl or auto
+  /// (the rings of its all-reduce), else one ring in group order.
+  std::vector<std::vector<int>> rings(const collectives::Group& g) const {
+    if (dynamic_cast<const collectives::NcclAllreduce*>(allreduce_.get())) return collectives::nccl_rings(g, links_);
+    std::vector<int> order(static_cast<std::size_t>(g.ranks));
+    for (int r = 0; r < g.ranks; ++r) order[static_cast<std::size_t>(r)] = r;
+    return {order};
+  }
+
+  const Entry& entry(int role, const Task& t) {
+    const Key k = key(role, t);
+    if (auto at = cache_.find(k); at != cache_.end()) return at->second;
+    Entry e;
+    const std::vector<int> m = members(role, t);
+    if (m.size() > 1) {
+      const GroupPaths paths(fabric_, m);
+      const collectives::Group g = group_of(m);
+      std::optional<double> time_s;
+      if (t.op == Op::allreduce) {
+        time_s = allreduce_->plan_time_s(g, t.bytes, paths);
+        if (!time_s) time_s = collectives::schedule_time_s(allreduce_->plan(g, t.bytes), paths);
+      } else if (t.op == Op::send) {
+        time_s = collectives::schedule_time_s(collectives::Schedule{2, {{{{0, 1, t.bytes}}, 0}}}, paths);
+      } else {
+        time_s = collectives::ring_phase_time_s(rings(g), g.ranks, t.bytes, paths);
+      }
+      const bool charged = t.op == Op::allreduce && allreduce_->charges_launch();
+      e.time_s = *time_s + (charged ? 0.0 : launch_s_);
+      const collectives::Schedule fused = group_plan(role, t);
+      const int self = static_cast<int>(std::find(m.begin(), m.end(), placement_.representative(role)) - m.begin());
+      e.traffic = collectives::traffic_by_rank(fused)[static_cast<std::size_t>(self)];
+    }
+    return cache_.emplace(k, e).first->second;
+  }
+
+  const scenario::Scenario& s_;
+  const platform::Fabric& fabric_;
+  const parallel::Placement& placement_;
+  collectives::LinkCosts links_;
+  std::unique_ptr<collectives::Collective> allreduce_;
+  double launch_s_ = 0;
+  std::map<Key, Entry> cache_;
+};
+
+const char* lane_of(taskgraph::Stream stream) {
+  switch (stream) {
+    case taskgraph::Stream::compute: return "compute";
+    case taskgraph::Stream::tensor: return "tensor";
+    case taskgraph::Stream::data: return "data";
+    case taskgraph::Stream::gather: return "gather";
+    case taskgraph::Stream::pipeline: return "pipeline";
+  }
+  return "compute";
+}
+
+/// Per stage and iteration: the compute stream's marks (waiting = exposed communication and pipeline bubble).
+std::vector<std::vector<IterationMarks>> stage_marks(const parallel::Workload& w, const taskgraph::GraphSchedule& g) {
+  std::vector<std::vector<IterationMarks>> marks(w.stages.size());
+  for (std::size_t r = 0; r < w.stages.size(); ++r) {
+    const auto& tasks = w.graph.programs[r].tasks;
+    int first = 0;
+    double start = 0;
+    for (int end : w.stages[r].iteration_end) {
+      IterationMarks m;
+      m.start_s = start;
+      m.end_s = g.spans[r][static_cast<std::size_t>(end)].end_s;
+      for (int i = first; i <= end; ++i) {
+        const Task& t = tasks[static_cast<std::size_t>(i)];
+        if (t.op != Op::compute) continue;
+        const double d = g.spans[r][static_cast<std::size_t>(i)].end_s - g.spans[r][static_cast<std::size_t>(i)].start_s;
+        (t.category == "forward" ? m.forward_s : t.category == "update" ? m.update_s : m.backward_s) += d;
+      }
+      m.comm_wait_s = std::max(0.0, m.end_s - m.start_s - m.forward_s - m.backward_s - m.update_s);
+      marks[r].push_back(m);
+      first = end + 1;
+      start = m.end_s;
+    }
+  }
+  return marks;
+}
+
+memory::MemoryBreakdown fullest_stage(const scenario::Scenario& s, const parallel::Workload& w,
+                                      std::vector<double>* totals) {
+  memory::MemoryBreakdown fullest;
+  const parallel::Layout layout = scenario::layout_of(s);
+  const parallel::Placement placement(layout, s.platform.gpus_per_node);
+  for (int stage = 0; stage < layout.pipeline; ++stage) {
+    memory::MemoryBreakdown b = parallel::stage_memory(
+        layout, w, stage, s.model, s.gpu, s.precision, models::optimizer(s.memory.optimizer),
+        s.memory.recomputation, scenario::micro_batches(s), hybrid_shard(placement));
+    b.items.push_back({"workspace", s.gpu.workspace_bytes, "cuBLAS workspace (PyTorch's default)"});
+    if (totals) totals->push_back(b.total_bytes());
+    if (stage == 0 || b.total_bytes() > fullest.total_bytes()) fullest = std::move(b);
+  }
+  return fullest;
+}
+
+memory::MemoryBreakdown checked_memory(const scenario::Scenario& s, const parallel::Workload& w) {
+  std::vector<double> totals;
+  memory::MemoryBreakdown b = fullest_stage(s, w, &totals);
+  if (b.fits() || !s.memory.refuse) return b;
+  std::string stages, breakdown;
+  for (std::size_t i = 0; i < totals.size(); ++i)
+    stages += fmt::format("{}stage {}: {}", i ? ", " : "", i, core::format_bytes(totals[i]));
+  for (const std::string& line : b.lines()) breakdown += "\n" + line;
+  throw core::InputError(
+      s.source,
+      fmt::format("{} under tensor {} x pipeline {} x data {} (sharding {}) needs {} per GPU ({}), more than the {}'s {}",
+                  s.model.name, s.parallel.tensor, s.parallel.pipeline, s.parallel.data,
+                  parallel::sharding_name(s.parallel.sharding), core::format_bytes(b.total_bytes()), b.where,
+                  s.gpu.name, core::format_bytes(b.capacity_bytes)),
+      "more tensor or pipeline parallelism, sharding (zero1..zero3), activation recomputation, a smaller "
+      "micro_batch, or memory.check = \"warn\"\n  per stage: " + stages + "\n  the breakdown:" + breakdown);
+}
+
+}  // namespace
+
+memory::MemoryBreakdown check_layout_memory(const scenario::Scenario& s) { return checked_memory(s, workload_of(s, 1)); }
+
+RunResult run_layout(const scenario::Scenario& s) {
+  const parallel::Workload work = workload_of(s, s.iterations);
+  memory::MemoryBreakdown memory = checked_memory(s, work);
+  const platform::Fabric fabric(s.platform);
+  const parallel::Layout l = scenario::layout_of(s);
+  const parallel::Placement placement(l, s.platform.gpus_per_node);
+  CommCosts costs(s, fabric, placement);
+  const taskgraph::GraphSchedule schedule =
+      taskgraph::list_schedule(work.graph, [&](int role, const Task& t) { return costs(role, t); });
+
+  Timeline timeline;
+  const auto W = static_cast<std::size_t>(s.workers);
+  const std::vector<std::vector<IterationMarks>> marks = stage_marks(work, schedule);
+  std::vector<WorkerTraffic> stage_traffic(work.stages.size());
+  for (std::size_t r = 0; r < work.stages.size(); ++r)
+    for (const Task& t : work.graph.programs[r].tasks)
+      if (t.op != Op::compute && t.op != Op::recv) {
+        const collectives::RankTraffic x = costs.traffic(static_cast<int>(r), t);
+        stage_traffic[r].bytes_sent += x.sent;
+        stage_traffic[r].bytes_received += x.received;
+      }
+  // Traced: the first trace_workers ranks and the lowest rank of every stage, so that every stage shows.
+  std::vector<bool> traced(W, false);
+  for (std::size_t w = 0; w < std::min<std::size_t>(W, static_cast<std::size_t>(s.output.trace_workers)); ++w) traced[w] = true;
+  for (int stage = 0; stage < s.parallel.pipeline; ++stage) traced[static_cast<std::size_t>(placement.representative(stage))] = true;
+  for (std::size_t w = 0; w < W; ++w) {
+    const auto role = static_cast<std::size_t>(placement.coordinates(static_cast<int>(w)).pipeline);
+    timeline.marks.push_back(marks[role]);
+    timeline.traffic.push_back(stage_traffic[role]);
+    if (!traced[w]) continue;
+    const auto& tasks = work.graph.programs[role].tasks;
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      const Task& t = tasks[i];
+      const taskgraph::Span& span = schedule.spans[role][i];
+      if (t.op == Op::recv && span.end_s == span.start_s) continue;
+      timeline.events.push_back({static_cast<int>(w), lane_of(t.stream), t.name, t.category, span.start_s, span.end_s,
+                                 t.bytes});
+    }
+  }
+  std::sort(timeline.events.begin(), timeline.events.end(), [](const TraceEvent& a, const TraceEvent& b) {
+    return std::tie(a.worker, a.lane, a.start_s) < std::tie(b.worker, b.lane, b.start_s);
+  });
+
+  double single_worker_s = 0;
+  for (const models::LayerTime& t : models::layer_times(s.model, s.gpu, s.batch_size, s.precision, std::nullopt,
+                                                         models::optimizer(s.memory.optimizer)))
+    single_worker_s += t.forward_s + t.backward_s + t.update_s;
+  RunInfo info;
+  info.scenario = s.source;
+  info.model = s.model.name;
+  info.gpu = s.gpu.name;
+  info.precision = std::string(models::precision_name(s.precision));
+  info.platform = s.platform.name;
+  info.topology = platform::topology_name(s.platform.topology);
+  info.network_model = platform::network_model_name(s.platform.network_model);
+  info.sync = "bsp";
+  info.architecture = fmt::format(
+      "tensor {} x pipeline {} x data {} ({}{}{}), micro-batch {} x {}", l.tensor, l.pipeline, l.data,
+      l.pipeline > 1 ? l.schedule + (l.virtual_stages > 1 ? fmt::format(" {} chunks", l.virtual_stages) : "") : "no pipeline",
+      l.sequence_parallel ? ", sequence parallel" : "",
+      l.sharding == parallel::Sharding::none ? "" : ", sharding " + std::string(parallel::sharding_name(l.sharding)),
+      l.micro_batch, scenario::micro_batches(s));
+  info.collective = s.collective;
+  info.scheduler = s.scheduler;
+  info.fidelity = scenario::fidelity_name(s.fidelity);
+  info.workers = s.workers;
+  info.replicas = l.data;
+  info.trace_workers = std::min(s.workers, s.output.trace_workers);
+  info.batch_per_worker = s.batch_size;
+  info.iterations = s.iterations;
+  info.parameters = s.model.parameter_count();
+  info.gradient_tensors = s.model.tensor_count();
+  info.buckets = static_cast<std::int64_t>(work.units.size());
+  info.dtsim_version = std::string(core::dtsim_version());
+  info.overrides = s.provenance.overrides;
+  info.resolved_scenario = s.provenance.resolved_toml;
+  info.scenario_digest = s.provenance.digest;
+  for (const scenario::InputFile& f : s.provenance.inputs) info.inputs.emplace_back(f.path, f.digest);
+  info.collective_launch_s = s.gpu.collective_launch_s ? *s.gpu.collective_launch_s : models::kCollectiveLaunch_s;
+  RunResult result = assemble_result(std::move(info), std::move(timeline), single_worker_s, s.workers);
+  const double last_start = result.iterations.empty() ? 0.0 : result.iterations.back().start_s;
+  for (const taskgraph::TaskRef& at : schedule.critical_path()) {
+    if (schedule.spans[static_cast<std::size_t>(at.role)][static_cast<std::size_t>(at.task)].start_s < last_start) continue;
+    const Task& t = work.graph.programs[static_cast<std::size_t>(at.role)].tasks[static_cast<std::size_t>(at.task)];
+    const taskgraph::Span& span = schedule.spans[static_cast<std::size_t>(at.role)][static_cast<std::size_t>(at.task)];
+    result.critical_path.push_back({placement.representative(at.role), lane_of(t.stream), t.name, t.category,
+                                    span.start_s, span.end_s, t.bytes});
+  }
+  std::vector<double> link_bytes(static_cast<std::size_t>(fabric.link_count()), 0.0);
+  costs.add_links(work.graph, link_bytes);
+  for (double& b : link_bytes) b /= s.iterations;
+  for (const platform::LinkLoad& load :
+       platform::hottest_links(fabric, link_bytes, result.mean_iteration_s, fabric.link_count()))
+    result.links.push_back({load.name, load.bytes, load.utilisation});
+  result.memory = std::move(memory);
+  result.model_flops_per_sample = 3 * s.model.forward_flops();
+  result.peak_flops_per_gpu = s.gpu.peak_flops(s.precision);
+  result.mfu = result.model_flops_per_sample * result.samples_per_s / (s.workers * result.peak_flops_per_gpu);
+  return result;
+}
+
+}  // namespace dtsim::run

@@ -1,0 +1,99 @@
+#include "sim/scenario/parallel_section.hpp"
+
+#include "sim/core/error.hpp"
+#include "sim/parallel/pipeline_schedule.hpp"
+#include "sim/parallel/workload.hpp"
+#include "sim/scenario/key_hints.hpp"
+#include "sim/scenario/keys.hpp"
+
+namespace dtsim::scenario {
+namespace {
+
+int integer_key(Section& p, const char* key, std::int64_t fallback) {
+  const KeySpec& spec = key_spec("parallel", key);
+  return static_cast<int>(p.integer(key, fallback, spec.min, spec.max));
+}
+
+/// Why the rest of the scenario cannot run under a layout (empty when it can).
+std::string combination_refusal(const Scenario& s) {
+  if (s.architecture != "allreduce")
+    return "architecture \"" + s.architecture + "\": layouts reduce gradients with collectives (architecture = \"allreduce\")";
+  if (s.sync.scheme != "bsp") return "sync \"" + s.sync.scheme + "\": layouts are synchronous (sync = \"bsp\")";
+  if (!s.compression.compressor.empty())
+    return "gradient compression: the data-parallel gradients of a layout are not compressed in this version";
+  if (s.stragglers.enabled() || !s.failures.empty())
+    return "stragglers and failures: every rank of a layout runs at nominal speed in this version";
+  if (s.scheduler != "wfbp")
+    return "scheduler \"" + s.scheduler + "\": a layout reduces each transformer layer's gradients once its last "
+           "backward ends (wfbp at the layer's granularity)";
+  if (s.measured_iteration_s) return "gpu.measured_iteration: layer times of a layout come from the roofline model";
+  if (s.fidelity != Fidelity::analytic)
+    return "fidelity \"" + std::string(fidelity_name(s.fidelity)) +
+           "\": layouts run at the analytic level in this version (strategy.fidelity = \"analytic\")";
+  return "";
+}
+
+}  // namespace
+
+void load_parallel(Section& p, Scenario& s) {
+  allow_keys(p, "parallel");
+  parallel::Layout& l = s.parallel;
+  l.tensor = integer_key(p, "tensor", 1);
+  l.pipeline = integer_key(p, "pipeline", 1);
+  const int model_parallel = l.tensor * l.pipeline;
+  if (s.workers % model_parallel != 0)
+    throw core::InputError(p.where_key(l.pipeline > 1 ? "pipeline" : "tensor"),
+                           "tensor x pipeline = " + std::to_string(model_parallel) + " does not divide workers = " +
+                               std::to_string(s.workers),
+                           "a tensor x pipeline that divides the workers");
+  l.data = integer_key(p, "data", s.workers / model_parallel);
+  if (l.ranks() != s.workers)
+    throw core::InputError(p.where_key("data"),
+                           "tensor x pipeline x data = " + std::to_string(l.ranks()) + ", workers = " +
+                               std::to_string(s.workers),
+                           "data = " + std::to_string(s.workers / model_parallel));
+  l.micro_batch = integer_key(p, "micro_batch", s.batch_size);
+  if (s.batch_size % l.micro_batch != 0)
+    throw core::InputError(p.where_key("micro_batch"),
+                           "micro_batch = " + std::to_string(l.micro_batch) + " does not divide batch_size = " +
+                               std::to_string(s.batch_size),
+                           "a divisor of batch_size (samples per replica per iteration)");
+  l.sharding = parallel::parse_sharding(choice_key(p, "parallel", "sharding"));
+  if (p.has("order")) {
+    try {
+      l.order = parallel::parse_order(p.string("order", ""));
+    } catch (const core::InputError& e) {
+      throw e.at(p.where_key("order"));
+    }
+  }
+  if (l.tensor > 1) l.sequence_parallel = p.boolean("sequence_parallel", false);
+  if (l.pipeline > 1) {
+    l.schedule = choice_key(p, "parallel", "schedule");
+    l.virtual_stages = integer_key(p, "virtual_stages", 1);
+  }
+  if (uses_layout(s)) {
+    l.gradient_reduce_fp32 = p.boolean("gradient_reduce_fp32", false);
+    if (const std::string why = combination_refusal(s); !why.empty())
+      throw core::InputError(p.where_table(), "[parallel] with " + why,
+                             "plain data parallelism (no [parallel] table) for this, or change it");
+    if (const std::string why = parallel::layout_refusal(l, s.model, micro_batches(s)); !why.empty())
+      throw core::InputError(p.where_table(), why, "a layout that fits the model");
+  }
+  p.finish();
+}
+
+bool uses_layout(const Scenario& s) {
+  return !s.parallel.data_parallel_only() || (s.parallel.micro_batch > 0 && s.parallel.micro_batch != s.batch_size);
+}
+
+int micro_batches(const Scenario& s) {
+  return s.parallel.micro_batch > 0 ? s.batch_size / s.parallel.micro_batch : 1;
+}
+
+parallel::Layout layout_of(const Scenario& s) {
+  parallel::Layout l = s.parallel;
+  if (l.micro_batch == 0) l.micro_batch = s.batch_size;
+  return l;
+}
+
+}  // namespace dtsim::scenario

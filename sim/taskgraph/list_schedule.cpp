@@ -1,0 +1,120 @@
+#include "sim/taskgraph/list_schedule.hpp"
+
+#include <algorithm>
+#include <array>
+#include <deque>
+
+#include "sim/core/error.hpp"
+
+namespace dtsim::taskgraph {
+
+double GraphSchedule::makespan_s() const {
+  double end = 0;
+  for (const auto& role : spans)
+    for (const Span& s : role) end = std::max(end, s.end_s);
+  return end;
+}
+
+std::vector<TaskRef> GraphSchedule::critical_path() const {
+  TaskRef last{-1, -1};
+  double end = -1;
+  for (std::size_t r = 0; r < spans.size(); ++r)
+    for (std::size_t i = 0; i < spans[r].size(); ++i)
+      if (spans[r][i].end_s > end) {
+        end = spans[r][i].end_s;
+        last = {static_cast<int>(r), static_cast<int>(i)};
+      }
+  std::vector<TaskRef> path;
+  for (TaskRef at = last; at.role >= 0;
+       at = binding[static_cast<std::size_t>(at.role)][static_cast<std::size_t>(at.task)])
+    path.push_back(at);
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost) {
+  check(graph);
+  const std::size_t roles = graph.programs.size();
+  // Predecessors of each task: its dependencies, the previous task on its stream, and for a receive its send
+  // (which bounds its end, not its start). Successor lists drive Kahn's algorithm.
+  std::vector<std::vector<std::vector<TaskRef>>> successors(roles);
+  std::vector<std::vector<int>> waiting(roles);
+  std::vector<std::vector<int>> stream_before(roles);
+  for (std::size_t r = 0; r < roles; ++r) {
+    successors[r].resize(graph.programs[r].tasks.size());
+    waiting[r].assign(graph.programs[r].tasks.size(), 0);
+    stream_before[r].assign(graph.programs[r].tasks.size(), -1);
+  }
+  for (std::size_t r = 0; r < roles; ++r) {
+    const auto& tasks = graph.programs[r].tasks;
+    std::array<int, kStreams> last;
+    last.fill(-1);
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      const TaskRef self{static_cast<int>(r), static_cast<int>(i)};
+      auto after = [&](TaskRef before) {
+        successors[static_cast<std::size_t>(before.role)][static_cast<std::size_t>(before.task)].push_back(self);
+        ++waiting[r][i];
+      };
+      for (int d : tasks[i].deps) after({static_cast<int>(r), d});
+      int& previous = last[static_cast<std::size_t>(tasks[i].stream)];
+      if (previous >= 0) after({static_cast<int>(r), previous});
+      stream_before[r][i] = previous;
+      previous = static_cast<int>(i);
+      if (tasks[i].op == Op::recv) after({tasks[i].peer, tasks[i].match});
+    }
+  }
+  GraphSchedule schedule;
+  schedule.spans.resize(roles);
+  schedule.binding.resize(roles);
+  std::deque<TaskRef> ready;
+  for (std::size_t r = 0; r < roles; ++r) {
+    schedule.spans[r].resize(graph.programs[r].tasks.size());
+    schedule.binding[r].assign(graph.programs[r].tasks.size(), TaskRef{-1, -1});
+    for (std::size_t i = 0; i < waiting[r].size(); ++i)
+      if (waiting[r][i] == 0) ready.push_back({static_cast<int>(r), static_cast<int>(i)});
+  }
+  std::size_t done = 0;
+  while (!ready.empty()) {
+    const TaskRef at = ready.front();
+    ready.pop_front();
+    const auto r = static_cast<std::size_t>(at.role);
+    const auto i = static_cast<std::size_t>(at.task);
+    const Task& task = graph.programs[r].tasks[i];
+    Span& span = schedule.spans[r][i];
+    TaskRef& binding = schedule.binding[r][i];
+    auto bound_by = [&](TaskRef before, double& time) {
+      const double end = schedule.spans[static_cast<std::size_t>(before.role)][static_cast<std::size_t>(before.task)].end_s;
+      if (end > time || binding.role < 0) {
+        time = std::max(time, end);
+        binding = before;
+      }
+    };
+    double start = 0;
+    for (int d : task.deps) bound_by({at.role, d}, start);
+    if (stream_before[r][i] >= 0) bound_by({at.role, stream_before[r][i]}, start);
+    span.start_s = start;
+    if (task.op == Op::recv) {
+      double end = start;
+      const TaskRef send{task.peer, task.match};
+      const double sent = schedule.spans[static_cast<std::size_t>(send.role)][static_cast<std::size_t>(send.task)].end_s;
+      if (sent > end) {
+        end = sent;
+        binding = send;
+      }
+      span.end_s = end;
+    } else {
+      span.end_s = start + cost(at.role, task);
+    }
+    ++done;
+    for (const TaskRef& next : successors[r][i])
+      if (--waiting[static_cast<std::size_t>(next.role)][static_cast<std::size_t>(next.task)] == 0) ready.push_back(next);
+  }
+  std::size_t total = 0;
+  for (const Program& p : graph.programs) total += p.tasks.size();
+  if (done != total)
+    throw core::InputError("the task graph has a cycle: " + std::to_string(total - done) + " tasks never become ready",
+                           "programs whose receives can be satisfied in order (check the pipeline schedule)");
+  return schedule;
+}
+
+}  // namespace dtsim::taskgraph

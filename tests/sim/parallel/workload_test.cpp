@@ -1,0 +1,162 @@
+// The task graph of 3D layouts against closed forms: the pipeline bubble of GPipe, 1F1B and interleaved 1F1B,
+// Megatron-LM's tensor-parallel collectives per transformer layer, and the memory of a stage.
+#include "sim/parallel/workload.hpp"
+
+#include <gtest/gtest.h>
+
+#include "models/zoo.hpp"
+#include "sim/memory/activations.hpp"
+#include "sim/memory/model_states.hpp"
+#include "sim/parallel/stage_memory.hpp"
+#include "sim/taskgraph/list_schedule.hpp"
+
+namespace dtsim::parallel {
+namespace {
+
+using taskgraph::Op;
+
+/// `blocks` transformer layers of one parameter-free layer each.
+models::Model blocks(int n) {
+  models::Model m;
+  m.name = "blocks";
+  for (int b = 0; b < n; ++b) {
+    models::Layer l;
+    l.name = "layer" + std::to_string(b);
+    l.block = b;
+    l.output_elements = l.input_elements = 1000;
+    m.layers.push_back(l);
+  }
+  return m;
+}
+
+/// Makespan of `iterations` with every layer taking `f` forward and `b` backward, communication free.
+double makespan(const Layout& layout, int layers, int micro_batches, double f, double b) {
+  const models::Model model = blocks(layers);
+  WorkloadInput in;
+  in.model = &model;
+  in.times.assign(model.layers.size(), models::LayerTime{f, b, 0});
+  in.recomputed.assign(model.layers.size(), false);
+  in.micro_batches = micro_batches;
+  const Workload w = build_workload(layout, in);
+  return taskgraph::list_schedule(w.graph, [](int, const taskgraph::Task& t) {
+           return t.op == Op::compute ? t.duration_s : 0.0;
+         }).makespan_s();
+}
+
+Layout pipeline(int stages, std::string schedule, int chunks = 1) {
+  Layout l;
+  l.micro_batch = 1;
+  l.pipeline = stages;
+  l.schedule = std::move(schedule);
+  l.virtual_stages = chunks;
+  return l;
+}
+
+TEST(PipelineBubble, OneFOneBAndGPipeTakeMPlusPMinusOneSlots) {
+  // 8 layers on 4 stages: a stage's forward 2 ms and backward 4 ms per micro-batch; the bubble is
+  // (p - 1) / (m + p - 1) of the iteration (Narayanan et al. 2021, section 2.2.1).
+  for (const char* schedule : {"1f1b", "gpipe"}) {
+    const double t = makespan(pipeline(4, schedule), 8, 8, 1e-3, 2e-3);
+    EXPECT_NEAR(t, (8 + 4 - 1) * 6e-3, 1e-15) << schedule;
+    EXPECT_NEAR(1 - 8 * 6e-3 / t, 3.0 / 11.0, 1e-12) << schedule;
+  }
+  EXPECT_NEAR(makespan(pipeline(1, "1f1b"), 8, 8, 1e-3, 2e-3), 8 * 24e-3, 1e-15);
+}
+
+TEST(PipelineBubble, InterleavingDividesItByTheChunks) {
+  // 2 chunks per stage: the bubble is (p - 1) / v of a micro-batch's forward and backward.
+  const double t = makespan(pipeline(4, "interleaved", 2), 8, 8, 1e-3, 2e-3);
+  EXPECT_NEAR(t, (8 + 3.0 / 2) * 6e-3, 1e-15);
+}
+
+/// Tasks of `op` on the tensor stream of stage 0, summed bytes and count.
+std::pair<std::int64_t, int> tensor_collectives(const Workload& w, Op op) {
+  std::pair<std::int64_t, int> sum{0, 0};
+  for (const taskgraph::Task& t : w.graph.programs[0].tasks)
+    if (t.op == op && t.group == "tensor") {
+      sum.first += t.bytes;
+      ++sum.second;
+    }
+  return sum;
+}
+
+Workload gpt(const Layout& layout, models::Precision p, const models::Model& model) {
+  WorkloadInput in;
+  in.model = &model;
+  in.times.assign(model.layers.size(), models::LayerTime{1e-4, 2e-4, 1e-5});
+  in.recomputed.assign(model.layers.size(), false);
+  in.precision = p;
+  in.micro_batches = 1;
+  return build_workload(layout, in);
+}
+
+TEST(TensorParallel, TwoAllReducesPerLayerForwardAndTwoBackward) {
+  // GPT-3 125M (12 layers, hidden 768, 2048 tokens), tensor 2, fp16, micro-batch 2: each all-reduce carries
+  // b s h 2 bytes; 4 per layer, plus the vocabulary-parallel embedding's (forward) and the head's (backward).
+  const models::Model model = models::make_model("gpt3_125m");
+  Layout l;
+  l.tensor = 2;
+  l.micro_batch = 2;
+  const Workload w = gpt(l, models::Precision::fp16, model);
+  const std::int64_t activation = 2 * 2048 * 768 * 2;
+  EXPECT_EQ(tensor_collectives(w, Op::allreduce), std::make_pair(std::int64_t{4 * 12 + 2} * activation, 4 * 12 + 2));
+  // Sequence parallelism: an all-gather and a reduce-scatter for each all-reduce, forward and backward, the same
+  // bytes on the wire (a ring all-reduce moves 2 (t-1)/t of its bytes, the other two (t-1)/t each).
+  l.sequence_parallel = true;
+  const Workload sp = gpt(l, models::Precision::fp16, model);
+  EXPECT_EQ(tensor_collectives(sp, Op::allreduce).second, 0);
+  EXPECT_EQ(tensor_collectives(sp, Op::allgather), std::make_pair(std::int64_t{4 * 12 + 2} * activation, 4 * 12 + 2));
+  EXPECT_EQ(tensor_collectives(sp, Op::reduce_scatter), std::make_pair(std::int64_t{4 * 12 + 2} * activation, 4 * 12 + 2));
+}
+
+TEST(StageMemory, ModelStatesOfAStageByHand) {
+  // GPT-3 125M on tensor 2 x pipeline 2 x data 4, fp16 Adam, ZeRO-1. Per GPU of stage 0: half the vocabulary
+  // of the token embedding, all 2048 positions, and 6 layers of (12 h^2 + 9 h) / 2 split parameters plus 4 h of
+  // norms (replicated); 2 + 2 bytes of weight and gradient each and 12 of optimizer state over 4 replicas.
+  const models::Model model = models::make_model("gpt3_125m");
+  Layout l;
+  l.tensor = 2;
+  l.pipeline = 2;
+  l.data = 4;
+  l.sharding = Sharding::zero1;
+  const Workload w = gpt(l, models::Precision::fp16, model);
+  const double h = 768;
+  const double p0 = 50257 * h / 2 + 2048 * h + 6 * ((12 * h * h + 9 * h) / 2 + 4 * h);
+  EXPECT_DOUBLE_EQ(w.stages[0].parameters, p0);
+  const memory::MemoryBreakdown b = stage_memory(l, w, 0, model, models::gpu_profile("a100"), models::Precision::fp16,
+                                                 models::optimizer("adam"), memory::Recomputation::none, 1, 1);
+  EXPECT_DOUBLE_EQ(b.items[0].bytes, 2 * p0);
+  EXPECT_DOUBLE_EQ(b.items[1].bytes, 2 * p0);
+  EXPECT_DOUBLE_EQ(b.items[2].bytes, 12 * p0 / 4);
+}
+
+TEST(StageMemory, OneFOneBHoldsStagesMicroBatchesGPipeAll) {
+  const models::Model model = models::make_model("gpt3_125m");
+  Layout l;
+  l.pipeline = 2;
+  l.micro_batch = 1;
+  auto activations = [&](const char* schedule) {
+    l.schedule = schedule;
+    WorkloadInput in;
+    in.model = &model;
+    in.times.assign(model.layers.size(), models::LayerTime{});
+    in.recomputed.assign(model.layers.size(), false);
+    in.micro_batches = 8;
+    const Workload w = build_workload(l, in);
+    const auto b = stage_memory(l, w, 0, model, models::gpu_profile("a100"), models::Precision::fp32,
+                                models::optimizer("sgd"), memory::Recomputation::none, 8, 1);
+    return b.items[3].bytes;
+  };
+  const double one_f_one_b = activations("1f1b"), gpipe = activations("gpipe");
+  EXPECT_DOUBLE_EQ(gpipe / one_f_one_b, 4.0);  // 8 micro-batches in flight against 2
+  // Stage 0 holds the embeddings and 6 layers: 2 micro-batches of what they keep.
+  double per_sample = 0;
+  for (const models::Layer& layer : model.layers) {
+    if (layer.block == 6) break;
+    per_sample += memory::kept_bytes(layer, 4, false);
+  }
+  EXPECT_DOUBLE_EQ(one_f_one_b, 2 * per_sample);
+}
+
+}  // namespace
+}  // namespace dtsim::parallel

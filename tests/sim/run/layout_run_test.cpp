@@ -1,0 +1,83 @@
+// Scenarios with a [parallel] layout: loading and refusals, ZeRO-3's traffic against data parallelism, and the
+// memory refusal with its per-stage totals.
+#include "sim/run/layout_run.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "sim/core/error.hpp"
+#include "sim/run/run_simulation.hpp"
+#include "sim/scenario/load.hpp"
+
+namespace dtsim::run {
+namespace {
+
+/// The default scenario (16 V100s, 4 a node) with `overrides`, at the analytic level.
+scenario::Scenario with(std::vector<std::string> overrides) {
+  overrides.push_back("strategy.fidelity=analytic");
+  return scenario::load_default_scenario(overrides);
+}
+
+std::string refusal(std::vector<std::string> overrides) {
+  try {
+    run_simulation(with(std::move(overrides)));
+  } catch (const core::InputError& e) {
+    return e.what();
+  }
+  return "not refused";
+}
+
+TEST(LayoutScenario, RefusesWhatDoesNotFit) {
+  EXPECT_NE(refusal({"parallel.tensor=3"}).find("does not divide workers"), std::string::npos);
+  EXPECT_NE(refusal({"parallel.tensor=2", "parallel.data=4"}).find("data = 8"), std::string::npos);
+  EXPECT_NE(refusal({"parallel.micro_batch=5"}).find("does not divide batch_size"), std::string::npos);
+  EXPECT_NE(refusal({"parallel.tensor=2"}).find("has none"), std::string::npos);  // resnet50 has no transformer layers
+  EXPECT_NE(refusal({"model.name=gpt2_small", "parallel.pipeline=2", "parallel.sharding=zero3"}).find("pipeline"),
+            std::string::npos);
+  EXPECT_NE(refusal({"model.name=gpt2_small", "parallel.pipeline=5"}).find("does not divide"), std::string::npos);
+  EXPECT_NE(refusal({"model.name=gpt2_small", "parallel.pipeline=2", "parallel.schedule=interleaved",
+                     "parallel.virtual_stages=2", "parallel.micro_batch=32"})
+                .find("multiple of the pipeline stages"),
+            std::string::npos);  // one micro-batch on two stages
+  EXPECT_NE(refusal({"parallel.schedule=gpipe"}).find("schedule"), std::string::npos);  // no pipeline: not read
+  EXPECT_NE(refusal({"model.name=gpt2_small", "parallel.sharding=zero2", "compression.compressor=topk"})
+                .find("compress"),
+            std::string::npos);
+}
+
+TEST(LayoutScenario, ZeroThreeMovesOneAndAHalfTimesDataParallelBytes) {
+  // GPT-2 small in fp32 over 4 data-parallel ranks, one micro-batch: data parallelism all-reduces every
+  // gradient once (a ring: 2 (d-1)/d of its bytes per rank), ZeRO-3 gathers every parameter twice and
+  // reduce-scatters every gradient ((d-1)/d each).
+  const std::vector<std::string> base{"model.name=gpt2_small", "workers=4", "batch_size=1", "iterations=1"};
+  std::vector<std::string> zero3 = base;
+  zero3.push_back("parallel.sharding=zero3");
+  const RunResult dp = run_simulation(with(base));
+  const RunResult z3 = run_simulation(with(zero3));
+  EXPECT_EQ(2 * z3.traffic[0].bytes_sent, 3 * dp.traffic[0].bytes_sent);
+  EXPECT_EQ(z3.memory.items[0].name, "weights");
+  EXPECT_DOUBLE_EQ(z3.memory.items[0].bytes * 4, dp.memory.items[0].bytes);  // a quarter of the weights each
+}
+
+TEST(LayoutScenario, ReportsTheLayoutAndEveryStage) {
+  const RunResult r = run_simulation(with({"model.name=gpt2_small", "parallel.tensor=2", "parallel.pipeline=2",
+                                           "parallel.micro_batch=8", "gpu.precision=fp16"}));
+  EXPECT_NE(r.info.architecture.find("tensor 2 x pipeline 2 x data 4"), std::string::npos);
+  EXPECT_EQ(r.info.replicas, 4);
+  EXPECT_DOUBLE_EQ(r.samples_per_s * r.mean_iteration_s, 4.0 * 32);
+  // Stage 1's lowest rank (2) is traced besides the first workers.
+  EXPECT_TRUE(std::any_of(r.events.begin(), r.events.end(), [](const TraceEvent& e) { return e.worker == 2; }));
+  EXPECT_GT(r.mfu, 0);
+  EXPECT_FALSE(r.critical_path.empty());
+}
+
+TEST(LayoutScenario, RefusesALayoutThatDoesNotFitWithEveryStage) {
+  const std::string why = refusal({"model.name=gpt3_2_7b", "parallel.pipeline=2", "batch_size=8",
+                                   "gpu.precision=fp16", "memory.optimizer=adam"});
+  EXPECT_NE(why.find("per stage: stage 0:"), std::string::npos) << why;
+  EXPECT_NE(why.find("more tensor or pipeline parallelism"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dtsim::run
