@@ -238,6 +238,29 @@ void explain_compute(Context& c) {
                      : "the built-in DGX A100 cluster: faster GPUs (and a faster network)");
 }
 
+/// A 3D-parallel layout: what the critical path of the last iteration spends its time on, by kind of task.
+void explain_layout(Context& c) {
+  const double compute_s = critical_path_s(c.report, "forward") + critical_path_s(c.report, "backward") +
+                           critical_path_s(c.report, "recompute") + critical_path_s(c.report, "update");
+  const double tp_s = critical_path_s(c.report, "tp"), dp_s = critical_path_s(c.report, "dp");
+  const double pp_s = critical_path_s(c.report, "pp");
+  const double waiting_s = std::max(0.0, c.iteration_s - compute_s - tp_s - dp_s - pp_s);
+  const std::vector<std::pair<double, std::string>> parts{
+      {compute_s, "computation"},
+      {tp_s, "tensor-parallel collectives"},
+      {dp_s, "data-parallel reductions and gathers"},
+      {pp_s + waiting_s, "pipeline sends and waiting for other stages (the bubble)"}};
+  const auto largest = *std::max_element(parts.begin(), parts.end());
+  c.d.bound = largest.second == "computation" ? "compute" : "communication";
+  c.d.answer = "Bounded by " + largest.second + ": " + c.share(largest.first) + " of the critical path.";
+  for (const auto& [seconds, what] : parts)
+    if (seconds > 0) c.d.evidence.push_back(fmt::format("The critical path spends {} on {}.", c.share(seconds), what));
+  const std::string layout = c.setup["architecture"];
+  if (tp_s > 0.1 * c.iteration_s && layout.find("sequence parallel") == std::string::npos)
+    c.propose({"parallel.sequence_parallel=true"},
+              "splits norms and dropout over the tensor group (all-gather and reduce-scatter instead of all-reduce)");
+}
+
 }  // namespace
 
 Diagnosis diagnose(const json& report) {
@@ -245,6 +268,10 @@ Diagnosis diagnose(const json& report) {
   if (report["iterations"].empty())
     return {"none", "No iteration completed, so there is no iteration time to explain.", {}, {}};
   Context c{report, report["setup"], summary["mean_iteration_s"].get<double>(), workers_of(report), {}};
+  if (c.setup.contains("replicas") && c.setup["replicas"] != c.setup["workers"]) {
+    explain_layout(c);
+    return c.d;
+  }
   const Phases& mean = c.workers.mean;
   c.d.evidence.push_back(fmt::format(
       "Per iteration, mean over workers: forward {}, backward {}, update {}, exposed communication {}, idle {}.",

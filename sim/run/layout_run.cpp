@@ -349,8 +349,11 @@ RunResult run_layout(const scenario::Scenario& s) {
     if (schedule.spans[static_cast<std::size_t>(at.role)][static_cast<std::size_t>(at.task)].start_s < last_start) continue;
     const Task& t = work.graph.programs[static_cast<std::size_t>(at.role)].tasks[static_cast<std::size_t>(at.task)];
     const taskgraph::Span& span = schedule.spans[static_cast<std::size_t>(at.role)][static_cast<std::size_t>(at.task)];
+    // A receive posted before its send ended waits on the path only from the end of the task before it.
+    const double start = result.critical_path.empty() ? span.start_s
+                                                       : std::max(span.start_s, result.critical_path.back().end_s);
     result.critical_path.push_back({placement.representative(at.role), lane_of(t.stream), t.name, t.category,
-                                    span.start_s, span.end_s, t.bytes});
+                                    start, span.end_s, t.bytes});
   }
   std::vector<double> link_bytes(static_cast<std::size_t>(fabric.link_count()), 0.0);
   costs.add_links(work.graph, link_bytes);

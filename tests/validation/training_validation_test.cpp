@@ -57,3 +57,49 @@ TEST(TrainingValidation, DeepLearningExamplesResNet50OnDgxServers) {
 
 }  // namespace
 }  // namespace dtsim
+
+namespace dtsim {
+namespace {
+
+/// Seconds per iteration of GPT-3 175B that Megatron-LM's table 2 implies: its equation 3 FLOPs per iteration
+/// (96 B s l h^2 (1 + s/(6h) + V/(16 l h)), recomputation included) over GPUs x teraFLOP/s per GPU.
+double megatron_iteration_s(int gpus, double teraflops_per_gpu) {
+  constexpr double B = 1536, s = 2048, l = 96, h = 12288, V = 51200;
+  const double flops = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+  return flops / (gpus * teraflops_per_gpu * 1e12);
+}
+
+double layout_iteration_s(const std::string& file, int gpus, int batch_per_replica) {
+  scenario::Scenario s = scenario::load_scenario(
+      std::string(DTSIM_SOURCE_DIR) + "/scenarios/validation/" + file,
+      {"workers=" + std::to_string(gpus), "platform.nodes=" + std::to_string(gpus / 8),
+       "batch_size=" + std::to_string(batch_per_replica)});
+  return run::run_simulation(s).mean_iteration_s;
+}
+
+TEST(TrainingValidation, MegatronGpt3OnSeleneTableTwo) {
+  // Narayanan et al., SC 2021, table 2: (file, GPUs, batch per replica, teraFLOP/s per GPU, bound on the error).
+  struct Row {
+    const char* file;
+    int gpus;
+    int batch;
+    double teraflops;
+    double bound;
+  };
+  const Row rows[] = {
+      {"megatron_gpt3_175b_ptdp.toml", 384, 384, 153, 0.22},  {"megatron_gpt3_175b_ptdp.toml", 768, 192, 149, 0.22},
+      {"megatron_gpt3_175b_ptdp.toml", 1536, 96, 141, 0.22},  {"megatron_gpt3_175b_zero3.toml", 384, 4, 144, 0.11},
+      {"megatron_gpt3_175b_zero3.toml", 768, 2, 88, 0.46},    {"megatron_gpt3_175b_zero3.toml", 1536, 1, 44, 0.48},
+  };
+  std::printf("| case | GPUs | measured s/iteration | dtsim | error |\n");
+  for (const Row& r : rows) {
+    const double measured = megatron_iteration_s(r.gpus, r.teraflops);
+    const double predicted = layout_iteration_s(r.file, r.gpus, r.batch);
+    std::printf("| %s | %d | %.2f | %.2f | %+.1f %% |\n", r.file, r.gpus, measured, predicted,
+                100 * (predicted / measured - 1));
+    EXPECT_LE(std::abs(predicted / measured - 1), r.bound) << r.file << " " << r.gpus;
+  }
+}
+
+}  // namespace
+}  // namespace dtsim
