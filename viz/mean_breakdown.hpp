@@ -1,6 +1,6 @@
 #pragma once
 /// The breakdown of one iteration averaged over its workers.
-#include "sim/run/run_result.hpp"
+#include "sim/results/run_result.hpp"
 
 namespace dtsim::viz {
 

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/run/run_result.hpp"
+#include "sim/results/run_result.hpp"
 
 namespace dtsim::viz {
 

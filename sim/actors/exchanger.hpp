@@ -12,7 +12,7 @@
 #include <simgrid/s4u/Host.hpp>
 
 #include "sim/platform/fabric.hpp"
-#include "sim/run/timeline.hpp"
+#include "sim/results/timeline.hpp"
 
 namespace dtsim::actors {
 

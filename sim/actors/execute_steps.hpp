@@ -5,7 +5,7 @@
 
 #include "sim/actors/rank_steps.hpp"
 #include "sim/platform/fabric.hpp"
-#include "sim/run/run_result.hpp"
+#include "sim/results/run_result.hpp"
 
 namespace dtsim::actors {
 

@@ -25,7 +25,7 @@
 #include "sim/core/units.hpp"
 #include "sim/platform/fabric.hpp"
 #include "sim/platform/simgrid_platform.hpp"
-#include "sim/run/trace_names.hpp"
+#include "sim/results/trace_names.hpp"
 
 namespace dtsim::actors {
 namespace sg4 = simgrid::s4u;

@@ -11,7 +11,7 @@
 #include "sim/actors/rank_steps.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/platform/platform_spec.hpp"
-#include "sim/run/timeline.hpp"
+#include "sim/results/timeline.hpp"
 #include "sim/scheduling/iteration_plan.hpp"
 #include "sim/sync/sync_policy.hpp"
 

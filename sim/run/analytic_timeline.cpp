@@ -4,7 +4,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/run/stragglers.hpp"
-#include "sim/run/trace_names.hpp"
+#include "sim/results/trace_names.hpp"
 
 namespace dtsim::run {
 

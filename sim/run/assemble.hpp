@@ -1,7 +1,7 @@
 #pragma once
 /// Turns a raw Timeline into iteration times, throughput, efficiency and breakdowns.
-#include "sim/run/run_result.hpp"
-#include "sim/run/timeline.hpp"
+#include "sim/results/run_result.hpp"
+#include "sim/results/timeline.hpp"
 
 namespace dtsim::run {
 

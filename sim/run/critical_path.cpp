@@ -5,7 +5,7 @@
 
 #include <boost/graph/adjacency_list.hpp>
 
-#include "sim/run/trace_names.hpp"
+#include "sim/results/trace_names.hpp"
 
 namespace dtsim::run {
 namespace {

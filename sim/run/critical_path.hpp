@@ -2,8 +2,8 @@
 /// The tasks that bound an iteration, found on the task DAG of the simulated run (Boost.Graph).
 #include <vector>
 
-#include "sim/run/run_result.hpp"
-#include "sim/run/timeline.hpp"
+#include "sim/results/run_result.hpp"
+#include "sim/results/timeline.hpp"
 #include "sim/scheduling/iteration_plan.hpp"
 
 namespace dtsim::run {

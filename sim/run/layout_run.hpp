@@ -2,7 +2,7 @@
 /// A scenario with a 3D-parallel layout ([parallel]): its task graph (sim/parallel) scheduled by the analytic
 /// executor (sim/taskgraph), every collective timed on the ranks it really spans.
 #include "sim/memory/memory_breakdown.hpp"
-#include "sim/run/run_result.hpp"
+#include "sim/results/run_result.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace dtsim::run {

@@ -1,7 +1,7 @@
 #pragma once
 /// Numerics mode: the real training run, placed on the simulated time line.
 #include "numerics/evaluation.hpp"
-#include "sim/run/run_result.hpp"
+#include "sim/results/run_result.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace dtsim::run {

@@ -4,7 +4,7 @@
 
 #include <span>
 
-#include "sim/run/run_result.hpp"
+#include "sim/results/run_result.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scheduling/iteration_plan.hpp"
 

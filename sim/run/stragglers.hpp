@@ -3,7 +3,7 @@
 #include <memory>
 #include <vector>
 
-#include "sim/run/timeline.hpp"
+#include "sim/results/timeline.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace dtsim::run {

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/run/run_result.hpp"
+#include "sim/results/run_result.hpp"
 
 namespace dtsim::run {
 
