@@ -5,13 +5,19 @@
 #include "sim/core/atomic_file.hpp"
 #include "viz/reports.hpp"
 
+#include "sim/core/error.hpp"
+
 namespace dtsim::viz {
 namespace {
 
-/// Thread id of a lane: its index here.
-constexpr const char* lane_names[] = {"", "compute", "comm", "compress"};
-
-int lane_thread(const std::string& lane) { return lane == "compute" ? 1 : lane == "comm" ? 2 : 3; }
+/// Thread id of a lane: its index here (layouts add a stream per collective kind: tensor, data, gather, pipeline).
+constexpr const char* lane_names[] = {"", "compute", "comm", "compress", "tensor", "data", "gather", "pipeline"};
+int lane_thread(const std::string& lane) {
+  for (int i = 1; i < static_cast<int>(std::size(lane_names)); ++i)
+    if (lane == lane_names[i]) return i;
+  DTSIM_CHECK(false, "unknown timeline lane " + lane);
+  return 0;
+}
 
 /// Perfetto advises against pid 0: worker w is process w + 1, the job's iterations the process after them.
 int worker_pid(int worker) { return worker + 1; }

@@ -272,7 +272,7 @@ RunResult run_layout(const scenario::Scenario& s) {
   const parallel::Placement placement(l, s.platform.gpus_per_node);
   CommCosts costs(s, fabric, placement);
   const taskgraph::GraphSchedule schedule =
-      taskgraph::list_schedule(work.graph, [&](int role, const Task& t) { return costs(role, t); });
+      taskgraph::list_schedule(work.graph, [&](int role, const Task& t) { return costs(role, t); }, s.gpu.overlap_slowdown);
 
   Timeline timeline;
   const auto W = static_cast<std::size_t>(s.workers);
@@ -342,6 +342,7 @@ RunResult run_layout(const scenario::Scenario& s) {
   info.resolved_scenario = s.provenance.resolved_toml;
   info.scenario_digest = s.provenance.digest;
   for (const scenario::InputFile& f : s.provenance.inputs) info.inputs.emplace_back(f.path, f.digest);
+  info.overlap_slowdown = s.gpu.overlap_slowdown;
   info.collective_launch_s = s.gpu.collective_launch_s ? *s.gpu.collective_launch_s : models::kCollectiveLaunch_s;
   RunResult result = assemble_result(std::move(info), std::move(timeline), single_worker_s, s.workers);
   const double last_start = result.iterations.empty() ? 0.0 : result.iterations.back().start_s;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <deque>
+#include <iterator>
+#include <map>
 
 #include "sim/core/error.hpp"
 
@@ -32,7 +34,51 @@ std::vector<TaskRef> GraphSchedule::critical_path() const {
   return path;
 }
 
-GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost) {
+namespace {
+
+/// The union of a role's communication spans, as start -> end of disjoint intervals.
+class BusySpans {
+ public:
+  void add(double start, double end) {
+    if (!(end > start)) return;
+    auto at = spans_.upper_bound(start);
+    if (at != spans_.begin() && std::prev(at)->second >= start) {
+      --at;
+      start = at->first;
+      end = std::max(end, at->second);
+      at = spans_.erase(at);
+    }
+    while (at != spans_.end() && at->first <= end) {
+      end = std::max(end, at->second);
+      at = spans_.erase(at);
+    }
+    spans_.emplace(start, end);
+  }
+  /// When `work_s` of computation started at `start` ends, slowed by `slowdown` inside the spans.
+  double finish(double start, double work_s, double slowdown) const {
+    double now = start, left = work_s;
+    auto at = spans_.upper_bound(now);
+    if (at != spans_.begin() && std::prev(at)->second > now) --at;
+    for (; left > 0 && at != spans_.end(); ++at) {
+      const double busy_from = std::max(now, at->first);
+      if (busy_from - now >= left) break;  // ends before this span
+      left -= busy_from - now;
+      now = busy_from;
+      const double slow = (at->second - now) / slowdown;
+      if (slow >= left) return now + left * slowdown;
+      left -= slow;
+      now = at->second;
+    }
+    return now + left;
+  }
+
+ private:
+  std::map<double, double> spans_;
+};
+
+}  // namespace
+
+GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, double overlap_slowdown) {
   check(graph);
   const std::size_t roles = graph.programs.size();
   // Predecessors of each task: its dependencies, the previous task on its stream, and for a receive its send
@@ -64,6 +110,7 @@ GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost) {
     }
   }
   GraphSchedule schedule;
+  std::vector<BusySpans> busy(roles);
   schedule.spans.resize(roles);
   schedule.binding.resize(roles);
   std::deque<TaskRef> ready;
@@ -102,8 +149,11 @@ GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost) {
         binding = send;
       }
       span.end_s = end;
+    } else if (task.op == Op::compute && overlap_slowdown != 1) {
+      span.end_s = busy[r].finish(start, cost(at.role, task), overlap_slowdown);
     } else {
       span.end_s = start + cost(at.role, task);
+      if (task.op != Op::compute) busy[r].add(span.start_s, span.end_s);
     }
     ++done;
     for (const TaskRef& next : successors[r][i])

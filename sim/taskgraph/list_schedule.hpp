@@ -36,8 +36,12 @@ struct GraphSchedule {
 using TaskCost = std::function<double(int role, const Task& task)>;
 
 /// Schedules `graph` (check()ed) with durations from `cost`. A receive starts when its program reaches it and
-/// ends when its send has ended. Throws core::InputError when the graph has a cycle (a program waits for a send
+/// ends when its send has ended. While a role's collectives or sends run, its computation progresses at
+/// 1 / `overlap_slowdown` of its speed (the communication kernels hold SMs and memory bandwidth, as
+/// run::CommOverlap for data parallelism): a compute task integrates its work over the communication spans of
+/// its role scheduled before it (those it can overlap, in a task graph whose communication is issued before the
+/// computation it hides behind). Throws core::InputError when the graph has a cycle (a program waits for a send
 /// its peer can only issue after).
-GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost);
+GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, double overlap_slowdown = 1);
 
 }  // namespace dtsim::taskgraph

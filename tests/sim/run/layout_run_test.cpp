@@ -70,6 +70,21 @@ TEST(LayoutScenario, ReportsTheLayoutAndEveryStage) {
   EXPECT_TRUE(std::any_of(r.events.begin(), r.events.end(), [](const TraceEvent& e) { return e.worker == 2; }));
   EXPECT_GT(r.mfu, 0);
   EXPECT_FALSE(r.critical_path.empty());
+  for (const char* lane : {"compute", "tensor", "data", "pipeline"})
+    EXPECT_TRUE(std::any_of(r.events.begin(), r.events.end(), [&](const TraceEvent& e) { return e.lane == lane; }))
+        << lane;
+}
+
+TEST(LayoutScenario, ComputationBesideCollectivesSlowsByTheOverlapFactor) {
+  // ZeRO-3's gathers run beside the computation they prefetch for: a slower overlap lengthens the iteration;
+  // without overlap slowdown the computation alone is the same.
+  const std::vector<std::string> base{"model.name=gpt2_small", "workers=4", "batch_size=2", "parallel.sharding=zero3"};
+  std::vector<std::string> plain = base, slowed = base;
+  plain.push_back("gpu.overlap_slowdown=1");
+  slowed.push_back("gpu.overlap_slowdown=1.5");
+  const RunResult a = run_simulation(with(plain)), b = run_simulation(with(slowed));
+  EXPECT_GT(b.mean_iteration_s, a.mean_iteration_s);
+  EXPECT_DOUBLE_EQ(b.info.overlap_slowdown, 1.5);
 }
 
 TEST(LayoutScenario, RefusesALayoutThatDoesNotFitWithEveryStage) {

@@ -79,6 +79,25 @@ TEST(ListSchedule, AReceiveEndsWhenItsSendEnds) {
   EXPECT_EQ(path[3].role, 1);
 }
 
+TEST(ListSchedule, ComputationOverlappingCommunicationSlowsByTheFactor) {
+  // A 5 s all-reduce from t = 1 beside 2 s of computation: at half speed while it runs, the computation that
+  // starts at 1 ends at 1 + 2 x 2 = 5; the computation waiting for the all-reduce (exposed) runs at full speed.
+  TaskGraph g;
+  Program& p = g.programs.emplace_back();
+  const int a = p.add(compute(1.0));
+  p.add(on(Stream::data, Op::allreduce, 5000, {a}));
+  p.add(compute(2.0));
+  p.add(compute(0.5, {1}));
+  const GraphSchedule s = list_schedule(g, cost, 2.0);
+  EXPECT_DOUBLE_EQ(s.spans[0][2].end_s, 5.0);
+  EXPECT_DOUBLE_EQ(s.spans[0][3].start_s, 6.0);
+  EXPECT_DOUBLE_EQ(s.spans[0][3].end_s, 6.5);
+  // Partly inside: 4 s of computation from t = 1, half speed until 6 (2.5 s of work), then 1.5 s at full speed.
+  g.programs[0].tasks[2].duration_s = 4.0;
+  const GraphSchedule t = list_schedule(g, cost, 2.0);
+  EXPECT_DOUBLE_EQ(t.spans[0][2].end_s, 7.5);
+}
+
 TEST(ListSchedule, RefusesACycleThroughReceives) {
   // Each role receives before it sends: neither send can be issued.
   TaskGraph g;
