@@ -116,6 +116,13 @@ FlopsPerSecond parse_flop_rate(std::string_view text) {
   return v;
 }
 
+std::string format_count(std::int64_t n) {
+  std::string digits = std::to_string(n);
+  for (auto at = static_cast<std::ptrdiff_t>(digits.size()) - (n < 0 ? 4 : 3); at > 0; at -= 3)
+    digits.insert(static_cast<std::size_t>(at + (n < 0 ? 1 : 0)), ",");
+  return digits;
+}
+
 std::string format_bytes(double bytes) {
   constexpr std::array<std::pair<double, const char*>, 4> units{
       {{1099511627776.0, "TiB"}, {1073741824.0, "GiB"}, {1048576.0, "MiB"}, {1024.0, "KiB"}}};

@@ -28,6 +28,8 @@ FlopsPerSecond parse_flop_rate(std::string_view text);
 
 /// Human-readable forms used by reports: "10 Gb/s"-style is avoided; these print SI with units.
 std::string format_bytes(double bytes);
+/// 354823168 -> "354,823,168".
+std::string format_count(std::int64_t n);
 std::string format_duration(Seconds s);
 
 }  // namespace dtsim::core

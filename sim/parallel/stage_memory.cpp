@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "sim/core/units.hpp"
 #include "sim/memory/activations.hpp"
 #include "sim/memory/model_states.hpp"
 #include "sim/parallel/pipeline_schedule.hpp"
@@ -66,14 +67,18 @@ memory::MemoryBreakdown stage_memory(const Layout& layout, const Workload& workl
                                                          : layout.data;
   const bool shard_gradients = layout.sharding != Sharding::none && layout.sharding != Sharding::zero1;
   const bool shard_weights = layout.sharding == Sharding::zero3 || layout.sharding == Sharding::hybrid;
-  const std::string of = fmt::format("{} parameters of the stage per GPU", parameters);
-  auto part = [&](const char* name, double bytes, bool sharded) {
+  const double e = memory::element_bytes(precision);
+  const std::string precision_text(models::precision_name(precision));
+  auto part = [&](const char* name, double bytes, bool sharded, const std::string& what) {
     b.items.push_back({name, sharded ? bytes / shards : bytes,
-                       sharded ? of + fmt::format(", 1/{} of them", shards) : of});
+                       sharded ? what + fmt::format(", 1/{} of them (sharded)", shards) : what});
   };
-  part("weights", states.weights_bytes, shard_weights);
-  part("gradients", states.gradients_bytes, shard_gradients);
-  part("optimizer state", states.optimizer_bytes, layout.sharding != Sharding::none);
+  part("weights", states.weights_bytes, shard_weights,
+       fmt::format("{} parameters of the stage per GPU x {} B ({})", core::format_count(parameters), e, precision_text));
+  part("gradients", states.gradients_bytes, shard_gradients, fmt::format("{} B each", e));
+  part("optimizer state", states.optimizer_bytes, layout.sharding != Sharding::none,
+       fmt::format("{}: {} fp32 state{}{}", optimizer.name, optimizer.state_words, optimizer.state_words == 1 ? "" : "s",
+                   e < 4 ? " + fp32 master weights" : ""));
   if (shard_weights) {
     std::vector<double> units;
     for (const auto& chunk : plan.chunks)

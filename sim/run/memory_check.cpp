@@ -31,14 +31,6 @@ namespace {
 
 using memory::MemoryItem;
 
-/// 354823168 -> "354,823,168".
-std::string count(std::int64_t n) {
-  std::string digits = std::to_string(n);
-  for (auto at = static_cast<std::ptrdiff_t>(digits.size()) - 3; at > 0; at -= 3)
-    digits.insert(static_cast<std::size_t>(at), ",");
-  return digits;
-}
-
 /// Buffers a scheduler packs buckets into (Scheduler::buffer_bytes).
 MemoryItem bucket_buffers(const scenario::Scenario& s, const scheduling::IterationPlan& plan) {
   const auto scheduler = scheduling::make_scheduler(s.scheduler, s.scheduler_options);
@@ -175,7 +167,7 @@ memory::MemoryBreakdown memory_breakdown(const scenario::Scenario& s, const sche
   const std::string precision(models::precision_name(s.precision));
   const double e = memory::element_bytes(s.precision);
   b.items.push_back(
-      {"weights", states.weights_bytes, fmt::format("{} parameters x {} B ({})", count(parameters), e, precision)});
+      {"weights", states.weights_bytes, fmt::format("{} parameters x {} B ({})", core::format_count(parameters), e, precision)});
   b.items.push_back({"gradients", states.gradients_bytes, fmt::format("{} B each", e)});
   b.items.push_back({"optimizer state", states.optimizer_bytes,
                      fmt::format("{}: {} fp32 state{}{}", optimizer.name, optimizer.state_words,

@@ -76,3 +76,17 @@ TEST(Units, ErrorsSayWhatIsAllowed) {
 
 }  // namespace
 }  // namespace dtsim::core
+
+namespace dtsim::core {
+namespace {
+
+TEST(FormatCount, ThousandsSeparated) {
+  EXPECT_EQ(format_count(0), "0");
+  EXPECT_EQ(format_count(999), "999");
+  EXPECT_EQ(format_count(354823168), "354,823,168");
+  EXPECT_EQ(format_count(-1234567), "-1,234,567");
+  EXPECT_EQ(format_count(-123), "-123");
+}
+
+}  // namespace
+}  // namespace dtsim::core
