@@ -14,13 +14,13 @@
 #include "sim/collectives/schedule_time.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
-#include "sim/core/version.hpp"
 #include "sim/memory/activations.hpp"
 #include "sim/parallel/stage_memory.hpp"
 #include "sim/parallel/workload.hpp"
 #include "sim/platform/fabric.hpp"
 #include "sim/platform/link_traffic.hpp"
 #include "sim/run/assemble.hpp"
+#include "sim/run/run_info.hpp"
 #include "sim/scenario/parallel_section.hpp"
 #include "sim/taskgraph/list_schedule.hpp"
 
@@ -311,14 +311,7 @@ RunResult run_layout(const scenario::Scenario& s) {
   for (const models::LayerTime& t : models::layer_times(s.model, s.gpu, s.batch_size, s.precision, std::nullopt,
                                                          models::optimizer(s.memory.optimizer)))
     single_worker_s += t.forward_s + t.backward_s + t.update_s;
-  RunInfo info;
-  info.scenario = s.source;
-  info.model = s.model.name;
-  info.gpu = s.gpu.name;
-  info.precision = std::string(models::precision_name(s.precision));
-  info.platform = s.platform.name;
-  info.topology = platform::topology_name(s.platform.topology);
-  info.network_model = platform::network_model_name(s.platform.network_model);
+  RunInfo info = scenario_info(s);
   info.sync = "bsp";
   info.architecture = fmt::format(
       "tensor {} x pipeline {} x data {} ({}{}{}), micro-batch {} x {}", l.tensor, l.pipeline, l.data,
@@ -326,23 +319,8 @@ RunResult run_layout(const scenario::Scenario& s) {
       l.sequence_parallel ? ", sequence parallel" : "",
       l.sharding == parallel::Sharding::none ? "" : ", sharding " + std::string(parallel::sharding_name(l.sharding)),
       l.micro_batch, scenario::micro_batches(s));
-  info.collective = s.collective;
-  info.scheduler = s.scheduler;
-  info.fidelity = scenario::fidelity_name(s.fidelity);
-  info.workers = s.workers;
   info.replicas = l.data;
-  info.trace_workers = std::min(s.workers, s.output.trace_workers);
-  info.batch_per_worker = s.batch_size;
-  info.iterations = s.iterations;
-  info.parameters = s.model.parameter_count();
-  info.gradient_tensors = s.model.tensor_count();
   info.buckets = static_cast<std::int64_t>(work.units.size());
-  info.dtsim_version = std::string(core::dtsim_version());
-  info.overrides = s.provenance.overrides;
-  info.resolved_scenario = s.provenance.resolved_toml;
-  info.scenario_digest = s.provenance.digest;
-  for (const scenario::InputFile& f : s.provenance.inputs) info.inputs.emplace_back(f.path, f.digest);
-  info.overlap_slowdown = s.gpu.overlap_slowdown;
   info.collective_launch_s = s.gpu.collective_launch_s ? *s.gpu.collective_launch_s : models::kCollectiveLaunch_s;
   RunResult result = assemble_result(std::move(info), std::move(timeline), single_worker_s, s.workers);
   const double last_start = result.iterations.empty() ? 0.0 : result.iterations.back().start_s;
@@ -363,9 +341,7 @@ RunResult run_layout(const scenario::Scenario& s) {
        platform::hottest_links(fabric, link_bytes, result.mean_iteration_s, fabric.link_count()))
     result.links.push_back({load.name, load.bytes, load.utilisation});
   result.memory = std::move(memory);
-  result.model_flops_per_sample = 3 * s.model.forward_flops();
-  result.peak_flops_per_gpu = s.gpu.peak_flops(s.precision);
-  result.mfu = result.model_flops_per_sample * result.samples_per_s / (s.workers * result.peak_flops_per_gpu);
+  set_utilisation(s, result);
   return result;
 }
 

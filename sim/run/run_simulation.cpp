@@ -12,7 +12,6 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
-#include "sim/core/version.hpp"
 #include "sim/platform/fabric.hpp"
 #include "sim/platform/link_traffic.hpp"
 #include "sim/run/analytic_timeline.hpp"
@@ -25,6 +24,7 @@
 #include "sim/collectives/block_collective.hpp"
 #include "sim/run/critical_path.hpp"
 #include "sim/run/layout_run.hpp"
+#include "sim/run/run_info.hpp"
 #include "sim/scenario/parallel_section.hpp"
 #include "sim/memory/activations.hpp"
 #include "sim/run/memory_check.hpp"
@@ -65,33 +65,10 @@ double launch_in_force_s(const scenario::Scenario& s, const collectives::Collect
 }
 
 RunInfo make_info(const scenario::Scenario& s, const scheduling::IterationPlan& plan) {
-  RunInfo info;
-  info.scenario = s.source;
-  info.model = s.model.name;
-  info.gpu = s.gpu.name;
-  info.precision = std::string(models::precision_name(s.precision));
-  info.platform = s.platform.name;
-  info.topology = platform::topology_name(s.platform.topology);
-  info.network_model = platform::network_model_name(s.platform.network_model);
-  if (s.fidelity != scenario::Fidelity::analytic) info.network_settings = platform::network_settings(s.platform.network_model);
+  RunInfo info = scenario_info(s);
   info.sync = sync::describe(s.sync);
   info.architecture = describe_architecture(s);
-  info.collective = s.collective;
-  info.scheduler = s.scheduler;
-  info.fidelity = scenario::fidelity_name(s.fidelity);
-  info.workers = s.workers;
-  info.trace_workers = std::min(s.workers, s.output.trace_workers);
-  info.batch_per_worker = s.batch_size;
-  info.iterations = s.iterations;
-  info.parameters = s.model.parameter_count();
-  info.gradient_tensors = s.model.tensor_count();
   info.buckets = static_cast<std::int64_t>(plan.buckets.size());
-  info.overlap_slowdown = s.gpu.overlap_slowdown;
-  info.dtsim_version = std::string(core::dtsim_version());
-  info.overrides = s.provenance.overrides;
-  info.resolved_scenario = s.provenance.resolved_toml;
-  info.scenario_digest = s.provenance.digest;
-  for (const scenario::InputFile& f : s.provenance.inputs) info.inputs.emplace_back(f.path, f.digest);
   return info;
 }
 
@@ -367,9 +344,7 @@ RunResult run_simulation(const scenario::Scenario& s) {
     result.nccl_choice_per_bucket = nccl_choices(*nccl, work, {s.workers, s.platform.gpus_per_node});
   result.links = link_uses(prepared.link_bytes, fabric, result.mean_iteration_s);
   result.memory = std::move(memory);
-  result.model_flops_per_sample = 3 * s.model.forward_flops();
-  result.peak_flops_per_gpu = s.gpu.peak_flops(s.precision);
-  result.mfu = result.model_flops_per_sample * result.samples_per_s / (s.workers * result.peak_flops_per_gpu);
+  set_utilisation(s, result);
   if (training) attach_training(s, *training, result);
   return result;
 }
