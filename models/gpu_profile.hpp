@@ -50,7 +50,7 @@ struct LayerTime {
 };
 
 /// Roofline: time = max(flops / (peak * compute_efficiency), bytes / (memory_Bps * memory_efficiency)).
-/// Backward costs twice the forward flops and memory traffic. Layers with `measured` use those times. The
+/// Backward costs Layer::backward_ratio times the forward (twice its flops and memory traffic; fused attention 2.5). Layers with `measured` use those times. The
 /// optimizer step moves `optimizer`'s bytes per parameter.
 /// When `measured_iteration_s` is set, every roofline time is scaled so that forward + backward + update
 /// of one GPU equals it (calibration to a measured single-GPU iteration).

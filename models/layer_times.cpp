@@ -66,7 +66,7 @@ std::vector<LayerTime> layer_times(const Model& model, const GpuProfile& gpu, in
           element_bytes(p) *
           (parameters + batch * static_cast<double>(layer.input_elements + layer.output_elements));
       t.forward_s = std::max(flops / flop_rate, bytes / byte_rate);
-      t.backward_s = 2 * t.forward_s;
+      t.backward_s = layer.backward_ratio * t.forward_s;
       roofline_s += t.forward_s + t.backward_s + t.update_s;
     }
     times.push_back(t);

@@ -51,6 +51,8 @@ struct Layer {
   int block = -1;                        ///< transformer layer it belongs to (full recomputation's unit); -1: none
   bool attention_core = false;           ///< Q K^T, softmax, its dropout or attention over V (selective recomputation)
   TensorSplit split = TensorSplit::replicated;  ///< under tensor parallelism
+  int heads = 0;                         ///< attention-core modules: the attention heads
+  double backward_ratio = 2;             ///< backward time over forward time (roofline; fused attention differs)
   /// Sum of the tensors' element counts.
   std::int64_t parameter_count() const;
 };

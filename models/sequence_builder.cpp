@@ -77,6 +77,7 @@ void SequenceBuilder::attention_scores(const std::string& name, std::int64_t dim
   l.saved.elements = 2 * tokens_ * dim;
   l.attention_core = true;
   l.split = TensorSplit::sharded;
+  l.heads = static_cast<int>(heads);
 }
 
 void SequenceBuilder::attention_softmax(const std::string& name, std::int64_t heads) {
@@ -85,6 +86,7 @@ void SequenceBuilder::attention_softmax(const std::string& name, std::int64_t he
   l.saved.elements = l.saved.attention_elements = n;
   l.attention_core = true;
   l.split = TensorSplit::sharded;
+  l.heads = static_cast<int>(heads);
 }
 
 void SequenceBuilder::attention_dropout(const std::string& name, std::int64_t heads) {
@@ -93,6 +95,7 @@ void SequenceBuilder::attention_dropout(const std::string& name, std::int64_t he
   l.saved.bytes = l.saved.attention_bytes = n;
   l.attention_core = true;
   l.split = TensorSplit::sharded;
+  l.heads = static_cast<int>(heads);
 }
 
 void SequenceBuilder::attention_context(const std::string& name, std::int64_t dim, std::int64_t heads, bool dropout) {
@@ -103,6 +106,7 @@ void SequenceBuilder::attention_context(const std::string& name, std::int64_t di
   l.saved.elements = l.saved.attention_elements + tokens_ * dim;
   l.attention_core = true;
   l.split = TensorSplit::sharded;
+  l.heads = static_cast<int>(heads);
 }
 
 void SequenceBuilder::cross_entropy(const std::string& name, std::int64_t classes) {

@@ -10,6 +10,15 @@ namespace dtsim::memory {
 namespace {
 
 void require(const models::Model& model, Recomputation r) {
+  const bool scores_kept = std::any_of(model.layers.begin(), model.layers.end(), [](const models::Layer& l) {
+    return l.saved.attention_elements > 0 || l.saved.attention_bytes > 0;
+  });
+  const bool fused = std::any_of(model.layers.begin(), model.layers.end(),
+                                 [](const models::Layer& l) { return l.attention_core; });
+  if (r == Recomputation::selective && fused && !scores_kept)
+    throw core::InputError("activation_recomputation = \"selective\" with fused attention (model.attention = \"flash\"), "
+                           "which keeps no score matrices to drop",
+                           "\"none\" or \"full\" (or model.attention = \"eager\")");
   const bool has = std::any_of(model.layers.begin(), model.layers.end(), [&](const models::Layer& l) {
     return r == Recomputation::selective ? l.attention_core : l.block >= 0;
   });

@@ -425,11 +425,10 @@ std::string layout_refusal(const Layout& layout, const models::Model& model, int
     if (model.layers[i].block >= 0 && (i == 0 || model.layers[i - 1].block != model.layers[i].block)) ++blocks;
   if ((layout.tensor > 1 || layout.pipeline > 1) && blocks == 0)
     return "tensor and pipeline parallelism split transformer layers; model '" + model.name + "' has none";
-  // Megatron-LM gives each tensor-parallel rank whole attention heads: the first attention-core module (Q K^T)
-  // writes heads x tokens x tokens scores per sample.
-  const auto scores = std::find_if(model.layers.begin(), model.layers.end(), [](const models::Layer& l) { return l.attention_core; });
-  if (layout.tensor > 1 && model.tokens > 0 && scores != model.layers.end()) {
-    const std::int64_t heads = scores->output_elements / (model.tokens * model.tokens);
+  // Megatron-LM gives each tensor-parallel rank whole attention heads.
+  const auto scores = std::find_if(model.layers.begin(), model.layers.end(), [](const models::Layer& l) { return l.heads > 0; });
+  if (layout.tensor > 1 && scores != model.layers.end()) {
+    const int heads = scores->heads;
     if (heads % layout.tensor != 0)
       return "model '" + model.name + "' has " + std::to_string(heads) + " attention heads, not a multiple of tensor = " +
              std::to_string(layout.tensor) + " (Megatron-LM gives each tensor-parallel GPU whole heads)";

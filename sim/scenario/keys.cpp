@@ -42,6 +42,7 @@ std::vector<std::string> feedback_names() {
   return names;
 }
 std::vector<std::string> memory_checks() { return {"refuse", "warn"}; }
+std::vector<std::string> attentions() { return {"eager", "flash"}; }
 std::vector<std::string> placements() { return {"dedicated", "colocated"}; }
 std::vector<std::string> pulls() { return {"dense", "compressed"}; }
 
@@ -100,6 +101,10 @@ const std::vector<KeySpec>& scenario_keys() {
        "tokens per sample of a built-in transformer (defaults: BERT 128, GPT-2 1024, GPT-3 2048, Llama 2 4096, Llama 3 "
        "8192); at most the positions it was trained with",
        1, 131072, nullptr},
+      {"model", "attention", "string", "eager",
+       "a built-in transformer's attention core: eager (Q K^T, softmax, dropout and attention over V, each in memory, as "
+       "Hugging Face's eager implementation) or flash (FlashAttention-2: one fused kernel, no score matrices kept)",
+       0, 0, attentions},
       {"model", "file", "string", "-",
        "CSV layer table instead of a built-in model: name,parameters,forward_flops or name,parameters,forward_ms,"
        "backward_ms",

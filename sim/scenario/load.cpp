@@ -22,6 +22,7 @@
 #include "sim/scenario/platform_section.hpp"
 #include "sim/scenario/key_hints.hpp"
 #include "sim/scenario/keys.hpp"
+#include "models/flash_attention.hpp"
 #include "sim/scenario/numerics_section.hpp"
 #include "sim/scenario/parallel_section.hpp"
 #include "sim/scenario/section.hpp"
@@ -88,6 +89,10 @@ models::Layer table_layer(Section& s) {
 
 models::Model load_model(Section& m, const fs::path& base) {
   allow_keys(m, "model");
+  for (const char* key : {"sequence_length", "attention"})
+    if (m.has(key) && (m.has("layers") || m.has("file")))
+      throw core::InputError(m.where_key(key), std::string(key) + " is given for a layer table",
+                             "leave it out: a layer table states its own FLOPs; it applies to built-in transformers");
   if (m.has("sequence_length") && (m.has("layers") || m.has("file")))
     throw core::InputError(m.where_key("sequence_length"), "sequence_length is given for a layer table",
                            "leave it out: a layer table states its own FLOPs; it applies to built-in transformers");
@@ -113,10 +118,17 @@ models::Model load_model(Section& m, const fs::path& base) {
   const KeySpec& length = key_spec("model", "sequence_length");
   std::optional<std::int64_t> tokens;
   if (m.has("sequence_length")) tokens = m.integer("sequence_length", 0, length.min, length.max);
+  models::Model model;
   try {
-    return models::make_model(name, tokens);
+    model = models::make_model(name, tokens);
   } catch (const core::InputError& e) {
     throw e.at(m.where_key(tokens ? "sequence_length" : "name"));
+  }
+  if (choice_key(m, "model", "attention") == "eager") return model;
+  try {
+    return models::with_flash_attention(std::move(model));
+  } catch (const core::InputError& e) {
+    throw e.at(m.where_key("attention"));
   }
 }
 
