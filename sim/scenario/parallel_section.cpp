@@ -1,5 +1,7 @@
 #include "sim/scenario/parallel_section.hpp"
 
+#include <algorithm>
+
 #include "sim/core/error.hpp"
 #include "sim/parallel/pipeline_schedule.hpp"
 #include "sim/parallel/workload.hpp"
@@ -26,7 +28,11 @@ std::string combination_refusal(const Scenario& s) {
   if (s.scheduler != "wfbp")
     return "scheduler \"" + s.scheduler + "\": a layout reduces each transformer layer's gradients once its last "
            "backward ends (wfbp at the layer's granularity)";
-  if (s.measured_iteration_s) return "gpu.measured_iteration: layer times of a layout come from the roofline model";
+  if (s.sync.backup_workers > 0) return "backup workers: every replica of a layout takes part in every reduction";
+  if (s.measured_iteration_s || std::any_of(s.model.layers.begin(), s.model.layers.end(),
+                                            [](const models::Layer& l) { return l.measured.has_value(); }))
+    return "measured layer or iteration times: a layout's micro-batches and tensor splits need the roofline model's "
+           "times (measured ones hold for the batch they were measured at)";
   if (s.fidelity != Fidelity::analytic)
     return "fidelity \"" + std::string(fidelity_name(s.fidelity)) +
            "\": layouts run at the analytic level in this version (strategy.fidelity = \"analytic\")";
