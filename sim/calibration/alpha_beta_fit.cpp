@@ -65,20 +65,47 @@ LinkCosts with_level(bool inter, const AlphaBeta& level, const AlphaBeta& fixed,
   return inter ? LinkCosts{fixed, level, nvlinks, {}, {}} : LinkCosts{level, fixed, nvlinks, {}, {}};
 }
 
-/// Fits one level's alpha and beta with the other level's cost `fixed`; alpha and beta >= 0.
-LevelFit fit_level(const std::vector<Measurement>& points, const Collective& collective, bool inter,
-                   const AlphaBeta& fixed, const NvlinkCounts& nvlinks) {
-  const std::string name = inter ? "inter-node" : "intra-node";
+/// The design of the points linearised at (alpha0, beta0): T = c + a alpha + b beta with a and b the closed
+/// form's slopes there (steps of 1e-3 relative, or 1 at zero: exact for a form linear in alpha and beta).
+Design linearised(const std::vector<Measurement>& points, const Collective& collective, bool inter,
+                  const AlphaBeta& fixed, const NvlinkCounts& nvlinks, double alpha0, double beta0) {
+  const double da = alpha0 > 0 ? 1e-3 * alpha0 : 1, db = beta0 > 0 ? 1e-3 * beta0 : 1;
   Design d;
   for (const Measurement& m : points) {
-    const double c = collective.closed_form_s(m.group, m.bytes, with_level(inter, {0, 0}, fixed, nvlinks));
-    const double a = collective.closed_form_s(m.group, m.bytes, with_level(inter, {1, 0}, fixed, nvlinks)) - c;
-    const double b = collective.closed_form_s(m.group, m.bytes, with_level(inter, {0, 1}, fixed, nvlinks)) - c;
+    const auto at = [&](double alpha, double beta) {
+      return collective.closed_form_s(m.group, m.bytes, with_level(inter, {alpha, beta}, fixed, nvlinks));
+    };
+    const double t0 = at(alpha0, beta0);
+    const double a = (at(alpha0 + da, beta0) - t0) / da;
+    const double b = (at(alpha0, beta0 + db) - t0) / db;
+    const double c = t0 - a * alpha0 - b * beta0;
     d.a.push_back(a / m.time_s);
     d.b.push_back(b / m.time_s);
     d.y.push_back((m.time_s - c) / m.time_s);
   }
-  const auto solution = least_squares(d.a, d.b, d.y);
+  return d;
+}
+
+/// Fits one level's alpha and beta with the other level's cost `fixed`; alpha and beta >= 0. A form that is not
+/// linear in alpha and beta (NCCL's LL128 channels run at the smaller of their link's speed and a fixed cap) is
+/// fitted by Gauss-Newton: linearised at the last estimate until it stops moving (piecewise linear: a few
+/// rounds); a linear form is done in the first round.
+LevelFit fit_level(const std::vector<Measurement>& points, const Collective& collective, bool inter,
+                   const AlphaBeta& fixed, const NvlinkCounts& nvlinks) {
+  const std::string name = inter ? "inter-node" : "intra-node";
+  constexpr int kRounds = 20;
+  Design d;
+  std::optional<std::pair<double, double>> solution{{0.0, 0.0}};
+  for (int round = 0; round < kRounds; ++round) {
+    const auto [alpha0, beta0] = *solution;
+    d = linearised(points, collective, inter, fixed, nvlinks, std::max(alpha0, 0.0), std::max(beta0, 0.0));
+    solution = least_squares(d.a, d.b, d.y);
+    if (!solution) break;
+    const auto [alpha1, beta1] = *solution;
+    if (round > 0 && std::abs(alpha1 - alpha0) <= 1e-12 * std::abs(alpha1) &&
+        std::abs(beta1 - beta0) <= 1e-12 * std::abs(beta1))
+      break;
+  }
   if (!solution)
     throw core::InputError(points.front().where,
                            "the " + name + " measurements cannot separate alpha from beta (one size per group)",
@@ -194,7 +221,7 @@ std::unique_ptr<Collective> fitted_collective(std::string_view collective, const
                            "--collective at ring");
   collectives::LinkCosts tuned_for = collectives::reference_link_costs();
   tuned_for.nvlinks = nvlinks;
-  return collectives::make_collective("nccl", tuned_for, {collectives::NcclAlgorithm::ring, collectives::NcclProtocol::simple});
+  return collectives::make_collective("nccl", tuned_for, {collectives::NcclAlgorithm::ring, {}});
 }
 
 AlphaBetaFit fit_alpha_beta(const std::vector<Measurement>& measurements, std::string_view collective,

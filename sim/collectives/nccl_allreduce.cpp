@@ -6,6 +6,7 @@
 #include "sim/collectives/nccl_tree.hpp"
 #include "sim/collectives/phases.hpp"
 #include "sim/collectives/ring_allreduce.hpp"
+#include "sim/core/error.hpp"
 
 namespace dtsim::collectives {
 namespace {
@@ -85,11 +86,14 @@ Schedule NcclAllreduce::plan(const Group& group, std::int64_t bytes) const {
   if (c.algorithm == NcclAlgorithm::ring) {
     Schedule schedule = ring_allreduce_plan(nccl_rings(group, tuned_for_), group.ranks, bytes);
     const auto steps = static_cast<double>(schedule.steps.size());
-    const double extra_s = extra_latency_s(group, n, steps * flat_cost(group, tuned_for_).alpha_s);
+    const AlphaBeta link = flat_cost(group, tuned_for_);
+    const double extra_s = extra_latency_s(group, n, steps * link.alpha_s);
+    const double channel_efficiency = nccl_channel_efficiency(c, group, tuned_for_, link.beta_s_per_byte);
+    DTSIM_CHECK(channel_efficiency > 0, "LL128 capped on links of infinite bandwidth");
     for (Step& step : schedule.steps) {
       step.latency_s = extra_s / steps;
       for (Transfer& t : step.transfers)
-        t.bytes = static_cast<std::int64_t>(nccl_wire_bytes(static_cast<double>(t.bytes), efficiency));
+        t.bytes = static_cast<std::int64_t>(nccl_wire_bytes(static_cast<double>(t.bytes), channel_efficiency));
     }
     return schedule;
   }
@@ -118,9 +122,14 @@ double NcclAllreduce::closed_form_s(const Group& group, double bytes, const Link
     const double p = group.ranks;
     const AlphaBeta link = flat_cost(group, costs);
     const double channels = nccl_ring_channels(group, tuned_for_);
-    const double chunk = nccl_wire_bytes(bytes / (p * channels), nccl_efficiency(c, group));
+    const double data = bytes / (p * channels);
+    const double efficiency = nccl_channel_efficiency(c, group, tuned_for_, link.beta_s_per_byte);
+    // A capped LL128 channel on links of no transfer time (beta = 0, as calibration probes) still moves its
+    // data at the cap: the limit of ceil(data / (cap beta)) beta.
+    const double chunk_s = efficiency > 0 ? nccl_wire_bytes(data, efficiency) * link.beta_s_per_byte
+                                          : data / kNcclLl128Channel_Bps;
     return extra_latency_s(group, bytes, 2.0 * (p - 1) * flat_cost(group, tuned_for_).alpha_s) +
-           2.0 * (p - 1) * (link.alpha_s + chunk * link.beta_s_per_byte);
+           2.0 * (p - 1) * (link.alpha_s + chunk_s);
   }
   return contention_free_s(plan(group, std::llround(bytes)), group, costs);
 }

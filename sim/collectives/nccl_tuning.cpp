@@ -98,12 +98,6 @@ double nccl_efficiency(NcclChoice c, const Group& group) {
   return 1.0;
 }
 
-bool nccl_enabled(NcclChoice c, const Group& group, const LinkCosts& network) {
-  if (c.protocol != NcclProtocol::ll128) return true;
-  if (!network.ll128) return group.ranks_per_node > 1;
-  return group.nodes() > 1 ? network.ll128->across : network.ll128->inside;
-}
-
 namespace {
 
 /// Ranks 0 .. n-1 in order (at least one).
@@ -128,7 +122,39 @@ int channel_nics(const Group& group, const LinkCosts& network) {
   return used.size() < 2 ? 0 : static_cast<int>(used.size());
 }
 
+/// Whether some hop of `rings` has no NVLink of its own in `links` (it relays through a third GPU).
+bool relays(const std::vector<std::vector<int>>& rings, const NvlinkCounts& links) {
+  for (const std::vector<int>& ring : rings)
+    for (std::size_t i = 0; i < ring.size(); ++i) {
+      const auto from = static_cast<std::size_t>(ring[i]), to = static_cast<std::size_t>(ring[(i + 1) % ring.size()]);
+      if (links[from][to] == 0) return true;
+    }
+  return false;
+}
+
 }  // namespace
+
+bool nccl_enabled(NcclChoice c, const Group& group, const LinkCosts& network) {
+  if (c.protocol != NcclProtocol::ll128) return true;
+  if (group.nodes() == 1 && on_mesh(group, network) && relays(nvlink_rings(network.nvlinks, group.ranks), network.nvlinks))
+    return false;
+  if (!network.ll128) return group.ranks_per_node > 1;
+  return group.nodes() > 1 ? network.ll128->across : network.ll128->inside;
+}
+
+bool nccl_on_nvlink_rings(const Group& group, const LinkCosts& network) {
+  return group.nodes() == 1 && on_mesh(group, network) && !nvlink_rings(network.nvlinks, group.ranks).empty();
+}
+
+bool nccl_ll128_capped(NcclChoice c, const Group& group, const LinkCosts& network) {
+  return c.algorithm == NcclAlgorithm::ring && c.protocol == NcclProtocol::ll128 && nccl_on_nvlink_rings(group, network);
+}
+
+double nccl_channel_efficiency(NcclChoice c, const Group& group, const LinkCosts& network, double beta_s_per_byte) {
+  const double efficiency = nccl_efficiency(c, group);
+  return nccl_ll128_capped(c, group, network) ? std::min(efficiency, kNcclLl128Channel_Bps * beta_s_per_byte)
+                                              : efficiency;
+}
 
 int nccl_ring_channels(const Group& group, const LinkCosts& network) {
   if (group.nodes() == 1)
@@ -185,7 +211,9 @@ std::vector<std::vector<int>> nccl_rings(const Group& group, const LinkCosts& ne
 
 double nccl_predicted_s(NcclChoice c, const Group& group, const LinkCosts& network, double bytes) {
   const double channels = c.algorithm == NcclAlgorithm::ring ? nccl_ring_channels(group, network) : 1;
-  const double link_Bps = channels / (group.nodes() > 1 ? network.inter : network.intra).beta_s_per_byte;
+  const double link_Bps = channels * (nccl_on_nvlink_rings(group, network)
+                                          ? kNcclNvlinkGraph_Bps
+                                          : 1 / (group.nodes() > 1 ? network.inter : network.intra).beta_s_per_byte);
   double bus_Bps = link_Bps * nccl_efficiency(c, group);
   double algorithm_Bps = 0;
   if (c.algorithm == NcclAlgorithm::ring) {

@@ -59,8 +59,27 @@ double nccl_latency_s(NcclChoice c, const Group& group, double bytes);
 /// 7/9 on one node, Simple 1).
 double nccl_efficiency(NcclChoice c, const Group& group);
 /// Whether NCCL would consider `c` unforced: LL128 where network.ll128 says (structured nodes), else only
-/// where a node has several GPUs (taken to share NVLink).
+/// where a node has several GPUs (taken to share NVLink); inside one NVLink-mesh node not where a ring relays
+/// through a third GPU (tuning.cc at 01afd20a enables LL128 for typeIntra <= PATH_NVL, and a relayed hop is
+/// PATH_NVB).
 bool nccl_enabled(NcclChoice c, const Group& group, const LinkCosts& network);
+/// NCCL's bandwidth of one NVLink in its topology graph, bytes/s: SM70_NVLINK_BW and SM80_NVLINK_BW = 20.0 GB/s
+/// (src/graph/topo.h). Inside one NVLink-mesh node the tuner's per-channel speed is this, whatever the links
+/// measure: NCCL's choice of protocol depends on it, not on the links' real speed.
+constexpr double kNcclNvlinkGraph_Bps = 20e9;
+/// The most data one LL128 channel moves per second in an all-reduce: ll128MaxBwPerCh[ncclCollAllReduce] =
+/// 16.7 GB/s (tuning.cc at 01afd20a), NCCL's measured per-channel ceiling of its LL128 kernels (lines of 120
+/// data bytes stored and polled by 640 threads), below what an NVLink carries.
+constexpr double kNcclLl128Channel_Bps = 16.7e9;
+/// Whether `group`'s ring channels are one node's NVLink rings, each over NVLinks of its own (nccl_rings).
+bool nccl_on_nvlink_rings(const Group& group, const LinkCosts& network);
+/// Whether `c`'s data rate per channel is capped at kNcclLl128Channel_Bps: ring/LL128 on NVLink rings
+/// (nccl_on_nvlink_rings), where each channel has its links to itself. (Where channels share links, on
+/// NVSwitch, PCIe or a NIC, dtsim's one ring stands for all of them and the links set the pace.)
+bool nccl_ll128_capped(NcclChoice c, const Group& group, const LinkCosts& network);
+/// The share of a channel's link bandwidth that `c`'s data gets on a link moving a byte in `beta_s_per_byte`:
+/// nccl_efficiency, at most kNcclLl128Channel_Bps x beta where nccl_ll128_capped (0 when beta is 0 there).
+double nccl_channel_efficiency(NcclChoice c, const Group& group, const LinkCosts& network, double beta_s_per_byte);
 /// NCCL's ring channels for `group` on `network`, each a cyclic order of the ranks carrying 1/C of the data:
 ///  - one node: on an NVLink mesh (network.nvlinks) the rings the search finds (nvlink_rings.hpp); otherwise
 ///    one ring in rank order (NCCL's channels there share the same links: on the flow level one ring of all
@@ -74,7 +93,8 @@ std::vector<std::vector<int>> nccl_rings(const Group& group, const LinkCosts& ne
 int nccl_ring_channels(const Group& group, const LinkCosts& network);
 /// NCCL's predicted time of `c`: latency + bytes / algBw, algBw = busBw x efficiency (tree capped at 80 GB/s
 /// over more than two nodes, 110 GB/s otherwise) x (ring p / 2(p-1), tree 1/2), tree x its size correction;
-/// busBw = nChannels x the link bandwidth, nChannels = nccl_rings' count for the ring, 1 for the tree.
+/// busBw = nChannels x the link bandwidth, nChannels = nccl_rings' count for the ring, 1 for the tree; the link
+/// bandwidth is kNcclNvlinkGraph_Bps on NVLink rings (nccl_on_nvlink_rings), the platform's otherwise.
 double nccl_predicted_s(NcclChoice c, const Group& group, const LinkCosts& network, double bytes);
 /// The enabled pair allowed by `force` with the least predicted time (ties: tree before ring, LL before
 /// LL128 before Simple, NCCL's loop order); a forced protocol is enabled even where NCCL would not enable it.

@@ -1,6 +1,8 @@
 #include "sim/collectives/nvlink_rings.hpp"
 
 #include <algorithm>
+#include <map>
+#include <utility>
 
 #include "sim/core/error.hpp"
 
@@ -127,8 +129,16 @@ int nvlink_relay(const NvlinkCounts& links, int i, int j) {
 std::vector<std::vector<int>> nvlink_rings(const NvlinkCounts& links, int gpus) {
   DTSIM_CHECK(gpus <= static_cast<int>(links.size()), "more GPUs than the node has");
   if (gpus < 2) return {};
-  if (auto rings = RingPacker(links, gpus, false).run(); !rings.empty()) return rings;
-  return RingPacker(links, gpus, true).run();
+  // The tuner asks for the rings of the same node many times per size (enabled protocols, channels, caps): the
+  // search runs once per mesh and GPU count and thread.
+  constexpr std::size_t kMemoEntries = 64;
+  thread_local std::map<std::pair<NvlinkCounts, int>, std::vector<std::vector<int>>> memo;
+  const auto key = std::pair{links, gpus};
+  if (const auto found = memo.find(key); found != memo.end()) return found->second;
+  std::vector<std::vector<int>> rings = RingPacker(links, gpus, false).run();
+  if (rings.empty()) rings = RingPacker(links, gpus, true).run();
+  if (memo.size() >= kMemoEntries) memo.clear();
+  return memo.emplace(key, std::move(rings)).first->second;
 }
 
 }  // namespace dtsim::collectives

@@ -38,14 +38,15 @@ TEST(Cli, HelpOnEveryCommand) {
 }
 
 TEST(Cli, CalibrateOnAnNvlinkMeshWritesThatPlatformWithTheFittedNvlink) {
-  // Times of one 20 GB/s, 6 us NVLink through the DGX-1's rings (1, 4, 6 rings at 2, 4, 8 GPUs).
+  // Times of one 20 GB/s, 6 us NVLink through the DGX-1's rings (1, 4, 6 rings at 2, 4, 8 GPUs), at sizes where
+  // NCCL runs Simple (LL128 below about 16 MiB: alpha_beta_fit_test).
   const fs::path dir = temporary_folder("calibrate_mesh");
   fs::create_directories(dir);
   {
     std::ofstream csv(dir / "times.csv");
     csv << "gpus,gpus_per_node,bytes,time_us\n";
     for (const auto& [p, rings] : {std::pair{2, 1}, {4, 4}, {8, 6}})
-      for (long n : {1048576L, 67108864L, 1073741824L})
+      for (long n : {67108864L, 268435456L, 1073741824L})
         csv << p << ",8," << n << "," << std::setprecision(17)
             << 2.0 * (p - 1) * (6.0 + std::ceil(double(n) / (p * rings)) / 20e3) << "\n";
   }

@@ -161,6 +161,50 @@ TEST(NcclChannels, SixRingsOverTheNvlinksOfOneDgx1) {
   expect_channel_rings_closed_form(platform::testing::cube_mesh(1), 8, 6, false);
 }
 
+TEST(NcclChannels, Ll128OnNvlinkRingsMovesAtMost16Point7GBpsAChannel) {
+  // tuning.cc's ll128MaxBwPerCh for all-reduce: each of the DGX-1's six rings has NVLinks of its own, so an LL128
+  // channel moves its data at min(0.92 x the link, 16.7 GB/s); the plan's wire bytes carry that rate.
+  const platform::PlatformSpec spec = platform::testing::cube_mesh(1);
+  const LinkCosts costs = platform::link_costs(spec);
+  const Group group{8, 8};
+  const NcclChoice c{NcclAlgorithm::ring, NcclProtocol::ll128};
+  ASSERT_TRUE(nccl_ll128_capped(c, group, costs));
+  EXPECT_FALSE(nccl_ll128_capped({NcclAlgorithm::ring, NcclProtocol::simple}, group, costs));
+  EXPECT_FALSE(nccl_ll128_capped(c, {16, 8}, platform::link_costs(platform::testing::cube_mesh(2))));
+  const AlphaBeta ab = costs.intra;
+  const double efficiency = std::min(0.92, 16.7e9 * ab.beta_s_per_byte);
+  EXPECT_DOUBLE_EQ(nccl_channel_efficiency(c, group, costs, ab.beta_s_per_byte), efficiency);
+  const std::int64_t n = 3 << 20;
+  const double extra = std::max(0.0, nccl_latency_s(c, group, static_cast<double>(n)) - 14 * ab.alpha_s);
+  const double expected =
+      extra + 14 * (ab.alpha_s + std::ceil(static_cast<double>(n) / 48 / efficiency) * ab.beta_s_per_byte);
+  const NcclAllreduce nccl = forced(c, costs);
+  EXPECT_NEAR(nccl.closed_form_s(group, static_cast<double>(n), costs), expected, 1e-12 * expected);
+  EXPECT_NEAR(schedule_time_s(nccl.plan(group, n), platform::Fabric(spec)), expected, 1e-9 * expected);
+  // Links of no transfer time (calibration's probe): the data still moves at the cap.
+  const LinkCosts instant = LinkCosts::uniform({ab.alpha_s, 0});
+  EXPECT_NEAR(nccl.closed_form_s(group, static_cast<double>(n), instant),
+              extra + 14 * (ab.alpha_s + static_cast<double>(n) / 48 / 16.7e9), 1e-12 * expected);
+}
+
+TEST(NcclTuner, OnNvlinkRingsTunesWithNcclsGraphBandwidthAndNoLl128WhereARingRelays) {
+  // NCCL's model prices an NVLink channel at 20 GB/s (topo.h), not at the link's speed: ring/Simple on 8 DGX-1
+  // GPUs is (8.4 + 14 x 3.4) us + n / (6 x 20 GB/s x 8 / 14), and LL128 gives way to Simple between 8 and 16 MiB.
+  const LinkCosts costs = platform::link_costs(platform::testing::cube_mesh(1));
+  const double n = 1 << 24;
+  EXPECT_NEAR(nccl_predicted_s({NcclAlgorithm::ring, NcclProtocol::simple}, {8, 8}, costs, n),
+              (8.4 + 14 * 3.4) * 1e-6 + n / (6 * 20e9 * 8 / 14), 1e-15);
+  const NcclForce ring{NcclAlgorithm::ring, {}};
+  EXPECT_EQ(nccl_tune({8, 8}, costs, 8 << 20, ring).protocol, NcclProtocol::ll128);
+  EXPECT_EQ(nccl_tune({8, 8}, costs, 16 << 20, ring).protocol, NcclProtocol::simple);
+  // 5 GPUs: GPU 4's only neighbour is GPU 0, so both rings relay through it (PATH_NVB), where NCCL 2.8's tuner
+  // leaves LL128 off (typeIntra <= PATH_NVL); 4 GPUs have rings of direct NVLinks.
+  const NcclChoice ll128{NcclAlgorithm::ring, NcclProtocol::ll128};
+  EXPECT_FALSE(nccl_enabled(ll128, {5, 8}, costs));
+  EXPECT_TRUE(nccl_enabled(ll128, {4, 8}, costs));
+  for (double bytes = 8; bytes <= 1e10; bytes *= 4) EXPECT_NE(nccl_tune({5, 8}, costs, bytes).protocol, NcclProtocol::ll128);
+}
+
 TEST(NcclChannels, OneRingPerNicAcrossNodes) {
   // Two NVSwitch nodes of 8 GPUs with a NIC each (rails): ring k enters each node at GPU k, so every NIC
   // carries one ring each way and the NICs set the pace (the NVSwitch port, shared by 8 rings, is faster).
