@@ -52,13 +52,16 @@ struct AlphaBetaFit {
 /// route across nodes). Throws core::InputError when a level cannot be fitted.
 /// With `nvlinks` (the NVLink mesh of the node the measurements ran on; every measurement inside one node) the
 /// fitted form is that of NCCL's ring channels (fitted_collective): alpha is one NVLink hop's start-up and
-/// 1 / beta one NVLink's bandwidth, the ring count per GPU count coming from the wiring.
+/// 1 / beta one NVLink's bandwidth, the ring count per GPU count coming from the wiring, and the protocol per
+/// point NCCL's tuner's (LL128 channels at min(0.92 / beta, 16.7 GB/s): the form is piecewise linear in beta).
 AlphaBetaFit fit_alpha_beta(const std::vector<Measurement>& measurements, std::string_view collective = "ring",
                             const collectives::NvlinkCounts& nvlinks = {});
 
 /// The all-reduce whose closed form fit_alpha_beta fits: `collective`; on an NVLink mesh (`nvlinks` not
-/// empty) NCCL's ring with the Simple protocol on the rings of collectives::nccl_rings, whose closed form is
-/// 2(p-1) (alpha + n / (p C) beta) for C rings (NCCL's latency constants lie below the fitted alpha's
+/// empty) NCCL's ring on the rings of collectives::nccl_rings with the protocol NCCL's tuner picks per size
+/// (it prices a channel at NCCL's own 20 GB/s, so the choice does not depend on the fit), whose closed form is
+/// 2(p-1) (alpha + chunk) for C rings, the chunk n / (p C) bytes at beta with Simple and at
+/// collectives::nccl_channel_efficiency with LL128 (NCCL's latency constants lie below the fitted alpha's
 /// 2(p-1) hops on the reference network, so they add nothing). Throws core::InputError for another
 /// collective on an NVLink mesh.
 std::unique_ptr<collectives::Collective> fitted_collective(std::string_view collective,

@@ -2,7 +2,8 @@
 /// `nccl`: NCCL's all-reduce. Per size, NCCL's tuner (nccl_tuning.hpp) picks ring or tree and LL, LL128 or
 /// Simple on the network the collective is tuned for; the plan is that algorithm's, with the protocol
 /// showing as
-///   - wire bytes: every transfer carries its data / nccl_efficiency (LL's flag bytes, LL128's 8 of 128);
+///   - wire bytes: every transfer carries its data / nccl_efficiency (LL's flag bytes, LL128's 8 of 128), on
+///     NVLink rings LL128 at most 16.7 GB/s of data a channel (nccl_channel_efficiency);
 ///   - step latency: NCCL's latency term (nccl_latency_s) is the operation's whole fixed cost, wire included.
 ///     The plan's steps already pay their links' latencies (on the network it is tuned for): what NCCL's term
 ///     adds beyond those, if anything, is spread evenly over the ring's 2(p-1) steps, or over the tree's
@@ -19,6 +20,7 @@
 /// all the bytes, so there channels show only through the tree's segment size.
 ///
 /// Closed form: ring  max(0, latency - 2(p-1) alpha) + 2(p-1) (alpha + wire(n/(p C)) beta), C ring channels
+/// (wire at nccl_channel_efficiency; with beta = 0 a capped LL128 chunk takes n/(p C) / 16.7 GB/s)
 /// each on links of its own (an NVLink relay or a hop across rails pays one alpha, as a direct hop), with the
 /// inter-node alpha-beta once the ring spans nodes; tree  its plan's critical path on contention-free links
 /// (intra-node pairs alpha-beta intra, others inter), which with one GPU per node is double_binary_tree's
