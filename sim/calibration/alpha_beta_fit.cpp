@@ -65,15 +65,20 @@ LinkCosts with_level(bool inter, const AlphaBeta& level, const AlphaBeta& fixed,
   return inter ? LinkCosts{fixed, level, nvlinks, {}, {}} : LinkCosts{level, fixed, nvlinks, {}, {}};
 }
 
+/// `collective`'s closed form of `m` on `costs`, the collective tuned for those costs (fitted_collective).
+double form_s(std::string_view collective, const Measurement& m, const LinkCosts& costs) {
+  return fitted_collective(collective, costs)->closed_form_s(m.group, m.bytes, costs);
+}
+
 /// The design of the points linearised at (alpha0, beta0): T = c + a alpha + b beta with a and b the closed
 /// form's slopes there (steps of 1e-3 relative, or 1 at zero: exact for a form linear in alpha and beta).
-Design linearised(const std::vector<Measurement>& points, const Collective& collective, bool inter,
+Design linearised(const std::vector<Measurement>& points, std::string_view collective, bool inter,
                   const AlphaBeta& fixed, const NvlinkCounts& nvlinks, double alpha0, double beta0) {
   const double da = alpha0 > 0 ? 1e-3 * alpha0 : 1, db = beta0 > 0 ? 1e-3 * beta0 : 1;
   Design d;
   for (const Measurement& m : points) {
     const auto at = [&](double alpha, double beta) {
-      return collective.closed_form_s(m.group, m.bytes, with_level(inter, {alpha, beta}, fixed, nvlinks));
+      return form_s(collective, m, with_level(inter, {alpha, beta}, fixed, nvlinks));
     };
     const double t0 = at(alpha0, beta0);
     const double a = (at(alpha0 + da, beta0) - t0) / da;
@@ -87,10 +92,10 @@ Design linearised(const std::vector<Measurement>& points, const Collective& coll
 }
 
 /// Fits one level's alpha and beta with the other level's cost `fixed`; alpha and beta >= 0. A form that is not
-/// linear in alpha and beta (NCCL's LL128 channels run at the smaller of their link's speed and a fixed cap) is
-/// fitted by Gauss-Newton: linearised at the last estimate until it stops moving (piecewise linear: a few
-/// rounds); a linear form is done in the first round.
-LevelFit fit_level(const std::vector<Measurement>& points, const Collective& collective, bool inter,
+/// linear in alpha and beta (NCCL's LL128 channels run at the smaller of their link's speed and a fixed cap, and
+/// NCCL's latency term adds what exceeds the links' alphas) is fitted by Gauss-Newton: linearised at the last
+/// estimate until it stops moving (piecewise linear: a few rounds); a linear form is done in the first round.
+LevelFit fit_level(const std::vector<Measurement>& points, std::string_view collective, bool inter,
                    const AlphaBeta& fixed, const NvlinkCounts& nvlinks) {
   const std::string name = inter ? "inter-node" : "intra-node";
   constexpr int kRounds = 20;
@@ -133,7 +138,8 @@ LevelFit fit_level(const std::vector<Measurement>& points, const Collective& col
                            "measurements up to sizes where the time grows with the size, e.g. 1 MiB to 1 GiB");
   fit.cost = {alpha, beta};
   const LinkCosts costs = with_level(inter, fit.cost, fixed, nvlinks);
-  fit.quality = fit_quality(points, collective, costs);
+  const std::unique_ptr<Collective> tuned = fitted_collective(collective, costs);
+  fit.quality = fit_quality(points, *tuned, costs);
   fit.min_bytes = std::numeric_limits<double>::infinity();
   for (const Measurement& m : points) {
     fit.min_bytes = std::min(fit.min_bytes, m.bytes);
@@ -146,9 +152,9 @@ LevelFit fit_level(const std::vector<Measurement>& points, const Collective& col
   std::sort(fit.groups.begin(), fit.groups.end(), [](const auto& x, const auto& y) {
     return std::pair{x.ranks, x.ranks_per_node} < std::pair{y.ranks, y.ranks_per_node};
   });
-  for (const collectives::Group& g : fit.groups) fit.crossover_bytes.push_back(crossover_bytes(collective, g, costs));
+  for (const collectives::Group& g : fit.groups) fit.crossover_bytes.push_back(crossover_bytes(*tuned, g, costs));
   for (const Measurement& m : points)
-    if (m.bytes < crossover_bytes(collective, m.group, costs)) ++fit.latency_bound_points;
+    if (m.bytes < crossover_bytes(*tuned, m.group, costs)) ++fit.latency_bound_points;
   return fit;
 }
 
@@ -213,20 +219,18 @@ LinkCosts AlphaBetaFit::link_costs() const {
   return costs;
 }
 
-std::unique_ptr<Collective> fitted_collective(std::string_view collective, const NvlinkCounts& nvlinks) {
-  if (nvlinks.empty()) return collectives::make_collective(collective);
+std::unique_ptr<Collective> fitted_collective(std::string_view collective, const LinkCosts& costs) {
+  if (costs.nvlinks.empty()) return collectives::make_collective(collective);
   if (collective != "ring")
     throw core::InputError("--collective " + std::string(collective) + " on a node of NVLinks",
                            "the fit on an NVLink mesh is of NCCL's ring over the rings its search finds; leave "
                            "--collective at ring");
-  collectives::LinkCosts tuned_for = collectives::reference_link_costs();
-  tuned_for.nvlinks = nvlinks;
-  return collectives::make_collective("nccl", tuned_for, {collectives::NcclAlgorithm::ring, {}});
+  return collectives::make_collective("nccl", costs, {collectives::NcclAlgorithm::ring, {}});
 }
 
 AlphaBetaFit fit_alpha_beta(const std::vector<Measurement>& measurements, std::string_view collective,
                             const NvlinkCounts& nvlinks) {
-  const std::unique_ptr<Collective> algorithm = fitted_collective(collective, nvlinks);
+  fitted_collective(collective, with_level(false, {}, {}, nvlinks));  // refuses another collective on a mesh
   if (measurements.empty()) throw core::InputError("no measurements", "at least one measurement file with rows");
   std::vector<Measurement> intra, inter;
   for (const Measurement& m : measurements) {
@@ -246,7 +250,7 @@ AlphaBetaFit fit_alpha_beta(const std::vector<Measurement>& measurements, std::s
     fit.gpus = std::max(fit.gpus, m.group.ranks);
     fit.nodes = std::max(fit.nodes, m.group.nodes());
   }
-  if (!intra.empty()) fit.intra = fit_level(intra, *algorithm, false, {}, nvlinks);
+  if (!intra.empty()) fit.intra = fit_level(intra, collective, false, {}, nvlinks);
   if (inter.empty()) return fit;
   fit.gpus_per_node = inter.front().group.ranks_per_node;
   for (const Measurement& m : inter)
@@ -255,7 +259,7 @@ AlphaBetaFit fit_alpha_beta(const std::vector<Measurement>& measurements, std::s
                              "an inter-node measurement with " + std::to_string(m.group.ranks_per_node) +
                                  " GPUs per node, " + inter.front().where + " has " + std::to_string(fit.gpus_per_node),
                              "one node size across the inter-node measurements");
-  fit.inter = fit_level(inter, *algorithm, true, fit.intra ? fit.intra->cost : AlphaBeta{}, nvlinks);
+  fit.inter = fit_level(inter, collective, true, fit.intra ? fit.intra->cost : AlphaBeta{}, nvlinks);
   return fit;
 }
 

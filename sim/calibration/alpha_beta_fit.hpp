@@ -57,15 +57,14 @@ struct AlphaBetaFit {
 AlphaBetaFit fit_alpha_beta(const std::vector<Measurement>& measurements, std::string_view collective = "ring",
                             const collectives::NvlinkCounts& nvlinks = {});
 
-/// The all-reduce whose closed form fit_alpha_beta fits: `collective`; on an NVLink mesh (`nvlinks` not
-/// empty) NCCL's ring on the rings of collectives::nccl_rings with the protocol NCCL's tuner picks per size
-/// (it prices a channel at NCCL's own 20 GB/s, so the choice does not depend on the fit), whose closed form is
-/// 2(p-1) (alpha + chunk) for C rings, the chunk n / (p C) bytes at beta with Simple and at
-/// collectives::nccl_channel_efficiency with LL128 (NCCL's latency constants lie below the fitted alpha's
-/// 2(p-1) hops on the reference network, so they add nothing). Throws core::InputError for another
-/// collective on an NVLink mesh.
+/// The all-reduce whose closed form fit_alpha_beta fits, tuned for `costs`: `collective`; on an NVLink mesh
+/// (`costs.nvlinks` not empty) NCCL's ring on the rings of collectives::nccl_rings with the protocol NCCL's tuner
+/// picks per size (it prices a channel at NCCL's own 20 GB/s, so the choice does not depend on the costs), whose
+/// closed form is 2(p-1) (alpha + chunk) for C rings, the chunk n / (p C) bytes at beta with Simple and at
+/// collectives::nccl_channel_efficiency with LL128, plus what NCCL's latency term has beyond the 2(p-1) alphas:
+/// what a run on the calibrated platform computes. Throws core::InputError for another collective on a mesh.
 std::unique_ptr<collectives::Collective> fitted_collective(std::string_view collective,
-                                                           const collectives::NvlinkCounts& nvlinks);
+                                                           const collectives::LinkCosts& costs);
 
 /// Quality of the times closed_form_s(group, bytes, costs) predicts for the measurements (at least one).
 FitQuality fit_quality(const std::vector<Measurement>& measurements, const collectives::Collective& collective,

@@ -49,31 +49,39 @@ TEST(AlphaBetaFit, RecoversAlphaAndBetaFromExactRingTimes) {
   EXPECT_EQ(fit.collective, "ring");
 }
 
+/// Whether NCCL's tuner runs LL128 for an all-reduce of n bytes over C rings of p GPUs (NVLink channels at
+/// NCCL's 20 GB/s): 10 + 1.9 us a hop and 0.92 of the bandwidth beat Simple's 8.4 + 3.4 us a hop.
+bool ll128(int p, int rings, double n) {
+  const double hops = 2.0 * (p - 1), algbw = rings * 20e9 * p / hops;
+  return (10 + hops * 1.9) * 1e-6 + n / (0.92 * algbw) < (8.4 + hops * 3.4) * 1e-6 + n / algbw;
+}
+
 /// NCCL's ring all-reduce of n bytes over C rings of p GPUs, each on NVLinks of its own, written out: 2(p-1) (alpha
-/// + chunk), the chunk n / (p C) bytes (whole wire bytes) at the link's beta with Simple, and with LL128 (NCCL's
-/// choice where its model, 20 GB/s a channel, predicts it faster: 10 + 1.9 us a hop and 0.92 of the bandwidth
-/// against Simple's 8.4 + 3.4 us a hop) at no more than 16.7 GB/s of data a channel.
+/// + chunk), the chunk n / (p C) bytes (whole wire bytes) at the link's beta with Simple and with LL128 at no more
+/// than 16.7 GB/s of data a channel, plus what NCCL's latency term (10 + 1.9 us a hop, Simple 8.4 + 3.4) has
+/// beyond the 2(p-1) alphas.
 double nvlink_rings_s(int p, int rings, double n, AlphaBeta link) {
-  const double hops = 2.0 * (p - 1), data = n / (p * rings), algbw = rings * 20e9 * p / hops;
-  const bool ll128 = (10 + hops * 1.9) * 1e-6 + n / (0.92 * algbw) < (8.4 + hops * 3.4) * 1e-6 + n / algbw;
-  const double efficiency = ll128 ? std::min(0.92, 16.7e9 * link.beta_s_per_byte) : 1.0;
-  return hops * (link.alpha_s + std::ceil(data / efficiency) * link.beta_s_per_byte);
+  const double hops = 2.0 * (p - 1), data = n / (p * rings);
+  const bool l = ll128(p, rings, n);
+  const double efficiency = l ? std::min(0.92, 16.7e9 * link.beta_s_per_byte) : 1.0;
+  const double latency_s = (l ? 10 + hops * 1.9 : 8.4 + hops * 3.4) * 1e-6;
+  return std::max(0.0, latency_s - hops * link.alpha_s) +
+         hops * (link.alpha_s + std::ceil(data / efficiency) * link.beta_s_per_byte);
 }
 
 TEST(AlphaBetaFit, OnAnNvlinkMeshRecoversOneNvlinkThroughNcclsRings) {
   // DGX-1 wiring: 2, 4, 8 GPUs run 1, 4, 6 rings, each over its own NVLinks; 1 and 4 MiB on 4 and 8 GPUs run LL128,
   // whose capped channels make the form nonlinear in beta. The fit must return the one link's alpha and beta, for
-  // a link above the LL128 cap (0.92 x 123.4 GB/s) and one below (0.92 x 15 GB/s).
+  // a link above the LL128 cap (0.92 x 123.4 GB/s) and one below (0.92 x 15 GB/s), with alphas above and below
+  // NCCL's latency per hop (on 2 GPUs 4.1 us leaves 15.2 - 8.2 us of NCCL's Simple latency to add).
   const auto mesh = platform::hybrid_cube_mesh();
   for (const AlphaBeta link : {kNvlink, AlphaBeta{4.1e-6, 1 / 15e9}}) {
     std::vector<Measurement> times;
     int ll128_points = 0;
     for (const auto& [p, rings] : {std::pair{2, 1}, {4, 4}, {8, 6}})
       for (double n = 1 << 20; n <= 1 << 30; n *= 4) {
-        const double simple_s = 2.0 * (p - 1) * (link.alpha_s + std::ceil(n / (p * rings)) * link.beta_s_per_byte);
-        const double t = nvlink_rings_s(p, rings, n, link);
-        ll128_points += t != simple_s;
-        times.push_back({{p, 8}, n, t, "synthetic:" + std::to_string(times.size() + 1) + ":1"});
+        ll128_points += ll128(p, rings, n);
+        times.push_back({{p, 8}, n, nvlink_rings_s(p, rings, n, link), "synthetic:" + std::to_string(times.size() + 1) + ":1"});
       }
     EXPECT_EQ(ll128_points, 4);
     const AlphaBetaFit fit = fit_alpha_beta(times, "ring", mesh);
