@@ -20,49 +20,65 @@ using collectives::Collective;
 using collectives::LinkCosts;
 using collectives::NvlinkCounts;
 
-/// Least squares for y = x0 u + x1 v, by modified Gram-Schmidt on the augmented matrix [u v y] (Bjorck),
-/// columns scaled to unit length first. Returns nullopt when u and v are (nearly) parallel.
-std::optional<std::pair<double, double>> least_squares(std::vector<double> u, std::vector<double> v,
-                                                       std::vector<double> y) {
+/// Least squares for y = sum_k x_k columns[k], by modified Gram-Schmidt on the augmented matrix (Bjorck),
+/// columns scaled to unit length first. Returns nullopt when the columns are (nearly) dependent.
+std::optional<std::vector<double>> least_squares(std::vector<std::vector<double>> q, std::vector<double> y) {
   const auto dot = [](const std::vector<double>& a, const std::vector<double>& b) {
     double s = 0;
     for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
     return s;
   };
-  const auto subtract = [](std::vector<double>& a, double k, const std::vector<double>& q) {
-    for (std::size_t i = 0; i < a.size(); ++i) a[i] -= k * q[i];
+  const auto subtract = [](std::vector<double>& a, double k, const std::vector<double>& v) {
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] -= k * v[i];
   };
-  const double su = std::sqrt(dot(u, u));
-  const double sv = std::sqrt(dot(v, v));
-  if (!(su > 0 && sv > 0)) return std::nullopt;
-  for (double& x : u) x /= su;
-  for (double& x : v) x /= sv;
-  const double r12 = dot(u, v);
-  subtract(v, r12, u);
-  const double r22 = std::sqrt(dot(v, v));
-  if (!(r22 > 1e-12)) return std::nullopt;
-  for (double& x : v) x /= r22;
-  const double z1 = dot(u, y);
-  subtract(y, z1, u);
-  const double x1 = dot(v, y) / r22;
-  return std::pair{(z1 - r12 * x1) / su, x1 / sv};
+  const std::size_t k = q.size();
+  std::vector<double> scale(k), z(k), x(k);
+  std::vector<std::vector<double>> r(k, std::vector<double>(k, 0.0));
+  for (std::size_t j = 0; j < k; ++j) {
+    scale[j] = std::sqrt(dot(q[j], q[j]));
+    if (!(scale[j] > 0)) return std::nullopt;
+    for (double& v : q[j]) v /= scale[j];
+  }
+  for (std::size_t j = 0; j < k; ++j) {
+    for (std::size_t i = 0; i < j; ++i) {
+      r[i][j] = dot(q[i], q[j]);
+      subtract(q[j], r[i][j], q[i]);
+    }
+    r[j][j] = std::sqrt(dot(q[j], q[j]));
+    if (!(r[j][j] > 1e-12)) return std::nullopt;
+    for (double& v : q[j]) v /= r[j][j];
+    z[j] = dot(q[j], y);
+    subtract(y, z[j], q[j]);
+  }
+  for (std::size_t j = k; j-- > 0;) {
+    double rest = z[j];
+    for (std::size_t i = j + 1; i < k; ++i) rest -= r[j][i] * x[i];
+    x[j] = rest / r[j][j];
+  }
+  for (std::size_t j = 0; j < k; ++j) x[j] /= scale[j];
+  return x;
 }
 
-/// The points of one level as (T - c) / T = a alpha + b beta: every row of T = c + a' alpha + b' beta divided
-/// by its measured time T, so that the residuals are relative.
+/// The points of one level as (T - c) / T = sum_k x_k column_k: every row of T = c + sum_k column'_k x_k divided by
+/// its measured time T, so that the residuals are relative. Columns: alpha, beta, and the per-call time where
+/// the form has one.
 struct Design {
-  std::vector<double> a, b, y;
-  /// Weighted sum of squared residuals of (alpha, beta).
+  std::vector<std::vector<double>> columns;
+  std::vector<double> y;
+  /// Sum of squared residuals of alpha and beta (the per-call time at 0).
   double residual(double alpha, double beta) const {
     double s = 0;
-    for (std::size_t i = 0; i < y.size(); ++i) s += std::pow(y[i] - a[i] * alpha - b[i] * beta, 2);
+    for (std::size_t i = 0; i < y.size(); ++i) s += std::pow(y[i] - columns[0][i] * alpha - columns[1][i] * beta, 2);
     return s;
   }
 };
 
-/// Costs with this level's alpha and beta set and the other level fixed.
-LinkCosts with_level(bool inter, const AlphaBeta& level, const AlphaBeta& fixed, const NvlinkCounts& nvlinks) {
-  return inter ? LinkCosts{fixed, level, nvlinks, {}, {}} : LinkCosts{level, fixed, nvlinks, {}, {}};
+/// Costs with this level's alpha and beta set, the other level fixed, and `call_s` per call.
+LinkCosts with_level(bool inter, const AlphaBeta& level, const AlphaBeta& fixed, const NvlinkCounts& nvlinks,
+                     double call_s = 0) {
+  LinkCosts costs = inter ? LinkCosts{fixed, level, nvlinks, {}, {}} : LinkCosts{level, fixed, nvlinks, {}, {}};
+  costs.call_s = call_s;
+  return costs;
 }
 
 /// `collective`'s closed form of `m` on `costs`, the collective tuned for those costs (fitted_collective).
@@ -70,53 +86,71 @@ double form_s(std::string_view collective, const Measurement& m, const LinkCosts
   return fitted_collective(collective, costs)->closed_form_s(m.group, m.bytes, costs);
 }
 
-/// The design of the points linearised at (alpha0, beta0): T = c + a alpha + b beta with a and b the closed
-/// form's slopes there (steps of 1e-3 relative, or 1 at zero: exact for a form linear in alpha and beta).
+/// The design of the points linearised at x0 = (alpha, beta[, per-call time]): T = c + sum_k column_k x_k with the
+/// columns the closed form's slopes there (steps of 1e-3 relative, or 1 at zero: exact for a linear form).
 Design linearised(const std::vector<Measurement>& points, std::string_view collective, bool inter,
-                  const AlphaBeta& fixed, const NvlinkCounts& nvlinks, double alpha0, double beta0) {
-  const double da = alpha0 > 0 ? 1e-3 * alpha0 : 1, db = beta0 > 0 ? 1e-3 * beta0 : 1;
+                  const AlphaBeta& fixed, const NvlinkCounts& nvlinks, const std::vector<double>& x0) {
   Design d;
+  d.columns.resize(x0.size());
   for (const Measurement& m : points) {
-    const auto at = [&](double alpha, double beta) {
-      return form_s(collective, m, with_level(inter, {alpha, beta}, fixed, nvlinks));
+    const auto at = [&](const std::vector<double>& x) {
+      return form_s(collective, m, with_level(inter, {x[0], x[1]}, fixed, nvlinks, x.size() > 2 ? x[2] : 0.0));
     };
-    const double t0 = at(alpha0, beta0);
-    const double a = (at(alpha0 + da, beta0) - t0) / da;
-    const double b = (at(alpha0, beta0 + db) - t0) / db;
-    const double c = t0 - a * alpha0 - b * beta0;
-    d.a.push_back(a / m.time_s);
-    d.b.push_back(b / m.time_s);
+    const double t0 = at(x0);
+    double c = t0;
+    for (std::size_t k = 0; k < x0.size(); ++k) {
+      std::vector<double> x = x0;
+      const double step = x0[k] > 0 ? 1e-3 * x0[k] : 1;
+      x[k] += step;
+      const double slope = (at(x) - t0) / step;
+      c -= slope * x0[k];
+      d.columns[k].push_back(slope / m.time_s);
+    }
     d.y.push_back((m.time_s - c) / m.time_s);
   }
   return d;
 }
 
-/// Fits one level's alpha and beta with the other level's cost `fixed`; alpha and beta >= 0. A form that is not
-/// linear in alpha and beta (NCCL's LL128 channels run at the smaller of their link's speed and a fixed cap, and
-/// NCCL's latency term adds what exceeds the links' alphas) is fitted by Gauss-Newton: linearised at the last
-/// estimate until it stops moving (piecewise linear: a few rounds); a linear form is done in the first round.
+/// Fits one level's alpha and beta with the other level's cost `fixed`, and with `fit_call` the per-call time
+/// too; every one >= 0 (with the per-call time: a negative alpha is held at 0, a negative per-call time refits
+/// without it). A form that is not linear in them (NCCL's LL128 channels run at the smaller of their link's
+/// speed and a fixed cap, and NCCL's latency term adds what exceeds the links' alphas) is fitted by
+/// Gauss-Newton: linearised at the last estimate until it stops moving (piecewise linear: a few rounds); a
+/// linear form is done in the first round.
 LevelFit fit_level(const std::vector<Measurement>& points, std::string_view collective, bool inter,
-                   const AlphaBeta& fixed, const NvlinkCounts& nvlinks) {
+                   const AlphaBeta& fixed, const NvlinkCounts& nvlinks, bool fit_call, bool hold_alpha = false) {
   const std::string name = inter ? "inter-node" : "intra-node";
   constexpr int kRounds = 20;
+  const std::size_t first = hold_alpha ? 1 : 0;  // parameters before `first` are held at 0
   Design d;
-  std::optional<std::pair<double, double>> solution{{0.0, 0.0}};
+  std::optional<std::vector<double>> solution = std::vector<double>(fit_call ? 3 : 2, 0.0);
   for (int round = 0; round < kRounds; ++round) {
-    const auto [alpha0, beta0] = *solution;
-    d = linearised(points, collective, inter, fixed, nvlinks, std::max(alpha0, 0.0), std::max(beta0, 0.0));
-    solution = least_squares(d.a, d.b, d.y);
-    if (!solution) break;
-    const auto [alpha1, beta1] = *solution;
-    if (round > 0 && std::abs(alpha1 - alpha0) <= 1e-12 * std::abs(alpha1) &&
-        std::abs(beta1 - beta0) <= 1e-12 * std::abs(beta1))
+    std::vector<double> x0 = *solution;
+    for (double& v : x0) v = std::max(v, 0.0);
+    d = linearised(points, collective, inter, fixed, nvlinks, x0);
+    const std::vector<double> previous = *solution;
+    const auto free = least_squares({d.columns.begin() + static_cast<std::ptrdiff_t>(first), d.columns.end()}, d.y);
+    if (!free) {
+      solution.reset();
       break;
+    }
+    solution = std::vector<double>(first, 0.0);
+    solution->insert(solution->end(), free->begin(), free->end());
+    bool moved = round == 0;
+    for (std::size_t k = 0; k < previous.size(); ++k)
+      moved |= std::abs((*solution)[k] - previous[k]) > 1e-12 * std::abs((*solution)[k]);
+    if (!moved) break;
   }
+  if (fit_call && solution && !hold_alpha && (*solution)[0] < 0 && (*solution)[2] >= 0)
+    return fit_level(points, collective, inter, fixed, nvlinks, true, true);
+  if (fit_call && (!solution || std::any_of(solution->begin(), solution->end(), [](double v) { return v < 0; })))
+    return fit_level(points, collective, inter, fixed, nvlinks, false);
   if (!solution)
     throw core::InputError(points.front().where,
                            "the " + name + " measurements cannot separate alpha from beta (one size per group)",
                            "measurements of at least two message sizes");
   LevelFit fit;
-  auto [alpha, beta] = *solution;
+  double alpha = (*solution)[0], beta = (*solution)[1];
   if (alpha < 0 || beta < 0) {
     const auto along = [&](const std::vector<double>& x) {
       double xy = 0, xx = 0;
@@ -126,8 +160,8 @@ LevelFit fit_level(const std::vector<Measurement>& points, std::string_view coll
       }
       return xx > 0 ? std::max(xy / xx, 0.0) : 0.0;
     };
-    const double beta_only = along(d.b);
-    const double alpha_only = along(d.a);
+    const double beta_only = along(d.columns[1]);
+    const double alpha_only = along(d.columns[0]);
     fit.alpha_clamped = d.residual(0, beta_only) <= d.residual(alpha_only, 0);
     alpha = fit.alpha_clamped ? 0 : alpha_only;
     beta = fit.alpha_clamped ? beta_only : 0;
@@ -137,7 +171,10 @@ LevelFit fit_level(const std::vector<Measurement>& points, std::string_view coll
                            "the " + name + " times do not grow with the message size (fitted beta <= 0)",
                            "measurements up to sizes where the time grows with the size, e.g. 1 MiB to 1 GiB");
   fit.cost = {alpha, beta};
-  const LinkCosts costs = with_level(inter, fit.cost, fixed, nvlinks);
+  fit.call_s = fit_call ? (*solution)[2] : 0.0;
+  fit.call_fitted = fit_call;
+  fit.alpha_clamped |= hold_alpha;
+  const LinkCosts costs = with_level(inter, fit.cost, fixed, nvlinks, fit.call_s);
   const std::unique_ptr<Collective> tuned = fitted_collective(collective, costs);
   fit.quality = fit_quality(points, *tuned, costs);
   fit.min_bytes = std::numeric_limits<double>::infinity();
@@ -176,6 +213,9 @@ void describe_level(bool inter, const LevelFit& f, std::vector<std::string>& lin
   lines.push_back("  alpha " + core::format_duration(f.cost.alpha_s) + " per message, beta 1 / " +
                   format("%.3f GB/s", 1e-9 / f.cost.beta_s_per_byte) + " per byte" +
                   (f.alpha_clamped ? " (alpha held at 0: the unconstrained fit gave a negative start-up)" : ""));
+  if (f.call_fitted)
+    lines.push_back("  per call " + core::format_duration(f.call_s) +
+                    " on top (kernel launch and NCCL's fixed work, on no link: platform key call_latency)");
   lines.push_back("  R^2 " + format("%.6f", f.quality.r_squared) + ", relative error mean " +
                   format("%.2f %%", 100 * f.quality.mean_relative_error) + ", max " +
                   format("%.2f %%", 100 * f.quality.max_relative_error));
@@ -216,6 +256,7 @@ LinkCosts AlphaBetaFit::link_costs() const {
   LinkCosts costs = !inter ? LinkCosts::uniform(intra->cost)
                            : !intra ? LinkCosts::uniform(inter->cost) : LinkCosts{intra->cost, inter->cost, {}, {}, {}};
   costs.nvlinks = nvlinks;
+  costs.call_s = intra ? intra->call_s : 0.0;
   return costs;
 }
 
@@ -250,7 +291,11 @@ AlphaBetaFit fit_alpha_beta(const std::vector<Measurement>& measurements, std::s
     fit.gpus = std::max(fit.gpus, m.group.ranks);
     fit.nodes = std::max(fit.nodes, m.group.nodes());
   }
-  if (!intra.empty()) fit.intra = fit_level(intra, collective, false, {}, nvlinks);
+  // A per-call time is fitted where the form charges one (NCCL's ring on an NVLink mesh).
+  const auto charges_calls = [&](const Measurement& m) {
+    return form_s(collective, m, with_level(false, {}, {}, nvlinks, 1.0)) != form_s(collective, m, with_level(false, {}, {}, nvlinks));
+  };
+  if (!intra.empty()) fit.intra = fit_level(intra, collective, false, {}, nvlinks, charges_calls(intra.front()));
   if (inter.empty()) return fit;
   fit.gpus_per_node = inter.front().group.ranks_per_node;
   for (const Measurement& m : inter)
@@ -259,7 +304,7 @@ AlphaBetaFit fit_alpha_beta(const std::vector<Measurement>& measurements, std::s
                              "an inter-node measurement with " + std::to_string(m.group.ranks_per_node) +
                                  " GPUs per node, " + inter.front().where + " has " + std::to_string(fit.gpus_per_node),
                              "one node size across the inter-node measurements");
-  fit.inter = fit_level(inter, collective, true, fit.intra ? fit.intra->cost : AlphaBeta{}, nvlinks);
+  fit.inter = fit_level(inter, collective, true, fit.intra ? fit.intra->cost : AlphaBeta{}, nvlinks, false);
   return fit;
 }
 

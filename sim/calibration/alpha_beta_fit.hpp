@@ -30,6 +30,8 @@ struct LevelFit {
   double min_bytes = 0;
   double max_bytes = 0;
   bool alpha_clamped = false;  ///< the unconstrained fit had alpha < 0; alpha = 0 is the best alpha >= 0
+  double call_s = 0;           ///< fixed time per call on no link (LinkCosts::call_s), where fitted
+  bool call_fitted = false;    ///< the form charges a per-call time and it was fitted (>= 0)
 };
 
 /// The fit of every level the measurements cover.
@@ -53,7 +55,8 @@ struct AlphaBetaFit {
 /// With `nvlinks` (the NVLink mesh of the node the measurements ran on; every measurement inside one node) the
 /// fitted form is that of NCCL's ring channels (fitted_collective): alpha is one NVLink hop's start-up and
 /// 1 / beta one NVLink's bandwidth, the ring count per GPU count coming from the wiring, and the protocol per
-/// point NCCL's tuner's (LL128 channels at min(0.92 / beta, 16.7 GB/s): the form is piecewise linear in beta).
+/// point NCCL's tuner's (LL128 channels at min(0.92 / beta, 16.7 GB/s): the form is piecewise linear in beta);
+/// the per-call time (LinkCosts::call_s) is fitted too, held at 0 where the best one would be negative.
 AlphaBetaFit fit_alpha_beta(const std::vector<Measurement>& measurements, std::string_view collective = "ring",
                             const collectives::NvlinkCounts& nvlinks = {});
 

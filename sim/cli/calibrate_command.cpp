@@ -22,7 +22,8 @@ int calibrate_command(const std::vector<std::string>& measurements, calibration:
       return scenario::platform_toml_with(
           platform, {fmt::format("name=\"{}\"", options.platform_name),
                      fmt::format("node.nvlink.bandwidth=\"{:.6g}GBps\"", 1e-9 / link.beta_s_per_byte),
-                     fmt::format("node.nvlink.latency=\"{:.6g}us\"", link.alpha_s * 1e6)});
+                     fmt::format("node.nvlink.latency=\"{:.6g}us\"", link.alpha_s * 1e6),
+                     fmt::format("call_latency=\"{:.6g}us\"", fit.intra->call_s * 1e6)});
     };
   }
   return calibration::calibrate_main(measurements, options, std::cout);

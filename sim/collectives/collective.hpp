@@ -36,6 +36,9 @@ struct LinkCosts {
     bool across = true;
   };
   std::optional<Ll128> ll128;
+  /// Fixed time of every call of a collective that charges its own launch (nccl, auto), carried by no link: the
+  /// kernel launch and NCCL's per-call work as measured (platform key `call_latency`; calibrate fits it).
+  double call_s = 0;
   /// The same cost everywhere.
   static LinkCosts uniform(AlphaBeta ab) { return {ab, ab, {}, {}, {}}; }
 };

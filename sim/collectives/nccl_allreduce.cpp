@@ -75,7 +75,7 @@ MovePlan NcclAllreduce::tree_moves(const Group& group, std::int64_t bytes, NcclP
 }
 
 double NcclAllreduce::extra_latency_s(const Group& group, double bytes, double link_latency_s) const {
-  return std::max(0.0, nccl_latency_s(chosen(group, bytes), group, bytes) - link_latency_s);
+  return tuned_for_.call_s + std::max(0.0, nccl_latency_s(chosen(group, bytes), group, bytes) - link_latency_s);
 }
 
 Schedule NcclAllreduce::plan(const Group& group, std::int64_t bytes) const {

@@ -8,7 +8,9 @@
 ///     The plan's steps already pay their links' latencies (on the network it is tuned for): what NCCL's term
 ///     adds beyond those, if anything, is spread evenly over the ring's 2(p-1) steps, or over the tree's
 ///     pipeline fill and drain steps (in steady state NCCL keeps NCCL_STEPS chunks in flight). A platform whose
-///     link latencies were fitted to NCCL measurements (a100_8x8_200gbib) thus gets nothing added twice.
+///     link latencies were fitted to NCCL measurements (a100_8x8_200gbib) thus gets nothing added twice. The
+///     network's per-call time (LinkCosts::call_s, platform key `call_latency`, 0 unless calibrated) is spread
+///     the same way, on top.
 /// The tree (nccl_tree.hpp) is pipelined in segments of what one channel has in flight: NCCL_STEPS (8) steps
 /// of its protocol's buffer (src/include/devcomm.h), data only: LL 8 x 32 KiB (a step is 8 lines x 512 threads
 /// x 16 B, half of it flags), LL128 8 x 576000 B (120 x 640 x 8 B, 15 of 16 words data), Simple the whole
@@ -19,7 +21,7 @@
 /// elsewhere NCCL's channels run over the same links in parallel, which on the flow level is one ring moving
 /// all the bytes, so there channels show only through the tree's segment size.
 ///
-/// Closed form: ring  max(0, latency - 2(p-1) alpha) + 2(p-1) (alpha + wire(n/(p C)) beta), C ring channels
+/// Closed form: ring  call + max(0, latency - 2(p-1) alpha) + 2(p-1) (alpha + wire(n/(p C)) beta), C ring channels
 /// (wire at nccl_channel_efficiency; with beta = 0 a capped LL128 chunk takes n/(p C) / 16.7 GB/s)
 /// each on links of its own (an NVLink relay or a hop across rails pays one alpha, as a direct hop), with the
 /// inter-node alpha-beta once the ring spans nodes; tree  its plan's critical path on contention-free links
@@ -51,7 +53,8 @@ class NcclAllreduce final : public Collective {
   bool charges_launch() const override { return true; }
 
  private:
-  /// NCCL's latency term less `link_latency_s`, the links' latency the plan's steps already pay; never < 0.
+  /// The network's per-call time (LinkCosts::call_s) plus NCCL's latency term less `link_latency_s`, the links'
+  /// latency the plan's steps already pay (that part never < 0).
   double extra_latency_s(const Group& group, double bytes, double link_latency_s) const;
   std::string name_;
   LinkCosts tuned_for_;

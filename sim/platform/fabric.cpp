@@ -120,13 +120,15 @@ collectives::LinkCosts link_costs(const PlatformSpec& spec) {
     collectives::LinkCosts costs{route_cost(fabric, 0, g > 1 ? 1 : g), route_cost(fabric, 0, spec.nodes > 1 ? g : 1),
                                  {}, spec.node.gpu_nic, ll128_by_default(spec)};
     if (spec.node.fabric == NodeFabric::nvlink_mesh) costs.nvlinks = spec.node.nvlinks;
+    costs.call_s = spec.call_latency_s;
     return costs;
   }
   const LinkSpec& gpu = spec.intra;
   const collectives::AlphaBeta intra{2 * gpu.latency_s, 1.0 / gpu.bandwidth_Bps};
-  if (spec.topology == Topology::star || spec.nodes < 2) return collectives::LinkCosts::uniform(intra);
-  const Fabric fabric(spec);
-  return {intra, route_cost(fabric, 0, spec.gpus_per_node), {}, {}, {}};
+  collectives::LinkCosts costs = collectives::LinkCosts::uniform(intra);
+  if (spec.topology != Topology::star && spec.nodes >= 2) costs.inter = route_cost(Fabric(spec), 0, spec.gpus_per_node);
+  costs.call_s = spec.call_latency_s;
+  return costs;
 }
 
 }  // namespace dtsim::platform

@@ -113,6 +113,7 @@ struct PlatformSpec {
   NetworkModel network_model = NetworkModel::alpha_beta;
   NodeSpec node;  ///< two_level only: the structure inside each node
   std::map<std::string, double> link_slowdown;  ///< directed link name -> bandwidth divisor (slow links)
+  double call_latency_s = 0;  ///< fixed time of each nccl / auto collective call that no link carries
   /// Number of GPUs (hosts) in the cluster.
   int hosts() const { return nodes * gpus_per_node; }
 };

@@ -75,19 +75,24 @@ TEST(AlphaBetaFit, OnAnNvlinkMeshRecoversOneNvlinkThroughNcclsRings) {
   // a link above the LL128 cap (0.92 x 123.4 GB/s) and one below (0.92 x 15 GB/s), with alphas above and below
   // NCCL's latency per hop (on 2 GPUs 4.1 us leaves 15.2 - 8.2 us of NCCL's Simple latency to add).
   const auto mesh = platform::hybrid_cube_mesh();
+  // Each with a per-call time of 12.5 us on top, which the fit recovers too.
   for (const AlphaBeta link : {kNvlink, AlphaBeta{4.1e-6, 1 / 15e9}}) {
     std::vector<Measurement> times;
     int ll128_points = 0;
     for (const auto& [p, rings] : {std::pair{2, 1}, {4, 4}, {8, 6}})
       for (double n = 1 << 20; n <= 1 << 30; n *= 4) {
         ll128_points += ll128(p, rings, n);
-        times.push_back({{p, 8}, n, nvlink_rings_s(p, rings, n, link), "synthetic:" + std::to_string(times.size() + 1) + ":1"});
+        times.push_back(
+            {{p, 8}, n, 12.5e-6 + nvlink_rings_s(p, rings, n, link), "synthetic:" + std::to_string(times.size() + 1) + ":1"});
       }
     EXPECT_EQ(ll128_points, 4);
     const AlphaBetaFit fit = fit_alpha_beta(times, "ring", mesh);
     ASSERT_TRUE(fit.intra);
     expect_relative(fit.intra->cost.alpha_s, link.alpha_s, 1e-9);
     expect_relative(fit.intra->cost.beta_s_per_byte, link.beta_s_per_byte, 1e-9);
+    EXPECT_TRUE(fit.intra->call_fitted);
+    expect_relative(fit.intra->call_s, 12.5e-6, 1e-9);
+    EXPECT_DOUBLE_EQ(fit.link_costs().call_s, fit.intra->call_s);
   }
   std::vector<Measurement> times;
   for (const auto& [p, rings] : {std::pair{2, 1}, {4, 4}, {8, 6}})

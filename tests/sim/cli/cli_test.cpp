@@ -60,6 +60,7 @@ TEST(Cli, CalibrateOnAnNvlinkMeshWritesThatPlatformWithTheFittedNvlink) {
   const std::string text((std::istreambuf_iterator<char>(written)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("bandwidth = '20GBps'"), std::string::npos) << text;
   EXPECT_NE(text.find("latency = '8us'"), std::string::npos) << text;
+  EXPECT_NE(text.find("call_latency = '0us'"), std::string::npos) << text;  // none in these times
   EXPECT_NE(text.find("nvlinks = 'hybrid_cube_mesh'"), std::string::npos) << text;
   const Outcome refused = dtsim("calibrate " + (dir / "times.csv").string() + " --platform dgx_a100");
   EXPECT_EQ(refused.code, 2);

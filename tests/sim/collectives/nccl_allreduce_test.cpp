@@ -181,6 +181,12 @@ TEST(NcclChannels, Ll128OnNvlinkRingsMovesAtMost16Point7GBpsAChannel) {
   const NcclAllreduce nccl = forced(c, costs);
   EXPECT_NEAR(nccl.closed_form_s(group, static_cast<double>(n), costs), expected, 1e-12 * expected);
   EXPECT_NEAR(schedule_time_s(nccl.plan(group, n), platform::Fabric(spec)), expected, 1e-9 * expected);
+  // A per-call time (platform key call_latency) adds to the closed form and to the plan, once.
+  LinkCosts calling = costs;
+  calling.call_s = 20e-6;
+  const NcclAllreduce called = forced(c, calling);
+  EXPECT_NEAR(called.closed_form_s(group, static_cast<double>(n), calling), expected + 20e-6, 1e-12 * expected);
+  EXPECT_NEAR(schedule_time_s(called.plan(group, n), platform::Fabric(spec)), expected + 20e-6, 1e-9 * expected);
   // Links of no transfer time (calibration's probe): the data still moves at the cap.
   const LinkCosts instant = LinkCosts::uniform({ab.alpha_s, 0});
   EXPECT_NEAR(nccl.closed_form_s(group, static_cast<double>(n), instant),

@@ -8,6 +8,7 @@
 #include "compressors/device/device.hpp"
 #include "compressors/registry.hpp"
 #include "sim/core/error.hpp"
+#include "sim/platform/fabric.hpp"
 
 namespace dtsim::scenario {
 namespace {
@@ -88,6 +89,17 @@ TEST(GoodScenarios, OverridesReachEveryKindOfKey) {
   EXPECT_EQ(s.precision, models::Precision::fp16);
   EXPECT_FALSE(s.output.timeline);
   EXPECT_EQ(s.model.name, "vgg16");
+}
+
+TEST(GoodScenarios, PlatformCallLatencyReachesTheCollectivesCosts) {
+  // `call_latency` (what dtsim calibrate fits per call, kernel launch and NCCL's fixed work) is 0 unless given.
+  const Scenario plain = load_default_scenario({"platform=dgx1_v100", "workers=8"});
+  EXPECT_EQ(platform::link_costs(plain.platform).call_s, 0.0);
+  const Scenario s = load_default_scenario({"platform=dgx1_v100", "workers=8", "platform.call_latency=16.5us"});
+  EXPECT_DOUBLE_EQ(s.platform.call_latency_s, 16.5e-6);
+  EXPECT_DOUBLE_EQ(platform::link_costs(s.platform).call_s, 16.5e-6);
+  const Scenario star = load_default_scenario({"platform.call_latency=3us"});
+  EXPECT_DOUBLE_EQ(platform::link_costs(star.platform).call_s, 3e-6);
 }
 
 TEST(GoodScenarios, LocalSgdTimingRunsCoverWholePeriods) {
