@@ -11,11 +11,9 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Barrier.hpp>
 #include <simgrid/s4u/Comm.hpp>
-#include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
-#include <simgrid/s4u/Mutex.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 
 #include "sim/actors/actor_contexts.hpp"
@@ -61,8 +59,10 @@ struct WorkerState {
   std::vector<int> layer_pending;                             ///< priority: buckets of a layer not yet done
   std::vector<sg4::SemaphorePtr> layer_synced;                ///< priority: a layer's buckets are done
   int exchanges_running = 0;                                  ///< exchanges between launch and end
-  sg4::MutexPtr comm_mutex = sg4::Mutex::create();            ///< guards exchanges_running
-  sg4::ConditionVariablePtr comm_changed = sg4::ConditionVariable::create();  ///< exchanges_running changed
+  /// Wakes a compute phase waiting in `phase` when exchanges_running changes. No mutex: SimGrid actors run one
+  /// at a time, and a lock and a condition variable would cost four simcalls per change and two per phase.
+  sg4::SemaphorePtr comm_changed = sg4::Semaphore::create(0);
+  bool phase_waiting = false;                                 ///< a compute phase waits on comm_changed
 };
 
 class IterationRun {
@@ -254,9 +254,11 @@ class IterationRun {
   /// A worker's exchanges in progress go up or down by `delta`; its compute phases re-evaluate their speed.
   void exchanging(WorkerState& w, int delta) {
     if (overlap_.slowdown == 1) return;
-    const std::unique_lock lock(*w.comm_mutex);
     w.exchanges_running += delta;
-    w.comm_changed->notify_all();
+    if (w.phase_waiting) {
+      w.phase_waiting = false;
+      w.comm_changed->release();
+    }
   }
 
   /// Replays a compute phase on the worker's compute lane; returns its duration. While the worker's exchanges
@@ -269,12 +271,16 @@ class IterationRun {
     } else {
       // Integrates the work over the straggler profile's speed and the exchanges' slowdown, re-evaluated at
       // every change of either (run::SpeedProfile::finish_s in closed form).
-      std::unique_lock lock(*w.comm_mutex);
       for (double t = start, left = duration_s * speed_.factor(w.rank, w.iteration); left > 0;) {
         const double speed = speed_.speed_at(w.rank, t) / (w.exchanges_running > 0 ? overlap_.slowdown : 1.0);
         const double finish = t + left / speed;
         const double wake = std::min(finish, speed_.next_change_after(w.rank, t));
-        if (w.comm_changed->wait_until(lock, wake) == std::cv_status::timeout && wake == finish) break;
+        // As ConditionVariable::wait_until: a wake in the past waits 0. A release left over from a wait that had
+        // timed out wakes the next wait at once; its pass changes nothing (no time went by).
+        w.phase_waiting = true;
+        const bool timed_out = w.comm_changed->acquire_timeout(std::max(0.0, wake - sg4::Engine::get_clock()));
+        w.phase_waiting = false;
+        if (timed_out && wake == finish) break;
         const double now = sg4::Engine::get_clock();
         left -= (now - t) * speed;
         t = now;
