@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # Growth of dtsim's run time and memory with cluster size, per fidelity level (issue 18). Usage:
-#   bench/sim_speed/growth.sh [BUILD_DIR] [LIMIT_S] [SIZES]
+#   bench/sim_speed/growth.sh [BUILD_DIR] [LIMIT_S] [SIZES] [CSV]
 # One iteration of ResNet-50 (161 gradient tensors), WFBP, ring all-reduce, on two fabrics: the two-level fat tree
 # of fat_tree_1024_a100_hdr (8-GPU DGX A100 nodes, 10 nodes per leaf: ring transfers inside and between nodes
 # cost differently) and a star of 100 Gb/s links (every ring transfer costs the same). Prints one line per run:
 # wall seconds and peak RSS from /usr/bin/time, "limit" past LIMIT_S (default 600; larger sizes of that level
 # and fabric are then not run), or dtsim's refusal; then
 # per level and fabric the exponent k of time ~ GPUs^k fitted (least squares on logs) over the finished runs
-# from 1,024 GPUs on. Wall-clock: run it with nothing else on the machine, or say what else ran.
+# from 1,024 GPUs on. CSV (optional): finished runs are appended to it as fabric,level,gpus,wall_s,rss_mib
+# (bench/sim_speed/growth.csv; plot_growth.py draws them). Wall-clock: run it with nothing else on the machine,
+# or say what else ran.
 set -uo pipefail
 build=${1:-build}
 limit=${2:-600}
 sizes=${3:-"64 256 1024 4096 16384 65536 100000"}
+csv=${4:+$(realpath "$4")}
 dtsim=$(realpath "$build/dtsim")
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d /tmp/dtsim-growth.XXXXXX)
@@ -46,6 +49,7 @@ for fabric in fat_tree star; do
         read -r wall rss <time.txt
         printf '%s: %8.2f s wall %7.0f MiB RSS\n' "$label" "$wall" "$((rss / 1024))"
         [ "$gpus" -ge 1024 ] && points="$points $gpus $wall"
+        [ -n "$csv" ] && echo "$fabric,$level,$gpus,$wall,$((rss / 1024))" >>"$csv"
       fi
     done
     fits="$fits$(echo "$points" | awk -v f="$fabric" -v l="$level" '{

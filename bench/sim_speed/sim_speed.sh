@@ -27,6 +27,15 @@ measure "message level, ring, p=256, 4 x 100 MB (522,240 messages)" \
   --fidelity message
 awk -v w="$wall" 'BEGIN { printf "  -> %.0f k messages/s\n", 522240 / w / 1000 }'
 
+# The same messages from a plain S4U program (s4u_ring.cpp: no plans, no accounting), same platform and network
+# settings (platform::network_settings of alpha_beta) [dtsim's message rate >= the plain program's].
+"$dtsim" platform show star256.toml --xml >star256.xml
+measure "plain S4U program, ring, p=256, 4 x 100 MB (522,240 messages)" \
+  "$(realpath "$build/bench/sim_speed/s4u_ring")" star256.xml 256 100000000 4 --log=root.thresh:warning \
+  --cfg=network/model:CM02 --cfg=network/crosstraffic:0 --cfg=network/TCP-gamma:1e30 --cfg=network/optim:Full
+awk -v w="$wall" 'BEGIN { printf "  -> %.0f k messages/s\n", 522240 / w / 1000 }'
+grep -o 'simulated [0-9.e-]* s' out.txt | sed 's/^/  -> /'
+
 # ResNet-50 (161 tensors), WFBP, ring, on a fat tree [flow: 1,024 workers < 5 s and < 1 GiB; 4,096 < 60 s].
 resnet=("$dtsim" run --set model.name=resnet50 --set strategy.scheduler=wfbp --set strategy.collective=ring
         --set output.timeline=false --out out --set platform=fat_tree_1024_a100_hdr)

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
@@ -92,6 +93,31 @@ std::vector<actors::LocalWork> local_work(const std::vector<scheduling::BucketWo
   return local;
 }
 
+/// Refuses, before the fabric and the plans are built, a simulated all-reduce run that would not fit in this
+/// process: its actors, and at the message level every message of its distinct plans (counted from the fused
+/// plans where the collective knows them).
+void refuse_oversized_allreduce(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
+                                const std::vector<scheduling::BucketWork>& work,
+                                const collectives::Collective& collective) {
+  const core::ProcessLimits limits = core::read_process_limits();
+  const bool message = s.fidelity == scenario::Fidelity::message;
+  if (message) {
+    std::set<std::int64_t> sizes;
+    for (const scheduling::BucketWork& w : work)
+      for (const scheduling::Exchange& e : w.exchanges)
+        if (e.kind == scheduling::Exchange::Kind::allreduce) sizes.insert(e.bytes);
+    std::int64_t messages = 0;
+    for (const std::int64_t bytes : sizes)
+      if (const auto fused = collective.fused_plan({s.workers, s.platform.gpus_per_node}, bytes))
+        for (const collectives::FusedStep& step : *fused)
+          messages += static_cast<std::int64_t>(step.steps) * static_cast<std::int64_t>(step.transfers.size());
+    refuse_oversized_plans(s, messages, limits);
+  }
+  refuse_oversized(s, allreduce_actors(plan, s.workers), limits,
+                   message ? "strategy.fidelity = \"flow\" or \"analytic\", or fewer workers"
+                           : "strategy.fidelity = \"analytic\", or fewer workers");
+}
+
 PreparedPlans prepare_collectives(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work,
                                   const collectives::Collective& collective, const platform::Fabric& fabric) {
   using Key = std::pair<scheduling::Exchange::Kind, std::int64_t>;
@@ -105,16 +131,6 @@ PreparedPlans prepare_collectives(const scenario::Scenario& s, const std::vector
   PreparedPlans prepared;
   std::map<Key, BucketCost> cost_of;
   std::map<Key, std::shared_ptr<const std::vector<std::vector<actors::RankStep>>>> flows_of;
-  if (s.fidelity == scenario::Fidelity::message) {
-    // Every message of every distinct plan is kept: counted from the fused plans where the collective knows them.
-    std::int64_t messages = 0;
-    for (const auto& [key, count] : uses)
-      if (const auto fused = key.first == scheduling::Exchange::Kind::allreduce ? collective.fused_plan(group, key.second)
-                                                                                : std::nullopt)
-        for (const collectives::FusedStep& step : *fused)
-          messages += static_cast<std::int64_t>(step.steps) * static_cast<std::int64_t>(step.transfers.size());
-    refuse_oversized_plans(s, messages, core::read_process_limits());
-  }
   for (const auto& [key, count] : uses) {
     const auto& [kind, bytes] = key;
     using Kind = scheduling::Exchange::Kind;
@@ -288,17 +304,14 @@ Timeline simulate(const scenario::Scenario& s, const scheduling::IterationPlan& 
         actors::ps_pairs(setup), s.workers, s.sync, trace_workers, slowdown, failures, overlap, actors.actors);
   }
   const bool fuse = s.fidelity == scenario::Fidelity::flow;
-  const ActorCount actors = allreduce_actors(plan, s.workers);
-  refuse_oversized(s, actors, core::read_process_limits(),
-                   fuse ? "strategy.fidelity = \"analytic\", or fewer workers"
-                        : "strategy.fidelity = \"flow\" or \"analytic\", or fewer workers");
   return actors::simulate_iterations(
       s.platform, plan, local,
       [&](actors::RunContext& c) {
         return std::make_unique<actors::CollectiveExchanger>(c, prepared.flows, s.workers, s.iterations, fuse,
                                                              plan.credit_bytes > 0);
       },
-      prepared.pairs, s.workers, s.sync, trace_workers, slowdown, failures, overlap, actors.actors);
+      prepared.pairs, s.workers, s.sync, trace_workers, slowdown, failures, overlap,
+      allreduce_actors(plan, s.workers).actors);
 }
 
 RunResult run_simulation(const scenario::Scenario& s) {
@@ -312,8 +325,10 @@ RunResult run_simulation(const scenario::Scenario& s) {
   const scheduling::IterationPlan plan = make_iteration_plan(s, &compression_note, real_gradient);
   memory::MemoryBreakdown memory = check_memory(s, plan);
   const auto collective = collectives::make_collective(s.collective, platform::link_costs(s.platform), s.nccl);
-  const platform::Fabric fabric(s.platform);
   const std::vector<scheduling::BucketWork> work = bucket_work(plan);
+  if (s.architecture == "allreduce" && s.fidelity != scenario::Fidelity::analytic)
+    refuse_oversized_allreduce(s, plan, work, *collective);
+  const platform::Fabric fabric(s.platform);
   PreparedPlans prepared;
   if (s.architecture == "allreduce") prepared = prepare_collectives(s, work, *collective, fabric);
   else prepared.link_bytes.assign(static_cast<std::size_t>(fabric.link_count()), 0.0);
