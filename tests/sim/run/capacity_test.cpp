@@ -165,5 +165,25 @@ TEST(Capacity, TooLittleAddressSpaceIsRefusedCleanlyNotAborted) {
   EXPECT_NE(err.find("fuse buckets"), std::string::npos) << err;
 }
 
+TEST(Capacity, AMillionWorkerFlowRunIsRefusedBeforeItsPlatformAndPlansAreBuilt) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves terabytes of shadow address space: an RLIMIT_AS test cannot run under it";
+#endif
+  // 2,000,000 actors do not fit in 1.5 GB; the fabric of a million hosts and the fused plans of 161 buckets would
+  // not either (they took 3.5 GiB before the refusal came first): refused with the estimate, not bad_alloc.
+  const fs::path platform = fs::temp_directory_path() / ("capacity_test_" + std::to_string(getpid()) + ".toml");
+  std::ofstream(platform) << "name = \"million\"\ntopology = \"star\"\nhosts = 1000000\n"
+                             "[link]\nbandwidth = \"12.5GBps\"\nlatency = \"5us\"\n";
+  const fs::path out = fs::temp_directory_path() / ("capacity_test_out_" + std::to_string(getpid()));
+  const auto [code, err] = dtsim_under_limit(
+      1500000, {"run", "--set", "platform=" + platform.string(), "--set", "workers=1000000", "--set",
+                "strategy.fidelity=flow", "--set", "iterations=1", "--set", "output.timeline=false", "--out", out});
+  fs::remove(platform);
+  fs::remove_all(out);
+  EXPECT_EQ(code, 2) << err;
+  EXPECT_NE(err.find("SimGrid (2000000 actors alive at most"), std::string::npos) << err;
+  EXPECT_NE(err.find("strategy.fidelity = \"analytic\""), std::string::npos) << err;
+}
+
 }  // namespace
 }  // namespace dtsim::run
