@@ -16,7 +16,7 @@
 #include <simgrid/s4u/Mailbox.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 
-#include "sim/actors/actor_contexts.hpp"
+#include "sim/actors/engine.hpp"
 #include "sim/actors/execute_steps.hpp"
 #include "sim/actors/rank_steps.hpp"
 #include "sim/core/error.hpp"
@@ -28,24 +28,6 @@
 namespace dtsim::actors {
 namespace sg4 = simgrid::s4u;
 namespace {
-
-/// The process's SimGrid engine with SimGrid's own logging limited to warnings, laid out for up to `actors` live
-/// actors (actor_contexts.hpp).
-sg4::Engine make_engine(std::int64_t actors) {
-  std::vector<std::string> args{"dtsim", "--log=root.thresh:warning"};
-#ifdef DTSIM_SANITIZE
-  // AddressSanitizer cannot follow exceptions (killed actors) across SimGrid's swapped actor stacks; system
-  // threads as actor contexts keep it exact (with their own stacks: ASan needs far more).
-  args.emplace_back("--cfg=contexts/factory:thread");
-#else
-  for (std::string& a : context_arguments(actors, core::read_process_limits())) args.push_back(std::move(a));
-#endif
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  int argc = static_cast<int>(argv.size());
-  argv.push_back(nullptr);
-  return sg4::Engine(&argc, argv.data());
-}
 
 /// Shared between one worker's actors.
 struct WorkerState {

@@ -28,6 +28,24 @@ std::vector<FusedStep> ring_phase_fused(const std::vector<std::vector<int>>& rin
   return fused;
 }
 
+Schedule ring_phase_plan(const std::vector<std::vector<int>>& rings, int ranks, std::int64_t bytes) {
+  DTSIM_CHECK(ranks >= 1 && bytes >= 0 && !rings.empty(), "a ring phase needs a ring, a rank and a size >= 0");
+  Schedule plan{ranks, {}};
+  const int channels = static_cast<int>(rings.size());
+  for (int k = 0; k + 1 < ranks; ++k) {
+    Step& step = plan.steps.emplace_back();
+    for (int c = 0; c < channels; ++c) {
+      const std::vector<int>& ring = rings[static_cast<std::size_t>(c)];
+      DTSIM_CHECK(static_cast<int>(ring.size()) == ranks, "a ring must visit every rank once");
+      const std::int64_t share = chunk_bytes(bytes, channels, c);
+      for (int r = 0; r < ranks; ++r)
+        step.transfers.push_back({ring[static_cast<std::size_t>(r)], ring[static_cast<std::size_t>((r + 1) % ranks)],
+                                  chunk_bytes(share, ranks, ((r - k) % ranks + ranks) % ranks)});
+    }
+  }
+  return plan;
+}
+
 double ring_phase_time_s(const std::vector<std::vector<int>>& rings, int ranks, std::int64_t bytes,
                          const core::PathModel& network) {
   if (ranks <= 1) return 0.0;

@@ -17,6 +17,10 @@ namespace dtsim::collectives {
 /// chunks it sends over the phase (all but one of its ring's chunks), standing for ranks - 1 steps.
 std::vector<FusedStep> ring_phase_fused(const std::vector<std::vector<int>>& rings, int ranks, std::int64_t bytes);
 
+/// The same phase step by step (the message level): in step k the rank at place r of each ring sends chunk
+/// r - k (mod ranks) of its ring's share to its successor; flow_steps fuses it back into ring_phase_fused.
+Schedule ring_phase_plan(const std::vector<std::vector<int>>& rings, int ranks, std::int64_t bytes);
+
 /// The phase's time on `network`, uncongested by anything else: ranks - 1 steps, each as long as its slowest
 /// hop (path latency plus the largest chunk over the hop's share of its links, all rings' hops of a step
 /// sharing the links they have in common). Exact for the step-by-step plan when every step is alike.

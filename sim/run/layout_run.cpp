@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <set>
 #include <tuple>
 
+#include "sim/actors/graph_run.hpp"
 #include "sim/actors/rank_steps.hpp"
 #include "sim/collectives/nccl_allreduce.hpp"
 #include "sim/collectives/nccl_tuning.hpp"
@@ -20,6 +23,7 @@
 #include "sim/platform/fabric.hpp"
 #include "sim/platform/link_traffic.hpp"
 #include "sim/run/assemble.hpp"
+#include "sim/run/capacity.hpp"
 #include "sim/run/run_info.hpp"
 #include "sim/scenario/parallel_section.hpp"
 #include "sim/taskgraph/list_schedule.hpp"
@@ -82,6 +86,27 @@ class CommCosts {
     return entry(role, t).time_s;
   }
 
+  /// The flows of collective `t` of `role` in group ranks: fused (the flow level) or every step (the message
+  /// level). Planned on the representative's group: every instance of a role's group has its shape.
+  std::vector<std::vector<actors::Flow>> group_flows(int role, const Task& t, bool fuse) const {
+    const collectives::Group g = group_of(members(role, t));
+    if (t.op == Op::send) return {{{{0, 1, t.bytes}, 1, 0}}};
+    if (t.op == Op::allreduce) {
+      if (fuse)
+        if (auto fused = allreduce_->fused_plan(g, t.bytes)) return actors::flow_steps(*fused);
+      return actors::flow_steps(allreduce_->plan(g, t.bytes), fuse);
+    }
+    if (fuse) return actors::flow_steps(collectives::ring_phase_fused(rings(g), g.ranks, t.bytes));
+    return actors::flow_steps(collectives::ring_phase_plan(rings(g), g.ranks, t.bytes), false);
+  }
+
+  /// The launch cost a communication task waits before its transfers (none where the plan charges it, or
+  /// where the group is one rank and nothing moves).
+  double launch_s(int role, const Task& t) const {
+    if (members(role, t).size() < 2) return 0.0;
+    return t.op == Op::allreduce && allreduce_->charges_launch() ? 0.0 : launch_s_;
+  }
+
   /// Bytes the representative of `role` sends and receives in task `t`.
   collectives::RankTraffic traffic(int role, const Task& t) { return entry(role, t).traffic; }
 
@@ -135,14 +160,7 @@ class CommCosts {
 
   /// The plan of task `t` on the representative's group, its consecutive same-pair steps fused.
   collectives::Schedule group_plan(int role, const Task& t) const {
-    const std::vector<int> m = members(role, t);
-    const collectives::Group g = group_of(m);
-    if (t.op == Op::send) return collectives::Schedule{2, {{{{0, 1, t.bytes}}, 0}}};
-    if (t.op == Op::allreduce) {
-      if (auto fused = allreduce_->fused_plan(g, t.bytes)) return actors::as_schedule(actors::flow_steps(*fused), g.ranks);
-      return actors::as_schedule(actors::flow_steps(allreduce_->plan(g, t.bytes), true), g.ranks);
-    }
-    return actors::as_schedule(actors::flow_steps(collectives::ring_phase_fused(rings(g), g.ranks, t.bytes)), g.ranks);
+    return actors::as_schedule(group_flows(role, t, true), static_cast<int>(members(role, t).size()));
   }
 
   /// The rings an all-gather or reduce-scatter runs on: NCCL's ring channels under collective nccl or auto
@@ -171,8 +189,7 @@ class CommCosts {
       } else {
         time_s = collectives::ring_phase_time_s(rings(g), g.ranks, t.bytes, paths);
       }
-      const bool charged = t.op == Op::allreduce && allreduce_->charges_launch();
-      e.time_s = *time_s + (charged ? 0.0 : launch_s_);
+      e.time_s = *time_s + launch_s(role, t);
       const collectives::Schedule fused = group_plan(role, t);
       const int self = static_cast<int>(std::find(m.begin(), m.end(), placement_.representative(role)) - m.begin());
       e.traffic = collectives::traffic_by_rank(fused)[static_cast<std::size_t>(self)];
@@ -200,30 +217,101 @@ const char* lane_of(taskgraph::Stream stream) {
   return "compute";
 }
 
-/// Per stage and iteration: the compute stream's marks (waiting = exposed communication and pipeline bubble).
-std::vector<std::vector<IterationMarks>> stage_marks(const parallel::Workload& w, const taskgraph::GraphSchedule& g) {
-  std::vector<std::vector<IterationMarks>> marks(w.stages.size());
-  for (std::size_t r = 0; r < w.stages.size(); ++r) {
-    const auto& tasks = w.graph.programs[r].tasks;
-    int first = 0;
-    double start = 0;
-    for (int end : w.stages[r].iteration_end) {
-      IterationMarks m;
-      m.start_s = start;
-      m.end_s = g.spans[r][static_cast<std::size_t>(end)].end_s;
-      for (int i = first; i <= end; ++i) {
-        const Task& t = tasks[static_cast<std::size_t>(i)];
-        if (t.op != Op::compute) continue;
-        const double d = g.spans[r][static_cast<std::size_t>(i)].end_s - g.spans[r][static_cast<std::size_t>(i)].start_s;
-        (t.category == "forward" ? m.forward_s : t.category == "update" ? m.update_s : m.backward_s) += d;
-      }
-      m.comm_wait_s = std::max(0.0, m.end_s - m.start_s - m.forward_s - m.backward_s - m.update_s);
-      marks[r].push_back(m);
-      first = end + 1;
-      start = m.end_s;
+/// A rank's compute stream per iteration from its spans of `program` (waiting = exposed communication and the
+/// pipeline bubble).
+std::vector<IterationMarks> rank_marks(const taskgraph::Program& program, const parallel::StagePlan& stage,
+                                       const std::vector<taskgraph::Span>& spans) {
+  std::vector<IterationMarks> marks;
+  int first = 0;
+  double start = 0;
+  for (int end : stage.iteration_end) {
+    IterationMarks m;
+    m.start_s = start;
+    m.end_s = spans[static_cast<std::size_t>(end)].end_s;
+    for (int i = first; i <= end; ++i) {
+      const Task& t = program.tasks[static_cast<std::size_t>(i)];
+      if (t.op != Op::compute) continue;
+      const double d = spans[static_cast<std::size_t>(i)].end_s - spans[static_cast<std::size_t>(i)].start_s;
+      (t.category == "forward" ? m.forward_s : t.category == "update" ? m.update_s : m.backward_s) += d;
     }
+    m.comm_wait_s = std::max(0.0, m.end_s - m.start_s - m.forward_s - m.backward_s - m.update_s);
+    marks.push_back(m);
+    first = end + 1;
+    start = m.end_s;
   }
   return marks;
+}
+
+/// The simulated levels' view of the ranks: each rank's role and its part in every communication task in
+/// global ranks, each distinct (role, operation, group, bytes, peer) planned once and mapped onto every group
+/// instance. The message level first refuses plans that would not fit.
+actors::GraphRanks graph_ranks(const scenario::Scenario& s, const taskgraph::TaskGraph& graph,
+                               const parallel::Placement& placement, const CommCosts& costs) {
+  const bool fuse = s.fidelity == scenario::Fidelity::flow;
+  actors::GraphRanks out;
+  // Per role: a task of each distinct communication, and that communication's plan split over group ranks.
+  std::vector<std::vector<int>> first_of(graph.programs.size());
+  std::vector<std::vector<std::vector<std::vector<actors::RankStep>>>> split(graph.programs.size());
+  std::int64_t messages = 0;
+  for (std::size_t r = 0; r < graph.programs.size(); ++r) {
+    const auto& tasks = graph.programs[r].tasks;
+    std::map<std::tuple<Op, std::string, std::int64_t, int>, int> kinds;
+    std::vector<int>& part_of = out.part_of.emplace_back(tasks.size(), -1);
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      const Task& t = tasks[i];
+      if (t.op == Op::compute || t.op == Op::recv) continue;
+      const bool send = t.op == Op::send;
+      const auto [at, added] = kinds.emplace(std::tuple{t.op, send ? std::string() : t.group, t.bytes, send ? t.peer : -1},
+                                             static_cast<int>(first_of[r].size()));
+      part_of[i] = at->second;
+      if (!added) continue;
+      first_of[r].push_back(static_cast<int>(i));
+      const std::vector<std::vector<actors::Flow>> flows =
+          send ? std::vector<std::vector<actors::Flow>>{} : costs.group_flows(static_cast<int>(r), t, fuse);
+      const int size = send ? 2 : static_cast<int>(placement.members(placement.representative(static_cast<int>(r)), t.group).size());
+      for (const auto& step : flows) messages += static_cast<std::int64_t>(step.size()) * (s.workers / s.parallel.pipeline / size);
+      split[r].push_back(size > 1 && !send ? actors::split_by_rank(flows, size) : std::vector<std::vector<actors::RankStep>>{});
+    }
+  }
+  if (!fuse) refuse_oversized_plans(s, messages, core::read_process_limits());
+  std::set<std::pair<int, int>> pairs;
+  out.role.resize(static_cast<std::size_t>(s.workers));
+  out.parts.resize(static_cast<std::size_t>(s.workers));
+  for (int rank = 0; rank < s.workers; ++rank) {
+    const int role = placement.coordinates(rank).pipeline;
+    out.role[static_cast<std::size_t>(rank)] = role;
+    out.parts[static_cast<std::size_t>(rank)].resize(first_of[static_cast<std::size_t>(role)].size());
+  }
+  for (int rank = 0; rank < s.workers; ++rank) {
+    const auto role = static_cast<std::size_t>(out.role[static_cast<std::size_t>(rank)]);
+    for (std::size_t k = 0; k < first_of[role].size(); ++k) {
+      const Task& t = graph.programs[role].tasks[static_cast<std::size_t>(first_of[role][k])];
+      const double launch_s = costs.launch_s(static_cast<int>(role), t);
+      if (t.op == Op::send) {
+        const int peer = placement.stage_rank(rank, t.peer);
+        out.parts[static_cast<std::size_t>(rank)][k] = {nullptr, launch_s, -1, 1, peer};
+        pairs.insert({rank, peer});
+        continue;
+      }
+      if (!placement.leads(rank, t.group)) continue;  // the group's first member fills every member's part
+      const std::vector<int> m = placement.members(rank, t.group);
+      for (std::size_t i = 0; i < m.size(); ++i) {
+        actors::RankPart& part = out.parts[static_cast<std::size_t>(m[i])][k];
+        part = {nullptr, launch_s, rank, static_cast<int>(m.size()), -1};
+        if (m.size() < 2) continue;
+        auto steps = std::make_shared<std::vector<actors::RankStep>>(split[role][k][i]);
+        for (actors::RankStep& step : *steps)
+          for (actors::Flow& f : step.flows) {
+            f.transfer.from = m[static_cast<std::size_t>(f.transfer.from)];
+            f.transfer.to = m[static_cast<std::size_t>(f.transfer.to)];
+            pairs.insert({f.transfer.from, f.transfer.to});
+          }
+        part.steps = std::move(steps);
+      }
+    }
+  }
+  out.pairs.assign(pairs.begin(), pairs.end());
+  return out;
 }
 
 memory::MemoryBreakdown fullest_stage(const scenario::Scenario& s, const parallel::Workload& w,
@@ -260,6 +348,36 @@ memory::MemoryBreakdown checked_memory(const scenario::Scenario& s, const parall
       "micro_batch, or memory.check = \"warn\"\n  per stage: " + stages + "\n  the breakdown:" + breakdown);
 }
 
+/// The timeline from each rank's spans and traffic: marks for every rank, events for the traced ranks (the
+/// first trace_workers and the lowest rank of every stage, so that every stage shows).
+Timeline timeline_of(const scenario::Scenario& s, const parallel::Workload& work, const parallel::Placement& placement,
+                     const std::function<const std::vector<taskgraph::Span>&(int rank)>& spans_of,
+                     const std::function<WorkerTraffic(int rank)>& traffic_of) {
+  Timeline timeline;
+  const auto W = static_cast<std::size_t>(s.workers);
+  std::vector<bool> traced(W, false);
+  for (std::size_t w = 0; w < std::min<std::size_t>(W, static_cast<std::size_t>(s.output.trace_workers)); ++w) traced[w] = true;
+  for (int stage = 0; stage < s.parallel.pipeline; ++stage) traced[static_cast<std::size_t>(placement.representative(stage))] = true;
+  for (std::size_t w = 0; w < W; ++w) {
+    const auto role = static_cast<std::size_t>(placement.coordinates(static_cast<int>(w)).pipeline);
+    const taskgraph::Program& program = work.graph.programs[role];
+    const std::vector<taskgraph::Span>& spans = spans_of(static_cast<int>(w));
+    timeline.marks.push_back(rank_marks(program, work.stages[role], spans));
+    timeline.traffic.push_back(traffic_of(static_cast<int>(w)));
+    if (!traced[w]) continue;
+    for (std::size_t i = 0; i < program.tasks.size(); ++i) {
+      const Task& t = program.tasks[i];
+      if (t.op == Op::recv && spans[i].end_s == spans[i].start_s) continue;
+      timeline.events.push_back({static_cast<int>(w), lane_of(t.stream), t.name, t.category, spans[i].start_s,
+                                 spans[i].end_s, t.bytes});
+    }
+  }
+  std::sort(timeline.events.begin(), timeline.events.end(), [](const TraceEvent& a, const TraceEvent& b) {
+    return std::tie(a.worker, a.lane, a.start_s) < std::tie(b.worker, b.lane, b.start_s);
+  });
+  return timeline;
+}
+
 }  // namespace
 
 memory::MemoryBreakdown check_layout_memory(const scenario::Scenario& s) { return checked_memory(s, workload_of(s, 1)); }
@@ -271,41 +389,45 @@ RunResult run_layout(const scenario::Scenario& s) {
   const parallel::Layout l = scenario::layout_of(s);
   const parallel::Placement placement(l, s.platform.gpus_per_node);
   CommCosts costs(s, fabric, placement);
-  const taskgraph::GraphSchedule schedule =
-      taskgraph::list_schedule(work.graph, [&](int role, const Task& t) { return costs(role, t); }, s.gpu.overlap_slowdown);
-
+  auto role_of = [&](int rank) { return static_cast<std::size_t>(placement.coordinates(rank).pipeline); };
+  // The analytic schedule also proves the graph free of cycles before SimGrid could deadlock on one.
+  taskgraph::GraphSchedule schedule = taskgraph::list_schedule(
+      work.graph, [&](int role, const Task& t) { return costs(role, t); }, s.gpu.overlap_slowdown);
   Timeline timeline;
-  const auto W = static_cast<std::size_t>(s.workers);
-  const std::vector<std::vector<IterationMarks>> marks = stage_marks(work, schedule);
-  std::vector<WorkerTraffic> stage_traffic(work.stages.size());
-  for (std::size_t r = 0; r < work.stages.size(); ++r)
-    for (const Task& t : work.graph.programs[r].tasks)
-      if (t.op != Op::compute && t.op != Op::recv) {
-        const collectives::RankTraffic x = costs.traffic(static_cast<int>(r), t);
-        stage_traffic[r].bytes_sent += x.sent;
-        stage_traffic[r].bytes_received += x.received;
+  if (s.fidelity == scenario::Fidelity::analytic) {
+    std::vector<WorkerTraffic> stage_traffic(work.stages.size());
+    for (std::size_t r = 0; r < work.stages.size(); ++r)
+      for (const Task& t : work.graph.programs[r].tasks) {
+        if (t.op == Op::recv) {
+          stage_traffic[r].bytes_received +=
+              work.graph.programs[static_cast<std::size_t>(t.peer)].tasks[static_cast<std::size_t>(t.match)].bytes;
+        } else if (t.op != Op::compute) {
+          const collectives::RankTraffic x = costs.traffic(static_cast<int>(r), t);
+          stage_traffic[r].bytes_sent += x.sent;
+          stage_traffic[r].bytes_received += x.received;
+        }
       }
-  // Traced: the first trace_workers ranks and the lowest rank of every stage, so that every stage shows.
-  std::vector<bool> traced(W, false);
-  for (std::size_t w = 0; w < std::min<std::size_t>(W, static_cast<std::size_t>(s.output.trace_workers)); ++w) traced[w] = true;
-  for (int stage = 0; stage < s.parallel.pipeline; ++stage) traced[static_cast<std::size_t>(placement.representative(stage))] = true;
-  for (std::size_t w = 0; w < W; ++w) {
-    const auto role = static_cast<std::size_t>(placement.coordinates(static_cast<int>(w)).pipeline);
-    timeline.marks.push_back(marks[role]);
-    timeline.traffic.push_back(stage_traffic[role]);
-    if (!traced[w]) continue;
-    const auto& tasks = work.graph.programs[role].tasks;
-    for (std::size_t i = 0; i < tasks.size(); ++i) {
-      const Task& t = tasks[i];
-      const taskgraph::Span& span = schedule.spans[role][i];
-      if (t.op == Op::recv && span.end_s == span.start_s) continue;
-      timeline.events.push_back({static_cast<int>(w), lane_of(t.stream), t.name, t.category, span.start_s, span.end_s,
-                                 t.bytes});
-    }
+    timeline = timeline_of(
+        s, work, placement, [&](int rank) -> const std::vector<taskgraph::Span>& { return schedule.spans[role_of(rank)]; },
+        [&](int rank) { return stage_traffic[role_of(rank)]; });
+  } else {
+    const actors::GraphRanks ranks = graph_ranks(s, work.graph, placement, costs);
+    const ActorCount count{actors::graph_actors(work.graph, ranks.role),
+                           fmt::format("{} ranks x the streams of their stage's program", s.workers)};
+    refuse_oversized(s, count, core::read_process_limits(),
+                     s.fidelity == scenario::Fidelity::flow ? "strategy.fidelity = \"analytic\", or fewer workers"
+                                                            : "strategy.fidelity = \"flow\" or \"analytic\", or fewer workers");
+    const actors::GraphRun run = actors::simulate_graph(s.platform, work.graph, ranks, s.fidelity == scenario::Fidelity::flow);
+    timeline = timeline_of(
+        s, work, placement,
+        [&](int rank) -> const std::vector<taskgraph::Span>& { return run.spans[static_cast<std::size_t>(rank)]; },
+        [&](int rank) { return run.traffic[static_cast<std::size_t>(rank)]; });
+    // The critical path through the representatives' simulated spans.
+    std::vector<std::vector<taskgraph::Span>> representatives;
+    for (int stage = 0; stage < l.pipeline; ++stage)
+      representatives.push_back(run.spans[static_cast<std::size_t>(placement.representative(stage))]);
+    schedule = taskgraph::with_bindings(work.graph, std::move(representatives));
   }
-  std::sort(timeline.events.begin(), timeline.events.end(), [](const TraceEvent& a, const TraceEvent& b) {
-    return std::tie(a.worker, a.lane, a.start_s) < std::tie(b.worker, b.lane, b.start_s);
-  });
 
   double single_worker_s = 0;
   for (const models::LayerTime& t : models::layer_times(s.model, s.gpu, s.batch_size, s.precision, std::nullopt,

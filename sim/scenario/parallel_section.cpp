@@ -33,9 +33,6 @@ std::string combination_refusal(const Scenario& s) {
                                             [](const models::Layer& l) { return l.measured.has_value(); }))
     return "measured layer or iteration times: a layout's micro-batches and tensor splits need the roofline model's "
            "times (measured ones hold for the batch they were measured at)";
-  if (s.fidelity != Fidelity::analytic)
-    return "fidelity \"" + std::string(fidelity_name(s.fidelity)) +
-           "\": layouts run at the analytic level in this version (strategy.fidelity = \"analytic\")";
   return "";
 }
 

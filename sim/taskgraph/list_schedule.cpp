@@ -109,14 +109,11 @@ GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, double
       if (tasks[i].op == Op::recv) after({tasks[i].peer, tasks[i].match});
     }
   }
-  GraphSchedule schedule;
+  std::vector<std::vector<Span>> spans(roles);
   std::vector<BusySpans> busy(roles);
-  schedule.spans.resize(roles);
-  schedule.binding.resize(roles);
   std::deque<TaskRef> ready;
   for (std::size_t r = 0; r < roles; ++r) {
-    schedule.spans[r].resize(graph.programs[r].tasks.size());
-    schedule.binding[r].assign(graph.programs[r].tasks.size(), TaskRef{-1, -1});
+    spans[r].resize(graph.programs[r].tasks.size());
     for (std::size_t i = 0; i < waiting[r].size(); ++i)
       if (waiting[r][i] == 0) ready.push_back({static_cast<int>(r), static_cast<int>(i)});
   }
@@ -127,32 +124,16 @@ GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, double
     const auto r = static_cast<std::size_t>(at.role);
     const auto i = static_cast<std::size_t>(at.task);
     const Task& task = graph.programs[r].tasks[i];
-    Span& span = schedule.spans[r][i];
-    TaskRef& binding = schedule.binding[r][i];
-    auto bound_by = [&](TaskRef before, double& time) {
-      const double end = schedule.spans[static_cast<std::size_t>(before.role)][static_cast<std::size_t>(before.task)].end_s;
-      if (end > time || binding.role < 0) {
-        time = std::max(time, end);
-        binding = before;
-      }
-    };
-    double start = 0;
-    for (int d : task.deps) bound_by({at.role, d}, start);
-    if (stream_before[r][i] >= 0) bound_by({at.role, stream_before[r][i]}, start);
-    span.start_s = start;
+    Span& span = spans[r][i];
+    auto end_of = [&](int role, int t) { return spans[static_cast<std::size_t>(role)][static_cast<std::size_t>(t)].end_s; };
+    for (int d : task.deps) span.start_s = std::max(span.start_s, end_of(at.role, d));
+    if (stream_before[r][i] >= 0) span.start_s = std::max(span.start_s, end_of(at.role, stream_before[r][i]));
     if (task.op == Op::recv) {
-      double end = start;
-      const TaskRef send{task.peer, task.match};
-      const double sent = schedule.spans[static_cast<std::size_t>(send.role)][static_cast<std::size_t>(send.task)].end_s;
-      if (sent > end) {
-        end = sent;
-        binding = send;
-      }
-      span.end_s = end;
+      span.end_s = std::max(span.start_s, end_of(task.peer, task.match));
     } else if (task.op == Op::compute && overlap_slowdown != 1) {
-      span.end_s = busy[r].finish(start, cost(at.role, task), overlap_slowdown);
+      span.end_s = busy[r].finish(span.start_s, cost(at.role, task), overlap_slowdown);
     } else {
-      span.end_s = start + cost(at.role, task);
+      span.end_s = span.start_s + cost(at.role, task);
       if (task.op != Op::compute) busy[r].add(span.start_s, span.end_s);
     }
     ++done;
@@ -164,6 +145,37 @@ GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, double
   if (done != total)
     throw core::InputError("the task graph has a cycle: " + std::to_string(total - done) + " tasks never become ready",
                            "programs whose receives can be satisfied in order (check the pipeline schedule)");
+  return with_bindings(graph, std::move(spans));
+}
+
+GraphSchedule with_bindings(const TaskGraph& graph, std::vector<std::vector<Span>> spans) {
+  GraphSchedule schedule;
+  schedule.binding.resize(graph.programs.size());
+  for (std::size_t r = 0; r < graph.programs.size(); ++r) {
+    const auto& tasks = graph.programs[r].tasks;
+    schedule.binding[r].assign(tasks.size(), TaskRef{-1, -1});
+    std::array<int, kStreams> last;
+    last.fill(-1);
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      TaskRef& binding = schedule.binding[r][i];
+      double time = 0;
+      auto bound_by = [&](TaskRef before) {
+        const double end = spans[static_cast<std::size_t>(before.role)][static_cast<std::size_t>(before.task)].end_s;
+        if (end > time || binding.role < 0) {
+          time = std::max(time, end);
+          binding = before;
+        }
+      };
+      for (int d : tasks[i].deps) bound_by({static_cast<int>(r), d});
+      int& previous = last[static_cast<std::size_t>(tasks[i].stream)];
+      if (previous >= 0) bound_by({static_cast<int>(r), previous});
+      previous = static_cast<int>(i);
+      if (tasks[i].op == Op::recv &&
+          spans[static_cast<std::size_t>(tasks[i].peer)][static_cast<std::size_t>(tasks[i].match)].end_s > time)
+        binding = {tasks[i].peer, tasks[i].match};
+    }
+  }
+  schedule.spans = std::move(spans);
   return schedule;
 }
 

@@ -44,4 +44,8 @@ using TaskCost = std::function<double(int role, const Task& task)>;
 /// its peer can only issue after).
 GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, double overlap_slowdown = 1);
 
+/// The schedule of tasks that ran at `spans` ([role][task], from list_schedule or a simulation), with the
+/// task that decided each one's start (or a receive's end) as list_schedule defines it.
+GraphSchedule with_bindings(const TaskGraph& graph, std::vector<std::vector<Span>> spans);
+
 }  // namespace dtsim::taskgraph

@@ -1,0 +1,55 @@
+#pragma once
+/// The SimGrid executor of a task graph (the `flow` and `message` levels of a parallel layout): every rank runs
+/// its role's program, one actor per stream it uses, each running its stream's tasks in program order once
+/// their dependencies on the same rank have ended. Collectives run the rank's part of its group's plan, so
+/// groups that share links (NICs, switches) slow each other down as they would on the platform.
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "sim/actors/rank_steps.hpp"
+#include "sim/platform/platform_spec.hpp"
+#include "sim/results/run_result.hpp"
+#include "sim/taskgraph/list_schedule.hpp"
+#include "sim/taskgraph/task_graph.hpp"
+
+namespace dtsim::actors {
+
+/// A rank's part in one communication task (a collective or a send).
+struct RankPart {
+  std::shared_ptr<const std::vector<RankStep>> steps;  ///< collectives: this rank's steps, in global ranks
+  double launch_s = 0;  ///< waited before the transfers (the collective's launch, where its plan does not charge it)
+  int instance = -1;    ///< collectives: the group instance's first rank (with the task: its channel and barrier)
+  int members = 1;      ///< collectives: ranks of the group instance
+  int peer = -1;        ///< sends: the receiving rank
+};
+
+/// What the executor needs to know about the ranks, as plain data.
+struct GraphRanks {
+  std::vector<int> role;                      ///< per rank: the program it runs
+  std::vector<std::vector<int>> part_of;      ///< [role][task]: index into parts[rank] of a communication task, else -1
+  std::vector<std::vector<RankPart>> parts;   ///< [rank][part]
+  std::vector<std::pair<int, int>> pairs;     ///< the host pairs the parts use (their routes are built)
+};
+
+/// What the ranks did: spans[rank][task] of its role's program, and the bytes each sent and received.
+struct GraphRun {
+  std::vector<std::vector<taskgraph::Span>> spans;
+  std::vector<run::WorkerTraffic> traffic;
+};
+
+/// Actors the executor keeps alive: one per rank and stream its role's program uses.
+std::int64_t graph_actors(const taskgraph::TaskGraph& graph, const std::vector<int>& role);
+
+/// Runs `graph` (check()ed) on `platform`, rank r on host r. Compute tasks sleep their duration; a collective
+/// waits its launch, then runs the rank's steps (execute_steps) on a channel of its own (group instance, task),
+/// so that concurrent collectives never match each other's messages; with `fuse` (the flow level) the group's
+/// members then wait for each other, as a collective's step dependencies keep them within a step. A send puts
+/// its bytes on the mailbox of the matching receive, whose rank is its permanent receiver (the transfer starts
+/// at once, as the analytic level assumes); the receive ends when the bytes are there. Creates the process's
+/// one SimGrid engine: call at most once per process.
+GraphRun simulate_graph(const platform::PlatformSpec& platform, const taskgraph::TaskGraph& graph,
+                        const GraphRanks& ranks, bool fuse);
+
+}  // namespace dtsim::actors

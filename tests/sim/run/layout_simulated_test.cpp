@@ -1,0 +1,164 @@
+// Layouts at the simulated levels (sim/actors/graph_run): flow and message equal the analytic level where no
+// two groups share a link, and differ by the closed form where they do. SimGrid allows one engine per process:
+// each test runs one level in itself and the others at the analytic level or in a child (run_in_child.hpp).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/actors/rank_steps.hpp"
+#include "sim/collectives/ring_halves.hpp"
+#include "sim/run/run_simulation.hpp"
+#include "sim/scenario/load.hpp"
+#include "tests/sim/run/run_in_child.hpp"
+
+namespace dtsim::run {
+namespace {
+
+scenario::Scenario at(std::vector<std::string> overrides, const std::string& fidelity) {
+  overrides.push_back("strategy.fidelity=" + fidelity);
+  return scenario::load_default_scenario(overrides);
+}
+
+void expect_same_time(double simulated, double expected) {
+  EXPECT_NEAR(simulated, expected, 1e-9 * std::abs(expected));
+}
+
+void expect_same_iterations(const RunResult& a, const RunResult& b) {
+  ASSERT_EQ(a.iterations.size(), b.iterations.size());
+  for (std::size_t i = 0; i < a.iterations.size(); ++i) expect_same_time(a.iterations[i].end_s, b.iterations[i].end_s);
+}
+
+void expect_same_traffic(const RunResult& a, const RunResult& b) {
+  ASSERT_EQ(a.traffic.size(), b.traffic.size());
+  for (std::size_t w = 0; w < a.traffic.size(); ++w) {
+    EXPECT_EQ(a.traffic[w].bytes_sent, b.traffic[w].bytes_sent) << "worker " << w;
+    EXPECT_EQ(a.traffic[w].bytes_received, b.traffic[w].bytes_received) << "worker " << w;
+  }
+}
+
+void expect_same_events(const RunResult& a, const RunResult& b) {
+  ASSERT_EQ(a.events.size(), b.events.size());
+  for (std::size_t i = 0; i < a.events.size(); ++i) {
+    EXPECT_EQ(a.events[i].name, b.events[i].name);
+    expect_same_time(a.events[i].start_s, b.events[i].start_s);
+    expect_same_time(a.events[i].end_s, b.events[i].end_s);
+  }
+}
+
+// TP 2 x PP 2 x DP 2 of GPT-3 125M on one DGX-1 (ranks tensor-innermost: tensor pairs (0,1), (2,3), ...,
+// pipeline pairs (0,2), (1,3), ..., data pairs (0,4), (1,5), ...). The hybrid cube-mesh joins every one of
+// these pairs by its own NVLinks (two fully connected quads, GPU i to i + 4), so no two groups ever share a
+// link: the SimGrid levels see no contention the analytic level ignores.
+const std::vector<std::string> kThreeD{"platform=dgx1_v100",   "workers=8",          "model.name=gpt3_125m",
+                                       "batch_size=4",         "gpu.precision=fp16", "parallel.tensor=2",
+                                       "parallel.pipeline=2",  "parallel.micro_batch=1", "iterations=2"};
+
+TEST(LayoutSimulated, FlowEqualsAnalyticWhereNoGroupsShareALink) {
+  const RunResult analytic = run_simulation(at(kThreeD, "analytic"));
+  const RunResult flow = run_simulation(at(kThreeD, "flow"));
+  expect_same_iterations(flow, analytic);
+  expect_same_events(flow, analytic);
+  expect_same_traffic(flow, analytic);
+  ASSERT_EQ(flow.critical_path.size(), analytic.critical_path.size());
+  for (std::size_t i = 0; i < flow.critical_path.size(); ++i) EXPECT_EQ(flow.critical_path[i].name, analytic.critical_path[i].name);
+}
+
+TEST(LayoutSimulated, MessageEqualsFlowWhereNoGroupsShareALink) {
+  const RunResult flow = testing::run_in_child(at(kThreeD, "flow"));
+  const RunResult message = run_simulation(at(kThreeD, "message"));
+  expect_same_iterations(message, flow);
+  expect_same_traffic(message, flow);
+}
+
+// ZeRO-2 over 4 ranks of a star (a private link per host): reduce-scatters one at a time on the data stream,
+// all-gathers of the updated parameters after the step. Nothing runs beside a collective on its links.
+const std::vector<std::string> kZero{"platform=star_16_10gbe", "workers=4",          "model.name=gpt3_125m",
+                                     "batch_size=2",           "gpu.precision=fp16", "iterations=2"};
+
+TEST(LayoutSimulated, ZeroTwoAgreesAtEveryLevel) {
+  std::vector<std::string> zero2 = kZero;
+  zero2.push_back("parallel.sharding=zero2");
+  const RunResult analytic = run_simulation(at(zero2, "analytic"));
+  const RunResult message = testing::run_in_child(at(zero2, "message"));
+  const RunResult flow = run_simulation(at(zero2, "flow"));
+  expect_same_iterations(flow, analytic);
+  expect_same_events(flow, analytic);
+  expect_same_traffic(flow, analytic);
+  expect_same_iterations(message, flow);
+  expect_same_traffic(message, flow);
+}
+
+TEST(LayoutSimulated, ZeroThreeGathersShareTheRingWithReduceScatters) {
+  // ZeRO-3 prefetches: in backward the gather of unit k + 2 is issued when unit k's backward ends, together with
+  // unit k's reduce-scatter, on the same ring links, so that both take longer than the analytic level (which
+  // times each alone) says. In forward only the gathers run, one at a time on the gather stream: equal there.
+  std::vector<std::string> zero3 = kZero;
+  zero3.back() = "iterations=1";
+  zero3.push_back("parallel.sharding=zero3");
+  const RunResult analytic = run_simulation(at(zero3, "analytic"));
+  const RunResult flow = run_simulation(at(zero3, "flow"));
+  auto first_backward_s = [](const RunResult& r) {
+    double t = INFINITY;
+    for (const TraceEvent& e : r.events)
+      if (e.worker == 0 && e.category == "backward") t = std::min(t, e.start_s);
+    return t;
+  };
+  const double backward_s = first_backward_s(analytic);
+  expect_same_time(first_backward_s(flow), backward_s);
+  int forward_events = 0;
+  for (std::size_t i = 0; i < analytic.events.size(); ++i) {
+    const TraceEvent& e = analytic.events[i];
+    if (e.worker != 0 || e.end_s > backward_s) continue;
+    ++forward_events;
+    ASSERT_EQ(flow.events[i].name, e.name);
+    expect_same_time(flow.events[i].end_s, e.end_s);
+  }
+  EXPECT_GT(forward_events, 14);  // every unit's gather and forward
+  EXPECT_GT(flow.mean_iteration_s, analytic.mean_iteration_s * (1 + 1e-3));
+}
+
+TEST(LayoutSimulated, FourDataGroupsShareANodesNic) {
+  // TP 4 x DP 2 on two nodes of 4 V100 with one 10 GbE NIC each (v100_4x4_10gbe): a node holds one tensor
+  // group, and its 4 ranks' data groups (0,4), (1,5), (2,6), (3,7) all cross the node's NIC. The last gradient
+  // reduction (the embedding's, after the whole backward) runs on every data group at once with nothing else
+  // on the network. A ring all-reduce of n bytes over 2 ranks is 2 steps of n/2 bytes: the analytic level (and
+  // the flow level alone on the NIC) takes launch + 2 L + n / B, B = 10 Gb/s the route's narrowest link; with
+  // 4 flows sharing the NIC each gets B / 4, so the flow level takes launch + 2 L + 4 n / B: 3 n / B longer.
+  const std::vector<std::string> tp4{"platform=v100_4x4_10gbe", "workers=8",          "model.name=gpt3_125m",
+                                     "batch_size=2",            "gpu.precision=fp16", "parallel.tensor=4",
+                                     "strategy.collective=ring", "iterations=1",      "output.trace_workers=4"};
+  const RunResult analytic = run_simulation(at(tp4, "analytic"));
+  const RunResult flow = run_simulation(at(tp4, "flow"));
+  auto last_reduction = [](const RunResult& r, int worker) {
+    const TraceEvent* last = nullptr;
+    for (const TraceEvent& e : r.events)
+      if (e.worker == worker && e.category == "dp" && (!last || e.start_s > last->start_s)) last = &e;
+    return *last;
+  };
+  const TraceEvent alone = last_reduction(analytic, 0), shared = last_reduction(flow, 0);
+  for (int w = 1; w < 4; ++w) expect_same_time(last_reduction(flow, w).start_s, shared.start_s);  // all at once
+  constexpr double kNic_Bps = 10e9 / 8;
+  expect_same_time(shared.end_s - shared.start_s, alone.end_s - alone.start_s + 3 * shared.bytes / kNic_Bps);
+  EXPECT_GT(flow.mean_iteration_s, analytic.mean_iteration_s);
+}
+
+TEST(RingPhasePlan, FusesIntoTheFusedPhase) {
+  // Two rings over 4 ranks, a size that does not divide: the step-by-step plan carries, per hop, what the fused
+  // phase's flow carries (every chunk but one), in ranks - 1 steps.
+  const std::vector<std::vector<int>> rings{{0, 1, 2, 3}, {0, 2, 1, 3}};
+  const auto steps = actors::flow_steps(collectives::ring_phase_plan(rings, 4, 1003), true);
+  const auto fused = actors::flow_steps(collectives::ring_phase_fused(rings, 4, 1003));
+  ASSERT_EQ(steps.size(), 1u);
+  ASSERT_EQ(fused.size(), 1u);
+  ASSERT_EQ(steps[0].size(), fused[0].size());
+  for (std::size_t i = 0; i < fused[0].size(); ++i) {
+    EXPECT_EQ(steps[0][i].transfer.from, fused[0][i].transfer.from);
+    EXPECT_EQ(steps[0][i].transfer.to, fused[0][i].transfer.to);
+    EXPECT_EQ(steps[0][i].transfer.bytes, fused[0][i].transfer.bytes);
+    EXPECT_EQ(steps[0][i].steps, 3);
+  }
+}
+
+}  // namespace
+}  // namespace dtsim::run
