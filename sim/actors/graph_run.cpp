@@ -33,6 +33,14 @@ StreamTasks stream_tasks(const taskgraph::Program& program) {
   return tasks;
 }
 
+/// Collectives' mailboxes per stream. Collectives on different streams of a rank run at the same time, on the same
+/// pairs at times (ZeRO-3's gathers and reduce-scatters), so each stream has its own; on one stream every member
+/// of a group runs the same program's collectives one after another, so a pair's messages are posted and
+/// received in the same order and FIFO matching never mixes two collectives up, however far apart the members
+/// are (the message level has no barrier). A channel per collective instance would do the same with a mailbox
+/// per message that SimGrid keeps to the end: 0.9 GB for the 7B TP8xDP8 iteration.
+constexpr std::array<const char*, taskgraph::kStreams> kChannels{"compute:", "tensor:", "data:", "gather:", "pipeline:"};
+
 /// The mailbox of receive `task` of `rank`.
 sg4::Mailbox* receive_box(int rank, int task) {
   return sg4::Mailbox::by_name("p" + std::to_string(rank) + ":" + std::to_string(task));
@@ -140,7 +148,7 @@ class GraphExecutor {
       return;
     }
     if (!p.steps) return;  // a group of one
-    execute_steps(rank, *p.steps, fabric_, "c" + std::to_string(p.instance) + "." + std::to_string(i) + ":", traffic);
+    execute_steps(rank, *p.steps, fabric_, kChannels[static_cast<std::size_t>(t.stream)], traffic);
     if (!fuse_ || p.members < 2) return;
     // Fused flows end at different times on different ranks; the collective ends for all at the last one.
     const std::pair<int, int> key{p.instance, i};

@@ -20,7 +20,7 @@ namespace dtsim::actors {
 struct RankPart {
   std::shared_ptr<const std::vector<RankStep>> steps;  ///< collectives: this rank's steps, in global ranks
   double launch_s = 0;  ///< waited before the transfers (the collective's launch, where its plan does not charge it)
-  int instance = -1;    ///< collectives: the group instance's first rank (with the task: its channel and barrier)
+  int instance = -1;    ///< collectives: the group instance's first rank (with the task: the flow level's barrier)
   int members = 1;      ///< collectives: ranks of the group instance
   int peer = -1;        ///< sends: the receiving rank
 };
@@ -43,8 +43,8 @@ struct GraphRun {
 std::int64_t graph_actors(const taskgraph::TaskGraph& graph, const std::vector<int>& role);
 
 /// Runs `graph` (check()ed) on `platform`, rank r on host r. Compute tasks sleep their duration; a collective
-/// waits its launch, then runs the rank's steps (execute_steps) on a channel of its own (group instance, task),
-/// so that concurrent collectives never match each other's messages; with `fuse` (the flow level) the group's
+/// waits its launch, then runs the rank's steps (execute_steps) on its stream's channel, so that concurrent
+/// collectives never match each other's messages; with `fuse` (the flow level) the group's
 /// members then wait for each other, as a collective's step dependencies keep them within a step. A send puts
 /// its bytes on the mailbox of the matching receive, whose rank is its permanent receiver (the transfer starts
 /// at once, as the analytic level assumes); the receive ends when the bytes are there. Creates the process's

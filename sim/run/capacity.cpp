@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "sim/actors/actor_contexts.hpp"
+#include "sim/actors/graph_run.hpp"
 #include "sim/actors/rank_steps.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
@@ -53,6 +54,12 @@ ActorCount gossip_actors(const actors::GossipSetup& setup) {
   const int workers = setup.graph.size();
   if (setup.push_sum) senders = 0;  // SGP sends from the communication actor itself
   return {2 * workers + senders, fmt::format("{} workers x 2 and {} senders to neighbours", workers, senders)};
+}
+
+ActorCount layout_actors(const taskgraph::TaskGraph& graph, const std::vector<int>& role) {
+  return {actors::graph_actors(graph, role),
+          fmt::format("{} ranks x the streams of their stage's program (compute, tensor, data, gather, pipeline)",
+                      role.size())};
 }
 
 std::int64_t simulation_bytes(const ActorCount& count, int hosts) {

@@ -4,12 +4,14 @@
 /// memory, mappings), so that a run too large for the machine is refused with the way out instead of aborting.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "sim/actors/gossip_exchanger.hpp"
 #include "sim/actors/ps_exchanger.hpp"
 #include "sim/core/process_limits.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scheduling/iteration_plan.hpp"
+#include "sim/taskgraph/task_graph.hpp"
 
 namespace dtsim::run {
 
@@ -27,6 +29,9 @@ ActorCount allreduce_actors(const scheduling::IterationPlan& plan, int workers);
 ActorCount ps_actors(const actors::PsSetup& setup);
 /// Gossip: the workers' two actors and, while a bucket is exchanged, one sender per neighbour.
 ActorCount gossip_actors(const actors::GossipSetup& setup);
+
+/// Parallel layouts: one actor per rank and stream its stage's program uses (actors::graph_actors).
+ActorCount layout_actors(const taskgraph::TaskGraph& graph, const std::vector<int>& role);
 
 /// Bytes a run with `count` actors on a platform of `hosts` hosts adds to the process (SimGrid's engine, the
 /// actors' stacks and objects, its hosts, links and routes).

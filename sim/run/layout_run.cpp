@@ -412,9 +412,7 @@ RunResult run_layout(const scenario::Scenario& s) {
         [&](int rank) { return stage_traffic[role_of(rank)]; });
   } else {
     const actors::GraphRanks ranks = graph_ranks(s, work.graph, placement, costs);
-    const ActorCount count{actors::graph_actors(work.graph, ranks.role),
-                           fmt::format("{} ranks x the streams of their stage's program", s.workers)};
-    refuse_oversized(s, count, core::read_process_limits(),
+    refuse_oversized(s, layout_actors(work.graph, ranks.role), core::read_process_limits(),
                      s.fidelity == scenario::Fidelity::flow ? "strategy.fidelity = \"analytic\", or fewer workers"
                                                             : "strategy.fidelity = \"flow\" or \"analytic\", or fewer workers");
     const actors::GraphRun run = actors::simulate_graph(s.platform, work.graph, ranks, s.fidelity == scenario::Fidelity::flow);

@@ -53,6 +53,31 @@ TEST(Capacity, ParameterServerCountsATaskAndAPushPerPiece) {
   EXPECT_EQ(ps_actors(ps_setup(s, plan, work)).actors, 4 * 2 + 2 + 4 * 2 * 3);
 }
 
+TEST(Capacity, ALayoutHasAnActorPerRankAndStreamItsStageUses) {
+  // Stage 0 computes, all-reduces on the tensor stream and sends on the pipeline stream (3 streams); stage 1
+  // receives and computes on its compute stream (1). Two ranks of stage 0, one of stage 1.
+  taskgraph::TaskGraph graph;
+  graph.programs.resize(2);
+  graph.programs[0].add({});
+  taskgraph::Task allreduce;
+  allreduce.op = taskgraph::Op::allreduce;
+  allreduce.stream = taskgraph::Stream::tensor;
+  allreduce.group = "tensor";
+  graph.programs[0].add(allreduce);
+  taskgraph::Task send;
+  send.op = taskgraph::Op::send;
+  send.stream = taskgraph::Stream::pipeline;
+  send.peer = 1;
+  const int sent = graph.programs[0].add(send);
+  taskgraph::Task recv;
+  recv.op = taskgraph::Op::recv;
+  recv.peer = 0;
+  recv.match = sent;
+  graph.programs[1].add(recv);
+  graph.programs[1].add({});
+  EXPECT_EQ(layout_actors(graph, {0, 0, 1}).actors, 2 * 3 + 1);
+}
+
 TEST(Capacity, SimulationBytesAreTheActorsAndTheHosts) {
   EXPECT_EQ(simulation_bytes({2000, ""}, 0) - simulation_bytes({1000, ""}, 0), actors::actor_bytes(1000));
   EXPECT_GT(simulation_bytes({1000, ""}, 100), simulation_bytes({1000, ""}, 0));
