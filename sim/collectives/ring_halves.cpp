@@ -8,40 +8,46 @@
 
 namespace dtsim::collectives {
 
+namespace {
+
+/// Calls hop(from, to, share, r) for every hop of every ring: the rank at place r, its successor, and the
+/// bytes of the ring's share of the vector (chunk_bytes over the rings).
+template <class Hop>
+void for_each_hop(const std::vector<std::vector<int>>& rings, int ranks, std::int64_t bytes, Hop hop) {
+  const int channels = static_cast<int>(rings.size());
+  for (int c = 0; c < channels; ++c) {
+    const std::vector<int>& ring = rings[static_cast<std::size_t>(c)];
+    DTSIM_CHECK(static_cast<int>(ring.size()) == ranks, "a ring must visit every rank once");
+    const std::int64_t share = chunk_bytes(bytes, channels, c);
+    for (int r = 0; r < ranks; ++r)
+      hop(ring[static_cast<std::size_t>(r)], ring[static_cast<std::size_t>((r + 1) % ranks)], share, r);
+  }
+}
+
+}  // namespace
+
 std::vector<FusedStep> ring_phase_fused(const std::vector<std::vector<int>>& rings, int ranks, std::int64_t bytes) {
   DTSIM_CHECK(ranks >= 1 && bytes >= 0 && !rings.empty(), "a ring phase needs a ring, a rank and a size >= 0");
   std::vector<FusedStep> fused;
   if (ranks == 1) return fused;
   FusedStep& step = fused.emplace_back();
   step.steps = ranks - 1;
-  const int channels = static_cast<int>(rings.size());
-  for (int c = 0; c < channels; ++c) {
-    const std::vector<int>& ring = rings[static_cast<std::size_t>(c)];
-    DTSIM_CHECK(static_cast<int>(ring.size()) == ranks, "a ring must visit every rank once");
-    const std::int64_t share = chunk_bytes(bytes, channels, c);
-    // Over the phase the rank at place r sends every chunk but one (all-gather: the one it receives last,
-    // chunk r + 1; reduce-scatter: its own reduced chunk, which it keeps): share less that chunk.
-    for (int r = 0; r < ranks; ++r)
-      step.transfers.push_back({ring[static_cast<std::size_t>(r)], ring[static_cast<std::size_t>((r + 1) % ranks)],
-                                share - chunk_bytes(share, ranks, (r + 1) % ranks)});
-  }
+  // Over the phase the rank at place r sends every chunk but one (all-gather: the one it receives last,
+  // chunk r + 1; reduce-scatter: its own reduced chunk, which it keeps): share less that chunk.
+  for_each_hop(rings, ranks, bytes, [&](int from, int to, std::int64_t share, int r) {
+    step.transfers.push_back({from, to, share - chunk_bytes(share, ranks, (r + 1) % ranks)});
+  });
   return fused;
 }
 
 Schedule ring_phase_plan(const std::vector<std::vector<int>>& rings, int ranks, std::int64_t bytes) {
   DTSIM_CHECK(ranks >= 1 && bytes >= 0 && !rings.empty(), "a ring phase needs a ring, a rank and a size >= 0");
   Schedule plan{ranks, {}};
-  const int channels = static_cast<int>(rings.size());
   for (int k = 0; k + 1 < ranks; ++k) {
     Step& step = plan.steps.emplace_back();
-    for (int c = 0; c < channels; ++c) {
-      const std::vector<int>& ring = rings[static_cast<std::size_t>(c)];
-      DTSIM_CHECK(static_cast<int>(ring.size()) == ranks, "a ring must visit every rank once");
-      const std::int64_t share = chunk_bytes(bytes, channels, c);
-      for (int r = 0; r < ranks; ++r)
-        step.transfers.push_back({ring[static_cast<std::size_t>(r)], ring[static_cast<std::size_t>((r + 1) % ranks)],
-                                  chunk_bytes(share, ranks, ((r - k) % ranks + ranks) % ranks)});
-    }
+    for_each_hop(rings, ranks, bytes, [&](int from, int to, std::int64_t share, int r) {
+      step.transfers.push_back({from, to, chunk_bytes(share, ranks, ((r - k) % ranks + ranks) % ranks)});
+    });
   }
   return plan;
 }
@@ -51,15 +57,10 @@ double ring_phase_time_s(const std::vector<std::vector<int>>& rings, int ranks, 
   if (ranks <= 1) return 0.0;
   std::vector<core::Path> paths;
   std::vector<double> largest;
-  const int channels = static_cast<int>(rings.size());
-  for (int c = 0; c < channels; ++c) {
-    const std::vector<int>& ring = rings[static_cast<std::size_t>(c)];
-    const std::int64_t share = chunk_bytes(bytes, channels, c);
-    for (int r = 0; r < ranks; ++r) {
-      paths.push_back(network.path(ring[static_cast<std::size_t>(r)], ring[static_cast<std::size_t>((r + 1) % ranks)]));
-      largest.push_back(static_cast<double>(chunk_bytes(share, ranks, 0)));
-    }
-  }
+  for_each_hop(rings, ranks, bytes, [&](int from, int to, std::int64_t share, int) {
+    paths.push_back(network.path(from, to));
+    largest.push_back(static_cast<double>(chunk_bytes(share, ranks, 0)));
+  });
   std::vector<const core::Path*> pointers;
   for (const core::Path& p : paths) pointers.push_back(&p);
   std::vector<int> scratch(static_cast<std::size_t>(network.link_count()), 0);

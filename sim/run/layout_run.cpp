@@ -107,6 +107,12 @@ class CommCosts {
     return t.op == Op::allreduce && allreduce_->charges_launch() ? 0.0 : launch_s_;
   }
 
+  /// What makes two communication tasks cost the same: (role, operation, group, bytes, peer of a send).
+  using Key = std::tuple<int, Op, std::string, std::int64_t, int>;
+  Key key(int role, const Task& t) const {
+    return {role, t.op, t.op == Op::send ? std::string() : t.group, t.bytes, t.op == Op::send ? t.peer : -1};
+  }
+
   /// Bytes the representative of `role` sends and receives in task `t`.
   collectives::RankTraffic traffic(int role, const Task& t) { return entry(role, t).traffic; }
 
@@ -138,15 +144,11 @@ class CommCosts {
   }
 
  private:
-  using Key = std::tuple<int, Op, std::string, std::int64_t, int>;
   struct Entry {
     double time_s = 0;
     collectives::RankTraffic traffic;
   };
 
-  Key key(int role, const Task& t) const {
-    return {role, t.op, t.op == Op::send ? std::string() : t.group, t.bytes, t.op == Op::send ? t.peer : -1};
-  }
 
   std::vector<int> members(int role, const Task& t) const {
     const int rank = placement_.representative(role);
@@ -255,14 +257,13 @@ actors::GraphRanks graph_ranks(const scenario::Scenario& s, const taskgraph::Tas
   std::int64_t messages = 0;
   for (std::size_t r = 0; r < graph.programs.size(); ++r) {
     const auto& tasks = graph.programs[r].tasks;
-    std::map<std::tuple<Op, std::string, std::int64_t, int>, int> kinds;
+    std::map<CommCosts::Key, int> kinds;
     std::vector<int>& part_of = out.part_of.emplace_back(tasks.size(), -1);
     for (std::size_t i = 0; i < tasks.size(); ++i) {
       const Task& t = tasks[i];
       if (t.op == Op::compute || t.op == Op::recv) continue;
       const bool send = t.op == Op::send;
-      const auto [at, added] = kinds.emplace(std::tuple{t.op, send ? std::string() : t.group, t.bytes, send ? t.peer : -1},
-                                             static_cast<int>(first_of[r].size()));
+      const auto [at, added] = kinds.emplace(costs.key(static_cast<int>(r), t), static_cast<int>(first_of[r].size()));
       part_of[i] = at->second;
       if (!added) continue;
       first_of[r].push_back(static_cast<int>(i));
