@@ -6,8 +6,10 @@
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Barrier.hpp>
+#include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
+#include <simgrid/s4u/Mutex.hpp>
 
 #include "sim/actors/condition.hpp"
 #include "sim/actors/engine.hpp"
@@ -48,8 +50,10 @@ sg4::Mailbox* receive_box(int rank, int task) {
 
 class GraphExecutor {
  public:
-  GraphExecutor(const taskgraph::TaskGraph& graph, const GraphRanks& ranks, const platform::Fabric& fabric, bool fuse)
-      : graph_(graph), ranks_(ranks), fabric_(fabric), fuse_(fuse), states_(ranks.role.size()) {
+  GraphExecutor(const taskgraph::TaskGraph& graph, const GraphRanks& ranks, const platform::Fabric& fabric, bool fuse,
+                double overlap_slowdown)
+      : graph_(graph), ranks_(ranks), fabric_(fabric), fuse_(fuse), slowdown_(overlap_slowdown),
+        states_(ranks.role.size()) {
     for (const taskgraph::Program& p : graph.programs) {
       streams_.push_back(stream_tasks(p));
       receive_of_.emplace_back(p.tasks.size(), -1);
@@ -91,6 +95,9 @@ class GraphExecutor {
   struct RankState {
     std::vector<char> done;  ///< per task of the rank's program
     Condition changed;       ///< a task of the rank ended
+    int communicating = 0;   ///< the rank's collectives and sends in progress
+    sg4::MutexPtr mutex = sg4::Mutex::create();                                 ///< guards communicating
+    sg4::ConditionVariablePtr comm_changed = sg4::ConditionVariable::create();  ///< communicating changed
   };
   /// The members of a collective instance that have not reached its end yet.
   struct Meeting {
@@ -114,10 +121,37 @@ class GraphExecutor {
       });
       taskgraph::Span& span = run_.spans[static_cast<std::size_t>(rank)][static_cast<std::size_t>(i)];
       span.start_s = sg4::Engine::get_clock();
+      const bool communicates = t.op != Op::compute && t.op != Op::recv;
+      if (communicates) communicating(state, +1);
       execute(rank, i, t);
+      if (communicates) communicating(state, -1);
       span.end_s = sg4::Engine::get_clock();
       state.done[static_cast<std::size_t>(i)] = 1;
       state.changed.notify_all();
+    }
+  }
+
+  /// The rank's communication in progress goes up or down by `delta`; its computation re-evaluates its speed.
+  void communicating(RankState& state, int delta) {
+    if (slowdown_ == 1) return;
+    const std::unique_lock lock(*state.mutex);
+    state.communicating += delta;
+    state.comm_changed->notify_all();
+  }
+
+  /// Computes `work_s` of work, at 1 / slowdown of the speed while the rank communicates (run::CommOverlap).
+  void compute(RankState& state, double work_s) {
+    if (slowdown_ == 1) {
+      sg4::this_actor::sleep_for(work_s);
+      return;
+    }
+    std::unique_lock lock(*state.mutex);
+    for (double t = sg4::Engine::get_clock(), left = work_s; left > 0;) {
+      const double slowdown = state.communicating > 0 ? slowdown_ : 1.0;
+      if (state.comm_changed->wait_until(lock, t + left * slowdown) == std::cv_status::timeout) break;
+      const double now = sg4::Engine::get_clock();
+      left -= (now - t) / slowdown;
+      t = now;
     }
   }
 
@@ -131,7 +165,7 @@ class GraphExecutor {
     static char payload = 0;
     run::WorkerTraffic& traffic = run_.traffic[static_cast<std::size_t>(rank)];
     if (t.op == Op::compute) {
-      sg4::this_actor::sleep_for(t.duration_s);
+      compute(states_[static_cast<std::size_t>(rank)], t.duration_s);
       return;
     }
     if (t.op == Op::recv) {
@@ -163,6 +197,7 @@ class GraphExecutor {
   const GraphRanks& ranks_;
   const platform::Fabric& fabric_;
   bool fuse_;
+  double slowdown_;
   std::vector<StreamTasks> streams_;              ///< per role
   std::vector<std::vector<int>> receive_of_;      ///< [role][send task]: the matching receive in the peer's program
   std::vector<RankState> states_;                 ///< per rank
@@ -185,14 +220,14 @@ std::int64_t graph_actors(const taskgraph::TaskGraph& graph, const std::vector<i
 }
 
 GraphRun simulate_graph(const platform::PlatformSpec& platform, const taskgraph::TaskGraph& graph,
-                        const GraphRanks& ranks, bool fuse) {
+                        const GraphRanks& ranks, bool fuse, double overlap_slowdown) {
   taskgraph::check(graph);
   DTSIM_CHECK(static_cast<int>(ranks.role.size()) <= platform.hosts(), "ranks must fit on the platform");
   DTSIM_CHECK(ranks.parts.size() == ranks.role.size(), "parts per rank");
   sg4::Engine engine = make_engine(graph_actors(graph, ranks.role));
   const std::vector<sg4::Host*> hosts = platform::build_simgrid_platform(platform, ranks.pairs);
   const platform::Fabric fabric(platform);
-  GraphExecutor executor(graph, ranks, fabric, fuse);
+  GraphExecutor executor(graph, ranks, fabric, fuse, overlap_slowdown);
   executor.start(hosts);
   engine.run();
   return executor.result();

@@ -47,9 +47,10 @@ std::int64_t graph_actors(const taskgraph::TaskGraph& graph, const std::vector<i
 /// collectives never match each other's messages; with `fuse` (the flow level) the group's
 /// members then wait for each other, as a collective's step dependencies keep them within a step. A send puts
 /// its bytes on the mailbox of the matching receive, whose rank is its permanent receiver (the transfer starts
-/// at once, as the analytic level assumes); the receive ends when the bytes are there. Creates the process's
-/// one SimGrid engine: call at most once per process.
+/// at once, as the analytic level assumes); the receive ends when the bytes are there. While a rank's
+/// collectives or sends run, its computation progresses at 1 / `overlap_slowdown` of its speed (gpu_profile.hpp).
+/// Creates the process's one SimGrid engine: call at most once per process.
 GraphRun simulate_graph(const platform::PlatformSpec& platform, const taskgraph::TaskGraph& graph,
-                        const GraphRanks& ranks, bool fuse);
+                        const GraphRanks& ranks, bool fuse, double overlap_slowdown);
 
 }  // namespace dtsim::actors

@@ -416,7 +416,8 @@ RunResult run_layout(const scenario::Scenario& s) {
     refuse_oversized(s, layout_actors(work.graph, ranks.role), core::read_process_limits(),
                      s.fidelity == scenario::Fidelity::flow ? "strategy.fidelity = \"analytic\", or fewer workers"
                                                             : "strategy.fidelity = \"flow\" or \"analytic\", or fewer workers");
-    const actors::GraphRun run = actors::simulate_graph(s.platform, work.graph, ranks, s.fidelity == scenario::Fidelity::flow);
+    const actors::GraphRun run = actors::simulate_graph(s.platform, work.graph, ranks, s.fidelity == scenario::Fidelity::flow,
+                                                         s.gpu.overlap_slowdown);
     timeline = timeline_of(
         s, work, placement,
         [&](int rank) -> const std::vector<taskgraph::Span>& { return run.spans[static_cast<std::size_t>(rank)]; },
