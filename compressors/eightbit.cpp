@@ -14,6 +14,8 @@
 #include <cmath>
 #include <vector>
 
+#include "compressors/eightbit_table.hpp"
+#include "compressors/element_codecs.hpp"
 #include "compressors/factories.hpp"
 #include "compressors/reductions.hpp"
 #include "compressors/wire.hpp"
@@ -41,53 +43,35 @@ std::array<float, 256> dynamic_tree() {
   return table;
 }
 
-const std::array<float, 256>& values() {
-  static const std::array<float, 256> table = dynamic_tree();
+// The smallest float of a bucket of the top 16 bits: for negative values its lowest value has the largest magnitude.
+float bucket_low(std::uint32_t bucket) {
+  const std::uint32_t bits = bucket << 16;
+  return (bits >> 31) ? std::bit_cast<float>(bits | 0xffffu) : std::bit_cast<float>(bits);
+}
+
+// Midpoints between neighbours: index = number of midpoints strictly below t (ties go to the lower value). The
+// bucket starts let eightbit_code skip the binary search: the scan from start[bucket] passes the at most few
+// midpoints inside the bucket (codes are at least 2^-7 relative apart above 1e-7, fewer below).
+EightBitTable build_table() {
+  EightBitTable t;
+  t.values = dynamic_tree();
+  for (std::size_t i = 0; i < t.midpoints.size(); ++i) t.midpoints[i] = (t.values[i] + t.values[i + 1]) / 2.0f;
+  t.start.resize(std::size_t{1} << 16);
+  for (std::uint32_t bucket = 0; bucket < t.start.size(); ++bucket)
+    t.start[bucket] = static_cast<std::uint8_t>(
+        std::lower_bound(t.midpoints.begin(), t.midpoints.end(), bucket_low(bucket)) - t.midpoints.begin());
+  t.zero = static_cast<std::uint8_t>(std::lower_bound(t.values.begin(), t.values.end(), 0.0f) - t.values.begin());
+  return t;
+}
+
+}  // namespace
+
+const EightBitTable& eightbit_table() {
+  static const EightBitTable table = build_table();
   return table;
 }
 
-// Midpoints between neighbours: index = number of midpoints strictly below t (ties go to the lower value).
-const std::array<float, 255>& midpoints() {
-  static const std::array<float, 255> mid = [] {
-    std::array<float, 255> m{};
-    for (std::size_t i = 0; i < m.size(); ++i) m[i] = (values()[i] + values()[i + 1]) / 2.0f;
-    return m;
-  }();
-  return mid;
-}
-
-// The same index without a binary search: the top 16 bits of t (sign, exponent, 7 mantissa bits) name a bucket
-// whose lower end is at most t; start[bucket] counts the midpoints below that end, and the scan from there passes
-// the at most few midpoints inside the bucket (codes are at least 2^-7 relative apart above 1e-7, fewer below).
-class Rounder {
- public:
-  Rounder() : start_(1 << 16) {
-    const std::array<float, 255>& mid = midpoints();
-    for (std::uint32_t bucket = 0; bucket < start_.size(); ++bucket) {
-      const float low = bucket_low(bucket);
-      start_[bucket] = static_cast<std::uint8_t>(std::lower_bound(mid.begin(), mid.end(), low) - mid.begin());
-    }
-  }
-  std::uint8_t index(float t) const {
-    const std::array<float, 255>& mid = midpoints();
-    std::size_t q = start_[std::bit_cast<std::uint32_t>(t) >> 16];
-    while (q < mid.size() && mid[q] < t) ++q;
-    return static_cast<std::uint8_t>(q);
-  }
-
- private:
-  // The smallest float of the bucket: for negative values the bucket's lowest value has the largest magnitude.
-  static float bucket_low(std::uint32_t bucket) {
-    const std::uint32_t bits = bucket << 16;
-    return (bits >> 31) ? std::bit_cast<float>(bits | 0xffffu) : std::bit_cast<float>(bits);
-  }
-  std::vector<std::uint8_t> start_;
-};
-
-const Rounder& rounder() {
-  static const Rounder r;
-  return r;
-}
+namespace {
 
 class EightBit final : public Compressor {
  public:
@@ -99,19 +83,17 @@ class EightBit final : public Compressor {
     const float inv = top > 0.0f ? 1.0f / top : 0.0f;
     wire::put_one(msg.payload, top);
     msg.payload.resize(4 + grad.size());
-    const Rounder& r = rounder();
-    const auto zero = static_cast<std::uint8_t>(std::lower_bound(values().begin(), values().end(), 0.0f) - values().begin());
-    for (std::size_t i = 0; i < grad.size(); ++i) {
-      const float t = grad[i] * inv;
-      msg.payload[4 + i] = static_cast<std::byte>(std::isnan(t) ? zero : r.index(t));
-    }
+    const EightBitTable& t = eightbit_table();
+    for (std::size_t i = 0; i < grad.size(); ++i)
+      msg.payload[4 + i] = static_cast<std::byte>(eightbit_code(grad[i], inv, t.start.data(), t.midpoints.data(), t.zero));
     msg.wire_size = static_cast<core::Bytes>(msg.payload.size());
   }
 
   void decompress(const Compressed& msg, std::span<float> out) const override {
     DTSIM_CHECK(msg.payload.size() == 4 + out.size(), "eightbit payload does not match the tensor");
     const float top = wire::get<float>(msg.payload, 0);
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = values()[static_cast<std::uint8_t>(msg.payload[4 + i])] * top;
+    const std::array<float, 256>& values = eightbit_table().values;
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = values[static_cast<std::uint8_t>(msg.payload[4 + i])] * top;
   }
 };
 

@@ -123,6 +123,17 @@ DTSIM_HOST_DEVICE inline float qsgd_inverse_unit(float norm, float s) {
   return norm > 0.0f && finite ? s / norm : 0.0f;
 }
 
+/// eightbit's code of x at inv = 1 / max|x| (compressors/eightbit_table.hpp): t = x inv rounds to the nearest
+/// table value (ties to the lower one) by scanning the midpoints from start[top 16 bits of t]; NaN gives `zero`.
+DTSIM_HOST_DEVICE inline std::uint8_t eightbit_code(float x, float inv, const std::uint8_t* start, const float* mid,
+                                                    std::uint8_t zero) {
+  const float t = x * inv;
+  if (t != t) return zero;
+  std::uint32_t q = start[float_bits(t) >> 16];
+  while (q < 255u && mid[q] < t) ++q;
+  return static_cast<std::uint8_t>(q);
+}
+
 /// Magnitude order key of a float: |x| as an integer; NaN ranks above +Inf.
 DTSIM_HOST_DEVICE inline std::int32_t magnitude_key(std::uint32_t bits) {
   return static_cast<std::int32_t>(bits & 0x7fffffffu);

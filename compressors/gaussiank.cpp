@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "compressors/factories.hpp"
+#include "compressors/gaussiank_threshold.hpp"
 #include "compressors/reductions.hpp"
 #include "compressors/rng.hpp"
 #include "compressors/wire.hpp"
@@ -42,9 +43,21 @@ double normal_quantile(double p) {
          (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1.0);
 }
 
+}  // namespace
+
+double gaussiank_z(double ratio) { return normal_quantile(1.0 - ratio / 2.0); }
+
+float gaussiank_fit(double sum, double sum_squares, std::size_t n, double z) {
+  const double mean = sum / static_cast<double>(n);
+  const double var = n > 1 ? std::max(0.0, (sum_squares - sum * mean) / static_cast<double>(n - 1)) : 0.0;
+  return static_cast<float>(mean + z * std::sqrt(var));
+}
+
+namespace {
+
 class GaussianK final : public Compressor {
  public:
-  explicit GaussianK(double ratio) : ratio_(ratio), z_(normal_quantile(1.0 - ratio / 2.0)) {}
+  explicit GaussianK(double ratio) : ratio_(ratio), z_(gaussiank_z(ratio)) {}
   std::string_view name() const override { return "gaussiank"; }
 
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {
@@ -54,21 +67,8 @@ class GaussianK final : public Compressor {
     if (n > 0) {
       const std::size_t k = std::max<std::size_t>(1, static_cast<std::size_t>(static_cast<double>(n) * ratio_));
       const Moments m = moments(grad);
-      const double mean = m.sum / static_cast<double>(n);
-      const double var = n > 1 ? std::max(0.0, (m.sum_squares - m.sum * mean) / static_cast<double>(n - 1)) : 0.0;
-      auto tau = static_cast<float>(mean + z_ * std::sqrt(var));
-      float used = tau;  // the selection uses the last threshold counted, as the reference's loop does
-      for (int loop = 0; loop < 3; ++loop) {
-        used = tau;
-        const std::size_t count = above(grad, used);
-        if (3 * count < 2 * k) {
-          tau = used * 0.5f;
-        } else if (3 * count > 4 * k) {
-          tau = used * 1.5f;
-        } else {
-          break;
-        }
-      }
+      const float used = gaussiank_threshold(gaussiank_fit(m.sum, m.sum_squares, n, z_), k,
+                                             [&](float tau) { return above(grad, tau); });
       for (std::size_t i = 0; i < n && indices_.size() < k; ++i)
         if (std::fabs(grad[i]) > used) indices_.push_back(static_cast<std::int64_t>(i));
     }

@@ -102,4 +102,13 @@ DTSIM_HOST_DEVICE inline void atomic_add(unsigned long long* p, unsigned long lo
 #endif
 }
 
+/// *p |= v, atomically on the GPU.
+DTSIM_HOST_DEVICE inline void atomic_or(std::uint32_t* p, std::uint32_t v) {
+#if defined(__CUDA_ARCH__)
+  atomicOr(reinterpret_cast<unsigned int*>(p), v);
+#else
+  *p |= v;
+#endif
+}
+
 }  // namespace dtsim::compressors

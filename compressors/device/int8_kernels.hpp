@@ -6,16 +6,6 @@
 
 namespace dtsim::compressors::device {
 
-/// max |x| (NaN ignored; exact in any order).
-struct MaxAbs {
-  float m = 0.0f;
-  DTSIM_HOST_DEVICE void add(float x) {
-    const float a = bits_float(float_bits(x) & 0x7fffffffu);
-    m = a > m ? a : m;
-  }
-  DTSIM_HOST_DEVICE void merge(const MaxAbs& o) { m = o.m > m ? o.m : m; }
-};
-
 /// scale = max / 127 (to the payload), inv = 127 / max (0 for an all-zero tensor).
 struct Int8Scale {
   float* scale;

@@ -4,18 +4,22 @@
 #include "compressors/device/adacomp_kernels.hpp"
 #include "compressors/device/bf16_kernels.hpp"
 #include "compressors/device/dgc_kernels.hpp"
+#include "compressors/device/eightbit_kernels.hpp"
 #include "compressors/device/fp16_kernels.hpp"
+#include "compressors/device/gaussiank_kernels.hpp"
 #include "compressors/device/int8_kernels.hpp"
 #include "compressors/device/natural_kernels.hpp"
 #include "compressors/device/none_kernels.hpp"
 #include "compressors/device/onebit_kernels.hpp"
 #include "compressors/device/qsgd_kernels.hpp"
 #include "compressors/device/randomk_kernels.hpp"
+#include "compressors/device/sbc_kernels.hpp"
 #include "compressors/device/registry.hpp"
 #include "compressors/device/scaled_sign_kernels.hpp"
 #include "compressors/device/sidco_kernels.hpp"
 #include "compressors/device/signsgd_kernels.hpp"
 #include "compressors/device/signum_kernels.hpp"
+#include "compressors/device/stc_kernels.hpp"
 #include "compressors/device/terngrad_kernels.hpp"
 #include "compressors/device/threshold_kernels.hpp"
 #include "compressors/device/topk_kernels.hpp"
@@ -39,5 +43,9 @@
   X("threshold", ThresholdKernels)  \
   X("dgc", DgcKernels)              \
   X("sidco", SidcoKernels)          \
-  X("adacomp", AdaCompKernels)
+  X("adacomp", AdaCompKernels)      \
+  X("eightbit", EightBitKernels)    \
+  X("gaussiank", GaussianKKernels)  \
+  X("stc", StcKernels)              \
+  X("sbc", SbcKernels)
 // clang-format on

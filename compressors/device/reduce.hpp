@@ -48,6 +48,16 @@ void reduce(const float* x, std::int64_t n, DeviceBuffer<Acc>& partial, const Fi
            MergeInOrder<Acc, Finish>{partial.data(), static_cast<std::int64_t>(partial.size()), finish, init});
 }
 
+/// max |x| (NaN ignored; exact in any order).
+struct MaxAbs {
+  float m = 0.0f;
+  DTSIM_HOST_DEVICE void add(float x) {
+    const float a = bits_float(float_bits(x) & 0x7fffffffu);
+    m = a > m ? a : m;
+  }
+  DTSIM_HOST_DEVICE void merge(const MaxAbs& o) { m = o.m > m ? o.m : m; }
+};
+
 /// A Finish that stores the total (for the host to read back).
 template <class Acc>
 struct StoreTotal {

@@ -19,6 +19,7 @@ struct SelectState {
   std::uint32_t mask = 0;       ///< radix select: the bits of threshold already decided
   unsigned long long ties = 0;  ///< kept elements whose key equals threshold (radix select: rank left)
   unsigned long long kept = 0;  ///< after the scan: elements kept
+  std::uint32_t ceiling = 0x7fffffffu;  ///< keys above it are never kept (0x7f800000: NaN never kept)
 };
 
 /// Elements of one thread's chunk above the threshold and equal to it (after the scans: exclusive prefixes).
@@ -71,9 +72,10 @@ struct CountChunk {
   DTSIM_HOST_DEVICE void operator()(Thread t) const {
     ChunkCounts c;
     const auto threshold = static_cast<std::int32_t>(state->threshold);
+    const auto ceiling = static_cast<std::int32_t>(state->ceiling);
     for (std::int64_t i = t.chunk_begin(n); i < t.chunk_end(n); ++i) {
       const std::int32_t key = magnitude_key(float_bits(x[i]));
-      c.above += key > threshold ? 1 : 0;
+      c.above += key > threshold && key <= ceiling ? 1 : 0;
       c.equal += key == threshold ? 1 : 0;
     }
     counts[t.global()] = c;
@@ -130,13 +132,14 @@ struct WriteSelected {
     const ChunkCounts& before = counts[t.global()];
     const ChunkCounts& block = totals[t.block];
     const auto threshold = static_cast<std::int32_t>(state->threshold);
+    const auto ceiling = static_cast<std::int32_t>(state->ceiling);
     const unsigned long long ties = state->ties;
     unsigned long long equal = block.equal + before.equal;
     unsigned long long at = block.above + before.above + (equal < ties ? equal : ties);
     auto* values = reinterpret_cast<float*>(payload + limit * (wide ? 8 : 4));
     for (std::int64_t i = t.chunk_begin(n); i < t.chunk_end(n) && at < limit; ++i) {
       const std::int32_t key = magnitude_key(float_bits(x[i]));
-      bool take = key > threshold;
+      bool take = key > threshold && key <= ceiling;
       if (key == threshold) take = equal++ < ties;
       if (!take) continue;
       if (wide)
@@ -184,9 +187,9 @@ class SparseKernels : public KernelsOn<Launch> {
   }
 
  protected:
-  /// Sets the rule to "key > threshold" (as int32: -1 keeps everything), no ties.
-  void above(std::int32_t threshold) {
-    const SelectState s{static_cast<std::uint32_t>(threshold), 0, 0, 0};
+  /// Sets the rule to "threshold < key <= ceiling" (as int32: -1 keeps everything up to the ceiling), no ties.
+  void above(std::int32_t threshold, std::int32_t ceiling = 0x7fffffff) {
+    const SelectState s{static_cast<std::uint32_t>(threshold), 0, 0, 0, static_cast<std::uint32_t>(ceiling)};
     device_.to_device(state_.data(), &s, sizeof s);
   }
   /// Sets the rule to the k largest keys of x[0, n), ties to the lower index (1 <= k <= n).

@@ -37,6 +37,9 @@ const Case kDeterministic[] = {
     {"sidco", {}},      {"sidco", {{"distribution", std::string("gpareto")}, {"ratio", 0.01}}},
     {"sidco", {{"stages", std::int64_t{1}}}},
     {"randomk", {}},    {"randomk", {{"ratio", 0.5}, {"rescale", true}, {"seed", std::int64_t{9}}}},
+    {"eightbit", {}},   {"gaussiank", {}}, {"gaussiank", {{"ratio", 0.001}}}, {"gaussiank", {{"ratio", 0.5}}},
+    {"stc", {}},        {"stc", {{"ratio", 0.001}}}, {"stc", {{"ratio", 0.3}}}, {"stc", {{"ratio", 1.0}}},
+    {"sbc", {}},        {"sbc", {{"ratio", 0.001}}}, {"sbc", {{"ratio", 0.3}}}, {"sbc", {{"ratio", 1.0}}},
 };
 
 std::string label(const Case& c, std::size_t n, std::size_t input) {
