@@ -123,6 +123,35 @@ DTSIM_HOST_DEVICE inline float qsgd_inverse_unit(float norm, float s) {
   return norm > 0.0f && finite ? s / norm : 0.0f;
 }
 
+/// ECQ-SGD's level of v (compressors/ecqsgd.cpp) with the 32-bit draw u: a = min(|v| inv, s) (NaN gives level
+/// 0), floor(a) + 1[draw < frac(a)] below s, draw = (u >> 8) 2^-24.
+DTSIM_HOST_DEVICE inline std::int32_t ecqsgd_level(float v, std::uint32_t u, float inv, std::int32_t s) {
+  const auto top = static_cast<float>(s);
+  float a = bits_float(float_bits(v) & 0x7fffffffu) * inv;
+  a = top < a ? top : a;  // std::min(a, s): NaN stays NaN
+  if (a != a) return 0;
+  const auto l = static_cast<std::int32_t>(a);
+  const float draw = static_cast<float>(static_cast<std::int32_t>(u >> 8)) * 0x1p-24f;
+  return l + (l < s && draw < a - static_cast<float>(l) ? 1 : 0);
+}
+
+/// srq's level of a rotated coordinate z (compressors/srq.cpp) with the 32-bit draw u: l = (z - lo) inv in
+/// [0, top] (NaN gives 0), floor(l) + 1[draw < frac(l)] below top, draw = (u >> 8) 2^-24.
+DTSIM_HOST_DEVICE inline std::uint32_t srq_level(float z, std::uint32_t u, float lo, float inv, std::uint32_t top) {
+  const float l = (z - lo) * inv;
+  std::uint32_t floor_l = 0;
+  if (l == l) {
+    floor_l = l < static_cast<float>(top) ? static_cast<std::uint32_t>(l) : top;
+  }
+  const float draw = static_cast<float>(static_cast<std::int32_t>(u >> 8)) * 0x1p-24f;
+  return floor_l + (floor_l < top && draw < l - static_cast<float>(floor_l) ? 1u : 0u);
+}
+
+/// A uniform double in [0, 1) from two 32-bit draws: 27 + 26 bits (the 53 of a double's mantissa).
+DTSIM_HOST_DEVICE inline double uniform53(std::uint32_t u0, std::uint32_t u1) {
+  return (static_cast<double>(u0 >> 5) * 67108864.0 + static_cast<double>(u1 >> 6)) * 0x1p-53;
+}
+
 /// eightbit's code of x at inv = 1 / max|x| (compressors/eightbit_table.hpp): t = x inv rounds to the nearest
 /// table value (ties to the lower one) by scanning the midpoints from start[top 16 bits of t]; NaN gives `zero`.
 DTSIM_HOST_DEVICE inline std::uint8_t eightbit_code(float x, float inv, const std::uint8_t* start, const float* mid,

@@ -13,6 +13,7 @@
 #include <cmath>
 
 #include "compressors/factories.hpp"
+#include "compressors/gspar_law.hpp"
 #include "compressors/rng.hpp"
 #include "compressors/wire.hpp"
 
@@ -30,12 +31,12 @@ class GSpar final : public Compressor {
     start_message(msg, grad, id, step, Aggregation::kAllGather);
     indices_.clear();
     values_.clear();
-    const Probabilities law = probabilities(grad);
-    if (law.lambda > 0.0 || law.cap < HUGE_VAL) {
+    const GSparLaw law = probabilities(grad);
+    if (law.sends()) {
       Rng rng(stream_seed(seed_, id, step));
       for (std::size_t i = 0; i < grad.size(); ++i) {
         const double a = std::fabs(static_cast<double>(grad[i]));
-        const double p = a >= law.cap ? 1.0 : law.lambda * a;
+        const double p = gspar_probability(a, law.lambda, law.cap);
         if (rng.uniform() < p) {
           indices_.push_back(static_cast<std::int64_t>(i));
           values_.push_back(static_cast<float>(grad[i] / p));
@@ -49,43 +50,21 @@ class GSpar final : public Compressor {
   void decompress(const Compressed& msg, std::span<float> out) const override { wire::scatter_sparse(msg.payload, out); }
 
  private:
-  // p_i = 1 where |x_i| >= cap, else lambda |x_i| (< 1).
-  struct Probabilities {
-    double lambda = 0.0;
-    double cap = HUGE_VAL;
-  };
-
-  // The fixed point of the greedy algorithm: sum_i p_i = ratio n (or every non-zero capped).
-  Probabilities probabilities(std::span<const float> x) const {
-    const double budget = ratio_ * static_cast<double>(x.size());
-    Probabilities law;
-    double rest = 0.0;
-    for (const float v : x) rest += std::fabs(static_cast<double>(v));
-    if (!(rest > 0.0) || !std::isfinite(rest)) return law;
-    law.lambda = budget / rest;
-    std::size_t capped = 0;
-    for (;;) {
-      // Capping only raises lambda, so the capped set only grows: everything at or above 1 / lambda.
-      const double cap = 1.0 / law.lambda;
-      std::size_t now_capped = 0;
-      rest = 0.0;
+  GSparLaw probabilities(std::span<const float> x) const {
+    double total = 0.0;
+    for (const float v : x) total += std::fabs(static_cast<double>(v));
+    return gspar_law(ratio_, x.size(), total, [&](double cap) {
+      GSparCapped c;
       for (const float v : x) {
         const double a = std::fabs(static_cast<double>(v));
         if (a >= cap) {
-          ++now_capped;
+          ++c.capped;
         } else {
-          rest += a;
+          c.rest += a;
         }
       }
-      if (now_capped == capped) return law;
-      capped = now_capped;
-      law.cap = cap;
-      if (!(rest > 0.0) || budget <= static_cast<double>(capped)) {  // nothing left to spend on
-        law.lambda = 0.0;
-        return law;
-      }
-      law.lambda = (budget - static_cast<double>(capped)) / rest;
-    }
+      return c;
+    });
   }
 
   double ratio_;

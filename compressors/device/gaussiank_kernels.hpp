@@ -37,14 +37,11 @@ class GaussianKKernels final : public SparseKernels<Launch> {
     reader.finish();
     ratio_ = ratio;
     z_ = gaussiank_z(ratio);
-    total_.resize(1);
   }
   void compress(const float* grad, std::int64_t n, TensorId, std::uint64_t, DeviceBuffer<std::byte>& payload) override {
     if (n == 0) return payload.resize(0);
     const auto k = std::max<std::size_t>(1, static_cast<std::size_t>(static_cast<double>(n) * ratio_));
-    reduce<Launch>(grad, n, partial_, StoreTotal<SumAndSquares>{total_.data()});
-    SumAndSquares sums;
-    device_.to_host(&sums, total_.data(), sizeof sums);
+    const auto sums = reduce_to_host<Launch>(device_, grad, n, partial_, total_, SumAndSquares{});
     // The selection uses the last threshold counted: its rule and counts are still on the device.
     std::size_t last = 0;
     gaussiank_threshold(gaussiank_fit(sums.sum, sums.squares, static_cast<std::size_t>(n), z_), k,
@@ -65,7 +62,8 @@ class GaussianKKernels final : public SparseKernels<Launch> {
   }
 
   Device& device_;
-  DeviceBuffer<SumAndSquares> partial_, total_;
+  DeviceBuffer<SumAndSquares> partial_;
+  DeviceBuffer<std::byte> total_;
   double ratio_ = 0.01, z_ = 0.0;
 };
 

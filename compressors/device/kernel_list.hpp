@@ -4,9 +4,11 @@
 #include "compressors/device/adacomp_kernels.hpp"
 #include "compressors/device/bf16_kernels.hpp"
 #include "compressors/device/dgc_kernels.hpp"
+#include "compressors/device/ecqsgd_kernels.hpp"
 #include "compressors/device/eightbit_kernels.hpp"
 #include "compressors/device/fp16_kernels.hpp"
 #include "compressors/device/gaussiank_kernels.hpp"
+#include "compressors/device/gspar_kernels.hpp"
 #include "compressors/device/int8_kernels.hpp"
 #include "compressors/device/natural_kernels.hpp"
 #include "compressors/device/none_kernels.hpp"
@@ -19,6 +21,7 @@
 #include "compressors/device/sidco_kernels.hpp"
 #include "compressors/device/signsgd_kernels.hpp"
 #include "compressors/device/signum_kernels.hpp"
+#include "compressors/device/srq_kernels.hpp"
 #include "compressors/device/stc_kernels.hpp"
 #include "compressors/device/terngrad_kernels.hpp"
 #include "compressors/device/threshold_kernels.hpp"
@@ -47,5 +50,8 @@
   X("eightbit", EightBitKernels)    \
   X("gaussiank", GaussianKKernels)  \
   X("stc", StcKernels)              \
-  X("sbc", SbcKernels)
+  X("sbc", SbcKernels)              \
+  X("srq", SrqKernels)              \
+  X("gspar", GSparKernels)          \
+  X("ecqsgd", EcqsgdKernels)
 // clang-format on

@@ -6,7 +6,7 @@
 /// stream_seed(seed, tensor, step). The host kernel draws from xoshiro128** instead: same law, other bits.
 #include <bit>
 
-#include "compressors/device/kernels.hpp"
+#include "compressors/device/code_stream.hpp"
 #include "compressors/element_codecs.hpp"
 #include "compressors/philox.hpp"
 #include "compressors/rng.hpp"
@@ -52,16 +52,14 @@ struct QsgdEncode {
     for (std::int64_t g = t.tile_begin(groups); g < t.tile_end(groups); g += t.threads) {
       const Philox4x32 u[2] = {philox_block(key, static_cast<std::uint64_t>(2 * g)),
                                philox_block(key, static_cast<std::uint64_t>(2 * g + 1))};
-      std::uint64_t acc = 0;
-      int fill = 0;
-      std::int64_t at = g * q.bits, k = 8 * g / q.bucket;  // k: the bucket of the element (one division a group)
+      CodeWriter w{codes, g * q.bits, q.bits};
+      std::int64_t k = 8 * g / q.bucket;  // the bucket of the element (one division a group)
       float inv = qsgd_inverse_unit(norms[k], q.s);
       for (std::int64_t e = 0, i = 8 * g; e < 8 && i < q.n; ++e, ++i) {
         if (i == (k + 1) * q.bucket) inv = qsgd_inverse_unit(norms[++k], q.s);
-        acc |= std::uint64_t{q.code(x[i], inv, u[e / 4].v[e % 4])} << fill;
-        for (fill += q.bits; fill >= 8; fill -= 8, acc >>= 8) codes[at++] = static_cast<std::uint8_t>(acc);
+        w.put(q.code(x[i], inv, u[e / 4].v[e % 4]));
       }
-      if (fill > 0) codes[at] = static_cast<std::uint8_t>(acc);  // the stream's last, partial byte
+      w.finish();
     }
   }
 };
@@ -75,10 +73,7 @@ struct QsgdDecode {
   DTSIM_HOST_DEVICE void operator()(Thread t) const {
     const std::uint32_t level_mask = (1u << (q.bits - 1)) - 1u;
     for (std::int64_t i = t.tile_begin(q.n); i < t.tile_end(q.n); i += t.threads) {
-      const std::int64_t bit = i * q.bits, at = bit / 8;
-      std::uint32_t word = 0;
-      for (std::int64_t b = 0; b < 3 && at + b < q.code_bytes(); ++b) word |= std::uint32_t{codes[at + b]} << (8 * b);
-      const std::uint32_t c = word >> (bit % 8);
+      const std::uint32_t c = read_code(codes, q.code_bytes(), i, q.bits);
       const float mag = static_cast<float>(c & level_mask) * (norms[i / q.bucket] / q.s);
       out[i] = c & (level_mask + 1) ? -mag : mag;
     }

@@ -65,4 +65,15 @@ struct StoreTotal {
   DTSIM_HOST_DEVICE void operator()(const Acc& a) const { *total = a; }
 };
 
+/// The reduction of x[0, n) from `init` (through `partial`), read back to the host through `result` (resized).
+template <class Launch, class Acc>
+Acc reduce_to_host(Device& device, const float* x, std::int64_t n, DeviceBuffer<Acc>& partial,
+                   DeviceBuffer<std::byte>& result, const Acc& init = {}) {
+  result.resize(sizeof(Acc));
+  reduce<Launch>(x, n, partial, StoreTotal<Acc>{reinterpret_cast<Acc*>(result.data())}, init);
+  Acc a;
+  device.to_host(&a, result.data(), sizeof(Acc));
+  return a;
+}
+
 }  // namespace dtsim::compressors::device

@@ -75,14 +75,15 @@ class SbcKernels final : public SparseKernels<Launch> {
       this->write(y_.data(), n, c, kept);
     }
     const auto* values = reinterpret_cast<const float*>(kept.data() + c * (n >= (std::int64_t{1} << 31) ? 8 : 4));
-    const double total = sum_abs<Launch>(device_, values, c, partial_, total_);
+    const double total = reduce_to_host<Launch>(device_, values, c, partial_, total_, SumOf<MeanAbs>{}).s;
     return {c, c == 0 ? 0.0 : total / static_cast<double>(c)};
   }
 
   Device& device_;
   DeviceBuffer<float> y_;
   DeviceBuffer<std::byte> up_, down_;
-  DeviceBuffer<SumOf<MeanAbs>> partial_, total_;
+  DeviceBuffer<SumOf<MeanAbs>> partial_;
+  DeviceBuffer<std::byte> total_;
   GolombCoder<Launch> golomb_;
   double ratio_ = 0.01;
 };

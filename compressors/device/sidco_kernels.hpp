@@ -81,7 +81,7 @@ class SidcoKernels final : public SparseKernels<Launch> {
   }
   void compress(const float* grad, std::int64_t n, TensorId, std::uint64_t, DeviceBuffer<std::byte>& payload) override {
     if (n == 0) return payload.resize(0);
-    const auto sums = total<SquaresAndAbs>(grad, n, stats_, {});
+    const auto sums = reduce_to_host<Launch>(device_, grad, n, stats_, total_, SquaresAndAbs{});
     const double norm = sqrt(sums.squares);
     const double inv = norm > 0.0 ? 1.0 / norm : 0.0;
     const std::int64_t stages = sidco_stages(ratio_, first_ratio_, stages_);
@@ -93,9 +93,9 @@ class SidcoKernels final : public SparseKernels<Launch> {
     double eta = sidco_quantile(law_, stats, stages == 1 ? ratio_ : first_ratio_);
     const double stage_ratio = sidco_stage_ratio(ratio_, first_ratio_, stages);
     for (std::int64_t stage = 1; stage < stages; ++stage) {  // the exceedances of each stage nest: eta grows
-      const Exceedances e = total<Exceedances>(grad, n, exceed_, {inv, eta, 0, 0.0});
+      const Exceedances e = reduce_to_host<Launch>(device_, grad, n, exceed_, total_, Exceedances{inv, eta, 0, 0.0});
       if (e.count == 0) break;
-      const ExcessMoments m = total<ExcessMoments>(grad, n, excess_, {inv, eta, e.low, 0.0, 0.0});
+      const ExcessMoments m = reduce_to_host<Launch>(device_, grad, n, excess_, total_, ExcessMoments{inv, eta, e.low, 0.0, 0.0});
       SidcoMoments tail;
       tail.mean = m.s1 / static_cast<double>(e.count);
       tail.var = std::max(0.0, m.s2 / static_cast<double>(e.count) - tail.mean * tail.mean);
@@ -107,16 +107,6 @@ class SidcoKernels final : public SparseKernels<Launch> {
   }
 
  private:
-  // The reduction of x[0, n) from `init`, read back to the host.
-  template <class Acc>
-  Acc total(const float* x, std::int64_t n, DeviceBuffer<Acc>& partial, const Acc& init) {
-    total_.resize(sizeof(Acc));
-    reduce<Launch>(x, n, partial, StoreTotal<Acc>{reinterpret_cast<Acc*>(total_.data())}, init);
-    Acc a;
-    device_.to_host(&a, total_.data(), sizeof(Acc));
-    return a;
-  }
-
   Device& device_;
   DeviceBuffer<SquaresAndAbs> stats_;
   DeviceBuffer<Exceedances> exceed_;

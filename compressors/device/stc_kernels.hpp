@@ -11,17 +11,6 @@
 
 namespace dtsim::compressors::device {
 
-/// The sum of |v[0, c)| in double (reduce.hpp), read back to the host.
-template <class Launch>
-double sum_abs(Device& device, const float* v, std::int64_t c, DeviceBuffer<SumOf<MeanAbs>>& partial,
-               DeviceBuffer<SumOf<MeanAbs>>& total) {
-  total.resize(1);
-  reduce<Launch>(v, c, partial, StoreTotal<SumOf<MeanAbs>>{total.data()});
-  SumOf<MeanAbs> sum;
-  device.to_host(&sum, total.data(), sizeof sum);
-  return sum.s;
-}
-
 /// Writes the header [uint32 count][fp32 value] of a Golomb-coded payload to device memory.
 inline void put_header(Device& device, std::byte* payload, std::int64_t count, float value) {
   std::byte header[8];
@@ -68,7 +57,7 @@ class StcKernels final : public SparseKernels<Launch> {
     const std::int64_t stream = golomb_.encode(kept_.data(), c, wide, budget.rice_bits);
     payload.resize(static_cast<std::size_t>(8 + stream + (c + 7) / 8));
     const auto* values = reinterpret_cast<const float*>(kept_.data() + c * (wide ? 8 : 4));
-    const double total = sum_abs<Launch>(device_, values, c, partial_, total_);
+    const double total = reduce_to_host<Launch>(device_, values, c, partial_, total_, SumOf<MeanAbs>{}).s;
     put_header(device_, payload.data(), c, c == 0 ? 0.0f : static_cast<float>(total / static_cast<double>(c)));
     golomb_.copy_to(payload.data() + 8);
     if (c > 0) Launch{}(grid_for((c + 7) / 8), NegativeBits{values, reinterpret_cast<std::uint8_t*>(payload.data() + 8 + stream), c});
@@ -90,7 +79,8 @@ class StcKernels final : public SparseKernels<Launch> {
  private:
   Device& device_;
   DeviceBuffer<std::byte> kept_;
-  DeviceBuffer<SumOf<MeanAbs>> partial_, total_;
+  DeviceBuffer<SumOf<MeanAbs>> partial_;
+  DeviceBuffer<std::byte> total_;
   GolombCoder<Launch> golomb_;
   double ratio_ = 0.01;
 };

@@ -156,16 +156,6 @@ TEST(DeviceKernelsOnCpu, TernGradCodesEachByteWithOnePhiloxBlock) {
   }
 }
 
-// The code of element i in a qsgd bit stream of b-bit codes.
-std::uint32_t qsgd_code_at(std::span<const std::byte> codes, std::size_t i, int b) {
-  std::uint32_t c = 0;
-  for (int k = 0; k < b; ++k) {
-    const std::size_t bit = i * static_cast<std::size_t>(b) + static_cast<std::size_t>(k);
-    c |= ((static_cast<std::uint32_t>(codes[bit / 8]) >> (bit % 8)) & 1u) << k;
-  }
-  return c;
-}
-
 TEST(DeviceKernelsOnCpu, QsgdKeepsTheHostNormsAndCodesEachElementWithItsPhiloxDraw) {
   struct Setting {
     std::int64_t levels, bucket;
@@ -191,7 +181,7 @@ TEST(DeviceKernelsOnCpu, QsgdKeepsTheHostNormsAndCodesEachElementWithItsPhiloxDr
         const std::uint32_t u = philox_block(key, i / 4).v[i % 4];
         const auto level = static_cast<std::uint32_t>(qsgd_level(x[i], u, qsgd_inverse_unit(norm, s), s));
         const std::uint32_t want = level | (x[i] < 0.0f ? 1u << (q.bits - 1) : 0u);
-        ASSERT_EQ(qsgd_code_at(codes, i, q.bits), want) << "levels " << q.levels << " n " << n << " element " << i;
+        ASSERT_EQ(testing::code_at(codes, i, q.bits), want) << "levels " << q.levels << " n " << n << " element " << i;
       }
       std::vector<float> host_out(n), dev_out(n);
       host->decompress(msg, host_out);

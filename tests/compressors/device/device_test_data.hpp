@@ -2,6 +2,7 @@
 /// Inputs for the device-kernel tests: Gaussian, Gaussian with special values, and heavy ties.
 #include <cmath>
 #include <limits>
+#include <span>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -29,6 +30,16 @@ inline std::vector<std::vector<float>> device_inputs(std::size_t n, std::uint64_
 
 /// Lengths around the grid's edges: tails of bytes and Philox blocks, one and several blocks.
 inline const std::vector<std::size_t> kDeviceSizes = {1, 3, 8, 9, 255, 4096, 4097, 70001, 1 << 20};
+
+/// The b-bit code i of an LSB-first bit stream.
+inline std::uint32_t code_at(std::span<const std::byte> codes, std::size_t i, int b) {
+  std::uint32_t c = 0;
+  for (int k = 0; k < b; ++k) {
+    const std::size_t bit = i * static_cast<std::size_t>(b) + static_cast<std::size_t>(k);
+    c |= ((static_cast<std::uint32_t>(codes[bit / 8]) >> (bit % 8)) & 1u) << k;
+  }
+  return c;
+}
 
 /// Compresses x as tensor `id` with `want` and `got`: the same message (payload, wire size, aggregation,
 /// elements), and the same expansion of it, bit for bit.

@@ -1,0 +1,35 @@
+#pragma once
+/// Fixed-width codes in an LSB-first bit stream on the device (compressors/bit_codes.hpp's layout): a thread that
+/// codes elements [8g, 8g + 8) with b-bit codes fills bytes [g b, (g + 1) b) by itself, so no two threads write
+/// one byte; codes are read back through a window of three bytes (b <= 17).
+#include "compressors/device/kernels.hpp"
+
+namespace dtsim::compressors::device {
+
+/// Appends b-bit codes from byte `at` on, a byte at a time.
+struct CodeWriter {
+  std::uint8_t* codes;
+  std::int64_t at;
+  int bits;
+  std::uint64_t acc = 0;
+  int fill = 0;
+  /// Appends one code.
+  DTSIM_HOST_DEVICE void put(std::uint32_t code) {
+    acc |= std::uint64_t{code} << fill;
+    for (fill += bits; fill >= 8; fill -= 8, acc >>= 8) codes[at++] = static_cast<std::uint8_t>(acc);
+  }
+  /// Writes the last, partial byte (the stream's end).
+  DTSIM_HOST_DEVICE void finish() {
+    if (fill > 0) codes[at] = static_cast<std::uint8_t>(acc);
+  }
+};
+
+/// The b-bit code i of a stream of `bytes` bytes.
+DTSIM_HOST_DEVICE inline std::uint32_t read_code(const std::uint8_t* codes, std::int64_t bytes, std::int64_t i, int bits) {
+  const std::int64_t bit = i * bits, at = bit / 8;
+  std::uint32_t word = 0;
+  for (std::int64_t b = 0; b < 3 && at + b < bytes; ++b) word |= std::uint32_t{codes[at + b]} << (8 * b);
+  return (word >> (bit % 8)) & ((1u << bits) - 1u);
+}
+
+}  // namespace dtsim::compressors::device
