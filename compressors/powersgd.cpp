@@ -16,6 +16,7 @@
 #include <map>
 
 #include "compressors/factories.hpp"
+#include "compressors/powersgd_view.hpp"
 #include "compressors/rng.hpp"
 #include "compressors/wire.hpp"
 #include "sim/core/error.hpp"
@@ -44,6 +45,31 @@ Matrix get_matrix(std::span<const std::byte> in, Eigen::Index rows, Eigen::Index
   return m;
 }
 
+}  // namespace
+
+PowerSgdView powersgd_view(std::int64_t declared_rows, std::int64_t declared_cols, std::int64_t n, std::int64_t rank) {
+  PowerSgdView v{declared_rows, declared_cols, 0};
+  if (declared_cols > 0) {
+    DTSIM_CHECK(declared_rows * declared_cols == n, "powersgd: declared shape does not match the tensor");
+  } else {
+    auto side = static_cast<std::int64_t>(std::sqrt(static_cast<double>(n)));
+    while (side * side < n) ++side;
+    v.rows = v.cols = side;
+  }
+  v.rank = std::min({rank, v.rows, v.cols});
+  return v;
+}
+
+std::vector<float> powersgd_initial_q(std::uint64_t seed, std::uint64_t tensor, std::uint64_t step, std::int64_t cols,
+                                      std::int64_t rank) {
+  Rng rng(stream_seed(seed, tensor, step));
+  std::vector<float> q(static_cast<std::size_t>(cols * rank));
+  for (float& v : q) v = static_cast<float>(rng.normal());
+  return q;
+}
+
+namespace {
+
 class PowerSgd final : public Compressor {
  public:
   PowerSgd(std::int64_t rank, bool warm_start, std::uint64_t seed) : rank_(rank), warm_start_(warm_start), seed_(seed) {}
@@ -51,9 +77,9 @@ class PowerSgd final : public Compressor {
 
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {
     const std::uint64_t step = next_step(id);
-    const auto [rows, cols] = view(id, grad.size());
-    const Eigen::Index r = std::min<Eigen::Index>({rank_, rows, cols});
-    if (grad.empty() || r * (rows + cols) >= rows * cols) {
+    const PowerSgdView v = view(id, grad.size());
+    const Eigen::Index rows = v.rows, cols = v.cols, r = v.rank;
+    if (!v.compressed()) {
       start_message(msg, grad, id, step, Aggregation::kAllReduce);
       wire::put(msg.payload, grad);
       msg.wire_size = static_cast<core::Bytes>(msg.payload.size());
@@ -68,11 +94,7 @@ class PowerSgd final : public Compressor {
       s.m(static_cast<Eigen::Index>(full_rows), static_cast<Eigen::Index>(i % static_cast<std::size_t>(cols))) = grad[i];
     }
     if (!warm_start_ || s.q.rows() != cols || s.q.cols() != r) {
-      Rng rng(stream_seed(seed_, id, warm_start_ ? 0 : step));
-      s.q.resize(cols, r);
-      for (Eigen::Index j = 0; j < r; ++j) {
-        for (Eigen::Index i = 0; i < cols; ++i) s.q(i, j) = static_cast<float>(rng.normal());
-      }
+      s.q = Eigen::Map<const Matrix>(powersgd_initial_q(seed_, id, warm_start_ ? 0 : step, cols, r).data(), cols, r);
     }
     start_message(msg, grad, id, step, Aggregation::kLowRank);
     put_matrix(msg.payload, s.m * s.q);
@@ -101,7 +123,8 @@ class PowerSgd final : public Compressor {
       return;
     }
     DTSIM_CHECK(msg.round == 1, "powersgd can only expand the second round");
-    const auto [rows, cols] = view(msg.tensor, out.size());
+    const PowerSgdView v = view(msg.tensor, out.size());
+    const Eigen::Index rows = v.rows, cols = v.cols;
     const auto r = static_cast<Eigen::Index>(msg.shared.size()) / rows;
     const Matrix q = get_matrix(msg.payload, cols, r);
     const Matrix p = Eigen::Map<const Matrix>(msg.shared.data(), rows, r);
@@ -114,15 +137,9 @@ class PowerSgd final : public Compressor {
     Matrix m, q;
   };
 
-  std::pair<Eigen::Index, Eigen::Index> view(TensorId id, std::size_t n) const {
+  PowerSgdView view(TensorId id, std::size_t n) const {
     const auto [rows, cols] = shape(id);
-    if (cols > 0) {
-      DTSIM_CHECK(static_cast<std::size_t>(rows * cols) == n, "powersgd: declared shape does not match the tensor");
-      return {rows, cols};
-    }
-    auto side = static_cast<Eigen::Index>(std::sqrt(static_cast<double>(n)));
-    while (side * side < static_cast<Eigen::Index>(n)) ++side;
-    return {side, side};
+    return powersgd_view(rows, cols, static_cast<std::int64_t>(n), rank_);
   }
 
   std::int64_t rank_;

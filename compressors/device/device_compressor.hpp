@@ -21,8 +21,11 @@ class DeviceCompressor final : public Compressor {
   using Compressor::compress;
   /// Uploads grad, compensates (residual), runs the kernels, keeps the error, downloads the payload.
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override;
-  /// Uploads the payload, expands it on the device, downloads the tensor.
+  /// Uploads the payload (and a low-rank message's shared factor), expands it on the device, downloads the tensor.
   void decompress(const Compressed& msg, std::span<float> out) const override;
+  /// kLowRank: the second round from the reduced first one on the device; residual error feedback is kept here,
+  /// against this worker's own share of the reconstruction (as the host's ErrorFeedback).
+  Compressed next_round(const Compressed& reduced) override;
   /// The host compressor's reduce (same wire format).
   Compressed reduce(std::span<const Compressed> msgs) const override { return host_->reduce(msgs); }
   /// The host compressor's answer, without error feedback.
@@ -48,9 +51,11 @@ class DeviceCompressor final : public Compressor {
   DeviceBuffer<float> t_, sent_;
   DeviceBuffer<std::byte> payload_;
   std::map<TensorId, DeviceBuffer<float>> error_;
+  std::map<TensorId, DeviceBuffer<float>> pending_;  // low rank: the compensated tensor until next_round
+  DeviceBuffer<float> shared_;
   double kernel_s_ = 0.0;
   mutable DeviceBuffer<std::byte> in_;
-  mutable DeviceBuffer<float> out_;
+  mutable DeviceBuffer<float> out_, shared_in_;
   mutable double decompress_kernel_s_ = 0.0;
 };
 

@@ -14,6 +14,7 @@
 #include "compressors/device/none_kernels.hpp"
 #include "compressors/device/onebit_kernels.hpp"
 #include "compressors/device/qsgd_kernels.hpp"
+#include "compressors/device/powersgd_kernels.hpp"
 #include "compressors/device/randomk_kernels.hpp"
 #include "compressors/device/sbc_kernels.hpp"
 #include "compressors/device/registry.hpp"
@@ -53,5 +54,6 @@
   X("sbc", SbcKernels)              \
   X("srq", SrqKernels)              \
   X("gspar", GSparKernels)          \
-  X("ecqsgd", EcqsgdKernels)
+  X("ecqsgd", EcqsgdKernels)        \
+  X("powersgd", PowerSgdKernels)
 // clang-format on

@@ -24,12 +24,23 @@ class Kernels {
   virtual ~Kernels() = default;
   /// How the payloads of all workers are combined (as the host compressor says).
   virtual Aggregation how() const = 0;
+  /// How the payloads of tensor `id` of n elements are combined (low rank: all-reduce where it would not shrink).
+  virtual Aggregation how_for(TensorId, std::int64_t) const { return how(); }
   /// Compresses grad[0, n) of exchange `step` of tensor `id` into `payload`, resized to the payload's bytes.
   virtual void compress(const float* grad, std::int64_t n, TensorId id, std::uint64_t step,
                         DeviceBuffer<std::byte>& payload) = 0;
   /// Expands the payload of `bytes` bytes of exchange `step` of tensor `id` into out[0, n).
   virtual void decompress(const std::byte* payload, std::size_t bytes, float* out, std::int64_t n, TensorId id,
                           std::uint64_t step) = 0;
+  /// kLowRank, second round of tensor `id`: from the all-reduced first-round payload `reduced` of `bytes` bytes,
+  /// this worker's payload and the factor every rank shares (Compressed::shared).
+  virtual void next_round(const std::byte*, std::size_t, TensorId, DeviceBuffer<std::byte>&, DeviceBuffer<float>&) {
+    DTSIM_CHECK(false, "next_round is only defined for low-rank kernels");
+  }
+  /// kLowRank: expands the second-round payload of `bytes` bytes with the shared factor into out[0, n).
+  virtual void expand_low_rank(const std::byte*, std::size_t, const float*, std::size_t, float*, std::int64_t, TensorId) {
+    DTSIM_CHECK(false, "expand_low_rank is only defined for low-rank kernels");
+  }
   /// Declares the 2-D (row-major) view of tensor `id` (Compressor::set_shape); kernels that use none ignore it.
   virtual void set_shape(TensorId, std::int64_t, std::int64_t) {}
   /// Error feedback, before compression: t[i] = e[i] + gamma t[i].

@@ -42,13 +42,20 @@ inline std::uint32_t code_at(std::span<const std::byte> codes, std::size_t i, in
 }
 
 /// Compresses x as tensor `id` with `want` and `got`: the same message (payload, wire size, aggregation,
-/// elements), and the same expansion of it, bit for bit.
+/// elements; for a low-rank message also its second round from the reduced first, with the shared factor), and
+/// the same expansion of it, bit for bit.
 inline void expect_same_exchange(Compressor& want, Compressor& got, const std::vector<float>& x, TensorId id) {
-  const Compressed a = want.compress(x, id), b = got.compress(x, id);
+  Compressed a = want.compress(x, id), b = got.compress(x, id);
   ASSERT_EQ(b.payload, a.payload);
   EXPECT_EQ(b.wire_size, a.wire_size);
   EXPECT_EQ(b.how, a.how);
   EXPECT_EQ(b.numel, a.numel);
+  if (a.how == Aggregation::kLowRank) {
+    a = want.next_round(want.reduce(std::span<const Compressed>(&a, 1)));
+    b = got.next_round(got.reduce(std::span<const Compressed>(&b, 1)));
+    ASSERT_EQ(b.payload, a.payload);
+    ASSERT_EQ(0, std::memcmp(a.shared.data(), b.shared.data(), a.shared.size() * sizeof(float)));
+  }
   std::vector<float> a_out(x.size()), b_out(x.size());
   want.decompress(a, a_out);
   got.decompress(b, b_out);
