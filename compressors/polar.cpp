@@ -22,10 +22,7 @@ namespace {
 
 class Polar final : public Compressor {
  public:
-  Polar(std::size_t block, double rate, PolarDesign design, double snr_db, std::uint64_t seed)
-      : code_(block, std::clamp<std::size_t>(static_cast<std::size_t>(std::lround(rate * static_cast<double>(block))), 1, block),
-              design, snr_db),
-        seed_(seed) {}
+  explicit Polar(const PolarSettings& p) : code_(p.code()), seed_(p.seed) {}
   std::string_view name() const override { return "polar"; }
 
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {
@@ -68,20 +65,24 @@ class Polar final : public Compressor {
 
 }  // namespace
 
-std::unique_ptr<Compressor> make_polar(const Options& options) {
+PolarSettings read_polar_settings(const Options& options) {
   OptionReader reader("compressor 'polar'", options);
+  PolarSettings p;
   const auto block = reader.integer("block", 1024, 2, 65536);
   if (!std::has_single_bit(static_cast<std::uint64_t>(block))) {
     throw core::InputError("compressor 'polar': parameter 'block' = " + std::to_string(block) + " is not a power of two",
                            "allowed: 2, 4, 8, ..., 65536");
   }
+  p.block = static_cast<std::size_t>(block);
   const double rate = reader.real("rate", 0.5, 0.0, 1.0, true);
-  const std::string design = reader.choice("design", "pypc", {"pypc", "ku"});
-  const double snr_db = reader.real("snr_db", 5.0, -30.0, 30.0);
-  const auto seed = reader.integer("seed", 0, 0, INT64_MAX);
+  p.kept = std::clamp<std::size_t>(static_cast<std::size_t>(std::lround(rate * static_cast<double>(block))), 1, p.block);
+  p.design = reader.choice("design", "pypc", {"pypc", "ku"}) == "pypc" ? PolarDesign::kPyPolar : PolarDesign::kBsc;
+  p.snr_db = reader.real("snr_db", 5.0, -30.0, 30.0);
+  p.seed = static_cast<std::uint64_t>(reader.integer("seed", 0, 0, INT64_MAX));
   reader.finish();
-  return std::make_unique<Polar>(static_cast<std::size_t>(block), rate, design == "pypc" ? PolarDesign::kPyPolar : PolarDesign::kBsc,
-                                 snr_db, static_cast<std::uint64_t>(seed));
+  return p;
 }
+
+std::unique_ptr<Compressor> make_polar(const Options& options) { return std::make_unique<Polar>(read_polar_settings(options)); }
 
 }  // namespace dtsim::compressors

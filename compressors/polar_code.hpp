@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "compressors/options.hpp"
 #include "compressors/rng.hpp"
 
 namespace dtsim::compressors {
@@ -26,6 +27,8 @@ class PolarCode {
   std::size_t n() const { return n_; }
   /// Compressed length K (bits kept per block).
   std::size_t k() const { return k_; }
+  /// |LLR| of a source bit at the root of successive cancellation.
+  double llr_magnitude() const { return llr_magnitude_; }
   /// frozen()[i] is 1 when u_i is frozen to 0.
   const std::vector<std::uint8_t>& frozen() const { return frozen_; }
   /// Compresses N source bits (0/1) into K bits (the non-frozen u, in index order).
@@ -43,6 +46,19 @@ class PolarCode {
   std::vector<std::uint8_t> u_;
   std::size_t leaf_ = 0;
 };
+
+/// The parameters of compressor 'polar' (compressors/polar.cpp): its code and its seed.
+struct PolarSettings {
+  std::size_t block = 1024, kept = 512;             ///< N, K = clamp(round(rate N), 1, N)
+  PolarDesign design = PolarDesign::kPyPolar;       ///< frozen set and LLRs
+  double snr_db = 5.0;                              ///< kPyPolar's design SNR
+  std::uint64_t seed = 0;                           ///< of the randomised rounding
+  /// The code of these settings.
+  PolarCode code() const { return PolarCode(block, kept, design, snr_db); }
+};
+
+/// Reads block, rate, design, snr_db and seed, and finishes the reader (InputError on a bad value).
+PolarSettings read_polar_settings(const Options& options);
 
 /// Distortion D* of the binary symmetric source at rate R: the root of 1 - h2(D) = R in (0, 1/2].
 double shannon_distortion(double rate);

@@ -1,7 +1,8 @@
 #pragma once
 /// Fixed-width codes in an LSB-first bit stream on the device (compressors/bit_codes.hpp's layout): a thread that
 /// codes elements [8g, 8g + 8) with b-bit codes fills bytes [g b, (g + 1) b) by itself, so no two threads write
-/// one byte; codes are read back through a window of three bytes (b <= 17).
+/// one byte; codes are read back through a window of three bytes (b <= 17). Streams of codes of other lengths
+/// (Golomb positions, polar blocks) go through 32-bit words, a thread ORing in the words its bits share.
 #include "compressors/device/kernels.hpp"
 
 namespace dtsim::compressors::device {
@@ -31,5 +32,37 @@ DTSIM_HOST_DEVICE inline std::uint32_t read_code(const std::uint8_t* codes, std:
   for (std::int64_t b = 0; b < 3 && at + b < bytes; ++b) word |= std::uint32_t{codes[at + b]} << (8 * b);
   return (word >> (bit % 8)) & ((1u << bits) - 1u);
 }
+
+/// Writes bits LSB-first into zeroed 32-bit words from bit `bit` on, a word at a time.
+struct BitWriter {
+  std::uint32_t* words;
+  unsigned long long bit;
+  std::uint32_t acc = 0;
+  /// Appends one bit.
+  DTSIM_HOST_DEVICE void put(std::uint32_t one) {
+    acc |= one << (bit % 32);
+    if (++bit % 32 == 0) flush(bit / 32 - 1);
+  }
+  /// Writes the word in progress.
+  DTSIM_HOST_DEVICE void finish() {
+    if (bit % 32 != 0) flush(bit / 32);
+  }
+
+ private:
+  DTSIM_HOST_DEVICE void flush(unsigned long long word) {
+    if (acc != 0) atomic_or(&words[word], acc);
+    acc = 0;
+  }
+};
+
+/// to[i] = from[i] for i < n bytes.
+struct CopyBytes {
+  const std::byte* from;
+  std::byte* to;
+  std::int64_t n;
+  DTSIM_HOST_DEVICE void operator()(Thread t) const {
+    for (std::int64_t i = t.tile_begin(n); i < t.tile_end(n); i += t.threads) to[i] = from[i];
+  }
+};
 
 }  // namespace dtsim::compressors::device

@@ -59,12 +59,9 @@ class DeviceCompressor final : public Compressor {
   mutable double decompress_kernel_s_ = 0.0;
 };
 
-/// The names of the compressors with device kernels.
-std::string known_device_compressors();
-
 /// `compressor` (with `options`) on device `device_kind` ("cpu": the kernels through the CPU launcher,
-/// "cuda") under error feedback `feedback` ("none" or "residual"); InputError when the device is missing,
-/// the compressor has no device kernels, or the error feedback is not on the device.
+/// "cuda") under error feedback `feedback` ("none" or "residual"); InputError when the device is missing, the
+/// compressor or its options are unknown, or the error feedback is not on the device.
 std::unique_ptr<DeviceCompressor> make_device_compressor(std::string_view device_kind, std::string_view compressor,
                                                          const Options& options, std::string_view feedback = "none");
 

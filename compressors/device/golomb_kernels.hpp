@@ -4,7 +4,7 @@
 ///     position), one thread turns the shares into bit offsets, each thread writes its codes from its offset into
 ///     32-bit words (whole words by itself, the two words at the ends of its share with atomic_or).
 ///   decode: the stream is sequential, so one thread reads it (the payload holds k = n ratio positions).
-#include "compressors/device/kernels.hpp"
+#include "compressors/device/code_stream.hpp"
 
 namespace dtsim::compressors::device {
 
@@ -51,28 +51,6 @@ struct GolombOffsets {
   }
 };
 
-/// Writes bits LSB-first into zeroed 32-bit words from bit `bit` on, a word at a time.
-struct BitWriter {
-  std::uint32_t* words;
-  unsigned long long bit;
-  std::uint32_t acc = 0;
-  /// Appends one bit.
-  DTSIM_HOST_DEVICE void put(std::uint32_t one) {
-    acc |= one << (bit % 32);
-    if (++bit % 32 == 0) flush(bit / 32 - 1);
-  }
-  /// Writes the word in progress.
-  DTSIM_HOST_DEVICE void finish() {
-    if (bit % 32 != 0) flush(bit / 32);
-  }
-
- private:
-  DTSIM_HOST_DEVICE void flush(unsigned long long word) {
-    if (acc != 0) atomic_or(&words[word], acc);
-    acc = 0;
-  }
-};
-
 /// Thread g writes the codes of its share from bit offset[g]: q = gap >> b ones, a zero, the b low bits.
 struct GolombWrite {
   SparseIndices at;
@@ -89,16 +67,6 @@ struct GolombWrite {
       for (int k = 0; k < b; ++k) w.put(static_cast<std::uint32_t>(gap >> k) & 1u);
     }
     w.finish();
-  }
-};
-
-/// to[i] = from[i] for i < n bytes.
-struct CopyBytes {
-  const std::byte* from;
-  std::byte* to;
-  std::int64_t n;
-  DTSIM_HOST_DEVICE void operator()(Thread t) const {
-    for (std::int64_t i = t.tile_begin(n); i < t.tile_end(n); i += t.threads) to[i] = from[i];
   }
 };
 

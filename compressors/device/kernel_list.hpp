@@ -14,6 +14,7 @@
 #include "compressors/device/none_kernels.hpp"
 #include "compressors/device/onebit_kernels.hpp"
 #include "compressors/device/qsgd_kernels.hpp"
+#include "compressors/device/polar_kernels.hpp"
 #include "compressors/device/powersgd_kernels.hpp"
 #include "compressors/device/randomk_kernels.hpp"
 #include "compressors/device/sbc_kernels.hpp"
@@ -55,5 +56,6 @@
   X("srq", SrqKernels)              \
   X("gspar", GSparKernels)          \
   X("ecqsgd", EcqsgdKernels)        \
-  X("powersgd", PowerSgdKernels)
+  X("powersgd", PowerSgdKernels)    \
+  X("polar", PolarKernels)
 // clang-format on

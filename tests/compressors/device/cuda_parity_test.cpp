@@ -26,6 +26,11 @@ std::vector<Options> option_sets(std::string_view name) {
   if (name == "sidco") return {{}, {{"distribution", std::string("gpareto")}, {"ratio", 0.01}}};
   if (name == "randomk") return {{}, {{"ratio", 0.5}, {"rescale", true}}};
   if (name == "signum") return {{}, {{"momentum", 0.5}}};
+  if (name == "gaussiank" || name == "stc" || name == "sbc" || name == "gspar") return {{}, {{"ratio", 0.3}}};
+  if (name == "srq") return {{}, {{"levels", std::int64_t{65536}}, {"seed", std::int64_t{7}}}};
+  if (name == "ecqsgd") return {{}, {{"levels", std::int64_t{1000}}, {"norm", std::string("linf")}, {"alpha", 0.5}}};
+  if (name == "powersgd") return {{}, {{"rank", std::int64_t{4}}, {"warm_start", false}}};
+  if (name == "polar") return {{}, {{"block", std::int64_t{64}}, {"rate", 0.3}, {"design", std::string("ku")}}};
   return {{}};
 }
 
@@ -56,6 +61,18 @@ TEST(CudaParity, OneBitColumnsGiveTheCpuLaunchersBytes) {
   cpu->set_shape(1, 17, 241);
   gpu->set_shape(1, 17, 241);
   for (const auto& x : testing::device_inputs(17 * 241, 11)) testing::expect_same_exchange(*cpu, *gpu, x, 1);
+}
+
+TEST(CudaParity, PowerSgdOfADeclaredShapeGivesTheCpuLaunchersBytes) {
+  DTSIM_SKIP_WITHOUT_CUDA();
+  for (const char* feedback : {"none", "residual"}) {
+    auto cpu = make_device_compressor("cpu", "powersgd", {{"rank", std::int64_t{2}}}, feedback);
+    auto gpu = make_device_compressor("cuda", "powersgd", {{"rank", std::int64_t{2}}}, feedback);
+    cpu->set_shape(1, 300, 97);
+    gpu->set_shape(1, 300, 97);
+    for (int step = 0; step < 3; ++step)
+      for (const auto& x : testing::device_inputs(300 * 97, 11 + step)) testing::expect_same_exchange(*cpu, *gpu, x, 1);
+  }
 }
 
 TEST(CudaParity, CudaTableHasEveryKernelSet) {
