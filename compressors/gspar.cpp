@@ -20,6 +20,27 @@
 namespace dtsim::compressors {
 namespace {
 
+}  // namespace
+
+GSparLaw gspar_law_of(std::span<const float> x, double ratio) {
+  double total = 0.0;
+  for (const float v : x) total += std::fabs(static_cast<double>(v));
+  return gspar_law(ratio, x.size(), total, [&](double cap) {
+    GSparCapped c;
+    for (const float v : x) {
+      const double a = std::fabs(static_cast<double>(v));
+      if (a >= cap) {
+        ++c.capped;
+      } else {
+        c.rest += a;
+      }
+    }
+    return c;
+  });
+}
+
+namespace {
+
 class GSpar final : public Compressor {
  public:
   GSpar(double ratio, std::uint64_t seed) : ratio_(ratio), seed_(seed) {}
@@ -31,7 +52,7 @@ class GSpar final : public Compressor {
     start_message(msg, grad, id, step, Aggregation::kAllGather);
     indices_.clear();
     values_.clear();
-    const GSparLaw law = probabilities(grad);
+    const GSparLaw law = gspar_law_of(grad, ratio_);
     if (law.sends()) {
       Rng rng(stream_seed(seed_, id, step));
       for (std::size_t i = 0; i < grad.size(); ++i) {
@@ -50,23 +71,6 @@ class GSpar final : public Compressor {
   void decompress(const Compressed& msg, std::span<float> out) const override { wire::scatter_sparse(msg.payload, out); }
 
  private:
-  GSparLaw probabilities(std::span<const float> x) const {
-    double total = 0.0;
-    for (const float v : x) total += std::fabs(static_cast<double>(v));
-    return gspar_law(ratio_, x.size(), total, [&](double cap) {
-      GSparCapped c;
-      for (const float v : x) {
-        const double a = std::fabs(static_cast<double>(v));
-        if (a >= cap) {
-          ++c.capped;
-        } else {
-          c.rest += a;
-        }
-      }
-      return c;
-    });
-  }
-
   double ratio_;
   std::uint64_t seed_;
   std::vector<std::int64_t> indices_;

@@ -3,6 +3,7 @@
 /// |x_i| >= cap, else lambda |x_i|, at the fixed point of Wangni et al.'s greedy Algorithm 2.
 #include <cmath>
 #include <cstddef>
+#include <span>
 
 #include "compressors/host_device.hpp"
 
@@ -45,6 +46,9 @@ GSparLaw gspar_law(double ratio, std::size_t n, double total, Pass pass) {
     law.lambda = (budget - static_cast<double>(capped)) / now.rest;
   }
 }
+
+/// The fixed point for the tensor x (compressors/gspar.cpp's passes, in index order).
+GSparLaw gspar_law_of(std::span<const float> x, double ratio);
 
 /// The keep probability of magnitude a (as a double) under `law`.
 DTSIM_HOST_DEVICE inline double gspar_probability(double a, double lambda, double cap) { return a >= cap ? 1.0 : lambda * a; }

@@ -4,6 +4,7 @@
 /// one byte; codes are read back through a window of three bytes (b <= 17). Streams of codes of other lengths
 /// (Golomb positions, polar blocks) go through 32-bit words, a thread ORing in the words its bits share.
 #include "compressors/device/kernels.hpp"
+#include "compressors/philox.hpp"
 
 namespace dtsim::compressors::device {
 
@@ -24,6 +25,21 @@ struct CodeWriter {
     if (fill > 0) codes[at] = static_cast<std::uint8_t>(acc);
   }
 };
+
+/// Codes elements [8g, 8g + 8) of [0, n) for every group g of thread t's tile into `codes`: element i gets
+/// code(i, u), u = word i % 4 of Philox block i / 4 of the stream `key`.
+template <class Code>
+DTSIM_HOST_DEVICE void encode_groups(Thread t, std::int64_t n, int bits, std::uint8_t* codes, std::uint64_t key,
+                                     const Code& code) {
+  const std::int64_t groups = (n + 7) / 8;
+  for (std::int64_t g = t.tile_begin(groups); g < t.tile_end(groups); g += t.threads) {
+    const Philox4x32 u[2] = {philox_block(key, static_cast<std::uint64_t>(2 * g)),
+                             philox_block(key, static_cast<std::uint64_t>(2 * g + 1))};
+    CodeWriter w{codes, g * bits, bits};
+    for (std::int64_t e = 0, i = 8 * g; e < 8 && i < n; ++e, ++i) w.put(code(i, u[e / 4].v[e % 4]));
+    w.finish();
+  }
+}
 
 /// The b-bit code i of a stream of `bytes` bytes.
 DTSIM_HOST_DEVICE inline std::uint32_t read_code(const std::uint8_t* codes, std::int64_t bytes, std::int64_t i, int bits) {

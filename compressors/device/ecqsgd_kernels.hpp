@@ -13,7 +13,6 @@
 #include "compressors/device/reduce.hpp"
 #include "compressors/device/scaled_sign_kernels.hpp"
 #include "compressors/element_codecs.hpp"
-#include "compressors/philox.hpp"
 #include "compressors/rng.hpp"
 
 namespace dtsim::compressors::device {
@@ -53,19 +52,12 @@ struct EcqsgdEncode {
     const float top = static_cast<float>(q.s);
     const float inv = *norm > 0.0f ? top / *norm : 0.0f;
     const float step = *norm / top;
-    const std::int64_t groups = (q.n + 7) / 8;
-    for (std::int64_t grp = t.tile_begin(groups); grp < t.tile_end(groups); grp += t.threads) {
-      const Philox4x32 u[2] = {philox_block(key, static_cast<std::uint64_t>(2 * grp)),
-                               philox_block(key, static_cast<std::uint64_t>(2 * grp + 1))};
-      CodeWriter w{codes, grp * q.bits, q.bits};
-      for (std::int64_t e = 0, i = 8 * grp; e < 8 && i < q.n; ++e, ++i) {
-        const std::int32_t level = ecqsgd_level(v[i], u[e / 4].v[e % 4], inv, q.s);
-        const std::int32_t signed_level = v[i] < 0.0f ? -level : level;
-        w.put(static_cast<std::uint32_t>(q.s + signed_level));
-        h[i] = (beta * h[i] + g[i]) - static_cast<float>(signed_level) * step;
-      }
-      w.finish();
-    }
+    encode_groups(t, q.n, q.bits, codes, key, [&](std::int64_t i, std::uint32_t u) {
+      const std::int32_t level = ecqsgd_level(v[i], u, inv, q.s);
+      const std::int32_t signed_level = v[i] < 0.0f ? -level : level;
+      h[i] = (beta * h[i] + g[i]) - static_cast<float>(signed_level) * step;
+      return static_cast<std::uint32_t>(q.s + signed_level);
+    });
   }
 };
 

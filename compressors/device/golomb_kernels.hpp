@@ -142,11 +142,20 @@ class GolombCoder {
   void copy_to(std::byte* dst) const {
     if (bytes_ > 0) Launch{}(grid_for(bytes_), CopyBytes{reinterpret_cast<const std::byte*>(words_.data()), dst, bytes_});
   }
-  /// The `count` positions of the stream of `bytes` bytes at `stream` (device memory, valid until the next decode).
-  const std::int64_t* decode(const std::byte* stream, std::int64_t bytes, std::int64_t count, int b) {
-    positions_.resize(static_cast<std::size_t>(count));
-    if (count > 0) Launch{}(Grid{1, 1}, GolombDecode{stream, bytes, count, b, positions_.data()});
-    return positions_.data();
+  /// Expands a payload [uint32 count][fp32 value][Golomb positions with parameter b][count sign bits, when
+  /// `signs`] of `bytes` bytes into out[0, n): +-value at the positions, 0 elsewhere.
+  void expand(const std::byte* payload, std::size_t bytes, float* out, std::int64_t n, int b, bool signs) {
+    if (n == 0) return;
+    device_.zero(out, sizeof(float) * static_cast<std::size_t>(n));
+    std::uint32_t count = 0;
+    device_.to_host(&count, payload, sizeof count);
+    const std::int64_t end = static_cast<std::int64_t>(bytes) - (signs ? (std::int64_t{count} + 7) / 8 : 0);
+    if (count == 0) return;
+    positions_.resize(count);
+    Launch{}(Grid{1, 1}, GolombDecode{payload + 8, end - 8, count, b, positions_.data()});
+    Launch{}(grid_for(count), ScatterValue{positions_.data(), count,
+                                           signs ? reinterpret_cast<const std::uint8_t*>(payload + end) : nullptr,
+                                           reinterpret_cast<const float*>(payload + 4), out, n});
   }
 
  private:

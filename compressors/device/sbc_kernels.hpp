@@ -47,15 +47,9 @@ class SbcKernels final : public SparseKernels<Launch> {
   }
   void decompress(const std::byte* payload, std::size_t bytes, float* out, std::int64_t n, TensorId,
                   std::uint64_t) override {
-    if (n == 0) return;
-    device_.zero(out, sizeof(float) * static_cast<std::size_t>(n));
-    std::uint32_t count = 0;
-    device_.to_host(&count, payload, sizeof count);
-    const int b = golomb::budget(static_cast<std::size_t>(n), ratio_).rice_bits;
-    const std::int64_t* positions = golomb_.decode(payload + 8, static_cast<std::int64_t>(bytes) - 8, count, b);
-    if (count > 0)
-      Launch{}(grid_for(count), ScatterValue{positions, count, nullptr, reinterpret_cast<const float*>(payload + 4), out, n});
+    golomb_.expand(payload, bytes, out, n, golomb::budget(static_cast<std::size_t>(n), ratio_).rice_bits, false);
   }
+
 
  private:
   struct Side {

@@ -5,16 +5,17 @@
 
 namespace dtsim::compressors::device {
 
-/// bits[j] = the signs of x[8j, 8j + 8).
+/// bits[j] = the signs of x[8j, 8j + 8): 1[x >= 0], or 1[x < 0] when `negative` (NaN: 0 either way).
 struct PackSigns {
   const float* x;
   std::uint8_t* bits;
   std::int64_t n;
+  bool negative = false;
   DTSIM_HOST_DEVICE void operator()(Thread t) const {
     const std::int64_t bytes = (n + 7) / 8;
     for (std::int64_t j = t.tile_begin(bytes); j < t.tile_end(bytes); j += t.threads) {
       std::uint32_t b = 0;
-      for (std::int64_t k = 0; k < 8 && 8 * j + k < n; ++k) b |= (x[8 * j + k] >= 0.0f ? 1u : 0u) << k;
+      for (std::int64_t k = 0; k < 8 && 8 * j + k < n; ++k) b |= ((negative ? x[8 * j + k] < 0.0f : x[8 * j + k] >= 0.0f) ? 1u : 0u) << k;
       bits[j] = static_cast<std::uint8_t>(b);
     }
   }

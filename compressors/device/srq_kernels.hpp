@@ -92,14 +92,8 @@ struct SrqEncode {
   std::uint64_t key;
   DTSIM_HOST_DEVICE void operator()(Thread t) const {
     const float lo = range[0], scale = *inv;
-    const std::int64_t groups = (d + 7) / 8;
-    for (std::int64_t g = t.tile_begin(groups); g < t.tile_end(groups); g += t.threads) {
-      const Philox4x32 u[2] = {philox_block(key, static_cast<std::uint64_t>(2 * g)),
-                               philox_block(key, static_cast<std::uint64_t>(2 * g + 1))};
-      CodeWriter w{codes, g * bits, bits};
-      for (std::int64_t e = 0, i = 8 * g; e < 8 && i < d; ++e, ++i) w.put(srq_level(z[i], u[e / 4].v[e % 4], lo, scale, top));
-      w.finish();
-    }
+    encode_groups(t, d, bits, codes, key,
+                  [&](std::int64_t i, std::uint32_t u) { return srq_level(z[i], u, lo, scale, top); });
   }
 };
 

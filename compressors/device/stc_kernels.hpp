@@ -1,11 +1,12 @@
 #pragma once
 /// stc on the device (compressors/stc.cpp): the top k by radix select into a sparse scratch (sparse_select.hpp),
 /// mu = mean |x| over them from a sum by reduce.hpp (in double, in another order than the host kernel's: mu may
-/// differ from it in the last bit), the positions Golomb-coded by golomb_kernels.hpp, one thread per byte of sign bits.
+/// differ from it in the last bit), the positions Golomb-coded by golomb_kernels.hpp, one thread per byte of sign bits (sign_bits.hpp).
 #include <cstring>
 
 #include "compressors/device/golomb_kernels.hpp"
 #include "compressors/device/scaled_sign_kernels.hpp"
+#include "compressors/device/sign_bits.hpp"
 #include "compressors/device/sparse_select.hpp"
 #include "compressors/golomb.hpp"
 
@@ -19,21 +20,6 @@ inline void put_header(Device& device, std::byte* payload, std::int64_t count, f
   std::memcpy(header + 4, &value, 4);
   device.to_device(payload, header, sizeof header);
 }
-
-/// bits[j] = 1[v < 0] of v[8j, 8j + 8), LSB first (NaN: 0).
-struct NegativeBits {
-  const float* v;
-  std::uint8_t* bits;
-  std::int64_t n;
-  DTSIM_HOST_DEVICE void operator()(Thread t) const {
-    const std::int64_t bytes = (n + 7) / 8;
-    for (std::int64_t j = t.tile_begin(bytes); j < t.tile_end(bytes); j += t.threads) {
-      std::uint32_t b = 0;
-      for (std::int64_t k = 0; k < 8 && 8 * j + k < n; ++k) b |= (v[8 * j + k] < 0.0f ? 1u : 0u) << k;
-      bits[j] = static_cast<std::uint8_t>(b);
-    }
-  }
-};
 
 /// The stc kernels on launcher `Launch`.
 template <class Launch>
@@ -60,21 +46,13 @@ class StcKernels final : public SparseKernels<Launch> {
     const double total = reduce_to_host<Launch>(device_, values, c, partial_, total_, SumOf<MeanAbs>{}).s;
     put_header(device_, payload.data(), c, c == 0 ? 0.0f : static_cast<float>(total / static_cast<double>(c)));
     golomb_.copy_to(payload.data() + 8);
-    if (c > 0) Launch{}(grid_for((c + 7) / 8), NegativeBits{values, reinterpret_cast<std::uint8_t*>(payload.data() + 8 + stream), c});
+    if (c > 0) Launch{}(grid_for((c + 7) / 8), PackSigns{values, reinterpret_cast<std::uint8_t*>(payload.data() + 8 + stream), c, true});
   }
   void decompress(const std::byte* payload, std::size_t bytes, float* out, std::int64_t n, TensorId,
                   std::uint64_t) override {
-    if (n == 0) return;
-    device_.zero(out, sizeof(float) * static_cast<std::size_t>(n));
-    std::uint32_t count = 0;
-    device_.to_host(&count, payload, sizeof count);
-    const auto signs = static_cast<std::int64_t>(bytes) - (std::int64_t{count} + 7) / 8;
-    const int b = golomb::budget(static_cast<std::size_t>(n), ratio_).rice_bits;
-    const std::int64_t* positions = golomb_.decode(payload + 8, signs - 8, count, b);
-    if (count > 0)
-      Launch{}(grid_for(count), ScatterValue{positions, count, reinterpret_cast<const std::uint8_t*>(payload + signs),
-                                             reinterpret_cast<const float*>(payload + 4), out, n});
+    golomb_.expand(payload, bytes, out, n, golomb::budget(static_cast<std::size_t>(n), ratio_).rice_bits, true);
   }
+
 
  private:
   Device& device_;

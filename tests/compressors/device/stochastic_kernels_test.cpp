@@ -95,20 +95,7 @@ TEST(StochasticKernelsOnCpu, GSparKeepsElementIWithProbabilityPiAndSendsXiOverPi
       for (const auto& x : testing::device_inputs(n, 2 * n)) {
         SCOPED_TRACE("ratio " + std::to_string(ratio) + " n " + std::to_string(n));
         const Compressed msg = dev->compress(x, 6);
-        double total = 0.0;
-        for (const float v : x) total += std::fabs(static_cast<double>(v));
-        const GSparLaw law = gspar_law(ratio, n, total, [&](double cap) {
-          GSparCapped c;
-          for (const float v : x) {
-            const double a = std::fabs(static_cast<double>(v));
-            if (a >= cap) {
-              ++c.capped;
-            } else {
-              c.rest += a;
-            }
-          }
-          return c;
-        });
+        const GSparLaw law = gspar_law_of(x, ratio);
         std::vector<std::int64_t> indices;
         std::vector<float> values;
         const std::uint64_t key = stream_seed(4, 6, msg.step);
