@@ -1,5 +1,5 @@
 #pragma once
-/// exp and log1p from IEEE basic operations only (+, -, *, /, floor: correctly rounded everywhere), for device
+/// exp, log and log1p from IEEE basic operations only (+, -, *, /, floor: correctly rounded everywhere), for device
 /// kernels whose bits must not depend on where they run: CUDA's exp / log1p and the host's libm round differently.
 /// Accurate to a few ulp (range reduction as fdlibm's e_exp.c, Taylor / atanh series to below 1e-20).
 #include <cmath>
@@ -10,16 +10,61 @@
 
 namespace dtsim::compressors {
 
+/// The bits of a double.
+DTSIM_HOST_DEVICE inline std::uint64_t double_bits(double d) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<std::uint64_t>(__double_as_longlong(d));
+#else
+  std::uint64_t u;
+  std::memcpy(&u, &d, 8);
+  return u;
+#endif
+}
+
+/// The double of some bits.
+DTSIM_HOST_DEVICE inline double bits_double(std::uint64_t u) {
+#if defined(__CUDA_ARCH__)
+  return __longlong_as_double(static_cast<long long>(u));
+#else
+  double d;
+  std::memcpy(&d, &u, 8);
+  return d;
+#endif
+}
+
+/// ln x: x = m 2^e with m in [sqrt(1/2), sqrt(2)), ln m = 2 atanh(s), s = (m - 1) / (m + 1), by its series;
+/// NaN for NaN or x < 0, -Inf for 0, +Inf for +Inf (rng.hpp's portable_log, which checks x, is this).
+DTSIM_HOST_DEVICE inline double log_by_series(double x) {
+  if (x == 0.0) return -HUGE_VAL;
+  if (!(x > 0.0)) return (x - x) / (x - x);  // NaN for NaN and for x < 0
+  if (x > 1.7976931348623157e308) return x;  // +Inf
+  std::uint64_t bits = double_bits(x);
+  std::int64_t e = 0;
+  if ((bits >> 52) == 0) {  // subnormal: scale into the normal range first
+    x *= 0x1p54;
+    bits = double_bits(x);
+    e = -54;
+  }
+  e += static_cast<std::int64_t>((bits >> 52) & 0x7ff) - 1023;
+  double m = bits_double((bits & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL);
+  if (m > 1.4142135623730951) {
+    m *= 0.5;
+    ++e;
+  }
+  const double s = (m - 1.0) / (m + 1.0);
+  const double s2 = s * s;
+  double term = s;
+  double sum = 0.0;
+  for (int k = 1; k < 40; k += 2) {
+    sum += term / k;
+    term *= s2;
+  }
+  return 2.0 * sum + static_cast<double>(e) * 0.6931471805599453;
+}
+
 /// 2^e for e in [-1022, 1023], from its bits.
 DTSIM_HOST_DEVICE inline double power_of_two(std::int64_t e) {
-  const std::uint64_t bits = static_cast<std::uint64_t>(e + 1023) << 52;
-  double d;
-#if defined(__CUDA_ARCH__)
-  d = __longlong_as_double(static_cast<long long>(bits));
-#else
-  std::memcpy(&d, &bits, 8);
-#endif
-  return d;
+  return bits_double(static_cast<std::uint64_t>(e + 1023) << 52);
 }
 
 /// e^x: x = k ln 2 + r, |r| <= ln 2 / 2, e^r by its Taylor series, times 2^k; +Inf above 709.78, 0 below -745.2.

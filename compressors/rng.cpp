@@ -9,6 +9,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "compressors/portable_math.hpp"
 #include "compressors/simd.hpp"
 #include "sim/core/error.hpp"
 
@@ -32,29 +33,7 @@ std::uint64_t stream_seed(std::uint64_t seed, std::uint64_t a, std::uint64_t b) 
 
 double portable_log(double x) {
   DTSIM_CHECK(x > 0.0 && std::isfinite(x), "portable_log needs a finite positive argument");
-  // x = m * 2^e with m in [sqrt(1/2), sqrt(2)); log m = 2 atanh(s), s = (m - 1) / (m + 1).
-  std::uint64_t bits = std::bit_cast<std::uint64_t>(x);
-  int e = 0;
-  if ((bits >> 52) == 0) {  // subnormal: scale into the normal range first
-    x *= 0x1p54;
-    bits = std::bit_cast<std::uint64_t>(x);
-    e = -54;
-  }
-  e += static_cast<int>((bits >> 52) & 0x7ff) - 1023;
-  double m = std::bit_cast<double>((bits & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL);
-  if (m > 1.4142135623730951) {
-    m *= 0.5;
-    ++e;
-  }
-  const double s = (m - 1.0) / (m + 1.0);
-  const double s2 = s * s;
-  double term = s;
-  double sum = 0.0;
-  for (int k = 1; k < 40; k += 2) {
-    sum += term / k;
-    term *= s2;
-  }
-  return 2.0 * sum + e * 0.6931471805599453;
+  return log_by_series(x);
 }
 
 Rng::Rng(std::uint64_t seed) {

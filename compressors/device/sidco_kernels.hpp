@@ -3,11 +3,13 @@
 /// and, per later stage, the exceedances {a > eta} (their count and minimum, then the moments of a - min) are
 /// reductions on the device (reduce.hpp); the fit of compressors/sidco_fit.hpp runs on the host on those few
 /// numbers; the kept set {|x| > eta ||x||} is compacted in index order (sparse_select.hpp). The gamma law's mean
-/// of ln(a + 1e-10) is not on the device: CUDA's log and the host's round differently.
+/// of ln(a + 1e-10) is a reduction too, with portable_math.hpp's log: the same bits on every launcher (CUDA's log
+/// and libm's round differently), not necessarily the host kernel's (libm's log, another order).
 #include <string>
 
 #include "compressors/device/reduce.hpp"
 #include "compressors/device/sparse_select.hpp"
+#include "compressors/portable_math.hpp"
 #include "compressors/sidco_fit.hpp"
 
 namespace dtsim::compressors::device {
@@ -61,22 +63,27 @@ struct ExcessMoments {
   }
 };
 
+/// Sum of ln(|x| inv + 1e-10), in double.
+struct SumOfLogs {
+  double inv = 0.0, sum = 0.0;
+  DTSIM_HOST_DEVICE void add(float x) {
+    sum += log_by_series(static_cast<double>(bits_float(float_bits(x) & 0x7fffffffu)) * inv + 1e-10);
+  }
+  DTSIM_HOST_DEVICE void merge(const SumOfLogs& o) { sum += o.sum; }
+};
+
 /// The sidco kernels on launcher `Launch`.
 template <class Launch>
 class SidcoKernels final : public SparseKernels<Launch> {
  public:
   SidcoKernels(Device& device, const Options& options)
-      : SparseKernels<Launch>(device), device_(device), stats_(device), exceed_(device), excess_(device), total_(device) {
+      : SparseKernels<Launch>(device), device_(device), stats_(device), exceed_(device), excess_(device), logs_(device), total_(device) {
     OptionReader reader("compressor 'sidco'", options);
     ratio_ = reader.real("ratio", 0.001, 0.0, 1.0, true);
     const std::string law = reader.choice("distribution", "exponential", {"exponential", "gpareto", "gamma"});
     stages_ = reader.integer("stages", 0, 0, 10);
     first_ratio_ = reader.real("first_ratio", 0.25, 0.0, 1.0, true);
     reader.finish();
-    if (law == "gamma")
-      throw core::InputError("sidco's gamma law has no device kernels (its mean of logarithms rounds differently in "
-                             "CUDA and on the host)",
-                             "distribution = \"exponential\" or \"gpareto\" on a device, or device = \"cpu\"");
     law_ = sidco_law(law);
   }
   void compress(const float* grad, std::int64_t n, TensorId, std::uint64_t, DeviceBuffer<std::byte>& payload) override {
@@ -90,6 +97,7 @@ class SidcoKernels final : public SparseKernels<Launch> {
     stats.mean = sums.abs * inv / count;
     if (law_ == SidcoLaw::kGpareto)
       stats.var = std::max(0.0, sums.squares * inv * inv / count - stats.mean * stats.mean);
+    if (law_ == SidcoLaw::kGamma) stats.mean_log = reduce_to_host<Launch>(device_, grad, n, logs_, total_, SumOfLogs{inv, 0.0}).sum / count;
     double eta = sidco_quantile(law_, stats, stages == 1 ? ratio_ : first_ratio_);
     const double stage_ratio = sidco_stage_ratio(ratio_, first_ratio_, stages);
     for (std::int64_t stage = 1; stage < stages; ++stage) {  // the exceedances of each stage nest: eta grows
@@ -111,6 +119,7 @@ class SidcoKernels final : public SparseKernels<Launch> {
   DeviceBuffer<SquaresAndAbs> stats_;
   DeviceBuffer<Exceedances> exceed_;
   DeviceBuffer<ExcessMoments> excess_;
+  DeviceBuffer<SumOfLogs> logs_;
   DeviceBuffer<std::byte> total_;
   double ratio_ = 0.001, first_ratio_ = 0.25;
   std::int64_t stages_ = 0;

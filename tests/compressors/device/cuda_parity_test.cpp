@@ -23,7 +23,8 @@ std::vector<Options> option_sets(std::string_view name) {
   if (name == "terngrad") return {{}, {{"clip", 0.0}, {"seed", std::int64_t{7}}}};
   if (name == "qsgd") return {{}, {{"levels", std::int64_t{1000}}, {"bucket_size", std::int64_t{7}}}};
   if (name == "dgc") return {{}, {{"ratio", 0.05}, {"warmup_epochs", std::int64_t{2}}, {"lower", 0.99}}};
-  if (name == "sidco") return {{}, {{"distribution", std::string("gpareto")}, {"ratio", 0.01}}};
+  if (name == "sidco")
+    return {{}, {{"distribution", std::string("gpareto")}, {"ratio", 0.01}}, {{"distribution", std::string("gamma")}}};
   if (name == "randomk") return {{}, {{"ratio", 0.5}, {"rescale", true}}};
   if (name == "signum") return {{}, {{"momentum", 0.5}}};
   if (name == "gaussiank" || name == "stc" || name == "sbc" || name == "gspar") return {{}, {{"ratio", 0.3}}};

@@ -1,6 +1,5 @@
 // polar's device kernels through the CPU launcher: successive cancellation on the device reaches the thesis'
-// distortion (the host kernel's law), the host compressor expands the device's payload to the same bits, and the
-// portable exp / log1p the check nodes use agree with libm.
+// distortion (the host kernel's law), and the host compressor expands the device's payload to the same bits.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,29 +7,12 @@
 
 #include "compressors/device/device_compressor.hpp"
 #include "compressors/polar_code.hpp"
-#include "compressors/portable_math.hpp"
 #include "compressors/registry.hpp"
 #include "compressors/rng.hpp"
 #include "tests/compressors/device/device_test_data.hpp"
 
 namespace dtsim::compressors::device {
 namespace {
-
-TEST(PortableMath, ExpAndLog1pAgreeWithLibmToAFewUlp) {
-  Rng rng(5);
-  for (int i = 0; i < 20000; ++i) {
-    const double x = -740.0 + 1449.0 * rng.uniform();
-    const double want = std::exp(x);
-    ASSERT_NEAR(portable_exp(x), want, 1e-15 * want + 1e-320) << x;
-    const double y = rng.uniform();
-    ASSERT_NEAR(portable_log1p(y), std::log1p(y), 1e-15 * std::log1p(y) + 1e-300) << y;
-  }
-  EXPECT_EQ(portable_exp(0.0), 1.0);
-  EXPECT_EQ(portable_exp(710.0), HUGE_VAL);
-  EXPECT_EQ(portable_exp(-746.0), 0.0);
-  EXPECT_EQ(portable_log1p(0.0), 0.0);
-  EXPECT_NEAR(portable_log1p(1.0), std::log(2.0), 1e-15);
-}
 
 // Fraction of sign bits the device's polar code flips on `blocks` blocks of random signs.
 double device_distortion(std::int64_t block, double rate, std::int64_t blocks, std::uint64_t seed) {
