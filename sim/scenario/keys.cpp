@@ -250,7 +250,7 @@ const std::vector<KeySpec>& scenario_keys() {
        0, 0, nullptr},
       {"compression", "device", "string", "cpu",
        "where the kernels run: \"cpu\" (the host kernels, times scaled to the GPU) or \"cuda\" (the device kernels "
-       "on this machine's GPU, docs/cuda.md; refused without a GPU or device kernels)",
+       "on this machine's GPU, docs/cuda.md; refused by a build without CUDA or on a machine without a GPU)",
        0, 0, devices},
       {"compression", "seed", "integer", "0", "seed of the synthetic gradients (stochastic compressors take their own seed option)", 0,
        std::int64_t{1} << 62, nullptr},
