@@ -30,6 +30,17 @@ struct SweepArguments {
 /// `dtsim sweep SWEEP.toml [-j N] [--slurm [--shards K] [--wait] [--no-submit]] [--shard I --shards K] [--merge]`.
 int sweep_command(const SweepArguments& args);
 
+/// Options of `dtsim plan`.
+struct PlanArguments {
+  std::string file;
+  int jobs = 0;             ///< 0: the plan file's `jobs`
+  std::string out_dir;      ///< empty: the plan file's `output`
+  std::string command_line; ///< recorded in plan.json
+};
+/// `dtsim plan PLAN.toml [-j N] [--out DIR]`: searches the plan's clusters for the best that meets its target;
+/// exit 1 when none does.
+int plan_command(const PlanArguments& args);
+
 /// `dtsim plot RESULTS [--out DIR]`: PNG and SVG plots of a run or sweep folder (default DIR: RESULTS/plots).
 int plot_command(const std::string& results, const std::string& out_dir);
 /// `dtsim report RUN_OR_SWEEP_DIR`: one self-contained HTML page with the tables and plots.

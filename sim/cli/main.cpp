@@ -68,6 +68,13 @@ int main(int argc, char** argv) {
   sweep->add_option("--shard", sweep_args.shard, "run only the points with index % shards == shard");
   sweep->add_option("--shards", sweep_args.shards, "number of shards (Slurm array tasks)")->check(CLI::Range(1, 100000));
 
+  cli::PlanArguments plan_args;
+  CLI::App* plan = app.add_subcommand("plan", "find the cheapest cluster that meets a training target (capacity planning)");
+  plan->add_option("plan", plan_args.file, "plan TOML file")->required();
+  plan->add_option("-j,--jobs", plan_args.jobs, "candidates simulated at once (default: jobs in the plan file)")
+      ->check(CLI::Range(1, 256));
+  plan->add_option("--out", plan_args.out_dir, "output folder (default: output in the plan file)");
+
   std::string results;
   CLI::App* plot = app.add_subcommand("plot", "draw PNG and SVG plots of a run or sweep folder");
   plot->add_option("results", results, "output folder of dtsim run or dtsim sweep")->required();
@@ -140,6 +147,10 @@ int main(int argc, char** argv) {
     if (*run) return cli::run_command(file, overrides, out_dir, cli::shell_command_line(argc, argv));
     if (*validate) return cli::validate_command(file, overrides, resolved);
     if (*sweep) return cli::sweep_command(sweep_args);
+    if (*plan) {
+      plan_args.command_line = cli::shell_command_line(argc, argv);
+      return cli::plan_command(plan_args);
+    }
     if (*plot) return cli::plot_command(results, out_dir);
     if (*report) return cli::report_command(results);
     if (*collective) return cli::collective_command(coll);

@@ -449,7 +449,7 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
 std::vector<std::string> builtin_platform_names() {
   std::vector<std::string> names;
   for (const core::EmbeddedFile& f : core::embedded_files())
-    if (f.path.starts_with("platforms/"))
+    if (f.path.starts_with("platforms/") && f.path != "platforms/costs.toml")  // the cost table of `dtsim plan`
       names.emplace_back(f.path.substr(10, f.path.size() - 10 - 5));
   return names;
 }

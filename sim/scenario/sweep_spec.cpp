@@ -1,34 +1,15 @@
 #include "sim/scenario/sweep_spec.hpp"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <toml++/toml.h>
 
 #include "sim/core/error.hpp"
 #include "sim/scenario/section.hpp"
+#include "sim/scenario/toml_file.hpp"
 
 namespace dtsim::scenario {
 namespace fs = std::filesystem;
-namespace {
-
-/// A TOML value as the text `--set` reads back: strings quoted, numbers and booleans as written.
-std::string toml_text(const toml::node& value) {
-  std::ostringstream out;
-  value.visit([&](const auto& v) { out << toml::toml_formatter(v, toml::format_flags::none); });
-  return out.str();
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw core::InputError(path, "cannot read sweep file '" + path + "'", "give the path of a readable file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-}  // namespace
 
 std::vector<SweepPoint> SweepSpec::points() const {
   std::vector<SweepPoint> out;
@@ -53,12 +34,7 @@ std::vector<SweepPoint> SweepSpec::points() const {
 }
 
 SweepSpec load_sweep(const std::string& path) {
-  toml::table root;
-  try {
-    root = toml::parse(read_text(path), path);
-  } catch (const toml::parse_error& e) {
-    throw core::InputError(where(e.source()), std::string(e.description()), "the file must be valid TOML v1.0");
-  }
+  toml::table root = parse_toml_file(path, "sweep file");
   SweepSpec spec;
   spec.source = path;
   const fs::path folder = fs::path(path).parent_path();

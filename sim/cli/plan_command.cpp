@@ -1,0 +1,29 @@
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "sim/cli/commands.hpp"
+#include "sim/core/atomic_file.hpp"
+#include "sim/plan/plan_report.hpp"
+#include "sim/scenario/plan_spec.hpp"
+
+namespace dtsim::cli {
+
+int plan_command(const PlanArguments& args) {
+  scenario::PlanSpec plan = scenario::load_plan(args.file);
+  if (!args.out_dir.empty()) plan.output_dir = args.out_dir;
+  const int jobs = args.jobs > 0 ? args.jobs : plan.jobs;
+  std::filesystem::create_directories(plan.output_dir);
+  const plan::PlanResult result =
+      plan::search(plan, {self_executable(), jobs, "analytic"}, std::cerr, isatty(STDERR_FILENO) == 1);
+  plan::print_plan(std::cout, plan, result);
+  const std::string json_path = plan.output_dir + "/plan.json";
+  core::write_atomically(json_path, [&](std::ostream& out) {
+    out << plan::plan_json(plan, result, args.command_line).dump(2) << '\n';
+  });
+  std::cout << "wrote " << json_path << "\n";
+  return result.recommended >= 0 ? 0 : 1;
+}
+
+}  // namespace dtsim::cli

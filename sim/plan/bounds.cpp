@@ -1,0 +1,57 @@
+#include "sim/plan/bounds.hpp"
+
+#include <cmath>
+
+#include "sim/core/error.hpp"
+#include "sim/run/memory_check.hpp"
+
+namespace dtsim::plan {
+
+double allreduce_bytes_received(const scheduling::IterationPlan& plan) {
+  double bytes = 0;
+  for (std::size_t b = 0; b < plan.buckets.size(); ++b) {
+    if (plan.work.empty()) {
+      bytes += static_cast<double>(plan.buckets[b].bytes);
+      continue;
+    }
+    for (const scheduling::Exchange& e : plan.work[b].exchanges)
+      if (e.kind == scheduling::Exchange::Kind::allreduce) bytes += static_cast<double>(e.bytes);
+  }
+  return bytes;
+}
+
+Bounds bounds(const scenario::Scenario& s, const scheduling::IterationPlan& plan, const scenario::PlanJob& job) {
+  Bounds b;
+  b.gpu = s.gpu.name;
+  b.gpus = s.workers;
+  const platform::PlatformSpec& p = s.platform;
+  const bool star = p.topology == platform::Topology::star;
+  b.nodes = star ? s.workers : (s.workers + p.gpus_per_node - 1) / p.gpus_per_node;
+  b.nic_Bps = star ? p.intra.bandwidth_Bps : p.inter.bandwidth_Bps * (p.node.structured ? p.node.nics : 1);
+  b.batch = s.batch_size;
+  const double global_batch = static_cast<double>(s.workers) * s.batch_size;
+  if (job.unit == "iterations") {
+    b.iterations = job.amount;
+  } else {
+    double samples = job.amount;
+    if (job.unit == "tokens") {
+      if (s.model.tokens <= 0)
+        throw core::InputError("[job] tokens: model '" + s.model.name + "' has no sequence length",
+                               "give samples or iterations for a model that is not a transformer");
+      samples /= static_cast<double>(s.model.tokens);
+    }
+    b.iterations = std::ceil(samples / global_batch);
+  }
+  const memory::MemoryBreakdown memory = run::memory_breakdown(s, plan);
+  b.memory_peak_bytes = memory.total_bytes();
+  b.memory_capacity_bytes = memory.capacity_bytes;
+  b.fits = memory.fits();
+  for (const scheduling::LayerPhase& l : plan.layers) b.compute_s += l.forward_s + l.backward_s + l.update_s;
+  // The NIC bound holds for a synchronous all-reduce every iteration over a network of nodes with NICs.
+  const bool every_iteration = s.sync.scheme == "bsp" && s.architecture == "allreduce";
+  if (every_iteration && b.nodes > 1 && p.topology != platform::Topology::graph)
+    b.bandwidth_s = allreduce_bytes_received(plan) / b.nic_Bps;
+  return b;
+}
+
+}  // namespace dtsim::plan

@@ -1,0 +1,37 @@
+#pragma once
+/// What a candidate costs at least, known without simulating it: the memory model decides whether it fits,
+/// the compute-only time and the NIC bandwidth bound give a lower bound on its iteration time.
+#include <string>
+
+#include "sim/scenario/plan_spec.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/scheduling/iteration_plan.hpp"
+
+namespace dtsim::plan {
+
+/// The cluster a candidate builds and its bounds.
+struct Bounds {
+  std::string gpu;             ///< GPU profile name
+  int gpus = 0;
+  int nodes = 0;
+  double nic_Bps = 0;          ///< bandwidth of a node's NIC(s) into the network
+  double batch = 0;            ///< samples per worker per iteration
+  double iterations = 0;       ///< iterations the job needs at this global batch
+  bool fits = true;            ///< the memory model's verdict
+  double memory_peak_bytes = 0;
+  double memory_capacity_bytes = 0;
+  double compute_s = 0;        ///< forward + backward + update of one worker: no iteration is shorter
+  double bandwidth_s = 0;      ///< gradient bytes a node must receive over its NIC bandwidth (0 when not known)
+  /// The larger of the two: the shortest iteration this candidate can have.
+  double iteration_lb_s() const { return compute_s > bandwidth_s ? compute_s : bandwidth_s; }
+};
+
+/// Bytes every node must receive per iteration for an all-reduce of `plan`'s buckets: each element of the
+/// result reaches the node at least once, as its final value or as a partial sum it completes, so at least
+/// the all-reduced bytes (all-gathered and gTop-k payloads are not counted: the bound stays a bound).
+double allreduce_bytes_received(const scheduling::IterationPlan& plan);
+
+/// The bounds of scenario `s` (a candidate loaded) for `job`; `plan` is its iteration plan.
+Bounds bounds(const scenario::Scenario& s, const scheduling::IterationPlan& plan, const scenario::PlanJob& job);
+
+}  // namespace dtsim::plan

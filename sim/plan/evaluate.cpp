@@ -1,0 +1,70 @@
+#include "sim/plan/evaluate.hpp"
+
+#include <fstream>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/sweep/point_result.hpp"
+#include "sim/sweep/sweep_runner.hpp"
+
+namespace dtsim::plan {
+namespace {
+
+Evaluation read_point(const std::string& path) {
+  Evaluation e;
+  std::ifstream in(path);
+  const nlohmann::json point = nlohmann::json::parse(in, nullptr, false);
+  if (!point.is_object()) {
+    e.error = "no result was recorded (" + path + ")";
+    return e;
+  }
+  if (point.value("status", "") != "ok") {
+    e.error = point.value("error", "the run failed");
+    return e;
+  }
+  const nlohmann::json& m = point["metrics"];
+  e.ok = true;
+  e.iteration_s = m["mean_iteration_s"].get<double>();
+  e.samples_per_s = m["samples_per_s"].get<double>();
+  e.scaling_efficiency = m["scaling_efficiency"].get<double>();
+  e.exposed_comm_s = m["exposed_comm_s"].get<double>();
+  e.idle_s = m["idle_s"].get<double>();
+  return e;
+}
+
+}  // namespace
+
+std::vector<Evaluation> evaluate(const scenario::PlanSpec& plan, const std::vector<const Candidate*>& candidates,
+                                 const EvaluateOptions& options, std::ostream& progress, bool terminal) {
+  // Candidates that set the same keys (compression "none" sets none) share one zip sweep.
+  std::map<std::vector<std::string>, std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    std::vector<std::string> keys;
+    for (const auto& [key, value] : candidates[i]->settings) keys.push_back(key);
+    groups[keys].push_back(i);
+  }
+  std::vector<Evaluation> out(candidates.size());
+  for (const auto& [keys, members] : groups) {
+    scenario::SweepSpec spec;
+    spec.source = plan.source;
+    spec.base = plan.base;
+    spec.base_settings = plan.base_settings;
+    spec.base_settings.push_back("strategy.fidelity=\"" + options.fidelity + "\"");
+    spec.zip = true;
+    spec.output_dir = plan.output_dir;
+    spec.jobs = options.jobs;
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      scenario::Axis axis{keys[k], {}};
+      for (std::size_t m : members) axis.values.push_back(candidates[m]->settings[k].second);
+      spec.axes.push_back(std::move(axis));
+    }
+    const std::vector<sweep::PointKey> point_keys = sweep::point_keys(spec, options.dtsim_binary);
+    sweep::run_sweep(spec, point_keys, {options.dtsim_binary, options.jobs, 0, 1}, progress, terminal);
+    for (std::size_t p = 0; p < members.size(); ++p)
+      out[members[p]] = read_point(sweep::point_dir(spec, point_keys[p]) + "/point.json");
+  }
+  return out;
+}
+
+}  // namespace dtsim::plan

@@ -1,0 +1,35 @@
+#pragma once
+/// Simulating candidates: each one a point of a sweep (one `dtsim run` process per point, -j at once,
+/// content-keyed so that a plan run again reuses every point whose resolved scenario did not change).
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "sim/plan/candidate.hpp"
+
+namespace dtsim::plan {
+
+/// What one simulation of a candidate says.
+struct Evaluation {
+  bool ok = false;
+  std::string error;            ///< why the run failed
+  double iteration_s = 0;       ///< mean iteration
+  double samples_per_s = 0;
+  double scaling_efficiency = 0;
+  double exposed_comm_s = 0;    ///< mean over workers and iterations
+  double idle_s = 0;
+};
+
+/// How candidates are run.
+struct EvaluateOptions {
+  std::string dtsim_binary;
+  int jobs = 1;
+  std::string fidelity = "analytic";  ///< strategy.fidelity of every run
+};
+
+/// Runs `candidates` at `options.fidelity` under the plan's output folder and reads their results, in order.
+/// Progress (a bar with an ETA on a terminal) goes to `progress`. Also counts the points reused.
+std::vector<Evaluation> evaluate(const scenario::PlanSpec& plan, const std::vector<const Candidate*>& candidates,
+                                 const EvaluateOptions& options, std::ostream& progress, bool terminal);
+
+}  // namespace dtsim::plan

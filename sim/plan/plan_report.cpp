@@ -1,0 +1,161 @@
+#include "sim/plan/plan_report.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "sim/core/version.hpp"
+
+namespace dtsim::plan {
+namespace {
+
+std::string ms(double s) { return fmt::format("{:.3f} ms", s * 1e3); }
+
+std::string join(const std::vector<std::string>& parts, const std::string& separator) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : separator) + p;
+  return out;
+}
+
+/// "2 x 8 a100 GPUs, 7.12 h (21,000 iterations of 1.220 ms, flow level), 512.40 USD, 250.1 kWh".
+std::string summary(const scenario::PlanSpec& plan, const Outcome& o) {
+  const Spend s = o.spend();
+  return fmt::format("{} {} GPUs in {} node{}: {} to train ({:.0f} iterations of {}, {} level), {:.2f} {}, {:.1f} kWh",
+                     o.bounds.gpus, o.bounds.gpu, o.bounds.nodes, o.bounds.nodes == 1 ? "" : "s", time_text(o.time_s()),
+                     o.bounds.iterations, ms(o.best().iteration_s), o.flow ? "flow" : "analytic", s.cost,
+                     plan.costs.currency, s.energy_kwh);
+}
+
+/// What bounds the candidate's iteration: exposed communication when at least a fifth of it, else compute.
+std::string bound_sentence(const Outcome& o) {
+  const Evaluation& e = o.best();
+  const Bounds& b = o.bounds;
+  if (e.exposed_comm_s >= 0.2 * e.iteration_s)
+    return fmt::format("Communication bounds it: {} of its {} iteration is exposed communication; moving the gradients "
+                       "through a node's {:.0f} Gb/s NIC alone takes at least {}.",
+                       ms(e.exposed_comm_s), ms(e.iteration_s), b.nic_Bps * 8 / 1e9, ms(b.bandwidth_s));
+  return fmt::format("Compute bounds it: one GPU's forward, backward and update take {} of its {} iteration ({:.1f} %); "
+                     "{} is exposed communication.",
+                     ms(b.compute_s), ms(e.iteration_s), 100 * b.compute_s / e.iteration_s, ms(e.exposed_comm_s));
+}
+
+/// How far the flow level moved the iteration from the analytic one, in percent (0 below 0.005 %).
+double moved_percent(const Outcome& o) {
+  const double moved = 100 * (o.flow->iteration_s - o.analytic.iteration_s) / o.analytic.iteration_s;
+  return std::abs(moved) < 0.005 ? 0.0 : moved;
+}
+
+/// "cheaper", "faster" or "more frugal": better in what the plan minimises.
+std::string better_word(const scenario::PlanTarget& t) {
+  return t.minimise == "cost" ? "cheaper" : t.minimise == "time" ? "faster" : "more frugal";
+}
+
+nlohmann::json evaluation_json(const Evaluation& e) {
+  if (!e.ok) return {{"ok", false}, {"error", e.error}};
+  return {{"ok", true}, {"mean_iteration_s", e.iteration_s}, {"samples_per_s", e.samples_per_s},
+          {"scaling_efficiency", e.scaling_efficiency}, {"exposed_comm_s", e.exposed_comm_s}, {"idle_s", e.idle_s}};
+}
+
+}  // namespace
+
+std::vector<std::string> recommendation(const scenario::PlanSpec& plan, const PlanResult& r) {
+  std::vector<std::string> out;
+  const scenario::PlanTarget& t = plan.target;
+  if (r.recommended < 0) {
+    int closest = -1;
+    for (int i = 0; i < static_cast<int>(r.outcomes.size()); ++i)
+      if (r.outcomes[i].simulated() && (closest < 0 || r.outcomes[i].time_s() < r.outcomes[closest].time_s())) closest = i;
+    out.push_back("No candidate meets the target.");
+    if (closest >= 0)
+      out.push_back(fmt::format("The fastest simulated, {} ({}), misses: {}.", r.outcomes[closest].candidate.label,
+                                summary(plan, r.outcomes[closest]), join(misses(r.outcomes[closest], t), "; ")));
+    return out;
+  }
+  const Outcome& o = r.outcomes[r.recommended];
+  out.push_back(fmt::format("Recommended: {}: {}.", o.candidate.label, summary(plan, o)));
+  out.push_back(bound_sentence(o));
+  std::vector<std::string> margins;
+  if (t.time_s) margins.push_back(fmt::format("it finishes in {} of the {} allowed", time_text(o.time_s()), time_text(*t.time_s)));
+  if (t.budget)
+    margins.push_back(fmt::format("it costs {:.2f} of the {:.2f} {} budget", o.spend().cost, *t.budget, plan.costs.currency));
+  if (!margins.empty()) out.push_back("Target: " + join(margins, ", ") + ".");
+  if (o.flow && o.analytic.ok)
+    out.push_back(fmt::format("At the flow level (contention) its iteration moved {:+.2f} %, from {} (analytic) to {}.",
+                              moved_percent(o),
+                              ms(o.analytic.iteration_s), ms(o.flow->iteration_s)));
+  if (r.next_cheaper >= 0) {
+    const Outcome& n = r.outcomes[r.next_cheaper];
+    out.push_back(fmt::format("The next {} option, {} ({:.2f} {}, {}), misses: {}.", better_word(t), n.candidate.label,
+                              n.spend().cost, plan.costs.currency, time_text(n.time_s()), join(misses(n, t), "; ")));
+  } else {
+    out.push_back(fmt::format("No simulated option is {}.", better_word(t)));
+  }
+  return out;
+}
+
+void print_plan(std::ostream& out, const scenario::PlanSpec& plan, const PlanResult& r) {
+  for (const std::string& s : recommendation(plan, r)) fmt::print(out, "{}\n", s);
+  fmt::print(out, "\nPareto front (time to train vs cost; {} per GPU-hour from {}):\n", plan.costs.currency,
+             plan.costs.source);
+  fmt::print(out, "  {:<56} {:>6} {:>10} {:>12} {:>10} {:>12} {:>8}  {}\n", "candidate", "GPUs", "time",
+             "cost (" + plan.costs.currency + ")", "kWh", "iteration", "level", "target");
+  for (int i : r.front) {
+    const Outcome& o = r.outcomes[i];
+    const Spend s = o.spend();
+    const std::vector<std::string> missed = misses(o, plan.target);
+    fmt::print(out, "  {:<56} {:>6} {:>10} {:>12.2f} {:>10.1f} {:>12} {:>8}  {}\n", o.candidate.label, o.bounds.gpus,
+               time_text(o.time_s()), s.cost, s.energy_kwh, ms(o.best().iteration_s), o.flow ? "flow" : "analytic",
+               i == r.recommended ? "met, recommended" : missed.empty() ? "met" : "missed");
+  }
+}
+
+nlohmann::json plan_json(const scenario::PlanSpec& plan, const PlanResult& r, const std::string& command_line) {
+  nlohmann::json candidates = nlohmann::json::array();
+  for (const Outcome& o : r.outcomes) {
+    nlohmann::json settings = nlohmann::json::object();
+    for (const auto& [key, value] : o.candidate.settings) {
+      const nlohmann::json parsed = nlohmann::json::parse(value, nullptr, false);
+      settings[key] = parsed.is_discarded() ? nlohmann::json(value) : parsed;
+    }
+    nlohmann::json c = {{"index", o.candidate.index}, {"label", o.candidate.label}, {"settings", settings},
+                        {"pruned", o.pruned}, {"pruned_why", o.pruned_why}};
+    if (o.pruned != "invalid") {
+      const Bounds& b = o.bounds;
+      const Spend s = o.spend();
+      c["cluster"] = {{"gpu", b.gpu}, {"gpus", b.gpus}, {"nodes", b.nodes}, {"nic_Bps", b.nic_Bps},
+                      {"per_hour", o.rate.per_hour}, {"watts", o.rate.watts}};
+      c["bounds"] = {{"iterations", b.iterations}, {"fits", b.fits}, {"memory_peak_bytes", b.memory_peak_bytes},
+                     {"memory_capacity_bytes", b.memory_capacity_bytes}, {"compute_s", b.compute_s},
+                     {"bandwidth_s", b.bandwidth_s}};
+      c["time_s"] = o.time_s();
+      c["cost"] = s.cost;
+      c["energy_kwh"] = s.energy_kwh;
+      c["estimate"] = o.simulated() ? (o.flow ? "flow" : "analytic") : "lower bound";
+      c["misses"] = misses(o, plan.target);
+    }
+    if (o.analytic.ok || !o.analytic.error.empty()) c["analytic"] = evaluation_json(o.analytic);
+    if (o.flow) c["flow"] = evaluation_json(*o.flow);
+    candidates.push_back(std::move(c));
+  }
+  nlohmann::json target = nlohmann::json::object();
+  if (plan.target.time_s) target["time_s"] = *plan.target.time_s;
+  if (plan.target.budget) target["budget"] = *plan.target.budget;
+  if (plan.target.samples_per_s) target["samples_per_s"] = *plan.target.samples_per_s;
+  if (plan.target.scaling_efficiency) target["scaling_efficiency"] = *plan.target.scaling_efficiency;
+  target["minimise"] = plan.target.minimise;
+  return {{"schema", "dtsim.plan/1"},
+          {"provenance", {{"dtsim_version", std::string(core::dtsim_version())}, {"command_line", command_line},
+                          {"plan", plan.source}, {"base", plan.base}, {"set", plan.base_settings}}},
+          {"job", {{"unit", plan.job.unit}, {"amount", plan.job.amount}}},
+          {"target", target},
+          {"costs", {{"source", plan.costs.source}, {"currency", plan.costs.currency}}},
+          {"rounds", r.rounds},
+          {"candidates", candidates},
+          {"front", r.front},
+          {"recommended", r.recommended},
+          {"next_cheaper", r.next_cheaper},
+          {"recommendation", recommendation(plan, r)}};
+}
+
+}  // namespace dtsim::plan

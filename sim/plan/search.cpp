@@ -1,0 +1,234 @@
+#include "sim/plan/search.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "sim/core/error.hpp"
+#include "sim/plan/pareto.hpp"
+#include "sim/run/run_simulation.hpp"
+#include "sim/scenario/load.hpp"
+
+namespace dtsim::plan {
+namespace {
+
+/// Time, cost and energy of `o`: the values a dominated candidate cannot beat.
+std::vector<double> criteria(const Outcome& o) {
+  const Spend s = o.spend();
+  return {o.time_s(), s.cost, s.energy_kwh};
+}
+
+/// Loads the candidate, bounds and prices it, and prunes it when the memory model or a lower bound rules it out.
+Outcome bound_candidate(const scenario::PlanSpec& plan, const Candidate& c) {
+  Outcome o;
+  o.candidate = c;
+  const std::vector<std::string> overrides = candidate_overrides(plan, c);
+  const scenario::Scenario s = plan.base.empty() ? scenario::load_default_scenario(overrides)
+                                                 : scenario::load_scenario(plan.base, overrides);
+  if (!s.compression.compressor.empty() && !s.compression.kernel_Bps)
+    throw core::InputError(plan.source, "candidate '" + c.label + "' compresses with measured kernel times, so its answer "
+                                        "would depend on this machine",
+                           "set a fixed kernel throughput in [set], e.g. \"compression.kernel_time\" = \"20GBps\"");
+  const scheduling::IterationPlan iteration = run::make_iteration_plan(s);
+  o.bounds = bounds(s, iteration, plan.job);
+  o.rate = rate(o.bounds, plan.costs);
+  const scenario::PlanTarget& t = plan.target;
+  const Bounds& b = o.bounds;
+  const double lb = b.iteration_lb_s();
+  if (!b.fits) {
+    o.pruned = "memory";
+    o.pruned_why = fmt::format("needs {:.2f} GiB per GPU, the {} has {:.2f} GiB", b.memory_peak_bytes / 1073741824.0, b.gpu,
+                               b.memory_capacity_bytes / 1073741824.0);
+  } else if (t.time_s && b.iterations * lb > *t.time_s) {
+    o.pruned = "bound";
+    o.pruned_why = fmt::format("at least {} ({} bound {:.3f} ms per iteration) > {}", time_text(b.iterations * lb),
+                               b.bandwidth_s > b.compute_s ? "NIC bandwidth" : "compute", lb * 1e3, time_text(*t.time_s));
+  } else if (t.budget && o.spend().cost > *t.budget) {
+    o.pruned = "bound";
+    o.pruned_why = fmt::format("costs at least {:.2f} {} > budget {:.2f}", o.spend().cost, plan.costs.currency, *t.budget);
+  } else if (t.samples_per_s && b.gpus * b.batch / lb < *t.samples_per_s) {
+    o.pruned = "bound";
+    o.pruned_why = fmt::format("at most {:.1f} samples/s < {:.1f}", b.gpus * b.batch / lb, *t.samples_per_s);
+  } else if (t.scaling_efficiency && b.compute_s / lb < *t.scaling_efficiency) {
+    o.pruned = "bound";
+    o.pruned_why = fmt::format("scaling efficiency at most {:.1f} % < {:.1f} %", 100 * b.compute_s / lb,
+                               100 * *t.scaling_efficiency);
+  }
+  return o;
+}
+
+/// Runs `which` at `fidelity` and stores the results in the outcomes.
+void run(const scenario::PlanSpec& plan, const EvaluateOptions& options, const std::string& fidelity,
+         std::vector<Outcome>& outcomes, const std::vector<int>& which, std::ostream& progress, bool terminal) {
+  std::vector<const Candidate*> candidates;
+  for (int i : which) candidates.push_back(&outcomes[i].candidate);
+  EvaluateOptions at = options;
+  at.fidelity = fidelity;
+  const std::vector<Evaluation> results = evaluate(plan, candidates, at, progress, terminal);
+  for (std::size_t k = 0; k < which.size(); ++k) {
+    Outcome& o = outcomes[which[k]];
+    if (fidelity == "flow")
+      o.flow = results[k];
+    else
+      o.analytic = results[k];
+    if (!results[k].ok) {
+      o.pruned = "failed";
+      o.pruned_why = results[k].error;
+    }
+  }
+}
+
+bool feasible(const Outcome& o, const scenario::PlanTarget& t) { return o.simulated() && misses(o, t).empty(); }
+
+/// The feasible simulated candidate with the lowest objective; -1 when none.
+int best_feasible(const std::vector<Outcome>& outcomes, const scenario::PlanTarget& t) {
+  int best = -1;
+  for (int i = 0; i < static_cast<int>(outcomes.size()); ++i)
+    if (feasible(outcomes[i], t) && (best < 0 || objective(outcomes[i], t) < objective(outcomes[best], t))) best = i;
+  return best;
+}
+
+}  // namespace
+
+std::string time_text(double s) {
+  if (s >= 3600) return fmt::format("{:.2f} h", s / 3600);
+  return s >= 60 ? fmt::format("{:.1f} min", s / 60) : fmt::format("{:.2f} s", s);
+}
+
+double Outcome::time_s() const {
+  return bounds.iterations * (simulated() ? best().iteration_s : bounds.iteration_lb_s());
+}
+
+std::vector<std::string> misses(const Outcome& o, const scenario::PlanTarget& t) {
+  std::vector<std::string> out;
+  const auto over = [](double value, double limit) { return 100.0 * (value - limit) / limit; };
+  const double time = o.time_s();
+  if (t.time_s && time > *t.time_s)
+    out.push_back(fmt::format("time {} > {} (+{:.1f} %)", time_text(time), time_text(*t.time_s), over(time, *t.time_s)));
+  const double cost = o.spend().cost;
+  if (t.budget && cost > *t.budget)
+    out.push_back(fmt::format("cost {:.2f} > budget {:.2f} (+{:.1f} %)", cost, *t.budget, over(cost, *t.budget)));
+  const Evaluation& e = o.best();
+  if (t.samples_per_s && e.samples_per_s < *t.samples_per_s)
+    out.push_back(fmt::format("throughput {:.1f} < {:.1f} samples/s ({:.1f} %)", e.samples_per_s, *t.samples_per_s,
+                              over(e.samples_per_s, *t.samples_per_s)));
+  if (t.scaling_efficiency && e.scaling_efficiency < *t.scaling_efficiency)
+    out.push_back(fmt::format("scaling efficiency {:.1f} % < {:.1f} %", 100 * e.scaling_efficiency,
+                              100 * *t.scaling_efficiency));
+  return out;
+}
+
+double objective(const Outcome& o, const scenario::PlanTarget& t) {
+  if (t.minimise == "time") return o.time_s();
+  return t.minimise == "energy" ? o.spend().energy_kwh : o.spend().cost;
+}
+
+PlanResult search(const scenario::PlanSpec& plan, const EvaluateOptions& options, std::ostream& progress,
+                  bool terminal) {
+  std::vector<int> gpus_per_node;
+  for (const std::string& ref : plan.platforms) gpus_per_node.push_back(scenario::load_platform_reference(ref).gpus_per_node);
+  PlanResult result;
+  std::optional<core::InputError> first_error;
+  for (const Candidate& c : enumerate_candidates(plan, gpus_per_node)) {
+    try {
+      result.outcomes.push_back(bound_candidate(plan, c));
+    } catch (const core::InputError& e) {  // a combination the loader refuses (asp with all-reduce, ...)
+      if (!first_error) first_error = e;
+      Outcome o;
+      o.candidate = c;
+      o.pruned = "invalid";
+      o.pruned_why = e.what();
+      result.outcomes.push_back(std::move(o));
+    }
+  }
+  std::vector<Outcome>& outcomes = result.outcomes;
+  std::vector<int> todo;
+  int by_memory = 0, by_bound = 0, invalid = 0;
+  for (int i = 0; i < static_cast<int>(outcomes.size()); ++i) {
+    by_memory += outcomes[i].pruned == "memory";
+    by_bound += outcomes[i].pruned == "bound";
+    invalid += outcomes[i].pruned == "invalid";
+    if (outcomes[i].pruned.empty()) todo.push_back(i);
+  }
+  if (invalid == static_cast<int>(outcomes.size())) throw *first_error;
+  fmt::print(progress, "{} candidates: {} do not fit in memory, {} cannot meet the target by their lower bounds, {} are "
+                       "refused by the loader; {} to simulate at the analytic level\n",
+             outcomes.size(), by_memory, by_bound, invalid, todo.size());
+  // Cheapest lower bound first; a candidate an evaluated one dominates in time, cost and energy cannot be on
+  // the front nor the recommendation (unless a throughput or efficiency target, which time does not order).
+  const scenario::PlanTarget& t = plan.target;
+  std::stable_sort(todo.begin(), todo.end(),
+                   [&](int a, int b) { return objective(outcomes[a], t) < objective(outcomes[b], t); });
+  const bool prune_dominated = !t.samples_per_s && !t.scaling_efficiency;
+  const std::size_t round_size = static_cast<std::size_t>(std::max(8, 4 * options.jobs));
+  std::vector<int> simulated;
+  int dominated = 0, ran = 0;
+  const auto started = std::chrono::steady_clock::now();
+  while (!todo.empty()) {
+    const std::vector<int> batch(todo.begin(), todo.begin() + static_cast<std::ptrdiff_t>(std::min(round_size, todo.size())));
+    todo.erase(todo.begin(), todo.begin() + static_cast<std::ptrdiff_t>(batch.size()));
+    run(plan, options, "analytic", outcomes, batch, progress, terminal);
+    ++result.rounds;
+    ran += static_cast<int>(batch.size());
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (todo.size() > 0)
+      fmt::print(progress, "round {}: {} candidates simulated in {:.1f} s; at most {} to go, ETA {:.0f} s or less\n",
+                 result.rounds, ran, elapsed, todo.size(), elapsed / ran * static_cast<double>(todo.size()));
+    for (int i : batch)
+      if (outcomes[i].simulated()) simulated.push_back(i);
+    if (!prune_dominated) continue;
+    std::vector<int> left;
+    for (int i : todo) {
+      const auto by = std::find_if(simulated.begin(), simulated.end(),
+                                   [&](int s) { return dominates(criteria(outcomes[s]), criteria(outcomes[i])); });
+      if (by == simulated.end()) {
+        left.push_back(i);
+        continue;
+      }
+      outcomes[i].pruned = "dominated";
+      outcomes[i].pruned_why = "its lower bounds are dominated by " + outcomes[*by].candidate.label;
+      ++dominated;
+    }
+    todo = left;
+  }
+  if (dominated > 0)
+    fmt::print(progress, "{} candidates not simulated: a simulated one is faster, cheaper and uses less energy than their "
+                         "lower bounds\n", dominated);
+  // Re-check the best at the flow level, then until the best feasible candidate has been re-checked.
+  std::vector<int> ranked;
+  for (int i : simulated)
+    if (feasible(outcomes[i], t)) ranked.push_back(i);
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [&](int a, int b) { return objective(outcomes[a], t) < objective(outcomes[b], t); });
+  if (plan.recheck > 0) {
+    std::vector<int> first(ranked.begin(), ranked.begin() + std::min<std::ptrdiff_t>(plan.recheck, ranked.size()));
+    if (!first.empty()) {
+      fmt::print(progress, "re-checking the best {} at the flow level\n", first.size());
+      run(plan, options, "flow", outcomes, first, progress, terminal);
+    }
+    for (int best = best_feasible(outcomes, t); best >= 0 && !outcomes[best].flow; best = best_feasible(outcomes, t))
+      run(plan, options, "flow", outcomes, {best}, progress, terminal);
+  }
+  std::vector<std::pair<double, double>> points;
+  std::vector<int> index;
+  for (int i = 0; i < static_cast<int>(outcomes.size()); ++i)
+    if (outcomes[i].simulated()) {
+      points.emplace_back(outcomes[i].time_s(), outcomes[i].spend().cost);
+      index.push_back(i);
+    }
+  for (int f : pareto_front(points)) result.front.push_back(index[f]);
+  result.recommended = best_feasible(outcomes, t);
+  if (result.recommended >= 0) {
+    const double mine = objective(outcomes[result.recommended], t);
+    for (int i : index)
+      if (!feasible(outcomes[i], t) && objective(outcomes[i], t) < mine &&
+          (result.next_cheaper < 0 || objective(outcomes[i], t) > objective(outcomes[result.next_cheaper], t)))
+        result.next_cheaper = i;
+  }
+  return result;
+}
+
+}  // namespace dtsim::plan

@@ -1,0 +1,56 @@
+#pragma once
+/// `dtsim plan`'s search: every candidate is priced and bounded without simulating; those that cannot fit
+/// or cannot meet the target are pruned; the rest are simulated at the analytic level, cheapest lower bound
+/// first, in rounds after which candidates an evaluated one dominates are pruned too; the best are re-run at
+/// the flow level (contention), and the recommendation is the best that meets every target.
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "sim/plan/bounds.hpp"
+#include "sim/plan/candidate.hpp"
+#include "sim/plan/evaluate.hpp"
+#include "sim/plan/pricing.hpp"
+
+namespace dtsim::plan {
+
+/// One candidate through the search.
+struct Outcome {
+  Candidate candidate;
+  Bounds bounds;
+  Rate rate;
+  std::string pruned;                 ///< why it was not simulated ("memory", "bound", "dominated"); empty if it was
+  std::string pruned_why;             ///< the numbers behind it
+  Evaluation analytic;
+  std::optional<Evaluation> flow;     ///< when re-checked
+  /// The most faithful evaluation: flow when re-checked.
+  const Evaluation& best() const { return flow ? *flow : analytic; }
+  bool simulated() const { return pruned.empty() && analytic.ok; }
+  /// Time to train, cost and energy from the best evaluation (or from the lower bound when not simulated).
+  double time_s() const;
+  Spend spend() const { return plan::spend(rate, time_s()); }
+};
+
+/// A time to train in words: hours, minutes or seconds ("7.12 h", "12.5 min").
+std::string time_text(double s);
+
+/// The targets `o` misses, in words with numbers ("time 9.20 h > 8.00 h (+15.0 %)"); empty when it meets all.
+std::vector<std::string> misses(const Outcome& o, const scenario::PlanTarget& target);
+/// The value the plan minimises (cost, time or energy) for `o`.
+double objective(const Outcome& o, const scenario::PlanTarget& target);
+
+/// The whole search.
+struct PlanResult {
+  std::vector<Outcome> outcomes;  ///< every candidate, in enumeration order
+  std::vector<int> front;         ///< Pareto front of time vs cost over the simulated candidates
+  int recommended = -1;           ///< the best candidate that meets every target; -1 when none does
+  int next_cheaper = -1;          ///< the simulated candidate just below it in the objective, which misses a target
+  int rounds = 0;                 ///< analytic rounds
+};
+
+/// Searches `plan`; progress with an ETA on `progress`.
+PlanResult search(const scenario::PlanSpec& plan, const EvaluateOptions& options, std::ostream& progress,
+                  bool terminal);
+
+}  // namespace dtsim::plan

@@ -1,0 +1,185 @@
+#include "sim/scenario/plan_spec.hpp"
+
+#include <filesystem>
+
+#include <toml++/toml.h>
+
+#include "sim/core/error.hpp"
+#include "sim/scenario/section.hpp"
+#include "sim/scenario/toml_file.hpp"
+
+namespace dtsim::scenario {
+namespace fs = std::filesystem;
+namespace {
+
+/// The non-empty array `key` of `table` (read through `section`), each element checked by `element`.
+template <class Element>
+void for_each_value(Section& section, const toml::table& table, const std::string& key, const std::string& example,
+                    Element element) {
+  if (!section.has(key)) return;
+  const toml::node* list = table.get(key);
+  if (!list->is_array() || list->as_array()->empty())
+    throw core::InputError(where(list->source()), "'" + key + "' must be a non-empty array", "e.g. " + example);
+  for (const toml::node& v : *list->as_array()) element(v);
+}
+
+/// A platform template: a built-in name as it is, a file relative to the plan made absolute.
+std::string platform_ref(const toml::node& v, const fs::path& folder) {
+  if (!v.is_string())
+    throw core::InputError(where(v.source()), "a platform template must be a string",
+                           "a built-in platform name or a platform file relative to the plan");
+  const std::string ref = *v.value<std::string>();
+  if (ref.find('/') == std::string::npos && !ref.ends_with(".toml")) return ref;
+  const fs::path path = fs::absolute(folder / ref).lexically_normal();
+  if (!fs::exists(path))
+    throw core::InputError(where(v.source()), "platform file '" + path.string() + "' does not exist",
+                           "give a built-in platform name or a platform file relative to the plan");
+  return path.string();
+}
+
+/// A named choice of [search] that sets one scenario key; `none_value` (if any) leaves the base's setting.
+void read_choice(Section& search, const toml::table& table, const std::string& name, const std::string& key,
+                 const std::string& example, const std::string& none_value, std::vector<PlanAxis>& axes) {
+  PlanAxis axis{name, key, {}};
+  for_each_value(search, table, name, example, [&](const toml::node& v) {
+    if (!v.is_string())
+      throw core::InputError(where(v.source()), "'search." + name + "' holds a " +
+                                                    std::string(toml::impl::node_type_friendly_names[static_cast<int>(v.type())]),
+                             "strings, e.g. " + example);
+    const bool none = !none_value.empty() && *v.value<std::string>() == none_value;
+    axis.values.push_back(none ? "" : toml_text(v));
+  });
+  if (!axis.values.empty()) axes.push_back(std::move(axis));
+}
+
+PlanJob read_job(Section& job) {
+  job.allow({"samples", "tokens", "iterations"});
+  PlanJob out;
+  int given = 0;
+  for (const char* unit : {"samples", "tokens", "iterations"})
+    if (job.has(unit)) {
+      out.unit = unit;
+      out.amount = job.number(unit, 1, 1e21);
+      ++given;
+    }
+  if (given != 1)
+    throw core::InputError(job.where_table(), "[job] needs exactly one of samples, tokens, iterations (" +
+                                                  std::to_string(given) + " given)",
+                           "e.g. samples = 115305030 (ImageNet-1k, 90 epochs)");
+  job.finish();
+  return out;
+}
+
+PlanTarget read_target(Section& target) {
+  target.allow({"time", "budget", "throughput", "scaling_efficiency", "minimise"});
+  PlanTarget out;
+  out.time_s = target.optional_duration("time");
+  if (target.has("budget")) out.budget = target.number("budget", 0, 1e15);
+  if (target.has("throughput")) out.samples_per_s = target.number("throughput", 0, 1e15);
+  if (target.has("scaling_efficiency")) out.scaling_efficiency = target.number("scaling_efficiency", 0, 1);
+  out.minimise = target.choice("minimise", "cost", {"cost", "time", "energy"});
+  target.finish();
+  return out;
+}
+
+void read_search(Section& search, const toml::table& table, const fs::path& folder, PlanSpec& spec) {
+  search.allow({"platforms", "nodes", "nic", "scheduler", "collective", "sync", "precision", "compression", "axis"});
+  for_each_value(search, table, "platforms", "[\"v100_4x4_100gbib\", \"my_cluster.toml\"]",
+                 [&](const toml::node& v) { spec.platforms.push_back(platform_ref(v, folder)); });
+  if (spec.platforms.empty())
+    throw core::InputError(search.where_table(), "[search] needs 'platforms'",
+                           "platform templates to build the clusters from, e.g. platforms = [\"v100_4x4_100gbib\"]");
+  for_each_value(search, table, "nodes", "[1, 2, 4, 8]", [&](const toml::node& v) {
+    if (!v.is_integer() || *v.value<std::int64_t>() < 1 || *v.value<std::int64_t>() > 65536)
+      throw core::InputError(where(v.source()), "'search.nodes' holds something other than a node count",
+                             "integers from 1 to 65536");
+    spec.nodes.push_back(static_cast<int>(*v.value<std::int64_t>()));
+  });
+  if (spec.nodes.empty())
+    throw core::InputError(search.where_table(), "[search] needs 'nodes'",
+                           "node counts to try, e.g. nodes = [1, 2, 4, 8] (workers = nodes x GPUs per node)");
+  read_choice(search, table, "nic", "platform.inter_link.bandwidth", "[\"25Gbps\", \"100Gbps\"]", "", spec.axes);
+  read_choice(search, table, "scheduler", "strategy.scheduler", "[\"wfbp\", \"ddp\"]", "", spec.axes);
+  read_choice(search, table, "collective", "strategy.collective", "[\"ring\", \"nccl\"]", "", spec.axes);
+  read_choice(search, table, "sync", "strategy.sync", "[\"bsp\", \"local_sgd\"]", "", spec.axes);
+  read_choice(search, table, "precision", "gpu.precision", "[\"fp32\", \"fp16\"]", "", spec.axes);
+  read_choice(search, table, "compression", "compression.compressor", "[\"none\", \"fp16\"]", "none", spec.axes);
+  std::size_t index = 0;
+  for (Section& axis : search.tables("axis")) {
+    axis.allow({"key", "values"});
+    PlanAxis a;
+    a.key = a.name = axis.required_string("key");
+    const toml::table& entry = *table.get("axis")->as_array()->get(index++)->as_table();
+    for_each_value(axis, entry, "values", "values = [\"ddp\", \"fusion\"]", [&](const toml::node& v) {
+      if (v.is_array())
+        throw core::InputError(where(v.source()), "axis '" + a.key + "' has an array value",
+                               "strings, numbers, booleans or inline tables");
+      a.values.push_back(toml_text(v));
+    });
+    if (a.values.empty())
+      throw core::InputError(axis.where_table(), "axis '" + a.key + "' needs 'values'", "e.g. values = [4, 8]");
+    axis.finish();
+    spec.axes.push_back(std::move(a));
+  }
+  for (std::size_t i = 0; i < spec.axes.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (spec.axes[i].key == spec.axes[j].key)
+        throw core::InputError(search.where_table(), "the scenario key '" + spec.axes[i].key + "' is searched twice ('" +
+                                                         spec.axes[j].name + "' and '" + spec.axes[i].name + "')",
+                               "search each key once");
+  for (const PlanAxis& a : spec.axes)
+    if (a.key == "workers" || a.key == "platform" || a.key == "platform.nodes")
+      throw core::InputError(search.where_table(), "[[search.axis]] sets '" + a.key + "'",
+                             "the cluster comes from 'platforms' and 'nodes' (workers = nodes x GPUs per node)");
+  search.finish();
+}
+
+}  // namespace
+
+PlanSpec load_plan(const std::string& path) {
+  toml::table root = parse_toml_file(path, "plan file");
+  PlanSpec spec;
+  spec.source = path;
+  const fs::path folder = fs::path(path).parent_path();
+  Section top(root, "");
+  top.allow({"base", "output", "jobs", "recheck", "cost_file", "set", "job", "target", "search", "costs"});
+  if (auto base = top.optional_string("base")) {
+    spec.base = (folder / *base).lexically_normal().string();
+    if (!fs::exists(spec.base))
+      throw core::InputError(top.where_key("base"), "base scenario '" + spec.base + "' does not exist",
+                             "give a scenario path relative to the plan file, or leave base out for the built-in "
+                             "default");
+  }
+  spec.output_dir = fs::path(top.string("output", fs::path(path).stem().string() + "-plan")).lexically_normal().string();
+  spec.jobs = static_cast<int>(top.integer("jobs", 1, 1, 256));
+  spec.recheck = static_cast<int>(top.integer("recheck", 3, 0, 1000));
+  if (const toml::node* set = root.get("set")) {
+    if (!set->is_table()) throw core::InputError(where(set->source()), "'set' has the wrong type", "it must be a table of key = value");
+    for (const auto& [key, value] : *set->as_table()) spec.base_settings.push_back(std::string(key.str()) + "=" + toml_text(value));
+    top.has("set");
+  }
+  std::optional<Section> job = top.table("job");
+  if (!job) throw core::InputError(top.where_table(), "missing table [job]", "how much to train: samples, tokens or iterations");
+  spec.job = read_job(*job);
+  if (std::optional<Section> target = top.table("target")) spec.target = read_target(*target);
+  std::optional<Section> search = top.table("search");
+  if (!search) throw core::InputError(top.where_table(), "missing table [search]", "the choices to search: platforms, nodes, nic, ...");
+  read_search(*search, *root.get("search")->as_table(), folder, spec);
+  std::string cost_file;
+  if (auto file = top.optional_string("cost_file")) {
+    cost_file = (folder / *file).lexically_normal().string();
+    if (!fs::exists(cost_file))
+      throw core::InputError(top.where_key("cost_file"), "cost file '" + cost_file + "' does not exist",
+                             "give a cost table relative to the plan file, or leave cost_file out for the built-in "
+                             "platforms/costs.toml");
+  }
+  spec.costs = load_cost_table(cost_file);
+  if (std::optional<Section> costs = top.table("costs")) {
+    apply_cost_overrides(*costs, spec.costs);
+    spec.costs.source += " with " + path + " [costs]";
+  }
+  top.finish();
+  return spec;
+}
+
+}  // namespace dtsim::scenario

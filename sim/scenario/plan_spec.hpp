@@ -1,0 +1,53 @@
+#pragma once
+/// A plan file (`dtsim plan`): the training job, the target, the choices to search and the cost table.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/scenario/cost_table.hpp"
+
+namespace dtsim::scenario {
+
+/// How much training the job is: samples, tokens (samples x the model's sequence length) or iterations.
+struct PlanJob {
+  std::string unit = "samples";  ///< samples | tokens | iterations
+  double amount = 0;
+};
+
+/// What the cluster must reach; every target given must hold. `minimise` orders the candidates that meet them.
+struct PlanTarget {
+  std::optional<double> time_s;              ///< time to train at most this
+  std::optional<double> budget;              ///< cost at most this (the cost table's currency)
+  std::optional<double> samples_per_s;       ///< throughput at least this
+  std::optional<double> scaling_efficiency;  ///< at least this fraction
+  std::string minimise = "cost";             ///< cost | time | energy
+};
+
+/// One searched choice: a scenario key and its values as TOML text; an empty value leaves the base's setting
+/// (compression "none": no [compression]). A parallel layout is one more axis of this kind.
+struct PlanAxis {
+  std::string name;  ///< as the plan file names it ("scheduler", or the key of a [[search.axis]])
+  std::string key;   ///< the scenario key it sets
+  std::vector<std::string> values;
+};
+
+/// A validated plan file.
+struct PlanSpec {
+  std::string source;                      ///< the plan file
+  std::string base;                        ///< base scenario path, "" for the built-in default
+  std::vector<std::string> base_settings;  ///< [set] overrides of every candidate ("key=value")
+  PlanJob job;
+  PlanTarget target;
+  std::vector<std::string> platforms;      ///< platform templates: built-in names or absolute paths
+  std::vector<int> nodes;                  ///< nodes of each template (every GPU of a node is a worker)
+  std::vector<PlanAxis> axes;              ///< nic, scheduler, collective, sync, precision, compression, [[search.axis]]
+  int recheck = 3;                         ///< best candidates re-simulated at the flow level
+  int jobs = 1;                            ///< candidates simulated at once (-j overrides)
+  std::string output_dir;                  ///< relative to the working directory; default "<plan file stem>-plan"
+  CostTable costs;
+};
+
+/// Reads and validates a plan file; errors are core::InputError "file:line:col: problem; allowed".
+PlanSpec load_plan(const std::string& path);
+
+}  // namespace dtsim::scenario
