@@ -1,0 +1,190 @@
+// dtsim plan: a plan whose optimum is known by hand from the closed forms, the Pareto front, the plan file's
+// errors, and every shipped plan (plans/*.toml) run as a user runs it.
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/core/error.hpp"
+#include "sim/plan/bounds.hpp"
+#include "sim/plan/pareto.hpp"
+#include "sim/scenario/plan_spec.hpp"
+#include "tests/shell_command.hpp"
+
+namespace dtsim::plan {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kHere = std::string(DTSIM_SOURCE_DIR) + "/tests/sim/plan/";
+
+/// A scratch folder removed at the end of the test.
+struct Scratch {
+  fs::path dir = fs::temp_directory_path() /
+                 ("dtsim_plan_" + std::to_string(getpid()) + "_" +
+                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  Scratch() { fs::create_directories(dir); }
+  ~Scratch() { fs::remove_all(dir); }
+};
+
+std::string read(const fs::path& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// Runs `dtsim plan FILE --out OUT` and reads plan.json.
+nlohmann::json run_plan(const std::string& file, const fs::path& out, int expected_code = 0) {
+  const testing::Outcome o = testing::dtsim("plan " + file + " --out " + out.string() + " -j 2");
+  EXPECT_EQ(o.code, expected_code) << o.output;
+  return nlohmann::json::parse(read(out / "plan.json"));
+}
+
+// tests/sim/plan/closed_form_base.toml: iteration on p one-GPU nodes = forward 0.1 s + backward 0.2 s + an SGD
+// step of 12 B per parameter at 1200 GB/s + a ring all-reduce of 1e8 B after backward,
+// 2 (p - 1) (alpha + 1e8 / (p B)), alpha = GPU link 1 us + NIC 2 us, each way.
+double iteration_s(int p, double nic_Bps) {
+  const double compute = 0.1 + 0.2 + 25e6 * 12.0 / 1.2e12;
+  const double alpha = 2 * 1e-6 + 2 * 2e-6;
+  return compute + 2.0 * (p - 1) * (alpha + 1e8 / p / nic_Bps);
+}
+
+/// GPU 2.0 per hour each, NIC port 0.1 (10 Gb/s) or 1.2 (100 Gb/s) per node and hour (closed_form_plan.toml).
+double cost(int p, double nic_Bps, double time_s) {
+  return (2.0 * p + (nic_Bps < 2e9 ? 0.1 : 1.2) * p) * time_s / 3600;
+}
+
+TEST(Plan, FindsTheOptimumKnownByHand) {
+  Scratch s;
+  const nlohmann::json plan = run_plan(kHere + "closed_form_plan.toml", s.dir);
+  const auto& c = plan["candidates"];
+  // Candidates: 1 node (one NIC speed: it uses none), then 2, 4, 8 nodes x 10, 100 Gb/s.
+  ASSERT_EQ(c.size(), 7u);
+  const int nodes[] = {1, 2, 2, 4, 4, 8, 8};
+  const double nic[] = {1.25e9, 1.25e9, 12.5e9, 1.25e9, 12.5e9, 1.25e9, 12.5e9};
+  // 320,000 samples at 32 per GPU within 1000 s: 1 and 2 GPUs cannot, by their compute-only bound
+  // (10,000 x 0.30025 s, 5,000 x 0.30025 s); the others are simulated and equal the closed form.
+  for (int i : {0, 1, 2}) EXPECT_EQ(c[i]["pruned"], "bound") << c[i]["label"];
+  for (int i : {3, 4, 5, 6}) {
+    const int p = nodes[i];
+    EXPECT_EQ(c[i]["pruned"], "") << c[i]["label"];
+    EXPECT_EQ(c[i]["bounds"]["iterations"].get<double>(), 320000.0 / (32 * p));
+    const double expected = iteration_s(p, nic[i]);
+    EXPECT_NEAR(c[i]["analytic"]["mean_iteration_s"].get<double>(), expected, 1e-12 * expected) << c[i]["label"];
+    // The bounds hold: one GPU's compute, and 1e8 B into each node over its NIC.
+    EXPECT_DOUBLE_EQ(c[i]["bounds"]["bandwidth_s"].get<double>(), 1e8 / nic[i]);
+    EXPECT_LE(c[i]["bounds"]["compute_s"].get<double>(), expected);
+    EXPECT_LE(c[i]["bounds"]["bandwidth_s"].get<double>(), expected);
+  }
+  // Costs: 4 x 10G 1050.7 s, 2.45; 4 x 100G 780.7 s, 2.78; 8 x 10G 550.4 s, 2.57; 8 x 100G 392.9 s, 2.79.
+  // Within 1000 s the cheapest is 8 nodes over 10 Gb/s; 4 nodes over 10 Gb/s is cheaper but 5.1 % too slow.
+  ASSERT_EQ(plan["recommended"], 5);
+  ASSERT_EQ(plan["next_cheaper"], 3);
+  const auto& best = c[5];
+  const double t = 1250 * iteration_s(8, 1.25e9);
+  EXPECT_EQ(best["estimate"], "flow");
+  EXPECT_NEAR(best["flow"]["mean_iteration_s"].get<double>(), iteration_s(8, 1.25e9), 1e-9);
+  EXPECT_NEAR(best["time_s"].get<double>(), t, 1250 * 1e-9);
+  EXPECT_NEAR(best["cost"].get<double>(), cost(8, 1.25e9, t), 1e-9);
+  EXPECT_NEAR(best["energy_kwh"].get<double>(), 8 * (300 + 100 + 10) * t / 3.6e6, 1e-9);
+  EXPECT_EQ(c[3]["misses"][0].get<std::string>().rfind("time 17.5 min > 16.7 min (+5.1 %)", 0), 0u) << c[3]["misses"];
+  EXPECT_LT(c[3]["cost"].get<double>(), best["cost"].get<double>());
+  // Front of time vs cost: 8 x 100G (fastest), 8 x 10G, 4 x 10G (cheapest); 4 x 100G is slower and dearer than 8 x 10G.
+  EXPECT_EQ(plan["front"], nlohmann::json({6, 5, 3}));
+  EXPECT_EQ(plan["recommendation"][0].get<std::string>().rfind("Recommended: one_gpu_nodes.toml x 8 nodes", 0), 0u);
+}
+
+TEST(Plan, SameInputsSameBytesAndReusedPoints) {
+  Scratch s;
+  run_plan(kHere + "closed_form_plan.toml", s.dir);
+  const std::string first = read(s.dir / "plan.json");
+  const testing::Outcome again = testing::dtsim("plan " + kHere + "closed_form_plan.toml --out " + s.dir.string() + " -j 2");
+  EXPECT_EQ(again.code, 0) << again.output;
+  EXPECT_NE(again.output.find("reusing 4 of 4 points"), std::string::npos) << again.output;
+  EXPECT_EQ(read(s.dir / "plan.json"), first);
+}
+
+TEST(Plan, ParetoFrontKeepsTheUndominated) {
+  // (time, cost): 1 is dominated by 0, 3 ties 2 and the first of equal points is kept.
+  EXPECT_EQ(pareto_front({{1, 5}, {2, 6}, {3, 1}, {3, 1}, {0.5, 9}}), (std::vector<int>{4, 0, 2}));
+  EXPECT_TRUE(dominates({1, 1, 1}, {1, 2, 1}));
+  EXPECT_FALSE(dominates({1, 1, 1}, {1, 1, 1}));
+  EXPECT_FALSE(dominates({0, 3}, {1, 2}));
+}
+
+/// Writes `text` as a plan beside the closed-form fixtures and returns the error of loading it.
+std::string plan_error(const Scratch& s, const std::string& text) {
+  const fs::path file = s.dir / "bad.toml";
+  std::ofstream(file) << text;
+  try {
+    scenario::load_plan(file.string());
+  } catch (const core::InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(Plan, RefusesBadPlansWithTheirPlace) {
+  Scratch s;
+  const std::string search = "[search]\nplatforms = [\"v100_4x4_10gbe\"]\nnodes = [1]\n";
+  const std::string bad = (s.dir / "bad.toml").string();
+  EXPECT_EQ(plan_error(s, search), bad + ":1:1: missing table [job]; how much to train: samples, tokens or iterations");
+  EXPECT_EQ(plan_error(s, "[job]\nsamples = 10\niterations = 3\n" + search).rfind(bad + ":1:1: [job] needs exactly one", 0), 0u);
+  EXPECT_EQ(plan_error(s, "[job]\nsamples = 10\n[target]\ntime = 8\n" + search),
+            bad + ":4:8: 'target.time' = 8 has no unit; write a string with its unit, e.g. \"8ms\"");
+  EXPECT_NE(plan_error(s, "[job]\nsamples = 10\n[target]\nbudgets = 8.0\n" + search).find("did you mean 'budget'"),
+            std::string::npos);
+  EXPECT_EQ(plan_error(s, "[job]\nsamples = 10\n[search]\nplatforms = []\nnodes = [1]\n"),
+            bad + ":4:13: 'platforms' must be a non-empty array; e.g. [\"v100_4x4_100gbib\", \"my_cluster.toml\"]");
+  EXPECT_EQ(plan_error(s, "[job]\nsamples = 10\n[search]\nplatforms = [\"v100_4x4_10gbe\"]\nnodes = [0]\n"),
+            bad + ":5:10: 'search.nodes' holds something other than a node count; integers from 1 to 65536");
+  EXPECT_NE(plan_error(s, "[job]\nsamples = 10\n" + search + "[costs.gpu.v1000]\nhour = 1.0\n").find("did you mean 'v100'"),
+            std::string::npos);
+  EXPECT_NE(plan_error(s, "[job]\nsamples = 10\n" + search + "scheduler = [\"ddp\"]\n[[search.axis]]\nkey = \"strategy.scheduler\"\nvalues = [\"wfbp\"]\n")
+                .find("is searched twice"),
+            std::string::npos);
+}
+
+TEST(Plan, BuiltInCostTableHasEveryCloudGpu) {
+  const scenario::CostTable costs = scenario::load_cost_table("");
+  EXPECT_DOUBLE_EQ(costs.gpus.at("v100").hour, 24.48 / 8);  // AWS p3.16xlarge
+  EXPECT_DOUBLE_EQ(costs.gpus.at("a100").hour, 32.77 / 8);  // AWS p4d.24xlarge
+  EXPECT_DOUBLE_EQ(costs.gpus.at("h100").hour, 98.32 / 8);  // AWS p5.48xlarge
+  EXPECT_DOUBLE_EQ(costs.gpus.at("h100").watts, 700);
+  EXPECT_TRUE(costs.nics.empty());
+}
+
+// Every shipped plan runs, and its answer is consistent: the recommendation meets every target and nothing
+// simulated that meets them is better; every simulated iteration is at least its lower bounds.
+TEST(Plan, ShippedPlansRun) {
+  int checked = 0;
+  for (const auto& entry : fs::directory_iterator(std::string(DTSIM_SOURCE_DIR) + "/plans")) {
+    if (entry.path().extension() != ".toml") continue;
+    Scratch s;
+    const nlohmann::json plan = run_plan(entry.path().string(), s.dir);
+    const auto& c = plan["candidates"];
+    const int best = plan["recommended"].get<int>();
+    ASSERT_GE(best, 0) << entry.path();
+    EXPECT_TRUE(c[best]["misses"].empty());
+    const std::string minimise = plan["target"]["minimise"];
+    const auto value = [&](const nlohmann::json& x) { return x[minimise == "time" ? "time_s" : minimise == "cost" ? "cost" : "energy_kwh"].get<double>(); };
+    for (const auto& x : c) {
+      if (x["pruned"] != "") continue;
+      if (x["misses"].empty()) {
+        EXPECT_GE(value(x), value(c[best])) << x["label"];
+      }
+      const double lb = std::max(x["bounds"]["compute_s"].get<double>(), x["bounds"]["bandwidth_s"].get<double>());
+      EXPECT_GE(x["analytic"]["mean_iteration_s"].get<double>(), lb) << x["label"];
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 2);
+}
+
+}  // namespace
+}  // namespace dtsim::plan
