@@ -9,6 +9,7 @@
 
 #include "sim/core/atomic_file.hpp"
 #include "viz/html.hpp"
+#include "viz/plan_page.hpp"
 #include "viz/plots.hpp"
 #include "viz/run_page.hpp"
 #include "viz/sweep_page.hpp"
@@ -65,12 +66,15 @@ std::string sweep_figures(const std::map<std::string, std::string>& svgs) {
 std::string write_html_report(const std::string& folder) {
   const fs::path dir(folder);
   const bool sweep = fs::exists(dir / "results.csv");
+  const bool plan = !sweep && !fs::exists(dir / "report.json") && fs::exists(dir / "plan.json");
   std::map<std::string, std::string> svgs;
   for (const std::string& p : draw_plots(folder, (dir / "plots").string(), "svg"))
     if (fs::path(p).extension() == ".svg") svgs[fs::path(p).stem().string()] = read_file(p);
-  const std::string body = sweep ? sweep_table(read_file(dir / "results.csv")) + sweep_figures(svgs)
-                                 : run_page(nlohmann::json::parse(read_file(dir / "report.json")), svgs);
-  const std::string title = "dtsim " + std::string(sweep ? "sweep" : "run") + ": " + fs::absolute(dir).filename().string();
+  const std::string body = sweep  ? sweep_table(read_file(dir / "results.csv")) + sweep_figures(svgs)
+                           : plan ? plan_page(nlohmann::json::parse(read_file(dir / "plan.json")), svgs)
+                                  : run_page(nlohmann::json::parse(read_file(dir / "report.json")), svgs);
+  const std::string kind = sweep ? "sweep" : plan ? "plan" : "run";
+  const std::string title = "dtsim " + kind + ": " + fs::absolute(dir).filename().string();
   const std::string path = (dir / "report.html").string();
   core::write_atomically(path, [&](std::ostream& out) {
     out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" << html::escape(title)

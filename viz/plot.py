@@ -1,6 +1,7 @@
 """dtsim plots: `dtsim plot RESULTS` runs this with Debian's python3-matplotlib.
 
-RESULTS is a run folder (report.json, optionally timeline.json) or a sweep folder (results.csv). Every plot is
+RESULTS is a run folder (report.json, optionally timeline.json), a sweep folder (results.csv) or a plan folder
+(plan.json). Every plot is
 written as PNG and SVG into the output folder; the file names are printed, one per line.
   run:   breakdown (stacked per iteration), gantt (the last iteration of worker 0, and of the slowest and
          fastest workers when their compute differs; a layer-by-layer phase is one bar, a bucket one bar),
@@ -9,6 +10,8 @@ written as PNG and SVG into the output folder; the file names are printed, one p
   sweep: scaling (samples/s with the ideal line and efficiency against workers, one line per other setting),
          against_<i> (mean iteration and samples/s against the i-th other numeric swept key), breakdown (stacked
          per point), heatmap (mean iteration time over the first two swept keys)
+  plan:  pareto (time to train against cost and energy of every simulated candidate, the front and the
+         recommendation; `dtsim plan` writes plan.json)
 """
 import csv
 import json
@@ -405,6 +408,45 @@ def plot_sweep(folder, out):
         plot_heatmap(rows, keys, out)
 
 
+def plot_plan(folder, out):
+    with open(os.path.join(folder, "plan.json")) as f:
+        plan = json.load(f)
+    shown = [c for c in plan["candidates"] if c["pruned"] == ""]
+    if not shown:
+        print("no simulated candidate to plot", file=sys.stderr)
+        sys.exit(1)
+    currency = plan["costs"]["currency"]
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    gpus = sorted({c["cluster"]["gpu"] for c in shown})
+    colours = dict(zip(gpus, ["#4c72b0", "#55a868", "#c44e52", "#8172b2", "#dd8452"]))
+    front = [plan["candidates"][i] for i in plan["front"]]
+    best = plan["recommended"]
+    for ax, key, label in ((axes[0], "cost", f"cost ({currency})"), (axes[1], "energy_kwh", "energy (kWh)")):
+        for gpu in gpus:
+            mine = [c for c in shown if c["cluster"]["gpu"] == gpu]
+            ax.scatter([c["time_s"] / 3600 for c in mine], [c[key] for c in mine], s=18, color=colours[gpu],
+                       label=gpu, alpha=0.8)
+        if key == "cost":
+            ax.plot([c["time_s"] / 3600 for c in front], [c["cost"] for c in front], color="#444", lw=1,
+                    label="Pareto front")
+            if "budget" in plan["target"]:
+                ax.axhline(plan["target"]["budget"], color="#999", ls="--", lw=1, label="budget")
+        if "time_s" in plan["target"]:
+            ax.axvline(plan["target"]["time_s"] / 3600, color="#999", ls=":", lw=1, label="time target")
+        if best >= 0:
+            c = plan["candidates"][best]
+            ax.scatter([c["time_s"] / 3600], [c[key]], marker="*", s=220, color="#f2b701", edgecolor="#222",
+                       zorder=5, label="recommended")
+        ax.set_xlabel("time to train (h)")
+        ax.set_ylabel(label)
+        ax.set_xlim(left=0)
+        ax.set_ylim(bottom=0)
+    axes[0].legend(fontsize=8, frameon=False)
+    axes[0].set_title("Time to train against cost: every simulated candidate", fontsize=9)
+    axes[1].set_title("... and against energy", fontsize=9)
+    save(fig, out, "pareto")
+
+
 def main():
     folder, out = sys.argv[1], sys.argv[2]
     if len(sys.argv) > 3:
@@ -414,8 +456,10 @@ def main():
         plot_sweep(folder, out)
     elif os.path.exists(os.path.join(folder, "report.json")):
         plot_run(folder, out)
+    elif os.path.exists(os.path.join(folder, "plan.json")):
+        plot_plan(folder, out)
     else:
-        print(f"{folder}: neither report.json (a run) nor results.csv (a sweep)", file=sys.stderr)
+        print(f"{folder}: neither report.json (a run), results.csv (a sweep) nor plan.json (a plan)", file=sys.stderr)
         sys.exit(2)
 
 

@@ -77,11 +77,11 @@ int main(int argc, char** argv) {
 
   std::string results;
   CLI::App* plot = app.add_subcommand("plot", "draw PNG and SVG plots of a run or sweep folder");
-  plot->add_option("results", results, "output folder of dtsim run or dtsim sweep")->required();
+  plot->add_option("results", results, "output folder of dtsim run, dtsim sweep or dtsim plan")->required();
   plot->add_option("--out", out_dir, "where to write the plots (default: RESULTS/plots)");
 
   CLI::App* report = app.add_subcommand("report", "write one self-contained HTML page with tables and plots");
-  report->add_option("folder", results, "output folder of dtsim run or dtsim sweep")->required();
+  report->add_option("folder", results, "output folder of dtsim run, dtsim sweep or dtsim plan")->required();
 
   std::string platform_ref;
   bool xml = false;

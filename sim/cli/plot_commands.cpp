@@ -9,12 +9,13 @@
 namespace dtsim::cli {
 namespace {
 
-/// A run folder holds report.json, a sweep folder results.csv.
+/// A run folder holds report.json, a sweep folder results.csv, a plan folder plan.json.
 void require_results(const std::string& folder) {
   namespace fs = std::filesystem;
-  if (!fs::exists(fs::path(folder) / "report.json") && !fs::exists(fs::path(folder) / "results.csv"))
-    throw core::InputError(folder, "no report.json or results.csv in this folder",
-                           "give the output folder of `dtsim run` or of `dtsim sweep`");
+  if (!fs::exists(fs::path(folder) / "report.json") && !fs::exists(fs::path(folder) / "results.csv") &&
+      !fs::exists(fs::path(folder) / "plan.json"))
+    throw core::InputError(folder, "no report.json, results.csv or plan.json in this folder",
+                           "give the output folder of `dtsim run`, `dtsim sweep` or `dtsim plan`");
 }
 
 }  // namespace

@@ -51,7 +51,7 @@ TEST(Plot, RefusesAFolderWithoutResults) {
   const fs::path dir = folder("empty");
   const Outcome o = shell(binary() + " plot " + dir.string());
   EXPECT_EQ(o.code, 2);
-  EXPECT_NE(o.output.find("no report.json or results.csv in this folder"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("no report.json, results.csv or plan.json in this folder"), std::string::npos) << o.output;
   fs::remove_all(dir);
 }
 

@@ -99,6 +99,20 @@ TEST(Plan, FindsTheOptimumKnownByHand) {
   EXPECT_EQ(plan["recommendation"][0].get<std::string>().rfind("Recommended: one_gpu_nodes.toml x 8 nodes", 0), 0u);
 }
 
+TEST(Plan, ReportAndPlotOfAPlanFolder) {
+  Scratch s;
+  run_plan(kHere + "closed_form_plan.toml", s.dir);
+  const testing::Outcome report = testing::dtsim("report " + s.dir.string());
+  ASSERT_EQ(report.code, 0) << report.output;
+  const std::string page = read(s.dir / "report.html");
+  EXPECT_NE(page.find("<title>dtsim plan: "), std::string::npos);
+  EXPECT_NE(page.find("<p>Recommended: one_gpu_nodes.toml x 8 nodes, nic=10Gbps: 8 v100 GPUs in 8 nodes"), std::string::npos);
+  EXPECT_NE(page.find("<figure id=\"pareto\"><svg"), std::string::npos);
+  EXPECT_NE(page.find("<li>bound (3), e.g. one_gpu_nodes.toml x 1 node, nic=10Gbps: at least 50.0 min (compute bound"),
+            std::string::npos);
+  EXPECT_TRUE(fs::exists(s.dir / "plots" / "pareto.svg"));
+}
+
 TEST(Plan, SameInputsSameBytesAndReusedPoints) {
   Scratch s;
   run_plan(kHere + "closed_form_plan.toml", s.dir);
