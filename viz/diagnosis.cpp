@@ -91,7 +91,7 @@ struct Context {
   Diagnosis d;
 
   void propose(const std::vector<std::string>& settings, std::string why) {
-    d.what_ifs.push_back({run_command(report, settings), std::move(why)});
+    d.what_ifs.push_back({run_command(report, settings), std::move(why), settings});
   }
   std::string share(double seconds) const {
     return fmt::format("{} ({} of the iteration)", duration_text(seconds), percent_text(seconds / iteration_s));

@@ -11,6 +11,7 @@ namespace dtsim::viz {
 struct WhatIf {
   std::string command;  ///< "dtsim run scenario.toml --set strategy.scheduler=mg_wfbp"
   std::string why;
+  std::vector<std::string> settings;  ///< the change alone: "strategy.scheduler=mg_wfbp"
 };
 
 /// The answer a report opens with.

@@ -41,6 +41,10 @@ struct PlanArguments {
 /// exit 1 when none does.
 int plan_command(const PlanArguments& args);
 
+/// `dtsim explain RUN_DIR [-j N]`: why the run's iteration takes what it takes, and which neighbouring what-if
+/// moves it most (simulated under RUN_DIR/explain).
+int explain_command(const std::string& run_dir, int jobs);
+
 /// `dtsim plot RESULTS [--out DIR]`: PNG and SVG plots of a run or sweep folder (default DIR: RESULTS/plots).
 int plot_command(const std::string& results, const std::string& out_dir);
 /// `dtsim report RUN_OR_SWEEP_DIR`: one self-contained HTML page with the tables and plots.

@@ -75,6 +75,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 256));
   plan->add_option("--out", plan_args.out_dir, "output folder (default: output in the plan file)");
 
+  std::string run_dir;
+  int explain_jobs = 2;
+  CLI::App* explain = app.add_subcommand("explain", "say why a run's iteration takes what it takes and which knob moves it most");
+  explain->add_option("run", run_dir, "output folder of dtsim run")->required();
+  explain->add_option("-j,--jobs", explain_jobs, "what-ifs simulated at once")->check(CLI::Range(1, 256));
+
   std::string results;
   CLI::App* plot = app.add_subcommand("plot", "draw PNG and SVG plots of a run or sweep folder");
   plot->add_option("results", results, "output folder of dtsim run, dtsim sweep or dtsim plan")->required();
@@ -151,6 +157,7 @@ int main(int argc, char** argv) {
       plan_args.command_line = cli::shell_command_line(argc, argv);
       return cli::plan_command(plan_args);
     }
+    if (*explain) return cli::explain_command(run_dir, explain_jobs);
     if (*plot) return cli::plot_command(results, out_dir);
     if (*report) return cli::report_command(results);
     if (*collective) return cli::collective_command(coll);

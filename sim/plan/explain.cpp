@@ -1,0 +1,190 @@
+#include "sim/plan/explain.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "sim/core/atomic_file.hpp"
+#include "sim/core/error.hpp"
+#include "sim/scenario/load.hpp"
+#include "viz/diagnosis.hpp"
+#include "viz/quantity_text.hpp"
+
+namespace dtsim::plan {
+namespace fs = std::filesystem;
+namespace {
+
+using nlohmann::json;
+
+/// Time on the critical path of the last iteration by category (compute, comm, ...), in path order.
+std::string critical_path_sentence(const json& report) {
+  std::vector<std::pair<std::string, double>> by_category;
+  for (const auto& e : report["critical_path"]) {
+    const std::string category = e["category"];
+    const double s = e["end_s"].get<double>() - e["start_s"].get<double>();
+    auto it = std::find_if(by_category.begin(), by_category.end(), [&](const auto& c) { return c.first == category; });
+    if (it == by_category.end())
+      by_category.emplace_back(category, s);
+    else
+      it->second += s;
+  }
+  if (by_category.empty()) return "";
+  std::string parts;
+  for (const auto& [category, s] : by_category) parts += (parts.empty() ? "" : ", ") + category + " " + viz::duration_text(s);
+  return fmt::format("The critical path of the last iteration ({} tasks, each started by the end of the one before): {}.",
+                     report["critical_path"].size(), parts);
+}
+
+/// The slowest traced worker's compute against the median's, when they differ by more than 1 %.
+std::string straggler_sentence(const json& report) {
+  std::vector<double> compute;
+  for (const auto& it : report["iterations"]) {
+    const auto& per_worker = it["breakdown_per_worker"];
+    compute.resize(std::max(compute.size(), per_worker.size()));
+    for (std::size_t w = 0; w < per_worker.size(); ++w)
+      compute[w] += per_worker[w]["forward_s"].get<double>() + per_worker[w]["backward_s"].get<double>() +
+                    per_worker[w]["update_s"].get<double>();
+  }
+  if (compute.size() < 2) return "";
+  std::vector<double> sorted = compute;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = sorted[sorted.size() / 2];
+  const auto slowest = std::max_element(compute.begin(), compute.end()) - compute.begin();
+  const double iterations = static_cast<double>(report["iterations"].size());
+  if (compute[slowest] <= 1.01 * median)
+    return fmt::format("No straggler: the {} traced workers compute within 1 % of each other.", compute.size());
+  return fmt::format("Straggler: worker {} computes {} per iteration, {} more than the median traced worker.", slowest,
+                     viz::duration_text(compute[slowest] / iterations),
+                     viz::duration_text((compute[slowest] - median) / iterations));
+}
+
+std::pair<std::string, std::string> split(const std::string& setting) {
+  const auto eq = setting.find('=');
+  return {setting.substr(0, eq), setting.substr(eq + 1)};
+}
+
+}  // namespace
+
+Explanation explanation(const json& report) {
+  Explanation e;
+  const viz::Diagnosis d = viz::diagnose(report);
+  const json& setup = report["setup"];
+  e.sentences.push_back(fmt::format("{} iterations of {} on {} {} GPUs ({}, {} level) take {} each on average.",
+                                    report["iterations"].size(), setup["model"].get<std::string>(),
+                                    setup["workers"].get<int>(), setup["gpu"].get<std::string>(),
+                                    setup["platform"].get<std::string>(), setup["fidelity"].get<std::string>(),
+                                    viz::duration_text(report["summary"]["mean_iteration_s"].get<double>())));
+  e.sentences.push_back(d.answer);
+  e.sentences.insert(e.sentences.end(), d.evidence.begin(), d.evidence.end());
+  for (const std::string& s : {critical_path_sentence(report), straggler_sentence(report)})
+    if (!s.empty()) e.sentences.push_back(s);
+  // The diagnosis' what-ifs, then the neighbours every run has: the other common schedulers and half precision.
+  std::vector<std::pair<std::vector<std::string>, std::string>> what_ifs;
+  for (const viz::WhatIf& w : d.what_ifs) what_ifs.push_back({w.settings, w.why});
+  for (const char* s : {"wfbp", "ddp", "mg_wfbp"})
+    if (setup["scheduler"] != s)
+      what_ifs.push_back({{std::string("strategy.scheduler=") + s}, std::string("the ") + s + " scheduler"});
+  if (setup["precision"] == "fp32" || setup["precision"] == "tf32")
+    what_ifs.push_back({{"gpu.precision=fp16"}, "half precision: faster layers, half the gradient bytes"});
+  std::vector<std::vector<std::string>> seen;
+  for (auto& [settings, why] : what_ifs) {
+    if (std::find(seen.begin(), seen.end(), settings) != seen.end()) continue;
+    seen.push_back(settings);
+    if (std::any_of(settings.begin(), settings.end(), [](const std::string& s) { return s.starts_with("compression."); })) {
+      e.not_run.push_back(fmt::format("{} ({}): its kernel times would be measured on this machine; run it with "
+                                      "compression.kernel_time set",
+                                      settings.front(), why));
+      continue;
+    }
+    Neighbour n;
+    for (const std::string& s : settings) n.settings.push_back(split(s));
+    n.why = why;
+    e.neighbours.push_back(std::move(n));
+  }
+  return e;
+}
+
+Explanation explain_run(const std::string& run_dir, const EvaluateOptions& options, std::ostream& progress,
+                        bool terminal) {
+  const fs::path report_path = fs::path(run_dir) / "report.json";
+  std::ifstream in(report_path);
+  if (!in)
+    throw core::InputError(run_dir, "no report.json in this folder", "give the output folder of `dtsim run`");
+  const json report = json::parse(in, nullptr, false);
+  if (!report.is_object() || !report.contains("provenance") || report["iterations"].empty())
+    throw core::InputError(report_path.string(), "not a report of a completed run",
+                           "give the output folder of a `dtsim run` that completed an iteration");
+  Explanation e = explanation(report);
+  // The neighbours change the run's resolved scenario (every setting, the platform inline), one change each.
+  scenario::PlanSpec plan;
+  plan.source = report_path.string();
+  plan.output_dir = (fs::path(run_dir) / "explain").string();
+  plan.base = fs::absolute(fs::path(plan.output_dir) / "scenario.toml").string();
+  fs::create_directories(plan.output_dir);
+  core::write_atomically(plan.base, [&](std::ostream& out) { out << report["provenance"]["resolved_scenario"].get<std::string>(); });
+  std::vector<Candidate> candidates;
+  for (const Neighbour& n : e.neighbours) candidates.push_back({static_cast<int>(candidates.size()), n.settings, n.why});
+  std::vector<const Candidate*> pointers;
+  for (const Candidate& c : candidates) pointers.push_back(&c);
+  EvaluateOptions at = options;
+  at.fidelity = report["setup"]["fidelity"];
+  const std::vector<Evaluation> results = evaluate(plan, pointers, at, progress, terminal);
+  for (std::size_t i = 0; i < results.size(); ++i) e.neighbours[i].result = results[i];
+  std::stable_sort(e.neighbours.begin(), e.neighbours.end(), [](const Neighbour& a, const Neighbour& b) {
+    if (a.result.ok != b.result.ok) return a.result.ok;
+    return a.result.iteration_s < b.result.iteration_s;
+  });
+  return e;
+}
+
+json explanation_json(const Explanation& e) {
+  json neighbours = json::array();
+  for (const Neighbour& n : e.neighbours) {
+    json settings = json::object();
+    for (const auto& [key, value] : n.settings) settings[key] = value;
+    json entry = {{"settings", settings}, {"why", n.why}, {"ok", n.result.ok}};
+    if (n.result.ok) {
+      entry["mean_iteration_s"] = n.result.iteration_s;
+      entry["exposed_comm_s"] = n.result.exposed_comm_s;
+    } else {
+      entry["error"] = n.result.error;
+    }
+    neighbours.push_back(std::move(entry));
+  }
+  return {{"schema", "dtsim.explain/1"}, {"sentences", e.sentences}, {"neighbours", neighbours}, {"not_run", e.not_run}};
+}
+
+void print_explanation(std::ostream& out, const json& report, const Explanation& e) {
+  for (const std::string& s : e.sentences) fmt::print(out, "{}\n", s);
+  const double now = report["summary"]["mean_iteration_s"].get<double>();
+  fmt::print(out, "\nNeighbouring what-ifs (one change each to this run's resolved scenario), fastest first:\n");
+  for (const Neighbour& n : e.neighbours) {
+    std::string change;
+    for (const auto& [key, value] : n.settings) change += (change.empty() ? "" : " ") + key + "=" + value;
+    if (!n.result.ok) {
+      const std::string error = n.result.error.substr(0, n.result.error.find('\n'));
+      fmt::print(out, "  {:>9} {:>10}  {}: {}\n", "refused", "", change, error);
+      continue;
+    }
+    fmt::print(out, "  {:>+8.1f} % {:>10}  {}  ({})\n", 100 * (n.result.iteration_s - now) / now,
+               viz::duration_text(n.result.iteration_s), change, n.why);
+  }
+  for (const std::string& s : e.not_run) fmt::print(out, "  not run: {}\n", s);
+  if (!e.neighbours.empty() && e.neighbours.front().result.ok) {
+    const Neighbour& best = e.neighbours.front();
+    const double moved = 100 * (best.result.iteration_s - now) / now;
+    std::string change;
+    for (const auto& [key, value] : best.settings) change += (change.empty() ? "" : " ") + key + "=" + value;
+    if (moved < 0)
+      fmt::print(out, "The knob that moves it most: {} takes the iteration from {} to {} ({:+.1f} %).\n", change,
+                 viz::duration_text(now), viz::duration_text(best.result.iteration_s), moved);
+    else
+      fmt::print(out, "No neighbouring what-if makes the iteration shorter; the least harmful is {} ({:+.1f} %).\n", change, moved);
+  }
+}
+
+}  // namespace dtsim::plan

@@ -1,0 +1,43 @@
+#pragma once
+/// `dtsim explain RUN_DIR`: why the iteration of a run takes what it takes, in sentences with numbers (what
+/// bounds it, the critical path, the exposed buckets, the busiest link, the straggler), and which knob moves it
+/// most, found by simulating the neighbouring what-ifs (each one change to the run's resolved scenario).
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/plan/evaluate.hpp"
+
+namespace dtsim::plan {
+
+/// One neighbouring what-if and what it did.
+struct Neighbour {
+  std::vector<std::pair<std::string, std::string>> settings;  ///< (key, value as --set takes it)
+  std::string why;
+  Evaluation result;
+};
+
+/// The explanation of one run.
+struct Explanation {
+  std::vector<std::string> sentences;
+  std::vector<Neighbour> neighbours;  ///< simulated, the largest improvement first
+  std::vector<std::string> not_run;   ///< what-ifs left out, with the reason
+};
+
+/// The sentences of `report` (report.json) and its neighbouring what-ifs, not yet simulated.
+Explanation explanation(const nlohmann::json& report);
+
+/// Simulates the neighbours of the run in `run_dir` (its resolved scenario, at its fidelity; points under
+/// run_dir/explain, content-keyed) and orders them by iteration time.
+Explanation explain_run(const std::string& run_dir, const EvaluateOptions& options, std::ostream& progress,
+                        bool terminal);
+
+/// explain.json: the sentences, every neighbour with its settings and result, the what-ifs not run.
+nlohmann::json explanation_json(const Explanation& e);
+
+/// The sentences, the what-ifs ranked with how much each moves the iteration, and the knob that moves it most.
+void print_explanation(std::ostream& out, const nlohmann::json& report, const Explanation& e);
+
+}  // namespace dtsim::plan
