@@ -27,6 +27,7 @@ std::vector<Candidate> enumerate_candidates(const scenario::PlanSpec& plan, cons
           const std::string& value = plan.axes[a].values[digit[a]];
           if (!value.empty()) c.settings.emplace_back(plan.axes[a].key, value);
           const bool quoted = value.size() >= 2 && value.front() == '"';
+          if (n == 1 && nic != plan.axes.end() && a == static_cast<std::size_t>(nic - plan.axes.begin())) continue;
           c.label += ", " + plan.axes[a].name + "=" +
                      (value.empty() ? "none" : quoted ? value.substr(1, value.size() - 2) : value);
         }

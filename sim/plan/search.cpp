@@ -175,7 +175,7 @@ PlanResult search(const scenario::PlanSpec& plan, const EvaluateOptions& options
     ran += static_cast<int>(batch.size());
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (todo.size() > 0)
-      fmt::print(progress, "round {}: {} candidates simulated in {:.1f} s; at most {} to go, ETA {:.0f} s or less\n",
+      fmt::print(progress, "round {}: {} candidates simulated in {:.1f} s; at most {} to go, ETA {:.0f} s at most\n",
                  result.rounds, ran, elapsed, todo.size(), elapsed / ran * static_cast<double>(todo.size()));
     for (int i : batch)
       if (outcomes[i].simulated()) simulated.push_back(i);

@@ -108,7 +108,7 @@ TEST(Plan, ReportAndPlotOfAPlanFolder) {
   EXPECT_NE(page.find("<title>dtsim plan: "), std::string::npos);
   EXPECT_NE(page.find("<p>Recommended: one_gpu_nodes.toml x 8 nodes, nic=10Gbps: 8 v100 GPUs in 8 nodes"), std::string::npos);
   EXPECT_NE(page.find("<figure id=\"pareto\"><svg"), std::string::npos);
-  EXPECT_NE(page.find("<li>bound (3), e.g. one_gpu_nodes.toml x 1 node, nic=10Gbps: at least 50.0 min (compute bound"),
+  EXPECT_NE(page.find("<li>bound (3), e.g. one_gpu_nodes.toml x 1 node: at least 50.0 min (compute bound"),
             std::string::npos);
   EXPECT_TRUE(fs::exists(s.dir / "plots" / "pareto.svg"));
 }
