@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/platform/platform_spec.hpp"
 #include "sim/scenario/plan_spec.hpp"
 
 namespace dtsim::plan {
@@ -15,11 +16,16 @@ struct Candidate {
   int index = 0;
   std::vector<std::pair<std::string, std::string>> settings;  ///< (scenario key, TOML value)
   std::string label;  ///< "v100_8x.toml x 4 nodes, nic=100Gbps, scheduler=ddp"
+  std::string invalid;  ///< why the template cannot be built this way (not loaded then); empty when it can
 };
 
-/// Every combination of the plan's platforms, nodes and axes (the last axis varies fastest); `gpus_per_node`
-/// of each platform template sets `workers` (every GPU of every node trains).
-std::vector<Candidate> enumerate_candidates(const scenario::PlanSpec& plan, const std::vector<int>& gpus_per_node);
+/// Every combination of the plan's platforms, nodes, oversubscriptions and axes (the last axis varies fastest);
+/// `templates` are the platforms as loaded: their GPUs per node set `workers` (every GPU of every node trains).
+/// A fat tree of two switch levels gets nodes as leaves of down[0] nodes (down = [down[0], nodes / down[0]]),
+/// switch links as fast as the NICs, and up[1] = down[0] / oversubscription uplinks per leaf; other topologies
+/// have no oversubscription to choose, and one node no NIC to choose: those values are one candidate.
+std::vector<Candidate> enumerate_candidates(const scenario::PlanSpec& plan,
+                                            const std::vector<platform::PlatformSpec>& templates);
 
 /// The candidate's settings as `--set` arguments ("key=value"), after the plan's [set].
 std::vector<std::string> candidate_overrides(const scenario::PlanSpec& plan, const Candidate& c);

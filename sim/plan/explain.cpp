@@ -127,7 +127,7 @@ Explanation explain_run(const std::string& run_dir, const EvaluateOptions& optio
   fs::create_directories(plan.output_dir);
   core::write_atomically(plan.base, [&](std::ostream& out) { out << report["provenance"]["resolved_scenario"].get<std::string>(); });
   std::vector<Candidate> candidates;
-  for (const Neighbour& n : e.neighbours) candidates.push_back({static_cast<int>(candidates.size()), n.settings, n.why});
+  for (const Neighbour& n : e.neighbours) candidates.push_back({static_cast<int>(candidates.size()), n.settings, n.why, ""});
   std::vector<const Candidate*> pointers;
   for (const Candidate& c : candidates) pointers.push_back(&c);
   EvaluateOptions at = options;

@@ -128,12 +128,13 @@ double objective(const Outcome& o, const scenario::PlanTarget& t) {
 
 PlanResult search(const scenario::PlanSpec& plan, const EvaluateOptions& options, std::ostream& progress,
                   bool terminal) {
-  std::vector<int> gpus_per_node;
-  for (const std::string& ref : plan.platforms) gpus_per_node.push_back(scenario::load_platform_reference(ref).gpus_per_node);
+  std::vector<platform::PlatformSpec> templates;
+  for (const std::string& ref : plan.platforms) templates.push_back(scenario::load_platform_reference(ref));
   PlanResult result;
   std::optional<core::InputError> first_error;
-  for (const Candidate& c : enumerate_candidates(plan, gpus_per_node)) {
+  for (const Candidate& c : enumerate_candidates(plan, templates)) {
     try {
+      if (!c.invalid.empty()) throw core::InputError(plan.source + ": " + c.label, c.invalid, "choose nodes and oversubscriptions the template can be built with");
       result.outcomes.push_back(bound_candidate(plan, c));
     } catch (const core::InputError& e) {  // a combination the loader refuses (asp with all-reduce, ...)
       if (!first_error) first_error = e;

@@ -83,7 +83,7 @@ PlanTarget read_target(Section& target) {
 }
 
 void read_search(Section& search, const toml::table& table, const fs::path& folder, PlanSpec& spec) {
-  search.allow({"platforms", "nodes", "nic", "scheduler", "collective", "sync", "precision", "compression", "axis"});
+  search.allow({"platforms", "nodes", "oversubscription", "nic", "scheduler", "collective", "sync", "precision", "compression", "axis"});
   for_each_value(search, table, "platforms", "[\"v100_4x4_100gbib\", \"my_cluster.toml\"]",
                  [&](const toml::node& v) { spec.platforms.push_back(platform_ref(v, folder)); });
   if (spec.platforms.empty())
@@ -98,6 +98,12 @@ void read_search(Section& search, const toml::table& table, const fs::path& fold
   if (spec.nodes.empty())
     throw core::InputError(search.where_table(), "[search] needs 'nodes'",
                            "node counts to try, e.g. nodes = [1, 2, 4, 8] (workers = nodes x GPUs per node)");
+  for_each_value(search, table, "oversubscription", "[1, 2, 4]", [&](const toml::node& v) {
+    if (!v.is_number() || *v.value<double>() < 1 || *v.value<double>() > 1024)
+      throw core::InputError(where(v.source()), "'search.oversubscription' holds something other than a ratio",
+                             "numbers from 1 (full bisection) to 1024, e.g. 2 for 2:1 at the leaves");
+    spec.oversubscription.push_back(*v.value<double>());
+  });
   read_choice(search, table, "nic", "platform.inter_link.bandwidth", "[\"25Gbps\", \"100Gbps\"]", "", spec.axes);
   read_choice(search, table, "scheduler", "strategy.scheduler", "[\"wfbp\", \"ddp\"]", "", spec.axes);
   read_choice(search, table, "collective", "strategy.collective", "[\"ring\", \"nccl\"]", "", spec.axes);

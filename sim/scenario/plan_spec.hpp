@@ -40,6 +40,7 @@ struct PlanSpec {
   PlanTarget target;
   std::vector<std::string> platforms;      ///< platform templates: built-in names or absolute paths
   std::vector<int> nodes;                  ///< nodes of each template (every GPU of a node is a worker)
+  std::vector<double> oversubscription;    ///< fat-tree templates: leaf downlinks : uplinks (1 = full bisection)
   std::vector<PlanAxis> axes;              ///< nic, scheduler, collective, sync, precision, compression, [[search.axis]]
   int recheck = 3;                         ///< best candidates re-simulated at the flow level
   int jobs = 1;                            ///< candidates simulated at once (-j overrides)

@@ -99,6 +99,31 @@ TEST(Plan, FindsTheOptimumKnownByHand) {
   EXPECT_EQ(plan["recommendation"][0].get<std::string>().rfind("Recommended: one_gpu_nodes.toml x 8 nodes", 0), 0u);
 }
 
+// 2 nodes per leaf, NICs and switch links at 10 Gb/s: 1:1 takes 2 uplinks per leaf, 2:1 one, 4:1 half a link
+// (refused), and 5 nodes are no whole leaves (refused).
+TEST(Plan, OversubscribesFatTreeTemplates) {
+  Scratch s;
+  const nlohmann::json plan = run_plan(kHere + "fat_tree_plan.toml", s.dir);
+  const auto& c = plan["candidates"];
+  ASSERT_EQ(c.size(), 6u);
+  EXPECT_EQ(c[0]["label"], "fat_tree_template.toml x 4 nodes, 1:1 at the leaves, nic=10Gbps");
+  EXPECT_EQ(c[0]["settings"]["platform.down"], nlohmann::json({2, 2}));
+  EXPECT_EQ(c[0]["settings"]["platform.up"], nlohmann::json({1, 2}));
+  EXPECT_EQ(c[0]["settings"]["platform.network_link.bandwidth"], "10Gbps");
+  EXPECT_EQ(c[1]["settings"]["platform.up"], nlohmann::json({1, 1}));
+  EXPECT_EQ(c[2]["pruned"], "invalid");
+  EXPECT_NE(c[2]["pruned_why"].get<std::string>().find("oversubscription 4:1 needs 0.500 uplinks per leaf of 2 nodes"),
+            std::string::npos);
+  for (int i : {3, 4, 5})
+    EXPECT_NE(c[i]["pruned_why"].get<std::string>().find("5 nodes are not whole leaves of 2 nodes"), std::string::npos);
+  for (int i : {0, 1}) {
+    ASSERT_EQ(c[i]["estimate"], "flow");
+    EXPECT_NEAR(c[i]["flow"]["mean_iteration_s"].get<double>(), c[i]["analytic"]["mean_iteration_s"].get<double>(), 1e-9);
+  }
+  // A ring's uplinks carry one flow each: 2:1 costs it nothing (README, Platform files).
+  EXPECT_NEAR(c[1]["analytic"]["mean_iteration_s"].get<double>(), c[0]["analytic"]["mean_iteration_s"].get<double>(), 1e-12);
+}
+
 TEST(Plan, ReportAndPlotOfAPlanFolder) {
   Scratch s;
   run_plan(kHere + "closed_form_plan.toml", s.dir);
