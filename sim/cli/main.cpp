@@ -23,6 +23,11 @@ void add_set_option(CLI::App* command, std::vector<std::string>& overrides) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
+/// -j N: processes at once.
+void add_jobs_option(CLI::App* command, int& jobs, const std::string& what) {
+  command->add_option("-j,--jobs", jobs, what)->check(CLI::Range(1, 256));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -59,8 +64,7 @@ int main(int argc, char** argv) {
   cli::SweepArguments sweep_args;
   CLI::App* sweep = app.add_subcommand("sweep", "run a grid or zip of what-ifs, one process per point");
   sweep->add_option("sweep", sweep_args.file, "sweep TOML file")->required();
-  sweep->add_option("-j,--jobs", sweep_args.jobs, "points at once (default: jobs in the sweep file)")
-      ->check(CLI::Range(1, 256));
+  add_jobs_option(sweep, sweep_args.jobs, "points at once (default: jobs in the sweep file)");
   sweep->add_flag("--slurm", sweep_args.slurm, "write and submit an sbatch job array instead of running here");
   sweep->add_flag("--wait", sweep_args.wait, "with --slurm: wait for the array to finish, then merge");
   sweep->add_flag("!--no-submit", sweep_args.submit, "with --slurm: only write the sbatch script");
@@ -71,15 +75,14 @@ int main(int argc, char** argv) {
   cli::PlanArguments plan_args;
   CLI::App* plan = app.add_subcommand("plan", "find the cheapest cluster that meets a training target (capacity planning)");
   plan->add_option("plan", plan_args.file, "plan TOML file")->required();
-  plan->add_option("-j,--jobs", plan_args.jobs, "candidates simulated at once (default: jobs in the plan file)")
-      ->check(CLI::Range(1, 256));
+  add_jobs_option(plan, plan_args.jobs, "candidates simulated at once (default: jobs in the plan file)");
   plan->add_option("--out", plan_args.out_dir, "output folder (default: output in the plan file)");
 
   std::string run_dir;
   int explain_jobs = 2;
   CLI::App* explain = app.add_subcommand("explain", "say why a run's iteration takes what it takes and which knob moves it most");
   explain->add_option("run", run_dir, "output folder of dtsim run")->required();
-  explain->add_option("-j,--jobs", explain_jobs, "what-ifs simulated at once")->check(CLI::Range(1, 256));
+  add_jobs_option(explain, explain_jobs, "what-ifs simulated at once");
 
   std::string results;
   CLI::App* plot = app.add_subcommand("plot", "draw PNG and SVG plots of a run or sweep folder");

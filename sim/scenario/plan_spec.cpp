@@ -149,21 +149,11 @@ PlanSpec load_plan(const std::string& path) {
   const fs::path folder = fs::path(path).parent_path();
   Section top(root, "");
   top.allow({"base", "output", "jobs", "recheck", "cost_file", "set", "job", "target", "search", "costs"});
-  if (auto base = top.optional_string("base")) {
-    spec.base = (folder / *base).lexically_normal().string();
-    if (!fs::exists(spec.base))
-      throw core::InputError(top.where_key("base"), "base scenario '" + spec.base + "' does not exist",
-                             "give a scenario path relative to the plan file, or leave base out for the built-in "
-                             "default");
-  }
+  spec.base = base_scenario(top, path, "plan file");
   spec.output_dir = fs::path(top.string("output", fs::path(path).stem().string() + "-plan")).lexically_normal().string();
   spec.jobs = static_cast<int>(top.integer("jobs", 1, 1, 256));
   spec.recheck = static_cast<int>(top.integer("recheck", 3, 0, 1000));
-  if (const toml::node* set = root.get("set")) {
-    if (!set->is_table()) throw core::InputError(where(set->source()), "'set' has the wrong type", "it must be a table of key = value");
-    for (const auto& [key, value] : *set->as_table()) spec.base_settings.push_back(std::string(key.str()) + "=" + toml_text(value));
-    top.has("set");
-  }
+  spec.base_settings = set_overrides(root, top);
   std::optional<Section> job = top.table("job");
   if (!job) throw core::InputError(top.where_table(), "missing table [job]", "how much to train: samples, tokens or iterations");
   spec.job = read_job(*job);

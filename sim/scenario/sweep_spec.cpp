@@ -37,24 +37,13 @@ SweepSpec load_sweep(const std::string& path) {
   toml::table root = parse_toml_file(path, "sweep file");
   SweepSpec spec;
   spec.source = path;
-  const fs::path folder = fs::path(path).parent_path();
   Section top(root, "");
   top.allow({"base", "mode", "jobs", "output", "set", "axis"});
-  if (auto base = top.optional_string("base")) {
-    spec.base = (folder / *base).lexically_normal().string();
-    if (!fs::exists(spec.base))
-      throw core::InputError(top.where_key("base"), "base scenario '" + spec.base + "' does not exist",
-                             "give a scenario path relative to the sweep file, or leave base out for the built-in "
-                             "default");
-  }
+  spec.base = base_scenario(top, path, "sweep file");
   spec.zip = top.choice("mode", "grid", {"grid", "zip"}) == "zip";
   spec.jobs = static_cast<int>(top.integer("jobs", 1, 1, 256));
   spec.output_dir = fs::path(top.string("output", fs::path(path).stem().string() + "-out")).lexically_normal().string();
-  if (const toml::node* set = root.get("set")) {
-    if (!set->is_table()) throw core::InputError(where(set->source()), "'set' has the wrong type", "it must be a table of key = value");
-    for (const auto& [key, value] : *set->as_table()) spec.base_settings.push_back(std::string(key.str()) + "=" + toml_text(value));
-    top.has("set");
-  }
+  spec.base_settings = set_overrides(root, top);
   for (Section& axis : top.tables("axis")) {
     axis.allow({"key", "values"});
     Axis a;

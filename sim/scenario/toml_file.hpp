@@ -1,6 +1,7 @@
 #pragma once
 /// Reading a whole TOML file with located errors, and writing one value back as the text `--set` reads.
 #include <string>
+#include <vector>
 
 #include <toml++/toml.h>
 
@@ -10,5 +11,12 @@ namespace dtsim::scenario {
 toml::table parse_toml_file(const std::string& path, const std::string& what);
 /// A TOML value as the text `--set` reads back: strings quoted, numbers and booleans as written.
 std::string toml_text(const toml::node& value);
+
+class Section;
+/// The `base` scenario of a sweep or plan file (`what`) at `path`, relative to the file; "" when absent (the
+/// built-in default).
+std::string base_scenario(Section& top, const std::string& path, const std::string& what);
+/// The `[set]` table of a sweep or plan file as "key=value" overrides of every point.
+std::vector<std::string> set_overrides(const toml::table& root, Section& top);
 
 }  // namespace dtsim::scenario
