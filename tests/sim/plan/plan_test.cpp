@@ -162,6 +162,22 @@ TEST(Explain, RanksTheNeighbouringWhatIfs) {
   EXPECT_EQ(testing::dtsim("explain " + s.dir.string()).code, 2);  // not a run folder
 }
 
+// Within 380 s only 8 nodes over 100 Gb/s can make it by its bound (1250 x 0.30025 s = 375 s), and it takes
+// 392.9 s: nothing meets the target, the answer says by how much the fastest misses, and the exit code is 1.
+TEST(Plan, SaysWhenNothingMeetsTheTarget) {
+  Scratch s;
+  std::string text = read(kHere + "closed_form_plan.toml");
+  text.replace(text.find("time = \"1000s\""), 15, "time = \"380s\"");
+  for (const char* file : {"closed_form_base.toml", "one_gpu_nodes.toml"}) fs::copy_file(kHere + file, s.dir / file);
+  std::ofstream(s.dir / "tight.toml") << text;
+  const nlohmann::json plan = run_plan((s.dir / "tight.toml").string(), s.dir / "out", 1);
+  EXPECT_EQ(plan["recommended"], -1);
+  EXPECT_EQ(plan["recommendation"][0], "No candidate meets the target.");
+  EXPECT_EQ(plan["recommendation"][1].get<std::string>().rfind("The fastest simulated, one_gpu_nodes.toml x 8 nodes, nic=100Gbps", 0), 0u);
+  EXPECT_NE(plan["recommendation"][1].get<std::string>().find("misses: time 6.5 min > 6.3 min (+3.4 %)"), std::string::npos)
+      << plan["recommendation"][1];
+}
+
 TEST(Plan, SameInputsSameBytesAndReusedPoints) {
   Scratch s;
   run_plan(kHere + "closed_form_plan.toml", s.dir);
