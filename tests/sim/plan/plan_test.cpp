@@ -178,6 +178,30 @@ TEST(Plan, SaysWhenNothingMeetsTheTarget) {
       << plan["recommendation"][1];
 }
 
+// Measured kernel times would make the answer depend on this machine, and a GPU without a price has no cost.
+TEST(Plan, RefusesAnswersItCannotPrice) {
+  Scratch s;
+  const std::string text = read(kHere + "closed_form_plan.toml");
+  for (const char* file : {"closed_form_base.toml", "one_gpu_nodes.toml"}) fs::copy_file(kHere + file, s.dir / file);
+  std::string compressed = text;
+  compressed.insert(compressed.find("[costs.gpu.v100]"), "compression = [\"none\", \"fp16\"]\n\n");
+  std::ofstream(s.dir / "measured.toml") << compressed;
+  const testing::Outcome measured = testing::dtsim("plan " + (s.dir / "measured.toml").string() + " --out " + (s.dir / "a").string());
+  EXPECT_EQ(measured.code, 2) << measured.output;
+  EXPECT_NE(measured.output.find("compresses with measured kernel times, so its answer would depend on this machine; set "
+                                 "a fixed kernel throughput in [set]"),
+            std::string::npos)
+      << measured.output;
+  std::ofstream(s.dir / "a100_only.toml") << "[gpu.a100]\nhour = 1.0\n";
+  std::string unpriced = "cost_file = \"a100_only.toml\"\n" + text;
+  unpriced.replace(unpriced.find("[costs.gpu.v100]"), 16, "[costs.gpu.a100]");
+  std::ofstream(s.dir / "unpriced.toml") << unpriced;
+  const testing::Outcome none = testing::dtsim("plan " + (s.dir / "unpriced.toml").string() + " --out " + (s.dir / "b").string());
+  EXPECT_EQ(none.code, 2) << none.output;
+  EXPECT_NE(none.output.find("no price for GPU 'v100'; add [gpu.v100] hour = ..., watts = ..."), std::string::npos)
+      << none.output;
+}
+
 TEST(Plan, SameInputsSameBytesAndReusedPoints) {
   Scratch s;
   run_plan(kHere + "closed_form_plan.toml", s.dir);
