@@ -3,7 +3,10 @@
 #include <cmath>
 
 #include "sim/core/error.hpp"
+#include "sim/run/layout_run.hpp"
 #include "sim/run/memory_check.hpp"
+#include "sim/run/run_simulation.hpp"
+#include "sim/scenario/parallel_section.hpp"
 
 namespace dtsim::plan {
 
@@ -20,16 +23,19 @@ double allreduce_bytes_received(const scheduling::IterationPlan& plan) {
   return bytes;
 }
 
-Bounds bounds(const scenario::Scenario& s, const scheduling::IterationPlan& plan, const scenario::PlanJob& job) {
+Bounds bounds(const scenario::Scenario& s, const scenario::PlanJob& job) {
   Bounds b;
+  b.layout = scenario::uses_layout(s);
+  scenario::Scenario whole = s;  // one GPU doing a replica's whole work
+  whole.parallel = parallel::Layout{};
+  const scheduling::IterationPlan plan = run::make_iteration_plan(whole);
   b.gpu = s.gpu.name;
   b.gpus = s.workers;
   const platform::PlatformSpec& p = s.platform;
   const bool star = p.topology == platform::Topology::star;
   b.nodes = star ? s.workers : (s.workers + p.gpus_per_node - 1) / p.gpus_per_node;
   b.nic_Bps = star ? p.intra.bandwidth_Bps : p.inter.bandwidth_Bps * (p.node.structured ? p.node.nics : 1);
-  b.batch = s.batch_size;
-  const double global_batch = static_cast<double>(s.workers) * s.batch_size;
+  b.global_batch = static_cast<double>(b.layout ? s.parallel.data : s.workers) * s.batch_size;
   if (job.unit == "iterations") {
     b.iterations = job.amount;
   } else {
@@ -40,13 +46,20 @@ Bounds bounds(const scenario::Scenario& s, const scheduling::IterationPlan& plan
                                "give samples or iterations for a model that is not a transformer");
       samples /= static_cast<double>(s.model.tokens);
     }
-    b.iterations = std::ceil(samples / global_batch);
+    b.iterations = std::ceil(samples / b.global_batch);
   }
-  const memory::MemoryBreakdown memory = run::memory_breakdown(s, plan);
+  scenario::Scenario measured = s;  // the breakdown, not the refusal
+  measured.memory.refuse = false;
+  const memory::MemoryBreakdown memory = b.layout ? run::check_layout_memory(measured) : run::memory_breakdown(s, plan);
   b.memory_peak_bytes = memory.total_bytes();
   b.memory_capacity_bytes = memory.capacity_bytes;
   b.fits = memory.fits();
-  for (const scheduling::LayerPhase& l : plan.layers) b.compute_s += l.forward_s + l.backward_s + l.update_s;
+  for (const scheduling::LayerPhase& l : plan.layers)
+    b.compute_s += l.forward_s + l.backward_s + (b.layout ? 0.0 : l.update_s);  // ZeRO shards the update
+  if (b.layout) {
+    b.compute_s /= s.parallel.tensor * s.parallel.pipeline;
+    return b;
+  }
   // The NIC bound holds for a synchronous all-reduce every iteration over a network of nodes with NICs.
   const bool every_iteration = s.sync.scheme == "bsp" && s.architecture == "allreduce";
   if (every_iteration && b.nodes > 1 && p.topology != platform::Topology::graph)

@@ -15,13 +15,14 @@ struct Bounds {
   int gpus = 0;
   int nodes = 0;
   double nic_Bps = 0;          ///< bandwidth of a node's NIC(s) into the network
-  double batch = 0;            ///< samples per worker per iteration
+  double global_batch = 0;     ///< samples per iteration (data-parallel replicas x batch)
   double iterations = 0;       ///< iterations the job needs at this global batch
   bool fits = true;            ///< the memory model's verdict
   double memory_peak_bytes = 0;
   double memory_capacity_bytes = 0;
-  double compute_s = 0;        ///< forward + backward + update of one worker: no iteration is shorter
+  double compute_s = 0;        ///< forward + backward + update of one worker (layouts: see bounds()): no iteration is shorter
   double bandwidth_s = 0;      ///< gradient bytes a node must receive over its NIC bandwidth (0 when not known)
+  bool layout = false;         ///< a [parallel] layout (tensor, pipeline, sharding): analytic level only
   /// The larger of the two: the shortest iteration this candidate can have.
   double iteration_lb_s() const { return compute_s > bandwidth_s ? compute_s : bandwidth_s; }
 };
@@ -31,7 +32,11 @@ struct Bounds {
 /// the all-reduced bytes (all-gathered and gTop-k payloads are not counted: the bound stays a bound).
 double allreduce_bytes_received(const scheduling::IterationPlan& plan);
 
-/// The bounds of scenario `s` (a candidate loaded) for `job`; `plan` is its iteration plan.
-Bounds bounds(const scenario::Scenario& s, const scheduling::IterationPlan& plan, const scenario::PlanJob& job);
+/// The bounds of scenario `s` (a candidate loaded) for `job`. Under a layout ([parallel]) a replica of
+/// tensor x pipeline GPUs does at least the whole model's forward and backward at its batch (tensor parallelism
+/// divides the matrix work and replicates the rest, micro-batches re-read the weights), so its compute bound is
+/// one GPU's forward and backward of the whole replica batch / (tensor x pipeline) (ZeRO shards the optimizer
+/// step, so it is left out); its memory is the fullest stage's; its data-parallel traffic is not bounded.
+Bounds bounds(const scenario::Scenario& s, const scenario::PlanJob& job);
 
 }  // namespace dtsim::plan

@@ -35,8 +35,8 @@ std::string bound_sentence(const Outcome& o) {
     return fmt::format("Communication bounds it: {} of its {} iteration is exposed communication; moving the gradients "
                        "through a node's {:.0f} Gb/s NIC alone takes at least {}.",
                        ms(e.exposed_comm_s), ms(e.iteration_s), b.nic_Bps * 8 / 1e9, ms(b.bandwidth_s));
-  return fmt::format("Compute bounds it: one GPU's forward, backward and update take {} of its {} iteration ({:.1f} %); "
-                     "{} is exposed communication.",
+  return fmt::format("Compute bounds it: {} {} of its {} iteration ({:.1f} %); {} is exposed communication.",
+                     b.layout ? "a GPU's share of its replica's forward and backward takes" : "one GPU's forward, backward and update take",
                      ms(b.compute_s), ms(e.iteration_s), 100 * b.compute_s / e.iteration_s, ms(e.exposed_comm_s));
 }
 
@@ -84,6 +84,8 @@ std::vector<std::string> recommendation(const scenario::PlanSpec& plan, const Pl
     out.push_back(fmt::format("At the flow level (contention) its iteration moved {:+.2f} %, from {} (analytic) to {}.",
                               moved_percent(o),
                               ms(o.analytic.iteration_s), ms(o.flow->iteration_s)));
+  if (!o.flow && o.bounds.layout)
+    out.push_back("Not re-checked at the flow level: layouts run at the analytic level in this version.");
   if (r.next_cheaper >= 0) {
     const Outcome& n = r.outcomes[r.next_cheaper];
     out.push_back(fmt::format("The next {} option, {} ({:.2f} {}, {}), misses: {}.", better_word(t), n.candidate.label,

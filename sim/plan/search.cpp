@@ -9,7 +9,6 @@
 
 #include "sim/core/error.hpp"
 #include "sim/plan/pareto.hpp"
-#include "sim/run/run_simulation.hpp"
 #include "sim/scenario/load.hpp"
 
 namespace dtsim::plan {
@@ -39,8 +38,7 @@ Outcome bound_candidate(const scenario::PlanSpec& plan, const Candidate& c, cons
     throw core::InputError(plan.source, "candidate '" + c.label + "' compresses with measured kernel times, so its answer "
                                         "would depend on this machine",
                            "set a fixed kernel throughput in [set], e.g. \"compression.kernel_time\" = \"20GBps\"");
-  const scheduling::IterationPlan iteration = run::make_iteration_plan(s);
-  o.bounds = bounds(s, iteration, plan.job);
+  o.bounds = bounds(s, plan.job);
   o.rate = rate(o.bounds, plan.costs);
   const scenario::PlanTarget& t = plan.target;
   const Bounds& b = o.bounds;
@@ -56,9 +54,9 @@ Outcome bound_candidate(const scenario::PlanSpec& plan, const Candidate& c, cons
   } else if (t.budget && o.spend().cost > *t.budget) {
     o.pruned = "bound";
     o.pruned_why = fmt::format("costs at least {:.2f} {} > budget {:.2f}", o.spend().cost, plan.costs.currency, *t.budget);
-  } else if (t.samples_per_s && b.gpus * b.batch / lb < *t.samples_per_s) {
+  } else if (t.samples_per_s && b.global_batch / lb < *t.samples_per_s) {
     o.pruned = "bound";
-    o.pruned_why = fmt::format("at most {:.1f} samples/s < {:.1f}", b.gpus * b.batch / lb, *t.samples_per_s);
+    o.pruned_why = fmt::format("at most {:.1f} samples/s < {:.1f}", b.global_batch / lb, *t.samples_per_s);
   } else if (t.scaling_efficiency && b.compute_s / lb < *t.scaling_efficiency) {
     o.pruned = "bound";
     o.pruned_why = fmt::format("scaling efficiency at most {:.1f} % < {:.1f} %", 100 * b.compute_s / lb,
@@ -120,7 +118,7 @@ std::vector<std::string> misses(const Outcome& o, const scenario::PlanTarget& t)
     out.push_back(fmt::format("cost {:.2f} > budget {:.2f} (+{:.1f} %)", cost, *t.budget, over(cost, *t.budget)));
   // Not simulated: the best its lower bound allows.
   const double lb = o.bounds.iteration_lb_s();
-  const double rate = o.simulated() ? o.best().samples_per_s : o.bounds.gpus * o.bounds.batch / lb;
+  const double rate = o.simulated() ? o.best().samples_per_s : o.bounds.global_batch / lb;
   const double efficiency = o.simulated() ? o.best().scaling_efficiency : o.bounds.compute_s / lb;
   if (t.samples_per_s && rate < *t.samples_per_s)
     out.push_back(fmt::format("throughput {:.1f} < {:.1f} samples/s ({:.1f} %)", rate, *t.samples_per_s,
@@ -210,9 +208,9 @@ PlanResult search(const scenario::PlanSpec& plan, const EvaluateOptions& options
     fmt::print(progress, "{} candidates not simulated: a simulated one is faster, cheaper and uses less energy than their "
                          "lower bounds\n", dominated);
   // Re-check the best at the flow level, then until the best feasible candidate has been re-checked.
-  std::vector<int> ranked;
+  std::vector<int> ranked;  // layouts run at the analytic level only
   for (int i : simulated)
-    if (feasible(outcomes[i], t)) ranked.push_back(i);
+    if (feasible(outcomes[i], t) && !outcomes[i].bounds.layout) ranked.push_back(i);
   std::stable_sort(ranked.begin(), ranked.end(),
                    [&](int a, int b) { return objective(outcomes[a], t) < objective(outcomes[b], t); });
   if (plan.recheck > 0) {
@@ -221,7 +219,8 @@ PlanResult search(const scenario::PlanSpec& plan, const EvaluateOptions& options
       fmt::print(progress, "re-checking the best {} at the flow level\n", first.size());
       run(plan, options, "flow", outcomes, first, progress, terminal);
     }
-    for (int best = best_feasible(outcomes, t); best >= 0 && !outcomes[best].flow; best = best_feasible(outcomes, t))
+    for (int best = best_feasible(outcomes, t); best >= 0 && !outcomes[best].flow && !outcomes[best].bounds.layout;
+         best = best_feasible(outcomes, t))
       run(plan, options, "flow", outcomes, {best}, progress, terminal);
   }
   std::vector<std::pair<double, double>> points;
