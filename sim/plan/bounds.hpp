@@ -22,7 +22,7 @@ struct Bounds {
   double memory_capacity_bytes = 0;
   double compute_s = 0;        ///< forward + backward + update of one worker (layouts: see bounds()): no iteration is shorter
   double bandwidth_s = 0;      ///< gradient bytes a node must receive over its NIC bandwidth (0 when not known)
-  bool layout = false;         ///< a [parallel] layout (tensor, pipeline, sharding): analytic level only
+  bool layout = false;         ///< a [parallel] layout (tensor, pipeline, sharding)
   /// The larger of the two: the shortest iteration this candidate can have.
   double iteration_lb_s() const { return compute_s > bandwidth_s ? compute_s : bandwidth_s; }
 };

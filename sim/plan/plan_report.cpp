@@ -84,8 +84,6 @@ std::vector<std::string> recommendation(const scenario::PlanSpec& plan, const Pl
     out.push_back(fmt::format("At the flow level (contention) its iteration moved {:+.2f} %, from {} (analytic) to {}.",
                               moved_percent(o),
                               ms(o.analytic.iteration_s), ms(o.flow->iteration_s)));
-  if (!o.flow && o.bounds.layout)
-    out.push_back("Not re-checked at the flow level: layouts run at the analytic level in this version.");
   if (r.next_cheaper >= 0) {
     const Outcome& n = r.outcomes[r.next_cheaper];
     out.push_back(fmt::format("The next {} option, {} ({:.2f} {}, {}), misses: {}.", better_word(t), n.candidate.label,

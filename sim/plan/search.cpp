@@ -208,9 +208,9 @@ PlanResult search(const scenario::PlanSpec& plan, const EvaluateOptions& options
     fmt::print(progress, "{} candidates not simulated: a simulated one is faster, cheaper and uses less energy than their "
                          "lower bounds\n", dominated);
   // Re-check the best at the flow level, then until the best feasible candidate has been re-checked.
-  std::vector<int> ranked;  // layouts run at the analytic level only
+  std::vector<int> ranked;
   for (int i : simulated)
-    if (feasible(outcomes[i], t) && !outcomes[i].bounds.layout) ranked.push_back(i);
+    if (feasible(outcomes[i], t)) ranked.push_back(i);
   std::stable_sort(ranked.begin(), ranked.end(),
                    [&](int a, int b) { return objective(outcomes[a], t) < objective(outcomes[b], t); });
   if (plan.recheck > 0) {
@@ -219,8 +219,7 @@ PlanResult search(const scenario::PlanSpec& plan, const EvaluateOptions& options
       fmt::print(progress, "re-checking the best {} at the flow level\n", first.size());
       run(plan, options, "flow", outcomes, first, progress, terminal);
     }
-    for (int best = best_feasible(outcomes, t); best >= 0 && !outcomes[best].flow && !outcomes[best].bounds.layout;
-         best = best_feasible(outcomes, t))
+    for (int best = best_feasible(outcomes, t); best >= 0 && !outcomes[best].flow; best = best_feasible(outcomes, t))
       run(plan, options, "flow", outcomes, {best}, progress, terminal);
   }
   std::vector<std::pair<double, double>> points;
