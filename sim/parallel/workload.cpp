@@ -265,7 +265,7 @@ class Builder {
             ag.computed(k, last);
           }
           if (g < last_chunk)
-            send(program, s, (s + 1) % stages, {it, p.micro_batch, g + 1, true}, last,
+            send(program, (s + 1) % stages, {it, p.micro_batch, g + 1, true}, last,
                  activation_bytes(model_.layers[static_cast<std::size_t>(work_.units[static_cast<std::size_t>(units.back())].end_layer - 1)].output_elements),
                  "F" + mb);
         } else {
@@ -291,7 +291,7 @@ class Builder {
               for (int r : reduce_gradients(program, u, last, "B" + mb + " " + unit_name(u))) reductions.push_back(r);
           }
           if (g > 0)
-            send(program, s, (s + stages - 1) % stages, {it, p.micro_batch, g - 1, false}, last,
+            send(program, (s + stages - 1) % stages, {it, p.micro_batch, g - 1, false}, last,
                  activation_bytes(model_.layers[static_cast<std::size_t>(work_.units[static_cast<std::size_t>(units.front())].first_layer)].input_elements),
                  "B" + mb);
         }
@@ -368,13 +368,13 @@ class Builder {
   std::vector<int> gradient_norm(taskgraph::Program& program, int s, int it, std::vector<int> reduced) {
     constexpr std::int64_t kNormBytes = 4;  // one fp32 partial sum of squares
     if (s > 0) {
-      send(program, s, 0, {it, -1, s, true}, reduced.empty() ? -1 : reduced.back(), kNormBytes, "norm", reduced);
+      send(program, 0, {it, -1, s, true}, -1, kNormBytes, "norm", reduced);
       return {receive(program, s, 0, {it, -1, s, false}, "norm")};
     }
     int last = -1;
     for (int from = 1; from < layout_.pipeline; ++from) last = receive(program, 0, from, {it, -1, from, true}, "norm");
     reduced.push_back(last);
-    for (int to = 1; to < layout_.pipeline; ++to) send(program, 0, to, {it, -1, to, false}, last, kNormBytes, "norm", reduced);
+    for (int to = 1; to < layout_.pipeline; ++to) send(program, to, {it, -1, to, false}, -1, kNormBytes, "norm", reduced);
     return reduced;
   }
 
@@ -389,7 +389,7 @@ class Builder {
     return at;
   }
 
-  void send(taskgraph::Program& program, int /*self*/, int to, Key key, int after, std::int64_t bytes,
+  void send(taskgraph::Program& program, int to, Key key, int after, std::int64_t bytes,
             const std::string& pass, std::vector<int> also = {}) {
     Task t;
     t.op = Op::send;
