@@ -1,5 +1,6 @@
 #include "sim/actors/graph_run.hpp"
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <string>
@@ -115,10 +116,15 @@ class GraphExecutor {
     for (int i : streams_[static_cast<std::size_t>(role(rank))][s]) {
       const Task& t = tasks[static_cast<std::size_t>(i)];
       state.changed.wait([&] {
-        for (int d : t.deps)
-          if (!state.done[static_cast<std::size_t>(d)]) return false;
+        for (const taskgraph::Dep& d : t.deps)
+          if (!state.done[static_cast<std::size_t>(d.task)]) return false;
         return true;
       });
+      double not_before = 0;  // the dependencies' lags
+      for (const taskgraph::Dep& d : t.deps)
+        if (d.lag_s > 0)
+          not_before = std::max(not_before, run_.spans[static_cast<std::size_t>(rank)][static_cast<std::size_t>(d.task)].end_s + d.lag_s);
+      if (not_before > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(not_before);
       taskgraph::Span& span = run_.spans[static_cast<std::size_t>(rank)][static_cast<std::size_t>(i)];
       span.start_s = sg4::Engine::get_clock();
       const bool communicates = t.op != Op::compute && t.op != Op::recv;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <queue>
 #include <string>
 #include <tuple>
@@ -34,10 +35,9 @@ struct WorkerState {
   int rank = 0;
   int iteration = 0;            ///< the iteration the compute stream is in
   bool finished = false;        ///< the compute stream has ended (wakes the communication stream to end too)
-  double backward_start_s = 0;
-  sg4::SemaphorePtr bucket_ready = sg4::Semaphore::create(0);  ///< FIFO: compute -> communication
-  std::queue<double> issued_s;                                ///< FIFO: when each released bucket became ready
-  sg4::SemaphorePtr comm_done = sg4::Semaphore::create(0);     ///< FIFO: all buckets of an iteration done
+  std::vector<double> end_s;                                  ///< FIFO: per task of it, when it ended
+  sg4::SemaphorePtr bucket_ready = sg4::Semaphore::create(0);  ///< FIFO: a data task's computation is done
+  sg4::SemaphorePtr comm_done = sg4::Semaphore::create(0);     ///< FIFO: the data stream of an iteration done
   std::vector<int> layer_pending;                             ///< priority: buckets of a layer not yet done
   std::vector<sg4::SemaphorePtr> layer_synced;                ///< priority: a layer's buckets are done
   int exchanges_running = 0;                                  ///< exchanges between launch and end
@@ -47,14 +47,57 @@ struct WorkerState {
   bool phase_waiting = false;                                 ///< a compute phase waits on comm_changed
 };
 
+/// How a worker walks one iteration graph: its streams' tasks in order, and which compute task releases which
+/// data task.
+struct GraphWalk {
+  const taskgraph::Program* program = nullptr;
+  std::vector<int> compute;       ///< compute-stream tasks in order
+  std::vector<int> data;          ///< data-stream tasks in order
+  std::vector<int> releases;      ///< [task]: data tasks whose last computation it is
+  std::vector<char> waits_data;   ///< [task]: a compute task that waits for a data task
+  std::vector<char> acquires;     ///< [task]: a data task that waits for a computation
+
+  explicit GraphWalk(const taskgraph::TaskGraph& graph) {
+    DTSIM_CHECK(graph.programs.size() == 1, "a data-parallel iteration is one program");
+    program = &graph.programs[0];
+    const auto& tasks = program->tasks;
+    releases.assign(tasks.size(), 0);
+    waits_data.assign(tasks.size(), 0);
+    acquires.assign(tasks.size(), 0);
+    int released_up_to = -1;
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      const bool on_compute = tasks[i].stream == taskgraph::Stream::compute;
+      DTSIM_CHECK(on_compute || tasks[i].stream == taskgraph::Stream::data, "compute and data streams only");
+      (on_compute ? compute : data).push_back(static_cast<int>(i));
+      int last_compute = -1;
+      for (const taskgraph::Dep& d : tasks[i].deps) {
+        const bool dep_on_compute = tasks[static_cast<std::size_t>(d.task)].stream == taskgraph::Stream::compute;
+        if (on_compute && !dep_on_compute) waits_data[i] = 1;
+        if (!on_compute && dep_on_compute) last_compute = std::max(last_compute, d.task);
+      }
+      if (last_compute < 0) continue;
+      DTSIM_CHECK(last_compute >= released_up_to, "data tasks in the order of the computations they wait for");
+      released_up_to = last_compute;
+      ++releases[static_cast<std::size_t>(last_compute)];
+      acquires[i] = 1;
+    }
+  }
+};
+
+std::optional<GraphWalk> fifo_walk(const scheduling::IterationPlan& plan, const taskgraph::TaskGraph& graph) {
+  if (plan.credit_bytes > 0) return std::nullopt;
+  return GraphWalk(graph);
+}
+
 class IterationRun {
  public:
-  IterationRun(const scheduling::IterationPlan& plan, const std::vector<LocalWork>& local, Exchanger& exchanger,
-               const sync::SyncPolicy& sync, int workers, int trace_workers, const run::ComputeSpeed& speed,
-               const run::CommOverlap& overlap, run::Timeline& timeline)
-      : plan_(plan), local_(local), exchanger_(exchanger), sync_(sync), workers_(workers),
-        trace_workers_(trace_workers), speed_(speed), overlap_(overlap), states_(static_cast<std::size_t>(workers)),
-        timeline_(timeline) {
+  IterationRun(const scheduling::IterationPlan& plan, const std::vector<LocalWork>& local, IterationGraphs& graphs,
+               Exchanger& exchanger, const sync::SyncPolicy& sync, int workers, int trace_workers,
+               const run::ComputeSpeed& speed, const run::CommOverlap& overlap, run::Timeline& timeline)
+      : plan_(plan), local_(local), graphs_(graphs), exchanging_(fifo_walk(plan, graphs.exchanging)),
+        local_walk_(fifo_walk(plan, graphs.local)),
+        exchanger_(exchanger), sync_(sync), workers_(workers), trace_workers_(trace_workers), speed_(speed),
+        overlap_(overlap), states_(static_cast<std::size_t>(workers)), timeline_(timeline) {
     buckets_per_layer_.assign(plan.layers.size(), 0);
     for (const auto& b : plan.buckets) ++buckets_per_layer_[static_cast<std::size_t>(b.ready_layer)];
     for (int r = 0; r < workers; ++r) {
@@ -75,57 +118,58 @@ class IterationRun {
         sg4::Actor::create("compute" + std::to_string(r), host, [this, w] { compute_layerwise(*w); });
       } else {
         sg4::Actor::create("compute" + std::to_string(r), host, [this, w] { compute_bsp(*w); });
-        sg4::Actor::create("comm" + std::to_string(r), host, [this, w] { communicate_fifo(*w); });
+        if (!exchanging_->data.empty())
+          sg4::Actor::create("comm" + std::to_string(r), host, [this, w] { communicate_fifo(*w); });
       }
     }
   }
 
  private:
-  /// One iteration after another while the exchanger grants them: forward, backward (releasing buckets as
-  /// they become ready when the iteration exchanges), wait for all buckets, update.
+  /// One iteration after another while the exchanger grants them: the compute stream's tasks of the iteration's
+  /// graph in order, releasing the data stream's tasks as their computations end, the update once the data
+  /// stream is done.
   void compute_bsp(WorkerState& w) {
     for (int it = 0; exchanger_.begin_iteration(w.rank, it); ++it) {
       w.iteration = it;
       const bool exchanges = sync_.exchanges(it);
+      const GraphWalk& g = exchanges ? *exchanging_ : *local_walk_;
+      w.end_s.assign(g.program->tasks.size(), 0.0);
+      const bool traced = w.rank < trace_workers_;
+      const bool spans = traced && w.rank == 0;
+      if (spans) {
+        graphs_.last_spans.assign(g.program->tasks.size(), {});
+        graphs_.last_exchanged = exchanges;
+      }
       run::IterationMarks m;
       m.start_s = sg4::Engine::get_clock();
-      // A worker without trace events runs the layers that nothing separates (no bucket released between
-      // them) as one phase: the same work at the same speeds, one wait instead of one per layer.
-      const bool traced = w.rank < trace_workers_;
-      if (traced) {
-        for (const auto& layer : plan_.layers) m.forward_s += phase(w, run::forward_event(layer), "forward", layer.forward_s);
-      } else {
-        double forward_s = 0;
-        for (const auto& layer : plan_.layers) forward_s += layer.forward_s;
-        m.forward_s = phase(w, {}, "forward", forward_s);
-      }
-      w.backward_start_s = sg4::Engine::get_clock();
-      std::size_t next_bucket = 0;
-      double backward_s = 0;  // untraced: the layers' backward not yet run
-      for (int l = static_cast<int>(plan_.layers.size()) - 1; l >= 0; --l) {
-        const auto& layer = plan_.layers[static_cast<std::size_t>(l)];
-        const bool releases = next_bucket < plan_.buckets.size() && plan_.buckets[next_bucket].ready_layer == l;
-        if (traced) {
-          m.backward_s += phase(w, run::backward_event(layer), "backward", layer.backward_s);
-        } else if (backward_s += layer.backward_s; releases || l == 0) {
-          m.backward_s += phase(w, {}, "backward", backward_s);
-          backward_s = 0;
+      for (std::size_t k = 0; k < g.compute.size(); ++k) {
+        const auto first = static_cast<std::size_t>(g.compute[k]);
+        const taskgraph::Task& t = g.program->tasks[first];
+        if (g.waits_data[first]) {
+          const double wait_start = sg4::Engine::get_clock();
+          w.comm_done->acquire();
+          m.comm_wait_s += sg4::Engine::get_clock() - wait_start;
         }
-        for (; next_bucket < plan_.buckets.size() && plan_.buckets[next_bucket].ready_layer == l; ++next_bucket)
-          if (exchanges) {
-            w.issued_s.push(sg4::Engine::get_clock());
-            w.bucket_ready->release();
-          }
+        // A worker without trace events runs the tasks that nothing separates (same kind, no data task released
+        // or awaited between them) as one phase: the same work at the same speeds, one wait instead of one per
+        // layer.
+        double work_s = t.duration_s;
+        std::size_t last = first;
+        while (!traced && k + 1 < g.compute.size() && !g.releases[last]) {
+          const auto next = static_cast<std::size_t>(g.compute[k + 1]);
+          if (g.waits_data[next] || g.program->tasks[next].category != t.category) break;
+          work_s += g.program->tasks[next].duration_s;
+          last = next;
+          ++k;
+        }
+        const double start = sg4::Engine::get_clock();
+        const double took = phase(w, traced ? t.name : std::string(), t.category.c_str(), work_s);
+        (t.category == "forward" ? m.forward_s : t.category == "backward" ? m.backward_s : m.update_s) += took;
+        w.end_s[last] = sg4::Engine::get_clock();
+        if (spans) graphs_.last_spans[first] = {start, w.end_s[last]};
+        for (int r = 0; r < g.releases[last]; ++r) w.bucket_ready->release();
       }
-      DTSIM_CHECK(next_bucket == plan_.buckets.size(), "buckets must be in non-increasing ready_layer order");
-      if (exchanges && !plan_.buckets.empty()) {
-        const double wait_start = sg4::Engine::get_clock();
-        w.comm_done->acquire();
-        m.comm_wait_s = sg4::Engine::get_clock() - wait_start;
-      }
-      double update_s = 0;
-      for (const auto& layer : plan_.layers) update_s += layer.update_s;
-      m.update_s = phase(w, "update", "update", update_s);
+      if (exchanges && g.data.empty()) exchanger_.finish_iteration(w.rank, it);
       m.end_s = sg4::Engine::get_clock();
       m.dropped = exchanges && exchanger_.dropped(w.rank, it);
       m.skipped = exchanges && exchanger_.skipped(w.rank, it);
@@ -135,17 +179,34 @@ class IterationRun {
     w.bucket_ready->release();
   }
 
-  /// FIFO: each bucket in order, once ready and not before its cycle.
+  /// The data stream of each exchanging iteration: every task once its computations are released and its
+  /// dependencies' lags have passed (a bucket's cycle and launch), then the iteration's end for the exchanger.
   void communicate_fifo(WorkerState& w) {
     for (;;) {
-      for (std::size_t b = 0; b < plan_.buckets.size(); ++b) {
-        w.bucket_ready->acquire();
-        if (w.finished) return;
-        const double cycle = w.backward_start_s + plan_.buckets[b].not_before_s;
-        const double issued = std::max(w.issued_s.front(), cycle);
-        w.issued_s.pop();
-        if (cycle > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(cycle);
-        run_bucket(w.rank, w.iteration, b, issued);
+      for (std::size_t k = 0; k < exchanging_->data.size(); ++k) {
+        const auto i = static_cast<std::size_t>(exchanging_->data[k]);
+        if (exchanging_->acquires[i]) {
+          w.bucket_ready->acquire();
+          if (w.finished) return;
+        }
+        const taskgraph::Task& t = exchanging_->program->tasks[i];
+        double not_before = 0;
+        for (const taskgraph::Dep& d : t.deps)
+          not_before = std::max(not_before, w.end_s[static_cast<std::size_t>(d.task)] + d.lag_s);
+        if (not_before > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(not_before);
+        const double start = sg4::Engine::get_clock();
+        if (t.op == taskgraph::Op::compute) {
+          lane_phase(w.rank, t.category.c_str(), t.name, t.duration_s);
+        } else {
+          exchanging(w, +1);
+          exchanger_.exchange(w.rank, w.iteration, static_cast<std::size_t>(t.item));
+          exchanging(w, -1);
+          if (w.rank < trace_workers_)
+            timeline_.events.push_back({w.rank, "comm", t.name, "comm", start, sg4::Engine::get_clock(),
+                                        local_[static_cast<std::size_t>(t.item)].payload_bytes});
+        }
+        w.end_s[i] = sg4::Engine::get_clock();
+        if (w.rank == 0 && w.rank < trace_workers_) graphs_.last_spans[i] = {start, w.end_s[i]};
       }
       exchanger_.finish_iteration(w.rank, w.iteration);
       w.comm_done->release();
@@ -294,6 +355,9 @@ class IterationRun {
 
   const scheduling::IterationPlan& plan_;
   const std::vector<LocalWork>& local_;
+  IterationGraphs& graphs_;
+  std::optional<GraphWalk> exchanging_;  ///< FIFO plans
+  std::optional<GraphWalk> local_walk_;  ///< FIFO plans
   Exchanger& exchanger_;
   const sync::SyncPolicy& sync_;
   int workers_;
@@ -417,7 +481,8 @@ class FailureInjector {
 }  // namespace
 
 run::Timeline simulate_iterations(const platform::PlatformSpec& platform, const scheduling::IterationPlan& plan,
-                                  const std::vector<LocalWork>& local, const ExchangerFactory& make_exchanger,
+                                  const std::vector<LocalWork>& local, IterationGraphs& graphs,
+                                  const ExchangerFactory& make_exchanger,
                                   const std::vector<std::pair<int, int>>& pairs, int workers,
                                   const sync::SyncPolicy& sync, int trace_workers, const run::ComputeSpeed& speed,
                                   const std::vector<FailureEvent>& failures, const run::CommOverlap& overlap,
@@ -435,7 +500,7 @@ run::Timeline simulate_iterations(const platform::PlatformSpec& platform, const 
                      [&injector](int rank, const std::string& why) { injector.take_out(rank, why); }};
   const std::unique_ptr<Exchanger> exchanger = make_exchanger(context);
   injector.set_exchanger(exchanger.get());
-  IterationRun sim(plan, local, *exchanger, sync, workers, trace_workers, speed, overlap, timeline);
+  IterationRun sim(plan, local, graphs, *exchanger, sync, workers, trace_workers, speed, overlap, timeline);
   sim.start(hosts);
   injector.start();
   engine.run();

@@ -14,6 +14,7 @@
 #include "sim/results/timeline.hpp"
 #include "sim/scheduling/iteration_plan.hpp"
 #include "sim/sync/sync_policy.hpp"
+#include "sim/taskgraph/list_schedule.hpp"
 
 namespace dtsim::actors {
 
@@ -39,14 +40,27 @@ struct FailureEvent {
   std::optional<double> duration_s;
 };
 
+/// A FIFO plan's iteration as task graphs (parallel::data_parallel_iteration): one program that exchanges and
+/// one that does not (a local-SGD step). Compute tasks run on the compute stream, compression and exchanges
+/// (item: the bucket) on the data stream.
+struct IterationGraphs {
+  taskgraph::TaskGraph exchanging;
+  taskgraph::TaskGraph local;
+  /// Filled by simulate_iterations when worker 0 is traced: its spans of every task of its last iteration's
+  /// graph, for the critical path.
+  std::vector<taskgraph::Span> last_spans;
+  bool last_exchanged = false;  ///< whether that iteration ran `exchanging`
+};
+
 /// Makes the architecture's exchanger once the SimGrid platform exists.
 using ExchangerFactory = std::function<std::unique_ptr<Exchanger>(RunContext&)>;
 
 /// Runs the iterations of `plan` on `workers` ranks placed on the first hosts of `platform`, for as long as
 /// the exchanger grants iterations. Each worker has a compute actor (forward, backward, update replayed with
-/// sleep_for). With a FIFO plan (credit_bytes == 0) a communication actor per worker compresses, exchanges
-/// and decompresses each bucket in order, once ready and not before its cycle, in the iterations `sync`
-/// exchanges; the update waits for all buckets. With a credit, a bucket is queued once every worker has it
+/// sleep_for). With a FIFO plan (credit_bytes == 0) each worker walks `graphs` (the iterations `sync`
+/// exchanges in run `exchanging`): its compute actor runs the compute stream's tasks, and a communication
+/// actor the data stream's (compress, exchange, decompress), each once its dependencies and their lags allow
+/// (a bucket once ready, not before its cycle and its launch); the update waits for the data stream. With a credit, a bucket is queued once every worker has it
 /// ready and started by layer priority while the bytes in flight stay below the credit (one actor per rank
 /// and bucket), and forward of layer l waits only for layer l's buckets and update. `pairs`: the host pairs
 /// the exchanges use (their routes are built). Trace events are recorded for workers below `trace_workers`
@@ -56,7 +70,8 @@ using ExchangerFactory = std::function<std::unique_ptr<Exchanger>(RunContext&)>;
 /// exchanges run (run::CommOverlap). `peak_actors`: how many actors the run keeps alive at most (it lays out
 /// their stacks, actor_contexts.hpp). Creates the process's one SimGrid engine: call at most once per process.
 run::Timeline simulate_iterations(const platform::PlatformSpec& platform, const scheduling::IterationPlan& plan,
-                                  const std::vector<LocalWork>& local, const ExchangerFactory& make_exchanger,
+                                  const std::vector<LocalWork>& local, IterationGraphs& graphs,
+                                  const ExchangerFactory& make_exchanger,
                                   const std::vector<std::pair<int, int>>& pairs, int workers,
                                   const sync::SyncPolicy& sync, int trace_workers, const run::ComputeSpeed& speed,
                                   const std::vector<FailureEvent>& failures = {},

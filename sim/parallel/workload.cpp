@@ -170,7 +170,7 @@ class Builder {
         t.name = name;
         t.category = category;
         t.duration_s = s.compute_s;
-        t.deps = deps;
+        t.deps.assign(deps.begin(), deps.end());
         last = program.add(std::move(t));
         deps = {last};
       }
@@ -182,7 +182,7 @@ class Builder {
         t.category = "tp";
         t.bytes = s.bytes;
         t.group = "tensor";
-        t.deps = deps;
+        t.deps.assign(deps.begin(), deps.end());
         last = program.add(std::move(t));
         deps = {last};
       }
@@ -199,7 +199,7 @@ class Builder {
     t.category = category;
     t.bytes = bytes;
     t.group = group;
-    t.deps = std::move(deps);
+    t.deps.assign(deps.begin(), deps.end());
     return program.add(std::move(t));
   }
 
@@ -311,7 +311,7 @@ class Builder {
             step.duration_s += in_.times[i].update_s / (splits_parameters(model_.layers[i]) ? layout_.tensor : 1);
         }
       step.duration_s /= shard_size();
-      step.deps = reductions;
+      step.deps.assign(reductions.begin(), reductions.end());
       const int update = program.add(std::move(step));
       int end = update;
       if (reshards_after_step && layout_.data > 1) {
@@ -398,7 +398,7 @@ class Builder {
     t.category = "pp";
     t.peer = to;
     t.bytes = bytes;
-    t.deps = std::move(also);
+    t.deps.assign(also.begin(), also.end());
     if (after >= 0) t.deps.push_back(after);
     sends_[key] = program.add(std::move(t));
   }

@@ -5,6 +5,7 @@
 
 #include <boost/graph/adjacency_list.hpp>
 
+#include "sim/parallel/data_parallel.hpp"
 #include "sim/results/trace_names.hpp"
 
 namespace dtsim::run {
@@ -93,6 +94,38 @@ LastIteration analyse_last_iteration(const scheduling::IterationPlan& plan, cons
       const TraceEvent& e = tasks[static_cast<std::size_t>(comm_vertex[b])];
       result.exposed_comm_per_bucket_s[b] = overlap_with_gaps(e.start_s, e.end_s, gaps);
     }
+  return result;
+}
+
+LastIteration analyse_iteration_graph(const taskgraph::TaskGraph& graph, const taskgraph::GraphSchedule& schedule,
+                                      std::size_t buckets) {
+  LastIteration result;
+  if (schedule.spans.empty() || schedule.spans[0].empty()) return result;
+  auto task_of = [&](const taskgraph::TaskRef& at) -> const taskgraph::Task& {
+    return graph.programs[static_cast<std::size_t>(schedule.role_of_run[static_cast<std::size_t>(at.role)])]
+        .tasks[static_cast<std::size_t>(at.task)];
+  };
+  for (const taskgraph::TaskRef& at : schedule.critical_path()) {
+    const taskgraph::Task& t = task_of(at);
+    const taskgraph::Span& span = schedule.spans[static_cast<std::size_t>(at.role)][static_cast<std::size_t>(at.task)];
+    result.critical_path.push_back({at.role, parallel::data_parallel_lane(t), t.name, t.category, span.start_s,
+                                    span.end_s, t.op == taskgraph::Op::compute ? 0 : t.bytes});
+  }
+  const auto& tasks = graph.programs[static_cast<std::size_t>(schedule.role_of_run[0])].tasks;
+  const auto& spans = schedule.spans[0];
+  std::vector<std::pair<double, double>> gaps;
+  int before = -1;
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    if (tasks[i].stream != taskgraph::Stream::compute) continue;
+    if (before >= 0 && spans[i].start_s > spans[static_cast<std::size_t>(before)].end_s + kTimeEpsilon)
+      gaps.emplace_back(spans[static_cast<std::size_t>(before)].end_s, spans[i].start_s);
+    before = static_cast<int>(i);
+  }
+  result.exposed_comm_per_bucket_s.assign(buckets, 0.0);
+  for (std::size_t i = 0; i < tasks.size(); ++i)
+    if (tasks[i].op != taskgraph::Op::compute)
+      result.exposed_comm_per_bucket_s[static_cast<std::size_t>(tasks[i].item)] =
+          overlap_with_gaps(spans[i].start_s, spans[i].end_s, gaps);
   return result;
 }
 

@@ -5,6 +5,7 @@
 #include "sim/results/run_result.hpp"
 #include "sim/results/timeline.hpp"
 #include "sim/scheduling/iteration_plan.hpp"
+#include "sim/taskgraph/list_schedule.hpp"
 
 namespace dtsim::run {
 
@@ -19,6 +20,14 @@ struct LastIteration {
   std::vector<TraceEvent> critical_path;         ///< in order
   std::vector<double> exposed_comm_per_bucket_s;  ///< indexed by bucket
 };
+/// For priority plans (whose exchanges start by a global queue, not in a stream's order).
 LastIteration analyse_last_iteration(const scheduling::IterationPlan& plan, const Timeline& timeline, int worker);
+
+/// The same from the last iteration's task graph (parallel::data_parallel_iteration) and its schedule, whose run 0
+/// is worker 0: the critical path follows the tasks that decided each start (GraphSchedule::critical_path; with a
+/// run per worker, through the worker that was last ready for a collective), and a bucket's exposure is its
+/// exchange's overlap with run 0's gaps between compute-stream tasks. `buckets`: how many the plan has.
+LastIteration analyse_iteration_graph(const taskgraph::TaskGraph& graph, const taskgraph::GraphSchedule& schedule,
+                                      std::size_t buckets);
 
 }  // namespace dtsim::run

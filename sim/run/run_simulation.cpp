@@ -15,7 +15,7 @@
 #include "sim/core/units.hpp"
 #include "sim/platform/fabric.hpp"
 #include "sim/platform/link_traffic.hpp"
-#include "sim/run/analytic_timeline.hpp"
+#include "sim/run/data_parallel_timeline.hpp"
 #include "sim/run/architecture_setup.hpp"
 #include "sim/run/assemble.hpp"
 #include "sim/run/capacity.hpp"
@@ -29,6 +29,7 @@
 #include "sim/scenario/parallel_section.hpp"
 #include "sim/memory/activations.hpp"
 #include "sim/run/memory_check.hpp"
+#include "sim/parallel/data_parallel.hpp"
 #include "sim/scheduling/scheduler.hpp"
 
 namespace dtsim::run {
@@ -274,7 +275,7 @@ actors::SkipUpload lag_skips(const numerics::TrainingRun& run) {
 }
 
 /// The simulated levels: the architecture's exchanger on SimGrid.
-Timeline simulate(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
+Timeline simulate(const scenario::Scenario& s, const scheduling::IterationPlan& plan, actors::IterationGraphs& graphs,
                   const std::vector<scheduling::BucketWork>& work, PreparedPlans& prepared,
                   const platform::Fabric& fabric, const Slowdown& slowdown, const CommOverlap& overlap,
                   int trace_workers, const actors::SkipUpload& skip) {
@@ -287,7 +288,7 @@ Timeline simulate(const scenario::Scenario& s, const scheduling::IterationPlan& 
     refuse_oversized(s, actors, core::read_process_limits(), "fewer workers, or a graph of lower degree");
     platform::add_link_bytes(gossip_traffic(setup), 1, fabric, prepared.link_bytes);
     return actors::simulate_iterations(
-        s.platform, plan, local,
+        s.platform, plan, local, graphs,
         [&](actors::RunContext& c) { return std::make_unique<actors::GossipExchanger>(c, setup); },
         actors::gossip_pairs(setup), s.workers, s.sync, trace_workers, slowdown, failures, overlap, actors.actors);
   }
@@ -300,12 +301,13 @@ Timeline simulate(const scenario::Scenario& s, const scheduling::IterationPlan& 
                      "per-node aggregation, or fewer workers");
     platform::add_link_bytes(ps_traffic(setup, s.platform.hosts()), 1, fabric, prepared.link_bytes);
     return actors::simulate_iterations(
-        s.platform, plan, local, [&](actors::RunContext& c) { return std::make_unique<actors::PsExchanger>(c, setup); },
+        s.platform, plan, local, graphs,
+        [&](actors::RunContext& c) { return std::make_unique<actors::PsExchanger>(c, setup); },
         actors::ps_pairs(setup), s.workers, s.sync, trace_workers, slowdown, failures, overlap, actors.actors);
   }
   const bool fuse = s.fidelity == scenario::Fidelity::flow;
   return actors::simulate_iterations(
-      s.platform, plan, local,
+      s.platform, plan, local, graphs,
       [&](actors::RunContext& c) {
         return std::make_unique<actors::CollectiveExchanger>(c, prepared.flows, s.workers, s.iterations, fuse,
                                                              plan.credit_bytes > 0);
@@ -335,17 +337,29 @@ RunResult run_simulation(const scenario::Scenario& s) {
   const int trace_workers = std::min(s.workers, s.output.trace_workers);
   const Slowdown slowdown = slowdown_of(s.stragglers, s.workers);
   const CommOverlap overlap{launch_in_force_s(s, *collective), s.gpu.overlap_slowdown};
+  // The iteration as task graphs (FIFO schedulers; a priority plan's exchanges follow a global queue instead).
+  actors::IterationGraphs graphs;
+  if (plan.credit_bytes == 0) {
+    graphs.exchanging = parallel::data_parallel_iteration(plan, true, overlap.launch_s);
+    graphs.local = parallel::data_parallel_iteration(plan, false, overlap.launch_s);
+  }
+  LastIterationGraph analysed;
   Timeline timeline = s.fidelity == scenario::Fidelity::analytic
-                          ? analytic_timeline(plan, prepared.costs, s.workers, s.iterations, trace_workers, s.sync,
-                                              slowdown, overlap)
-                          : simulate(s, plan, work, prepared, fabric, slowdown, overlap, trace_workers,
+                          ? data_parallel_timeline(graphs.exchanging, graphs.local, prepared.costs, s.workers,
+                                                   s.iterations, trace_workers, s.sync, slowdown, overlap, &analysed)
+                          : simulate(s, plan, graphs, work, prepared, fabric, slowdown, overlap, trace_workers,
                                      training ? lag_skips(*training) : actors::SkipUpload{});
+  if (s.fidelity != scenario::Fidelity::analytic && !graphs.last_spans.empty()) {
+    analysed.graph = graphs.last_exchanged ? graphs.exchanging : graphs.local;
+    analysed.schedule = taskgraph::with_bindings(analysed.graph, {std::move(graphs.last_spans)});
+  }
   double single_worker_s = 0;
   for (const auto& layer : plan.layers) single_worker_s += layer.forward_s + layer.backward_s + layer.update_s;
   RunInfo info = make_info(s, plan);
   info.collective_launch_s = overlap.launch_s;
   info.compression = compression_note;
-  LastIteration last = analyse_last_iteration(plan, timeline, 0);
+  LastIteration last = plan.credit_bytes > 0 ? analyse_last_iteration(plan, timeline, 0)
+                                             : analyse_iteration_graph(analysed.graph, analysed.schedule, plan.buckets.size());
   const int per_participant = s.ps.hierarchical ? s.platform.gpus_per_node : 1;
   RunResult result = assemble_result(std::move(info), std::move(timeline), single_worker_s,
                                      s.workers - s.sync.backup_workers * per_participant);

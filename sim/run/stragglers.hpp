@@ -4,15 +4,13 @@
 #include <vector>
 
 #include "sim/results/timeline.hpp"
+#include "sim/taskgraph/list_schedule.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace dtsim::run {
 
 /// A stretch of time during which a worker's exchange runs: [start_s, end_s).
-struct BusySpan {
-  double start_s = 0;
-  double end_s = 0;
-};
+using BusySpan = taskgraph::Span;
 
 /// Speed of a worker over time: the product of its trace-driven profile and periodic interference.
 class SpeedProfile {

@@ -4,7 +4,6 @@
 #include <array>
 #include <deque>
 #include <iterator>
-#include <map>
 
 #include "sim/core/error.hpp"
 
@@ -12,8 +11,8 @@ namespace dtsim::taskgraph {
 
 double GraphSchedule::makespan_s() const {
   double end = 0;
-  for (const auto& role : spans)
-    for (const Span& s : role) end = std::max(end, s.end_s);
+  for (const auto& run : spans)
+    for (const Span& s : run) end = std::max(end, s.end_s);
   return end;
 }
 
@@ -36,142 +35,244 @@ std::vector<TaskRef> GraphSchedule::critical_path() const {
 
 namespace {
 
-/// The union of a role's communication spans, as start -> end of disjoint intervals.
+bool joins_instances(Op op) { return op == Op::allreduce || op == Op::allgather || op == Op::reduce_scatter; }
+
+/// The union of a run's communication spans, in time order and disjoint.
 class BusySpans {
  public:
   void add(double start, double end) {
     if (!(end > start)) return;
-    auto at = spans_.upper_bound(start);
-    if (at != spans_.begin() && std::prev(at)->second >= start) {
+    auto at = std::upper_bound(spans_.begin(), spans_.end(), start,
+                               [](double t, const Span& s) { return t < s.start_s; });
+    if (at != spans_.begin() && std::prev(at)->end_s >= start) {
       --at;
-      start = at->first;
-      end = std::max(end, at->second);
-      at = spans_.erase(at);
+      start = at->start_s;
+      end = std::max(end, at->end_s);
     }
-    while (at != spans_.end() && at->first <= end) {
-      end = std::max(end, at->second);
-      at = spans_.erase(at);
-    }
-    spans_.emplace(start, end);
+    auto past = at;
+    for (; past != spans_.end() && past->start_s <= end; ++past) end = std::max(end, past->end_s);
+    spans_.insert(spans_.erase(at, past), Span{start, end});
   }
   /// When `work_s` of computation started at `start` ends, slowed by `slowdown` inside the spans.
   double finish(double start, double work_s, double slowdown) const {
     double now = start, left = work_s;
-    auto at = spans_.upper_bound(now);
-    if (at != spans_.begin() && std::prev(at)->second > now) --at;
+    auto at = std::upper_bound(spans_.begin(), spans_.end(), now, [](double t, const Span& s) { return t < s.start_s; });
+    if (at != spans_.begin() && std::prev(at)->end_s > now) --at;
     for (; left > 0 && at != spans_.end(); ++at) {
-      const double busy_from = std::max(now, at->first);
+      const double busy_from = std::max(now, at->start_s);
       if (busy_from - now >= left) break;  // ends before this span
       left -= busy_from - now;
       now = busy_from;
-      const double slow = (at->second - now) / slowdown;
+      const double slow = (at->end_s - now) / slowdown;
       if (slow >= left) return now + left * slowdown;
       left -= slow;
-      now = at->second;
+      now = at->end_s;
     }
     return now + left;
   }
+  const std::vector<Span>& spans() const { return spans_; }
 
  private:
-  std::map<double, double> spans_;
+  std::vector<Span> spans_;
 };
+
+/// The task that ran on each stream before each task of `program` (-1: none).
+std::vector<int> stream_predecessors(const Program& program) {
+  std::vector<int> before(program.tasks.size(), -1);
+  std::array<int, kStreams> last;
+  last.fill(-1);
+  for (std::size_t i = 0; i < program.tasks.size(); ++i) {
+    int& previous = last[static_cast<std::size_t>(program.tasks[i].stream)];
+    before[i] = previous;
+    previous = static_cast<int>(i);
+  }
+  return before;
+}
+
+/// When task i of a run may start (its dependencies with their lags, its stream) and the task that decides it:
+/// the first predecessor unless a later one ends later; {-1, -1} without predecessors.
+struct Ready {
+  double at_s = 0;
+  TaskRef by{-1, -1};
+};
+Ready ready_of(const Task& task, int stream_before, int run, const std::vector<Span>& spans, double floor_s) {
+  Ready ready{floor_s, {-1, -1}};
+  auto bound_by = [&](int t, double lag) {
+    const double at = spans[static_cast<std::size_t>(t)].end_s + lag;
+    if (at > ready.at_s || ready.by.role < 0) {
+      ready.at_s = std::max(ready.at_s, at);
+      ready.by = {run, t};
+    }
+  };
+  for (const Dep& d : task.deps) bound_by(d.task, d.lag_s);
+  if (stream_before >= 0) bound_by(stream_before, 0);
+  return ready;
+}
 
 }  // namespace
 
 GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, double overlap_slowdown) {
+  ScheduleOptions options;
+  options.overlap_slowdown = overlap_slowdown;
+  return list_schedule(graph, cost, options);
+}
+
+GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, const ScheduleOptions& options) {
   check(graph);
   const std::size_t roles = graph.programs.size();
-  // Predecessors of each task: its dependencies, the previous task on its stream, and for a receive its send
-  // (which bounds its end, not its start). Successor lists drive Kahn's algorithm.
-  std::vector<std::vector<std::vector<TaskRef>>> successors(roles);
-  std::vector<std::vector<int>> waiting(roles);
-  std::vector<std::vector<int>> stream_before(roles);
+  std::vector<int> instances = options.instances.empty() ? std::vector<int>(roles, 1) : options.instances;
+  DTSIM_CHECK(instances.size() == roles, "one instance count per role");
+  std::vector<int> first_run(roles + 1, 0);
   for (std::size_t r = 0; r < roles; ++r) {
-    successors[r].resize(graph.programs[r].tasks.size());
-    waiting[r].assign(graph.programs[r].tasks.size(), 0);
-    stream_before[r].assign(graph.programs[r].tasks.size(), -1);
+    DTSIM_CHECK(instances[r] >= 1, "a role runs at least once");
+    first_run[r + 1] = first_run[r] + instances[r];
+  }
+  const auto runs = static_cast<std::size_t>(first_run[roles]);
+  DTSIM_CHECK(options.start_s.empty() || options.start_s.size() == runs, "one start time per run");
+  GraphSchedule schedule;
+  for (std::size_t r = 0; r < roles; ++r) schedule.role_of_run.insert(schedule.role_of_run.end(), static_cast<std::size_t>(instances[r]), static_cast<int>(r));
+
+  // Per role: stream predecessors, successors inside the program, and the receives each send releases.
+  std::vector<std::vector<int>> stream_before(roles);
+  std::vector<std::vector<std::vector<int>>> successors(roles);
+  std::vector<std::vector<std::vector<TaskRef>>> receivers(roles);  // [role][send] -> (peer role, receive)
+  std::vector<std::vector<int>> predecessors(roles);                 // [role][task]: how many to wait for
+  for (std::size_t r = 0; r < roles; ++r) {
+    const auto& tasks = graph.programs[r].tasks;
+    stream_before[r] = stream_predecessors(graph.programs[r]);
+    successors[r].resize(tasks.size());
+    receivers[r].resize(tasks.size());
+    predecessors[r].assign(tasks.size(), 0);
   }
   for (std::size_t r = 0; r < roles; ++r) {
     const auto& tasks = graph.programs[r].tasks;
-    std::array<int, kStreams> last;
-    last.fill(-1);
     for (std::size_t i = 0; i < tasks.size(); ++i) {
-      const TaskRef self{static_cast<int>(r), static_cast<int>(i)};
-      auto after = [&](TaskRef before) {
-        successors[static_cast<std::size_t>(before.role)][static_cast<std::size_t>(before.task)].push_back(self);
-        ++waiting[r][i];
-      };
-      for (int d : tasks[i].deps) after({static_cast<int>(r), d});
-      int& previous = last[static_cast<std::size_t>(tasks[i].stream)];
-      if (previous >= 0) after({static_cast<int>(r), previous});
-      stream_before[r][i] = previous;
-      previous = static_cast<int>(i);
-      if (tasks[i].op == Op::recv) after({tasks[i].peer, tasks[i].match});
+      for (const Dep& d : tasks[i].deps) successors[r][static_cast<std::size_t>(d.task)].push_back(static_cast<int>(i));
+      if (stream_before[r][i] >= 0) successors[r][static_cast<std::size_t>(stream_before[r][i])].push_back(static_cast<int>(i));
+      predecessors[r][i] = static_cast<int>(tasks[i].deps.size()) + (stream_before[r][i] >= 0 ? 1 : 0);
+      if (tasks[i].op != Op::recv) continue;
+      const auto peer = static_cast<std::size_t>(tasks[i].peer);
+      if (instances[peer] != instances[r])
+        throw core::InputError(graph.programs[r].role + " receives from " + graph.programs[peer].role +
+                                   ", which runs a different number of instances",
+                               "the same instance count on both sides of a send");
+      receivers[peer][static_cast<std::size_t>(tasks[i].match)].push_back({static_cast<int>(r), static_cast<int>(i)});
+      ++predecessors[r][i];
     }
   }
-  std::vector<std::vector<Span>> spans(roles);
-  std::vector<BusySpans> busy(roles);
+
+  schedule.spans.resize(runs);
+  schedule.binding.resize(runs);
+  std::vector<std::vector<int>> waiting(runs);
+  std::vector<BusySpans> busy(runs);
+  std::vector<std::vector<int>> joined(roles);  // [role][collective]: instances ready for it
   std::deque<TaskRef> ready;
-  for (std::size_t r = 0; r < roles; ++r) {
-    spans[r].resize(graph.programs[r].tasks.size());
-    for (std::size_t i = 0; i < waiting[r].size(); ++i)
-      if (waiting[r][i] == 0) ready.push_back({static_cast<int>(r), static_cast<int>(i)});
+  for (std::size_t run = 0; run < runs; ++run) {
+    const auto r = static_cast<std::size_t>(schedule.role_of_run[run]);
+    schedule.spans[run].resize(graph.programs[r].tasks.size());
+    schedule.binding[run].assign(graph.programs[r].tasks.size(), TaskRef{-1, -1});
+    waiting[run] = predecessors[r];
+    for (std::size_t i = 0; i < waiting[run].size(); ++i)
+      if (waiting[run][i] == 0) ready.push_back({static_cast<int>(run), static_cast<int>(i)});
   }
+  for (std::size_t r = 0; r < roles; ++r) joined[r].assign(graph.programs[r].tasks.size(), 0);
+
+  auto release = [&](std::size_t run, std::size_t i) {
+    const auto r = static_cast<std::size_t>(schedule.role_of_run[run]);
+    for (int next : successors[r][i])
+      if (--waiting[run][static_cast<std::size_t>(next)] == 0) ready.push_back({static_cast<int>(run), next});
+    const int instance = static_cast<int>(run) - first_run[r];
+    for (const TaskRef& to : receivers[r][i]) {
+      const auto peer_run = static_cast<std::size_t>(first_run[static_cast<std::size_t>(to.role)] + instance);
+      if (--waiting[peer_run][static_cast<std::size_t>(to.task)] == 0) ready.push_back({static_cast<int>(peer_run), to.task});
+    }
+  };
+
+  // A run waiting for the other instances at a collective computes nothing meanwhile: its computation after that
+  // point may overlap the collective, whose span is known only once the last instance is ready.
+  std::vector<int> joining(runs, 0);
+  std::vector<std::vector<TaskRef>> parked(runs);
   std::size_t done = 0;
   while (!ready.empty()) {
     const TaskRef at = ready.front();
     ready.pop_front();
-    const auto r = static_cast<std::size_t>(at.role);
+    const auto run = static_cast<std::size_t>(at.role);
     const auto i = static_cast<std::size_t>(at.task);
+    const int role = schedule.role_of_run[run];
+    const auto r = static_cast<std::size_t>(role);
     const Task& task = graph.programs[r].tasks[i];
-    Span& span = spans[r][i];
-    auto end_of = [&](int role, int t) { return spans[static_cast<std::size_t>(role)][static_cast<std::size_t>(t)].end_s; };
-    for (int d : task.deps) span.start_s = std::max(span.start_s, end_of(at.role, d));
-    if (stream_before[r][i] >= 0) span.start_s = std::max(span.start_s, end_of(at.role, stream_before[r][i]));
-    if (task.op == Op::recv) {
-      span.end_s = std::max(span.start_s, end_of(task.peer, task.match));
-    } else if (task.op == Op::compute && overlap_slowdown != 1) {
-      span.end_s = busy[r].finish(span.start_s, cost(at.role, task), overlap_slowdown);
-    } else {
-      span.end_s = span.start_s + cost(at.role, task);
-      if (task.op != Op::compute) busy[r].add(span.start_s, span.end_s);
+    if (task.op == Op::compute && joining[run] > 0) {
+      parked[run].push_back(at);
+      continue;
     }
+    const Ready when = ready_of(task, stream_before[r][i], at.role, schedule.spans[run],
+                                options.start_s.empty() ? 0.0 : options.start_s[run]);
+    Span& span = schedule.spans[run][i];
+    span.start_s = when.at_s;
+    schedule.binding[run][i] = when.by;
     ++done;
-    for (const TaskRef& next : successors[r][i])
-      if (--waiting[static_cast<std::size_t>(next.role)][static_cast<std::size_t>(next.task)] == 0) ready.push_back(next);
+    if (task.op == Op::recv) {
+      const Span& sent =
+          schedule.spans[static_cast<std::size_t>(first_run[static_cast<std::size_t>(task.peer)] + at.role - first_run[r])]
+                        [static_cast<std::size_t>(task.match)];
+      span.end_s = std::max(span.start_s, sent.end_s);
+      if (sent.end_s > when.at_s) schedule.binding[run][i] = {first_run[static_cast<std::size_t>(task.peer)] + at.role - first_run[r], task.match};
+    } else if (task.op == Op::compute) {
+      span.end_s = options.compute_end              ? options.compute_end(at.role, task, span.start_s, busy[run].spans())
+                   : options.overlap_slowdown != 1 ? busy[run].finish(span.start_s, cost(role, task), options.overlap_slowdown)
+                                                   : span.start_s + cost(role, task);
+    } else if (joins_instances(task.op) && instances[r] > 1) {
+      // Every instance's span holds the time it was ready until the last one is: then all start together.
+      if (++joined[r][i] < instances[r]) {
+        ++joining[run];
+        continue;
+      }
+      std::size_t last = static_cast<std::size_t>(first_run[r]);
+      for (auto q = last; q < static_cast<std::size_t>(first_run[r + 1]); ++q)
+        if (schedule.spans[q][i].start_s > schedule.spans[last][i].start_s) last = q;
+      const double start = schedule.spans[last][i].start_s, end = start + cost(role, task);
+      for (auto q = static_cast<std::size_t>(first_run[r]); q < static_cast<std::size_t>(first_run[r + 1]); ++q) {
+        busy[q].add(schedule.spans[q][i].start_s, end);
+        schedule.spans[q][i] = {start, end};
+        schedule.binding[q][i] = schedule.binding[last][i];
+      }
+      for (auto q = static_cast<std::size_t>(first_run[r]); q < static_cast<std::size_t>(first_run[r + 1]); ++q) {
+        if (q != run) --joining[q];
+        release(q, i);
+        if (joining[q] == 0) {
+          ready.insert(ready.begin(), parked[q].begin(), parked[q].end());
+          parked[q].clear();
+        }
+      }
+      continue;
+    } else {
+      span.end_s = span.start_s + cost(role, task);
+      busy[run].add(span.start_s, span.end_s);
+    }
+    release(run, i);
   }
   std::size_t total = 0;
-  for (const Program& p : graph.programs) total += p.tasks.size();
+  for (std::size_t run = 0; run < runs; ++run) total += schedule.spans[run].size();
   if (done != total)
     throw core::InputError("the task graph has a cycle: " + std::to_string(total - done) + " tasks never become ready",
                            "programs whose receives can be satisfied in order (check the pipeline schedule)");
-  return with_bindings(graph, std::move(spans));
+  return schedule;
 }
 
 GraphSchedule with_bindings(const TaskGraph& graph, std::vector<std::vector<Span>> spans) {
   GraphSchedule schedule;
   schedule.binding.resize(graph.programs.size());
   for (std::size_t r = 0; r < graph.programs.size(); ++r) {
+    schedule.role_of_run.push_back(static_cast<int>(r));
     const auto& tasks = graph.programs[r].tasks;
+    const std::vector<int> before = stream_predecessors(graph.programs[r]);
     schedule.binding[r].assign(tasks.size(), TaskRef{-1, -1});
-    std::array<int, kStreams> last;
-    last.fill(-1);
     for (std::size_t i = 0; i < tasks.size(); ++i) {
+      const Ready when = ready_of(tasks[i], before[i], static_cast<int>(r), spans[r], 0.0);
       TaskRef& binding = schedule.binding[r][i];
-      double time = 0;
-      auto bound_by = [&](TaskRef before) {
-        const double end = spans[static_cast<std::size_t>(before.role)][static_cast<std::size_t>(before.task)].end_s;
-        if (end > time || binding.role < 0) {
-          time = std::max(time, end);
-          binding = before;
-        }
-      };
-      for (int d : tasks[i].deps) bound_by({static_cast<int>(r), d});
-      int& previous = last[static_cast<std::size_t>(tasks[i].stream)];
-      if (previous >= 0) bound_by({static_cast<int>(r), previous});
-      previous = static_cast<int>(i);
+      binding = when.by;
       if (tasks[i].op == Op::recv &&
-          spans[static_cast<std::size_t>(tasks[i].peer)][static_cast<std::size_t>(tasks[i].match)].end_s > time)
+          spans[static_cast<std::size_t>(tasks[i].peer)][static_cast<std::size_t>(tasks[i].match)].end_s > when.at_s)
         binding = {tasks[i].peer, tasks[i].match};
     }
   }

@@ -1,7 +1,8 @@
 #pragma once
 /// The analytic executor of a task graph: a list scheduler that starts every task as soon as its dependencies,
 /// its stream and (for a receive) its send allow, with durations from a cost model. Ranks of one role run the
-/// same program in lockstep, so each role's program is scheduled once.
+/// same program; where they run in lockstep, each role's program is scheduled once, and where their speeds differ
+/// (stragglers), once per instance, the instances meeting at every collective.
 #include <functional>
 #include <vector>
 
@@ -15,17 +16,19 @@ struct Span {
   double end_s = 0;
 };
 
-/// A task of a role: (role, index in its program).
+/// A task of a run: (run, index in its program). A run is one instance of a role; with one instance per role
+/// (the default) run r is role r.
 struct TaskRef {
   int role = 0;
   int task = 0;
 };
 
 /// The schedule of every task, and for each the task that decided its start (or, for a receive, its end):
-/// the last of its predecessors to finish; role -1 when it started at time zero.
+/// the last of its predecessors to finish (with its lag); role -1 when it started at its run's start.
 struct GraphSchedule {
-  std::vector<std::vector<Span>> spans;        ///< [role][task]
-  std::vector<std::vector<TaskRef>> binding;   ///< [role][task]
+  std::vector<std::vector<Span>> spans;        ///< [run][task]
+  std::vector<std::vector<TaskRef>> binding;   ///< [run][task]
+  std::vector<int> role_of_run;                ///< [run]
   /// The latest end of any task.
   double makespan_s() const;
   /// The chain of binding tasks ending at the task that ends last, in time order.
@@ -35,16 +38,37 @@ struct GraphSchedule {
 /// Duration of task `task` of role `role` (compute: its duration_s; communication: the cost model's time).
 using TaskCost = std::function<double(int role, const Task& task)>;
 
+/// When a compute task of run `run` that starts at `start_s` ends, given the run's communication spans so far
+/// (in time order, disjoint): a straggler's speed over time, and the overlap slowdown inside the spans.
+using ComputeEnd = std::function<double(int run, const Task& task, double start_s, const std::vector<Span>& busy)>;
+
+/// How list_schedule runs a graph.
+struct ScheduleOptions {
+  /// While a run's collectives or sends run, its computation progresses at 1 / overlap_slowdown of its speed (the
+  /// communication kernels hold SMs and memory bandwidth, as run::CommOverlap for data parallelism).
+  double overlap_slowdown = 1;
+  /// Instances of each role (empty: one each). Instance i of a role receives from instance i of its peer (or
+  /// from its only instance); every collective of a role joins all its instances: it starts when the last is
+  /// ready and ends for all at once.
+  std::vector<int> instances;
+  /// No task of run r starts before start_s[r] (empty: 0), as when a program is one iteration of many.
+  std::vector<double> start_s;
+  /// When set, decides every compute task's end (else: cost() of work integrated over the run's spans at
+  /// 1 / overlap_slowdown).
+  ComputeEnd compute_end;
+};
+
 /// Schedules `graph` (check()ed) with durations from `cost`. A receive starts when its program reaches it and
-/// ends when its send has ended. While a role's collectives or sends run, its computation progresses at
-/// 1 / `overlap_slowdown` of its speed (the communication kernels hold SMs and memory bandwidth, as
-/// run::CommOverlap for data parallelism): a compute task integrates its work over the communication spans of
-/// its role scheduled before it (those it can overlap, in a task graph whose communication is issued before the
-/// computation it hides behind). Throws core::InputError when the graph has a cycle (a program waits for a send
-/// its peer can only issue after).
+/// ends when its send has ended. A compute task integrates its work over the communication spans of its run
+/// scheduled before it (those it can overlap, in a task graph whose communication is issued before the
+/// computation it hides behind); a collective's span on a run begins when that run was ready for it (its kernel
+/// waits for the others on the GPU). Throws core::InputError when the graph has a cycle (a program waits for a
+/// send its peer can only issue after).
+GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, const ScheduleOptions& options);
+/// list_schedule with one instance per role, from time zero.
 GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, double overlap_slowdown = 1);
 
-/// The schedule of tasks that ran at `spans` ([role][task], from list_schedule or a simulation), with the
+/// The schedule of tasks that ran at `spans` ([role][task], one instance per role: from a simulation), with the
 /// task that decided each one's start (or a receive's end) as list_schedule defines it.
 GraphSchedule with_bindings(const TaskGraph& graph, std::vector<std::vector<Span>> spans);
 

@@ -19,8 +19,10 @@ void check(const TaskGraph& graph) {
         throw core::InputError(program.role + " task " + std::to_string(i) + " (" + t.name + "): " + problem,
                                "a task graph whose dependencies point to earlier tasks and whose receives match sends");
       };
-      for (int d : t.deps)
-        if (d < 0 || d >= static_cast<int>(i)) fail("depends on task " + std::to_string(d));
+      for (const Dep& d : t.deps) {
+        if (d.task < 0 || d.task >= static_cast<int>(i)) fail("depends on task " + std::to_string(d.task));
+        if (!(d.lag_s >= 0)) fail("a dependency with a negative lag");
+      }
       const bool collective = t.op == Op::allreduce || t.op == Op::allgather || t.op == Op::reduce_scatter;
       if (collective && t.group.empty()) fail("a collective without a group");
       if (t.op == Op::send && (t.peer < 0 || t.peer >= roles || t.peer == r)) fail("sends to no other role");

@@ -2,7 +2,8 @@
 /// One training iteration as explicit data (as ASTRA-sim's Chakra execution traces): per worker role, the tasks
 /// it runs, on which of its streams, and what each waits for. A role is a set of ranks whose programs are the same
 /// up to which ranks their collectives span (every rank of one pipeline stage, say); executors run a role's
-/// program once for the analytic level and once per rank on SimGrid.
+/// program once for the analytic level when its ranks run in lockstep, once per instance when their speeds
+/// differ (stragglers), and once per rank on SimGrid.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -25,6 +26,16 @@ enum class Op {
 enum class Stream { compute, tensor, data, gather, pipeline };
 inline constexpr int kStreams = 5;
 
+/// A dependency: the task waits until task `task` of its program has ended and `lag_s` more has passed (a
+/// finish-to-start precedence with a lag: a collective's launch after its gradients are ready, a fusion
+/// buffer's cycle after backward starts).
+struct Dep {
+  int task = -1;
+  double lag_s = 0;
+  Dep() = default;
+  Dep(int task_index, double lag = 0) : task(task_index), lag_s(lag) {}  // NOLINT: an index is a dependency
+};
+
 /// One task of a role's program.
 struct Task {
   Op op = Op::compute;
@@ -36,7 +47,8 @@ struct Task {
   std::string group;         ///< collectives: the group's name in the layout ("tensor", "data", ...)
   int peer = -1;             ///< send and recv: the other role
   int match = -1;            ///< recv: index of the matching send in role `peer`'s program
-  std::vector<int> deps;     ///< tasks of this program (lower indices) that must end before this one starts
+  std::vector<Dep> deps;     ///< tasks of this program (lower indices) that must end before this one starts
+  int item = -1;             ///< what the task stands for in its workload (a bucket, a layer), for cost models
 };
 
 /// The tasks of one role in program order.

@@ -14,7 +14,7 @@ Task compute(double s, std::vector<int> deps = {}) {
   t.name = "c";
   t.category = "forward";
   t.duration_s = s;
-  t.deps = std::move(deps);
+  t.deps.assign(deps.begin(), deps.end());
   return t;
 }
 
@@ -25,7 +25,7 @@ Task on(Stream stream, Op op, std::int64_t bytes, std::vector<int> deps) {
   t.name = "comm";
   t.bytes = bytes;
   t.group = "data";
-  t.deps = std::move(deps);
+  t.deps.assign(deps.begin(), deps.end());
   return t;
 }
 
@@ -129,6 +129,92 @@ TEST(ListSchedule, RefusesForwardDependenciesAndUnmatchedReceives) {
   h.programs.emplace_back().add(compute(1.0));
   h.programs[0].add(recv);
   EXPECT_THROW(check(h), core::InputError);  // task 0 of role 1 is no send
+}
+
+TEST(ListSchedule, ALagDelaysTheStartAfterItsDependencyAndDecidesTheBinding) {
+  // An all-reduce issued 0.25 s after its gradient (a launch), and a second one whose cycle is 3 s after the
+  // first computation: it starts at max(end of the first all-reduce, 1 + 3).
+  TaskGraph g;
+  Program& p = g.programs.emplace_back();
+  const int a = p.add(compute(1.0));
+  Task first = on(Stream::data, Op::allreduce, 1000, {a});
+  first.deps = {Dep(a, 0.25)};
+  p.add(first);  // 1.25 .. 2.25
+  Task second = on(Stream::data, Op::allreduce, 500, {});
+  second.deps = {Dep(a, 3.0)};
+  p.add(second);  // 4 .. 4.5
+  const GraphSchedule s = list_schedule(g, cost);
+  EXPECT_DOUBLE_EQ(s.spans[0][1].start_s, 1.25);
+  EXPECT_DOUBLE_EQ(s.spans[0][2].start_s, 4.0);
+  EXPECT_DOUBLE_EQ(s.spans[0][2].end_s, 4.5);
+  EXPECT_EQ(s.binding[0][2].task, 0);  // the lagged computation, not the all-reduce before it on the stream
+  TaskGraph bad = g;
+  bad.programs[0].tasks[1].deps = {Dep(a, -1.0)};
+  EXPECT_THROW(check(bad), core::InputError);
+}
+
+TEST(ListSchedule, InstancesOfARoleMeetAtEachCollective) {
+  // Three instances from different start times: the all-reduce starts when the last is ready (2 + 1) and ends for
+  // all at once; the computation after it follows on each. The critical path passes through the late instance.
+  TaskGraph g;
+  Program& p = g.programs.emplace_back();
+  const int a = p.add(compute(1.0));
+  const int x = p.add(on(Stream::data, Op::allreduce, 2000, {a}));
+  p.add(compute(0.5, {x}));
+  ScheduleOptions options;
+  options.instances = {3};
+  options.start_s = {0.0, 2.0, 1.0};
+  const GraphSchedule s = list_schedule(g, cost, options);
+  ASSERT_EQ(s.spans.size(), 3u);
+  for (std::size_t run = 0; run < 3; ++run) {
+    EXPECT_DOUBLE_EQ(s.spans[run][0].start_s, options.start_s[run]);
+    EXPECT_DOUBLE_EQ(s.spans[run][1].start_s, 3.0);
+    EXPECT_DOUBLE_EQ(s.spans[run][1].end_s, 5.0);
+    EXPECT_DOUBLE_EQ(s.spans[run][2].end_s, 5.5);
+    EXPECT_EQ(s.role_of_run[run], 0);
+  }
+  const std::vector<TaskRef> path = s.critical_path();
+  ASSERT_EQ(path.size(), 3u);
+  EXPECT_EQ(path[0].role, 1);  // instance 1's computation decided the all-reduce's start
+  EXPECT_EQ(path[0].task, 0);
+}
+
+TEST(ListSchedule, AnInstanceWaitingAtACollectiveSlowsItsComputationInsideIt) {
+  // Instance 0 is ready for the all-reduce at 1 and computes 2 s more on its compute stream; instance 1 is ready
+  // at 3. The all-reduce runs 3 .. 8 and instance 0's kernel holds its GPU from 1: at half speed from 1, its
+  // computation ends at 1 + 2 x 2 = 5 (not 3, as if the collective were unknown when it was scheduled).
+  TaskGraph g;
+  Program& p = g.programs.emplace_back();
+  const int a = p.add(compute(1.0));
+  p.add(on(Stream::data, Op::allreduce, 5000, {a}));
+  p.add(compute(2.0));
+  ScheduleOptions options;
+  options.overlap_slowdown = 2.0;
+  options.instances = {2};
+  options.start_s = {0.0, 2.0};
+  const GraphSchedule s = list_schedule(g, cost, options);
+  EXPECT_DOUBLE_EQ(s.spans[0][1].start_s, 3.0);
+  EXPECT_DOUBLE_EQ(s.spans[0][1].end_s, 8.0);
+  EXPECT_DOUBLE_EQ(s.spans[0][2].end_s, 5.0);
+  EXPECT_DOUBLE_EQ(s.spans[1][2].end_s, 3.0 + 2.0 * 2.0);  // instance 1: inside from 3
+}
+
+TEST(ListSchedule, RefusesReceivingAcrossDifferentInstanceCounts) {
+  TaskGraph g;
+  g.programs.resize(2);
+  Task send = on(Stream::pipeline, Op::send, 1, {});
+  send.peer = 1;
+  const int sent = g.programs[0].add(send);
+  Task recv;
+  recv.op = Op::recv;
+  recv.peer = 0;
+  recv.match = sent;
+  g.programs[1].add(recv);
+  ScheduleOptions options;
+  options.instances = {2, 1};
+  EXPECT_THROW(list_schedule(g, cost, options), core::InputError);
+  options.instances = {2, 2};
+  EXPECT_EQ(list_schedule(g, cost, options).spans.size(), 4u);
 }
 
 }  // namespace

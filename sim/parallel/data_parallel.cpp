@@ -1,0 +1,98 @@
+#include "sim/parallel/data_parallel.hpp"
+
+#include "sim/core/error.hpp"
+#include "sim/results/trace_names.hpp"
+
+namespace dtsim::parallel {
+
+using taskgraph::Dep;
+using taskgraph::Op;
+using taskgraph::Stream;
+using taskgraph::Task;
+
+namespace {
+
+Task compute(std::string name, const char* category, Stream stream, double duration_s, int item) {
+  Task t;
+  t.stream = stream;
+  t.name = std::move(name);
+  t.category = category;
+  t.duration_s = duration_s;
+  t.item = item;
+  return t;
+}
+
+}  // namespace
+
+taskgraph::TaskGraph data_parallel_iteration(const scheduling::IterationPlan& plan, bool exchanges, double launch_s) {
+  DTSIM_CHECK(plan.credit_bytes == 0, "a data-parallel task graph has one FIFO exchange stream");
+  taskgraph::TaskGraph graph;
+  taskgraph::Program& p = graph.programs.emplace_back();
+  p.role = "worker";
+  const int layers = static_cast<int>(plan.layers.size());
+  int previous = -1;  // on the compute stream
+  for (int l = 0; l < layers; ++l) {
+    const scheduling::LayerPhase& layer = plan.layers[static_cast<std::size_t>(l)];
+    Task t = compute(run::forward_event(layer), "forward", Stream::compute, layer.forward_s, l);
+    if (previous >= 0) t.deps = {previous};
+    previous = p.add(std::move(t));
+  }
+  const int last_forward = previous;
+  int stream_last = -1;         // on the data stream
+  std::size_t b = 0;
+  for (int l = layers - 1; l >= 0; --l) {
+    const scheduling::LayerPhase& layer = plan.layers[static_cast<std::size_t>(l)];
+    Task t = compute(run::backward_event(layer), "backward", Stream::compute, layer.backward_s, l);
+    if (previous >= 0) t.deps = {previous};
+    previous = p.add(std::move(t));
+    for (; b < plan.buckets.size() && plan.buckets[b].ready_layer == l; ++b) {
+      if (!exchanges) continue;
+      const auto id = static_cast<int>(b);
+      const double cycle_s = plan.buckets[b].not_before_s;
+      // Issued once its gradients are ready and its cycle reached.
+      std::vector<Dep> issued = {Dep(previous)};
+      if (cycle_s > 0 && last_forward >= 0) issued.emplace_back(last_forward, cycle_s);
+      const scheduling::BucketWork* work = plan.work.empty() ? nullptr : &plan.work[b];
+      std::vector<Dep> deps;
+      for (const Dep& d : issued) deps.emplace_back(d.task, d.lag_s + launch_s);
+      if (work && work->compress_s > 0) {
+        Task c = compute(run::compress_event(id), "compress", Stream::data, work->compress_s, id);
+        c.deps = issued;
+        deps.emplace_back(p.add(std::move(c)));
+      }
+      Task x;
+      x.op = Op::allreduce;
+      x.stream = Stream::data;
+      x.name = run::bucket_event(id);
+      x.category = "comm";
+      x.group = "data";
+      x.item = id;
+      if (work)
+        for (const scheduling::Exchange& e : work->exchanges) x.bytes += e.bytes;
+      else
+        x.bytes = plan.buckets[b].bytes;
+      x.deps = std::move(deps);
+      stream_last = p.add(std::move(x));
+      if (work && work->decompress_s > 0) {
+        Task d = compute(run::decompress_event(id), "compress", Stream::data, work->decompress_s, id);
+        d.deps = {stream_last};
+        stream_last = p.add(std::move(d));
+      }
+    }
+  }
+  DTSIM_CHECK(b == plan.buckets.size(), "buckets must be in non-increasing ready_layer order");
+  double update_s = 0;
+  for (const auto& layer : plan.layers) update_s += layer.update_s;
+  Task step = compute("update", "update", Stream::compute, update_s, -1);
+  if (previous >= 0) step.deps.emplace_back(previous);
+  if (stream_last >= 0) step.deps.emplace_back(stream_last);
+  p.add(std::move(step));
+  return graph;
+}
+
+const char* data_parallel_lane(const Task& task) {
+  if (task.op != Op::compute) return "comm";
+  return task.stream == Stream::compute ? "compute" : "compress";
+}
+
+}  // namespace dtsim::parallel

@@ -1,0 +1,46 @@
+#pragma once
+/// The `analytic` level of data-parallel training: each iteration's task graph (parallel/data_parallel) run by
+/// the list scheduler, no SimGrid.
+#include <vector>
+
+#include "sim/collectives/rank_traffic.hpp"
+#include "sim/run/stragglers.hpp"
+#include "sim/sync/sync_policy.hpp"
+#include "sim/taskgraph/list_schedule.hpp"
+
+namespace dtsim::run {
+
+/// Closed-form cost of one bucket's collectives and the bytes each rank moves for them.
+struct BucketCost {
+  double compress_s = 0;    ///< before the exchanges, on the communication stream
+  double time_s = 0;        ///< the exchanges
+  double decompress_s = 0;  ///< after them
+  std::int64_t payload_bytes = 0;  ///< sum of the exchanges' sizes (vector, or each rank's block)
+  std::vector<collectives::RankTraffic> traffic;  ///< indexed by rank
+};
+
+/// What the analytic level leaves besides the timeline: the last iteration's graph and its schedule (worker 0's
+/// run first), for the critical path.
+struct LastIterationGraph {
+  taskgraph::TaskGraph graph;
+  taskgraph::GraphSchedule schedule;
+};
+
+/// Iterations of `exchanging` (or `local` where `sync` does not exchange), the graphs of
+/// parallel::data_parallel_iteration, whose exchanges (item b) cost costs[b]. With one FIFO communication stream
+/// per worker this is Shi et al.'s WFBP recurrence:
+///   issued[b] = max(end of backward of bucket b's ready layer, backward start + not_before)
+///   start[b] = max(end[b-1], issued[b] + launch),  end[b] = start[b] + cost[b]
+/// The next iteration starts after the last bucket and the optimizer step.
+/// Trace events are recorded for workers below `trace_workers` only. Without `slowdown` every worker runs the
+/// same timeline and the graph is scheduled once; with it, once per worker (an instance each), each compute phase
+/// stretched by the worker's factor and speed profile, and a bucket's collective starts when the last worker has
+/// it ready. `overlap.slowdown`: the slowdown of a worker's backward while its exchanges run (from its own start
+/// of the exchange to the end; the launch cost is in the graphs). `last` (optional) receives the last
+/// iteration's graph and schedule.
+Timeline data_parallel_timeline(const taskgraph::TaskGraph& exchanging, const taskgraph::TaskGraph& local,
+                                const std::vector<BucketCost>& costs, int workers, int iterations, int trace_workers, const sync::SyncPolicy& sync = {},
+                                const Slowdown& slowdown = {}, const CommOverlap& overlap = {},
+                                LastIterationGraph* last = nullptr);
+
+}  // namespace dtsim::run
