@@ -98,7 +98,7 @@ LastIteration analyse_last_iteration(const scheduling::IterationPlan& plan, cons
 }
 
 LastIteration analyse_iteration_graph(const taskgraph::TaskGraph& graph, const taskgraph::GraphSchedule& schedule,
-                                      std::size_t buckets) {
+                                      std::size_t buckets, const std::vector<int>& worker_of_run) {
   LastIteration result;
   if (schedule.spans.empty() || schedule.spans[0].empty()) return result;
   auto task_of = [&](const taskgraph::TaskRef& at) -> const taskgraph::Task& {
@@ -108,7 +108,8 @@ LastIteration analyse_iteration_graph(const taskgraph::TaskGraph& graph, const t
   for (const taskgraph::TaskRef& at : schedule.critical_path()) {
     const taskgraph::Task& t = task_of(at);
     const taskgraph::Span& span = schedule.spans[static_cast<std::size_t>(at.role)][static_cast<std::size_t>(at.task)];
-    result.critical_path.push_back({at.role, parallel::data_parallel_lane(t), t.name, t.category, span.start_s,
+    const int worker = worker_of_run.empty() ? at.role : worker_of_run[static_cast<std::size_t>(at.role)];
+    result.critical_path.push_back({worker, parallel::data_parallel_lane(t), t.name, t.category, span.start_s,
                                     span.end_s, t.op == taskgraph::Op::compute ? 0 : t.bytes});
   }
   const auto& tasks = graph.programs[static_cast<std::size_t>(schedule.role_of_run[0])].tasks;

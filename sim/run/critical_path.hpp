@@ -26,8 +26,9 @@ LastIteration analyse_last_iteration(const scheduling::IterationPlan& plan, cons
 /// The same from the last iteration's task graph (parallel::data_parallel_iteration) and its schedule, whose run 0
 /// is worker 0: the critical path follows the tasks that decided each start (GraphSchedule::critical_path; with a
 /// run per worker, through the worker that was last ready for a collective), and a bucket's exposure is its
-/// exchange's overlap with run 0's gaps between compute-stream tasks. `buckets`: how many the plan has.
+/// exchange's overlap with run 0's gaps between compute-stream tasks. `buckets`: how many the plan has;
+/// `worker_of_run`: the worker each run stands for (empty: run r is worker r).
 LastIteration analyse_iteration_graph(const taskgraph::TaskGraph& graph, const taskgraph::GraphSchedule& schedule,
-                                      std::size_t buckets);
+                                      std::size_t buckets, const std::vector<int>& worker_of_run = {});
 
 }  // namespace dtsim::run

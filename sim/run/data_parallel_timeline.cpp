@@ -1,6 +1,7 @@
 #include "sim/run/data_parallel_timeline.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "sim/core/error.hpp"
 #include "sim/parallel/data_parallel.hpp"
@@ -44,51 +45,71 @@ Timeline data_parallel_timeline(const taskgraph::TaskGraph& exchanging, const ta
   const auto W = static_cast<std::size_t>(workers);
   timeline.marks.assign(W, {});
   timeline.traffic.assign(W, {});
-  // Without stragglers every worker runs the same timeline, bit for bit: the graph runs once and the others copy
-  // worker 0's marks and events.
   const auto traced = static_cast<std::size_t>(std::clamp(trace_workers, 0, workers));
-  const std::size_t instances = slowdown ? W : 1;
   std::vector<collectives::RankTraffic> exchange_traffic(W);  // of one exchanging iteration
   for (const BucketCost& cost : costs)
     for (std::size_t w = 0; w < W; ++w) {
       exchange_traffic[w].sent += cost.traffic[w].sent;
       exchange_traffic[w].received += cost.traffic[w].received;
     }
+  // Workers that start an iteration together and compute at nominal speed in it run the same timeline, bit for
+  // bit: the graph runs once for all of them (one instance), and once for each other worker.
+  std::vector<double> start(W, 0.0);
+  std::vector<std::size_t> run_of(W, 0);
+  std::vector<std::size_t> representative;  // per run: its first worker
+  std::vector<double> factor;               // per run: its work factor in this iteration
   taskgraph::ScheduleOptions options;
-  options.instances = {static_cast<int>(instances)};
-  options.start_s.assign(instances, 0.0);
   static const std::vector<taskgraph::Span> none;
-  int it = 0;
   // Compute on the compute stream stretches with the worker's speed and, inside its exchanges, by the overlap
   // slowdown; compression on the data stream runs at its measured time.
   options.compute_end = [&](int run, const Task& t, double start_s, const std::vector<taskgraph::Span>& busy) {
     if (t.stream != Stream::compute) return start_s + t.duration_s;
-    return slowdown.profile(run).finish_s(start_s, t.duration_s * slowdown.factor(run, it),
-                                          overlap.slowdown != 1 ? busy : none, overlap.slowdown);
+    const auto r = static_cast<std::size_t>(run);
+    return slowdown.profile(static_cast<int>(representative[r]))
+        .finish_s(start_s, t.duration_s * factor[r], overlap.slowdown != 1 ? busy : none, overlap.slowdown);
   };
   const auto cost = [&](int, const Task& t) { return costs[static_cast<std::size_t>(t.item)].time_s; };
-  for (; it < iterations; ++it) {
+  for (int it = 0; it < iterations; ++it) {
+    representative.clear();
+    factor.clear();
+    std::map<double, std::size_t> nominal_run;  // by start time
+    for (std::size_t w = 0; w < W; ++w) {
+      const double f = slowdown ? slowdown.factor(static_cast<int>(w), it) : 1.0;
+      if (f == 1.0 && slowdown.profile(static_cast<int>(w)).nominal()) {
+        const auto [at, fresh] = nominal_run.try_emplace(start[w], representative.size());
+        run_of[w] = at->second;
+        if (!fresh) continue;
+      } else {
+        run_of[w] = representative.size();
+      }
+      representative.push_back(w);
+      factor.push_back(f);
+    }
+    options.instances = {static_cast<int>(representative.size())};
+    options.start_s.clear();
+    for (const std::size_t w : representative) options.start_s.push_back(start[w]);
     const bool exchanges = sync.exchanges(it);
     const taskgraph::TaskGraph& graph = exchanges ? exchanging : local;
     taskgraph::GraphSchedule schedule = taskgraph::list_schedule(graph, cost, options);
     const auto& tasks = graph.programs[0].tasks;
     for (std::size_t w = 0; w < traced; ++w) {
-      const auto& spans = schedule.spans[std::min(w, instances - 1)];
+      const auto& spans = schedule.spans[run_of[w]];
       for (std::size_t i = 0; i < tasks.size(); ++i) {
         const Task& t = tasks[i];
         std::int64_t bytes = t.op == Op::compute ? 0 : costs[static_cast<std::size_t>(t.item)].payload_bytes;
-        timeline.events.push_back({static_cast<int>(w), parallel::data_parallel_lane(t), t.name, t.category, spans[i].start_s, spans[i].end_s, bytes});
+        timeline.events.push_back({static_cast<int>(w), parallel::data_parallel_lane(t), t.name, t.category,
+                                   spans[i].start_s, spans[i].end_s, bytes});
       }
     }
     for (std::size_t w = 0; w < W; ++w) {
-      const std::size_t run = std::min(w, instances - 1);
-      timeline.marks[w].push_back(marks_of(graph.programs[0], schedule.spans[run], options.start_s[run]));
+      timeline.marks[w].push_back(marks_of(graph.programs[0], schedule.spans[run_of[w]], start[w]));
+      start[w] = timeline.marks[w].back().end_s;
       if (!exchanges) continue;
       timeline.traffic[w].bytes_sent += exchange_traffic[w].sent;
       timeline.traffic[w].bytes_received += exchange_traffic[w].received;
     }
-    for (std::size_t run = 0; run < instances; ++run) options.start_s[run] = timeline.marks[run].back().end_s;
-    if (last && it + 1 == iterations) *last = {graph, std::move(schedule)};
+    if (last && it + 1 == iterations)
+      *last = {graph, std::move(schedule), std::vector<int>(representative.begin(), representative.end())};
   }
   return timeline;
 }

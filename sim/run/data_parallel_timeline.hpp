@@ -24,6 +24,7 @@ struct BucketCost {
 struct LastIterationGraph {
   taskgraph::TaskGraph graph;
   taskgraph::GraphSchedule schedule;
+  std::vector<int> worker_of_run;  ///< the worker each run of the schedule stands for (empty: run r is worker r)
 };
 
 /// Iterations of `exchanging` (or `local` where `sync` does not exchange), the graphs of
@@ -32,10 +33,10 @@ struct LastIterationGraph {
 ///   issued[b] = max(end of backward of bucket b's ready layer, backward start + not_before)
 ///   start[b] = max(end[b-1], issued[b] + launch),  end[b] = start[b] + cost[b]
 /// The next iteration starts after the last bucket and the optimizer step.
-/// Trace events are recorded for workers below `trace_workers` only. Without `slowdown` every worker runs the
-/// same timeline and the graph is scheduled once; with it, once per worker (an instance each), each compute phase
-/// stretched by the worker's factor and speed profile, and a bucket's collective starts when the last worker has
-/// it ready. `overlap.slowdown`: the slowdown of a worker's backward while its exchanges run (from its own start
+/// Trace events are recorded for workers below `trace_workers` only. Workers that start an iteration together and
+/// compute at nominal speed in it share one instance of the graph; every other worker has its own, each compute
+/// phase stretched by the worker's factor and speed profile (`slowdown`); a bucket's collective starts when the
+/// last instance has it ready. `overlap.slowdown`: the slowdown of a worker's backward while its exchanges run (from its own start
 /// of the exchange to the end; the launch cost is in the graphs). `last` (optional) receives the last
 /// iteration's graph and schedule.
 Timeline data_parallel_timeline(const taskgraph::TaskGraph& exchanging, const taskgraph::TaskGraph& local,

@@ -359,7 +359,8 @@ RunResult run_simulation(const scenario::Scenario& s) {
   info.collective_launch_s = overlap.launch_s;
   info.compression = compression_note;
   LastIteration last = plan.credit_bytes > 0 ? analyse_last_iteration(plan, timeline, 0)
-                                             : analyse_iteration_graph(analysed.graph, analysed.schedule, plan.buckets.size());
+                                             : analyse_iteration_graph(analysed.graph, analysed.schedule, plan.buckets.size(),
+                                                                       analysed.worker_of_run);
   const int per_participant = s.ps.hierarchical ? s.platform.gpus_per_node : 1;
   RunResult result = assemble_result(std::move(info), std::move(timeline), single_worker_s,
                                      s.workers - s.sync.backup_workers * per_participant);
