@@ -41,7 +41,7 @@ actors::PsSetup ps_setup(const scenario::Scenario& s, const scheduling::Iteratio
 actors::GossipSetup gossip_setup(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work) {
   actors::GossipSetup setup;
   setup.graph = sync::make_gossip_graph(s.gossip.topology, s.workers, s.gossip.degree, s.gossip.seed);
-  setup.push_sum = s.sync.scheme == "asp";
+  setup.push_sum = !s.sync.staleness_bound();  // asp on gossip: SGP
   setup.iterations = s.iterations;
   for (const scheduling::BucketWork& w : work) {
     auto& bytes = setup.bucket_bytes.emplace_back();

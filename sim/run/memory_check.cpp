@@ -55,7 +55,7 @@ void add_architecture_buffers(const scenario::Scenario& s, const scheduling::Ite
                               std::string& where) {
   const double gradient = gradient_wire_bytes(plan);
   if (s.architecture == "gossip") {
-    const bool sgp = s.sync.scheme == "asp";
+    const bool sgp = !s.sync.staleness_bound();
     std::size_t peers = 1;
     if (!sgp)
       for (const auto& n :

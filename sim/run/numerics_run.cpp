@@ -1,5 +1,7 @@
 #include "sim/run/numerics_run.hpp"
 
+#include <optional>
+
 #include "compressors/rng.hpp"
 #include "numerics/dataset_readers.hpp"
 #include "numerics/evaluation.hpp"
@@ -8,6 +10,7 @@
 #include "numerics/trainer.hpp"
 #include "sim/run/numerics_sync.hpp"
 #include "sim/scenario/numerics_section.hpp"
+#include "sim/sync/scheme.hpp"
 
 namespace dtsim::run {
 namespace {
@@ -88,8 +91,8 @@ void attach_training(const scenario::Scenario& s, const numerics::TrainingRun& r
   // post-local SGD's steps before the switch average every step, those after every `period`); the other
   // schemes repeat the run's mean iteration.
   const auto simulated = static_cast<std::int64_t>(result.iterations.size());
-  const bool local = s.sync.scheme == "local_sgd" || s.sync.scheme == "post_local_sgd";
-  const std::int64_t period = local && simulated >= s.sync.period ? s.sync.period : 0;
+  const std::optional<int> repeats = s.sync.rules().repeating_period(s.sync);
+  const std::int64_t period = repeats && simulated >= *repeats ? *repeats : 0;
   auto end_of = [&](std::int64_t step) {
     const auto at = [&](std::int64_t k) { return result.iterations[static_cast<std::size_t>(k - 1)].end_s; };
     if (step >= 1 && step <= simulated) return at(step);

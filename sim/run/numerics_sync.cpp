@@ -7,6 +7,7 @@
 #include "sim/core/error.hpp"
 #include "sim/run/stragglers.hpp"
 #include "sim/sync/gossip_graph.hpp"
+#include "sim/sync/scheme.hpp"
 
 namespace dtsim::run {
 
@@ -46,8 +47,9 @@ numerics::SyncConfig numerics_sync(const scenario::Scenario& s, std::uint64_t se
   c.exchanges = [policy](std::int64_t iteration) { return policy.exchanges(static_cast<int>(iteration)); };
   c.lag_threshold = policy.lag_threshold;
   c.lag_window = policy.lag_window;
+  const sync::Meeting meeting = policy.rules().meeting();
   if (s.architecture == "gossip") {
-    if (policy.scheme == "asp") {
+    if (meeting == sync::Meeting::kAsyncPushes) {
       c.scheme = Scheme::kPushSum;
       c.peer = [n = s.workers](int worker, std::int64_t iteration) {
         return sync::push_sum_peer(worker, static_cast<int>(iteration), n);
@@ -63,15 +65,15 @@ numerics::SyncConfig numerics_sync(const scenario::Scenario& s, std::uint64_t se
     }
     return c;
   }
-  if (policy.scheme == "local_sgd" || policy.scheme == "post_local_sgd") {
+  if (meeting == sync::Meeting::kModels) {
     c.scheme = Scheme::kModelAverage;
     return c;
   }
   const bool server = s.architecture == "ps" || s.architecture == "byteps";
   c.compressed_pull = server && s.ps.pull == "compressed";
-  if (policy.scheme == "asp") {
+  if (meeting == sync::Meeting::kAsyncPushes) {
     c.scheme = Scheme::kAsyncPushes;
-  } else if (policy.scheme == "ssp") {
+  } else if (meeting == sync::Meeting::kStaleGradients) {
     c.scheme = Scheme::kStaleGradients;
     c.staleness = policy.staleness;
   } else if (policy.backup_workers > 0) {

@@ -42,7 +42,7 @@ constexpr std::int64_t kGradientElementBytes = 4;
 std::string describe_architecture(const scenario::Scenario& s) {
   if (s.architecture == "allreduce") return s.collective + " all-reduce";
   if (s.architecture == "gossip")
-    return s.sync.scheme == "asp" ? "gossip SGP (push-sum, directed exponential graph)"
+    return !s.sync.staleness_bound() ? "gossip SGP (push-sum, directed exponential graph)"
                                   : "gossip D-PSGD on a " + s.gossip.topology + " graph";
   const scenario::ParameterServer& ps = s.ps;
   std::string words = (s.architecture == "byteps" ? "BytePS (" : "parameter server (") + std::to_string(ps.servers) +

@@ -17,6 +17,7 @@
 #include "sim/scenario/section.hpp"
 #include "sim/scheduling/scheduler.hpp"
 #include "sim/sync/gossip_graph.hpp"
+#include "sim/sync/scheme.hpp"
 #include "sim/sync/sync_policy.hpp"
 
 namespace dtsim::scenario {
@@ -70,8 +71,28 @@ std::string KeySpec::allowed() const {
   return "";
 }
 
-const std::vector<KeySpec>& scenario_keys() {
-  static const std::vector<KeySpec> keys{
+namespace {
+
+/// [strategy.<scheme>] for every scheme with options (sim/sync's registry).
+void append_scheme_tables(std::vector<KeySpec>& keys) {
+  for (const sync::SchemeEntry& e : sync::scheme_registry()) {
+    const sync::Scheme& scheme = e.scheme();
+    if (scheme.options().empty()) continue;
+    keys.push_back({"strategy", std::string(e.name), "table", "-",
+                    scheme.title() + " options (only with sync = \"" + std::string(e.name) + "\")", 0, 0, nullptr});
+  }
+}
+
+/// The keys of every scheme's option table.
+void append_scheme_options(std::vector<KeySpec>& keys) {
+  for (const sync::SchemeEntry& e : sync::scheme_registry())
+    for (const sync::SchemeOption& o : e.scheme().options())
+      keys.push_back({"strategy." + std::string(e.name), o.key, o.type, o.default_text, o.description,
+                      static_cast<std::int64_t>(o.min), static_cast<std::int64_t>(o.max), nullptr});
+}
+
+std::vector<KeySpec> make_scenario_keys() {
+  std::vector<KeySpec> keys{
       {"", "platform", "string or table", "required",
        "built-in platform name, a platform file relative to the scenario, or a table with `file` and platform keys "
        "to override",
@@ -167,23 +188,18 @@ const std::vector<KeySpec>& scenario_keys() {
       {"strategy", "ddp", "table", "-", "PyTorch DDP options (only with scheduler = \"ddp\")", 0, 0, nullptr},
       {"strategy", "priority", "table", "-", "ByteScheduler options (only with scheduler = \"priority\")", 0, 0,
        nullptr},
-      {"strategy", "ssp", "table", "-", "stale synchronous parallel options (only with sync = \"ssp\")", 0, 0, nullptr},
-      {"strategy", "local_sgd", "table", "-", "local SGD options (only with sync = \"local_sgd\")", 0, 0, nullptr},
-      {"strategy", "post_local_sgd", "table", "-", "post-local SGD options (only with sync = \"post_local_sgd\")", 0,
-       0, nullptr},
+  };
+  append_scheme_tables(keys);
+  keys.insert(keys.end(), {
       {"strategy", "ps", "table", "-", "parameter server options (only with architecture = \"ps\" or \"byteps\")", 0,
        0, nullptr},
       {"strategy", "gossip", "table", "-", "gossip options (only with architecture = \"gossip\")", 0, 0, nullptr},
       {"strategy", "lag", "table", "-",
        "LAG skipped uploads (bsp on ps or byteps, with [numerics]: the decisions come from real gradients)", 0, 0,
        nullptr},
-      {"strategy.ssp", "staleness", "integer", "3", "iterations a worker may run ahead of the slowest (s; 0 is bsp)",
-       0, 100000, nullptr},
-      {"strategy.local_sgd", "period", "integer", "4", "iterations per model average (tau)", 1, 100000, nullptr},
-      {"strategy.post_local_sgd", "switch_after", "integer", "required",
-       "iterations of synchronous SGD before local SGD starts", 0, 100000, nullptr},
-      {"strategy.post_local_sgd", "period", "integer", "4", "iterations per model average after the switch", 1,
-       100000, nullptr},
+  });
+  append_scheme_options(keys);
+  keys.insert(keys.end(), {
       {"strategy.ps", "servers", "integer", "1", "parameter servers (S)", 1, 1 << 20, nullptr},
       {"strategy.ps", "placement", "string", "dedicated",
        "dedicated: servers on the hosts after the workers, spread over their nodes (BytePS: CPU machines); "
@@ -359,7 +375,14 @@ const std::vector<KeySpec>& scenario_keys() {
       {"output", "trace_workers", "integer", "16",
        "workers whose events are recorded for the timeline and the Gantt plot (memory grows with it)", 1, 1 << 20,
        nullptr},
-  };
+  });
+  return keys;
+}
+
+}  // namespace
+
+const std::vector<KeySpec>& scenario_keys() {
+  static const std::vector<KeySpec> keys = make_scenario_keys();
   return keys;
 }
 

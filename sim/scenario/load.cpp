@@ -17,6 +17,7 @@
 #include "sim/core/units.hpp"
 #include "sim/core/digest.hpp"
 #include "sim/core/embedded_files.hpp"
+#include "sim/sync/scheme.hpp"
 #include "sim/core/version.hpp"
 #include "sim/scenario/overrides.hpp"
 #include "sim/scenario/platform_section.hpp"
@@ -341,13 +342,7 @@ Provenance resolve(toml::table& root, const fs::path& base) {
 
 /// The fewest iterations >= s.iterations that end on a whole local-SGD period (after post-local SGD's switch,
 /// at least one period after it); s.iterations for the other schemes.
-int whole_local_periods(const Scenario& s) {
-  const sync::SyncPolicy& p = s.sync;
-  if (p.scheme != "local_sgd" && p.scheme != "post_local_sgd") return s.iterations;
-  const int first = p.scheme == "post_local_sgd" ? p.switch_after : 0;
-  const int periods = std::max(1, (s.iterations - first + p.period - 1) / p.period);
-  return first + periods * p.period;
-}
+int whole_local_periods(const Scenario& s) { return s.sync.rules().whole_iterations(s.sync, s.iterations); }
 
 Scenario build(toml::table& root, const std::string& source, const fs::path& base) {
   Scenario s;

@@ -6,6 +6,7 @@
 #include "sim/core/units.hpp"
 #include "sim/scenario/key_hints.hpp"
 #include "sim/scenario/keys.hpp"
+#include "sim/sync/scheme.hpp"
 
 namespace dtsim::scenario {
 namespace {
@@ -58,26 +59,43 @@ void load_scheduler_options(Section& strategy, const std::string& chosen, schedu
   }
 }
 
-void load_sync_options(Section& strategy, sync::SyncPolicy& p) {
-  if (auto t = option_table(strategy, "ssp", "sync", p.scheme)) {
-    p.staleness = integer_key(*t, "strategy.ssp", "staleness");
-    t->finish();
-  } else if (p.scheme == "ssp") {
-    p.staleness = std::stoi(key_spec("strategy.ssp", "staleness").default_text);
+/// One option of the chosen scheme: its value in `t`, else its default; a required one missing is the user's.
+double scheme_option(std::optional<Section>& t, Section& strategy, const sync::SyncPolicy& p,
+                     const sync::SchemeOption& o) {
+  const std::string table = "[strategy." + p.scheme + "]";
+  if (o.default_text == "required" && (!t || !t->has(o.key))) {
+    if (!t)
+      throw core::InputError(strategy.where_key("sync"), "sync = \"" + p.scheme + "\" needs " + o.needed,
+                             "add " + table + " with " + o.key + " = <" + o.placeholder + ">");
+    return static_cast<double>(t->required_integer(o.key, 0, 0));  // throws: missing key
   }
-  for (const std::string local : {"local_sgd", "post_local_sgd"}) {
-    auto t = option_table(strategy, local, "sync", p.scheme);  // refuses the table of the scheme not chosen
-    if (p.scheme != local) continue;
-    if (!t && local == "post_local_sgd")
-      throw core::InputError(strategy.where_key("sync"), "sync = \"post_local_sgd\" needs its switch point",
-                             "add [strategy.post_local_sgd] with switch_after = <iterations>");
-    p.period = std::stoi(key_spec("strategy." + local, "period").default_text);
-    if (t) {
-      p.period = integer_key(*t, "strategy." + local, "period");
-      if (local == "post_local_sgd") p.switch_after = integer_key(*t, "strategy." + local, "switch_after");
-      t->finish();
-    }
+  if (!t || !t->has(o.key)) return std::stod(o.default_text);
+  if (o.type == "integer")
+    return static_cast<double>(
+        t->integer(o.key, 0, static_cast<std::int64_t>(o.min), static_cast<std::int64_t>(o.max)));
+  return t->number(o.key, o.min, o.max);
+}
+
+/// The chosen scheme's [strategy.<name>] table (every other scheme's table is refused) and its checks.
+void load_sync_options(Section& strategy, sync::SyncPolicy& p, int workers) {
+  std::optional<Section> chosen;
+  for (const sync::SchemeEntry& e : sync::scheme_registry()) {
+    if (e.scheme().options().empty()) continue;
+    auto t = option_table(strategy, std::string(e.name), "sync", p.scheme);  // refuses the table of a scheme not chosen
+    if (p.scheme == e.name) chosen = std::move(t);
   }
+  const sync::Scheme& scheme = p.rules();
+  for (const sync::SchemeOption& o : scheme.options()) {
+    const double value = scheme_option(chosen, strategy, p, o);
+    if (o.field) p.*o.field = static_cast<int>(value);
+    else p.parameters[o.key] = value;
+  }
+  if (chosen) chosen->finish();
+  if (const auto problem = scheme.check(p, workers))
+    throw core::InputError(problem->key.empty() || !chosen || !chosen->has(problem->key)
+                               ? strategy.where_key("sync")
+                               : chosen->where_key(problem->key),
+                           problem->problem, problem->allowed);
 }
 
 /// BytePS changes the parameter server's defaults: 4,096,000-byte partitions, a credit of four of them, and
@@ -186,7 +204,7 @@ StrategyWhere load_strategy(Section& strategy, Scenario& s) {
                            "analytic level (one collective at a time) cannot model",
                            "use fidelity = \"message\" with scheduler = \"priority\"");
   load_scheduler_options(strategy, s.scheduler, s.scheduler_options);
-  load_sync_options(strategy, s.sync);
+  load_sync_options(strategy, s.sync, s.workers);
   if (auto t = strategy.table("lag")) {
     allow_keys(*t, "strategy.lag");
     s.sync.lag_threshold = t->number("threshold", 1e-12, 1e12);
@@ -247,7 +265,8 @@ void check_strategy(const Scenario& s, const StrategyWhere& where) {
     throw core::InputError(where.architecture, "[strategy.ps] pull = \"compressed\" without a compressor",
                            "add [compression] or use pull = \"dense\"");
   if (!s.numerics.enabled || s.compression.compressor.empty()) return;
-  if (s.architecture == "gossip" && s.sync.scheme == "asp")
+  const bool asynchronous = !s.sync.staleness_bound();
+  if (s.architecture == "gossip" && asynchronous)
     throw core::InputError(where.sync,
                            "numerics mode compresses gossip as CHOCO-SGD (synchronous); compressed push-sum is not "
                            "implemented",
@@ -263,7 +282,7 @@ void check_strategy(const Scenario& s, const StrategyWhere& where) {
                            "CHOCO-SGD's public copies of the models already keep what compression left out; error "
                            "feedback \"" + s.compression.error_feedback + "\" would compensate twice",
                            "error_feedback = \"none\" with compressed gossip");
-  if (s.sync.scheme == "asp" && s.ps.pull == "compressed")
+  if (asynchronous && s.ps.pull == "compressed")
     throw core::InputError(where.sync,
                            "numerics mode with sync = \"asp\" pulls the server's model, which pull = "
                            "\"compressed\" would send as compressed model differences (not implemented)",
