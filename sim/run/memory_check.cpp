@@ -1,9 +1,8 @@
 /// Communication buffers, by architecture and scheduler (the bytes are those of the simulated wire format):
 /// - every architecture: the scheduler's bucket buffers (Scheduler::buffer_bytes: DDP's bucket copies, Horovod's
 ///   fusion buffer, packed buckets of several tensors; one-tensor buckets are reduced in place).
-/// - ps, byteps: the aggregate a worker pulls (one gradient's bytes); a colocated server also sums its
-///   partitions in the GPU of its host. Dedicated servers run on hosts of their own (BytePS: CPU machines).
-/// - gossip: D-PSGD receives every neighbour's model, SGP one peer's.
+/// - the architecture's own (Architecture::add_buffers: a server's pulled aggregate and sums, gossip's
+///   neighbours' models).
 /// - compression: the largest bucket's payload and what its exchange receives (an all-gather every rank's),
 ///   and the error-feedback state: a residual (EF), or DGC's momentum and accumulation (Lin et al. 2018), and
 ///   signum's momentum.
@@ -18,13 +17,12 @@
 #include "sim/core/units.hpp"
 #include "sim/memory/activations.hpp"
 #include "sim/memory/model_states.hpp"
-#include "sim/run/architecture_setup.hpp"
+#include "sim/run/architecture.hpp"
 #include "sim/run/layout_run.hpp"
 #include "sim/scenario/parallel_section.hpp"
 #include "sim/run/numerics_run.hpp"
 #include "sim/run/run_simulation.hpp"
 #include "sim/scheduling/scheduler.hpp"
-#include "sim/sync/gossip_graph.hpp"
 
 namespace dtsim::run {
 namespace {
@@ -36,47 +34,6 @@ MemoryItem bucket_buffers(const scenario::Scenario& s, const scheduling::Iterati
   const auto scheduler = scheduling::make_scheduler(s.scheduler, s.scheduler_options);
   const auto bytes = static_cast<double>(scheduler->buffer_bytes(plan.buckets));
   return {"communication buffers", bytes, bytes > 0 ? scheduler->buffer_note() : ""};
-}
-
-/// Adds `bytes` of what `words` say to `item`.
-void add(MemoryItem& item, double bytes, const std::string& words) {
-  item.bytes += bytes;
-  item.detail += (item.detail.empty() ? "" : " + ") + words;
-}
-
-/// Bytes of every parameter's gradient on the wire (fp32).
-double gradient_wire_bytes(const scheduling::IterationPlan& plan) {
-  double bytes = 0;
-  for (const scheduling::Bucket& b : plan.buckets) bytes += static_cast<double>(b.bytes);
-  return bytes;
-}
-
-void add_architecture_buffers(const scenario::Scenario& s, const scheduling::IterationPlan& plan, MemoryItem& item,
-                              std::string& where) {
-  const double gradient = gradient_wire_bytes(plan);
-  if (s.architecture == "gossip") {
-    const bool sgp = !s.sync.staleness_bound();
-    std::size_t peers = 1;
-    if (!sgp)
-      for (const auto& n :
-           sync::make_gossip_graph(s.gossip.topology, s.workers, s.gossip.degree, s.gossip.seed).neighbours)
-        peers = std::max(peers, n.size());
-    add(item, static_cast<double>(peers) * gradient,
-        fmt::format("{} neighbour model{} received ({})", peers, peers == 1 ? "" : "s", sgp ? "SGP" : "D-PSGD"));
-    return;
-  }
-  if (s.architecture == "allreduce") return;
-  add(item, gradient, "the pulled aggregate");
-  if (s.ps.dedicated) return;
-  std::vector<double> held(static_cast<std::size_t>(s.ps.servers), 0.0);
-  const actors::PsSetup setup = ps_setup(s, plan, bucket_work(plan));
-  for (const auto& bucket : actors::ps_pieces(setup))
-    for (const auto& exchange : bucket)
-      for (const actors::PsPiece& piece : exchange)
-        held[static_cast<std::size_t>(piece.server)] += static_cast<double>(piece.push_bytes);
-  const auto fullest = std::max_element(held.begin(), held.end());
-  add(item, *fullest, "its colocated server's sums");
-  where = fmt::format("worker {0}, with server {0}", fullest - held.begin());
 }
 
 MemoryItem compression_buffers(const scenario::Scenario& s, const scheduling::IterationPlan& plan) {
@@ -178,7 +135,7 @@ memory::MemoryBreakdown memory_breakdown(const scenario::Scenario& s, const sche
        fmt::format("batch {}, recomputation {}", s.batch_size, memory::recomputation_name(s.memory.recomputation))});
   if (!known) b.notes.push_back("activations (the layer table gives no shapes)");
   MemoryItem buffers = bucket_buffers(s, plan);
-  add_architecture_buffers(s, plan, buffers, b.where);
+  architecture_named(s.architecture).add_buffers(s, plan, buffers, b.where);
   if (buffers.detail.empty()) buffers.detail = "none: every gradient is reduced in place";
   b.items.push_back(buffers);
   if (!s.compression.compressor.empty()) b.items.push_back(compression_buffers(s, plan));

@@ -16,7 +16,7 @@
 #include "sim/platform/fabric.hpp"
 #include "sim/platform/link_traffic.hpp"
 #include "sim/run/data_parallel_timeline.hpp"
-#include "sim/run/architecture_setup.hpp"
+#include "sim/run/architecture.hpp"
 #include "sim/run/assemble.hpp"
 #include "sim/run/capacity.hpp"
 #include "sim/run/compression_work.hpp"
@@ -38,26 +38,6 @@ namespace {
 /// Gradients are fp32 on the wire (frameworks keep fp32 master gradients under mixed precision too).
 constexpr std::int64_t kGradientElementBytes = 4;
 
-/// The architecture in words, with the parameters that shape it.
-std::string describe_architecture(const scenario::Scenario& s) {
-  if (s.architecture == "allreduce") return s.collective + " all-reduce";
-  if (s.architecture == "gossip")
-    return !s.sync.staleness_bound() ? "gossip SGP (push-sum, directed exponential graph)"
-                                  : "gossip D-PSGD on a " + s.gossip.topology + " graph";
-  const scenario::ParameterServer& ps = s.ps;
-  std::string words = (s.architecture == "byteps" ? "BytePS (" : "parameter server (") + std::to_string(ps.servers) +
-                      (ps.dedicated ? " dedicated" : " colocated") + (ps.servers == 1 ? " server" : " servers") +
-                      ", partitions " +
-                      (ps.partition_bytes > 0 ? core::format_bytes(static_cast<double>(ps.partition_bytes))
-                                              : std::string("1 per server")) +
-                      ", summation " +
-                      (ps.summation_Bps ? fmt::format("{:.3g} GB/s", *ps.summation_Bps / 1e9) : std::string("free"));
-  if (ps.hierarchical) words += ", per-node aggregation";
-  if (ps.credit_bytes > 0) words += ", credit " + core::format_bytes(static_cast<double>(ps.credit_bytes));
-  if (ps.pull == "compressed") words += ", compressed pull";
-  return words + ")";
-}
-
 /// The launch cost of an exchange: as set, else the default unless the collective's calls already pay NCCL's
 /// base latency. One rank exchanges nothing: NCCL's cost model (tuning.cc) gives a 1-rank communicator no cost.
 double launch_in_force_s(const scenario::Scenario& s, const collectives::Collective& collective) {
@@ -69,7 +49,7 @@ double launch_in_force_s(const scenario::Scenario& s, const collectives::Collect
 RunInfo make_info(const scenario::Scenario& s, const scheduling::IterationPlan& plan) {
   RunInfo info = scenario_info(s);
   info.sync = sync::describe(s.sync);
-  info.architecture = describe_architecture(s);
+  info.architecture = architecture_named(s.architecture).describe(s);
   info.buckets = static_cast<std::int64_t>(plan.buckets.size());
   return info;
 }
@@ -279,41 +259,13 @@ Timeline simulate(const scenario::Scenario& s, const scheduling::IterationPlan& 
                   const std::vector<scheduling::BucketWork>& work, PreparedPlans& prepared,
                   const platform::Fabric& fabric, const Slowdown& slowdown, const CommOverlap& overlap,
                   int trace_workers, const actors::SkipUpload& skip) {
-  const std::vector<actors::LocalWork> local = local_work(work);
   std::vector<actors::FailureEvent> failures;
   for (const scenario::Failure& f : s.failures) failures.push_back({f.at_s, f.worker, f.link, f.duration_s});
-  if (s.architecture == "gossip") {
-    const actors::GossipSetup setup = gossip_setup(s, work);
-    const ActorCount actors = gossip_actors(setup);
-    refuse_oversized(s, actors, core::read_process_limits(), "fewer workers, or a graph of lower degree");
-    platform::add_link_bytes(gossip_traffic(setup), 1, fabric, prepared.link_bytes);
-    return actors::simulate_iterations(
-        s.platform, plan, local, graphs,
-        [&](actors::RunContext& c) { return std::make_unique<actors::GossipExchanger>(c, setup); },
-        actors::gossip_pairs(setup), s.workers, s.sync, trace_workers, slowdown, failures, overlap, actors.actors);
-  }
-  if (s.architecture != "allreduce") {
-    actors::PsSetup setup = ps_setup(s, plan, work);
-    setup.skip = skip;
-    const ActorCount actors = ps_actors(setup);
-    refuse_oversized(s, actors, core::read_process_limits(),
-                     "fuse buckets (scheduler = \"ddp\" or \"fusion\"), fewer servers or larger partitions, "
-                     "per-node aggregation, or fewer workers");
-    platform::add_link_bytes(ps_traffic(setup, s.platform.hosts()), 1, fabric, prepared.link_bytes);
-    return actors::simulate_iterations(
-        s.platform, plan, local, graphs,
-        [&](actors::RunContext& c) { return std::make_unique<actors::PsExchanger>(c, setup); },
-        actors::ps_pairs(setup), s.workers, s.sync, trace_workers, slowdown, failures, overlap, actors.actors);
-  }
-  const bool fuse = s.fidelity == scenario::Fidelity::flow;
-  return actors::simulate_iterations(
-      s.platform, plan, local, graphs,
-      [&](actors::RunContext& c) {
-        return std::make_unique<actors::CollectiveExchanger>(c, prepared.flows, s.workers, s.iterations, fuse,
-                                                             plan.credit_bytes > 0);
-      },
-      prepared.pairs, s.workers, s.sync, trace_workers, slowdown, failures, overlap,
-      allreduce_actors(plan, s.workers).actors);
+  ExchangeInput in{s, plan, work, prepared.flows, prepared.pairs, fabric, prepared.link_bytes, skip};
+  const SimulatedExchange exchange = architecture_named(s.architecture).simulated(in);
+  return actors::simulate_iterations(s.platform, plan, local_work(work), graphs, exchange.make, exchange.pairs,
+                                     s.workers, s.sync, trace_workers, slowdown, failures, overlap,
+                                     exchange.peak_actors);
 }
 
 RunResult run_simulation(const scenario::Scenario& s) {
@@ -328,11 +280,12 @@ RunResult run_simulation(const scenario::Scenario& s) {
   memory::MemoryBreakdown memory = check_memory(s, plan);
   const auto collective = collectives::make_collective(s.collective, platform::link_costs(s.platform), s.nccl);
   const std::vector<scheduling::BucketWork> work = bucket_work(plan);
-  if (s.architecture == "allreduce" && s.fidelity != scenario::Fidelity::analytic)
+  const Architecture& architecture = architecture_named(s.architecture);
+  if (architecture.collective() && s.fidelity != scenario::Fidelity::analytic)
     refuse_oversized_allreduce(s, plan, work, *collective);
   const platform::Fabric fabric(s.platform);
   PreparedPlans prepared;
-  if (s.architecture == "allreduce") prepared = prepare_collectives(s, work, *collective, fabric);
+  if (architecture.collective()) prepared = prepare_collectives(s, work, *collective, fabric);
   else prepared.link_bytes.assign(static_cast<std::size_t>(fabric.link_count()), 0.0);
   const int trace_workers = std::min(s.workers, s.output.trace_workers);
   const Slowdown slowdown = slowdown_of(s.stragglers, s.workers);
@@ -370,7 +323,7 @@ RunResult run_simulation(const scenario::Scenario& s) {
   result.critical_path = std::move(last.critical_path);
   result.exposed_comm_per_bucket_s = std::move(last.exposed_comm_per_bucket_s);
   if (const auto* nccl = dynamic_cast<const collectives::NcclAllreduce*>(collective.get());
-      nccl && s.architecture == "allreduce")
+      nccl && architecture.collective())
     result.nccl_choice_per_bucket = nccl_choices(*nccl, work, {s.workers, s.platform.gpus_per_node});
   result.links = link_uses(prepared.link_bytes, fabric, result.mean_iteration_s);
   result.memory = std::move(memory);

@@ -1,0 +1,76 @@
+#pragma once
+/// Architectures of data-parallel training (survey seed 001, section 4): how the workers' gradients meet. Each
+/// is one file of sim/run/architectures and one line of the registry (architectures/registry.cpp); nothing else
+/// compares architecture names in sim/run.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "sim/actors/collective_exchanger.hpp"
+#include "sim/actors/ps_exchanger.hpp"
+#include "sim/actors/simgrid_run.hpp"
+#include "sim/memory/memory_breakdown.hpp"
+#include "sim/platform/fabric.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/scheduling/iteration_plan.hpp"
+
+namespace dtsim::run {
+
+/// What the flow and message levels run for an architecture: its exchanger, the host pairs its traffic uses
+/// (their routes are built), and the actors it keeps alive at most.
+struct SimulatedExchange {
+  actors::ExchangerFactory make;
+  std::vector<std::pair<int, int>> pairs;
+  std::int64_t peak_actors = 0;
+};
+
+/// What an architecture is given to set up its exchange.
+struct ExchangeInput {
+  const scenario::Scenario& scenario;
+  const scheduling::IterationPlan& plan;
+  const std::vector<scheduling::BucketWork>& work;
+  const actors::BucketFlows& flows;                    ///< collective architectures: each bucket's planned flows
+  const std::vector<std::pair<int, int>>& flow_pairs;  ///< collective architectures: the pairs those flows use
+  const platform::Fabric& fabric;
+  std::vector<double>& link_bytes;                     ///< per directed link: add one iteration's traffic
+  actors::SkipUpload skip;                             ///< LAG's skipped uploads (numerics mode)
+};
+
+/// One architecture.
+class Architecture {
+ public:
+  virtual ~Architecture() = default;
+  /// The architecture in words, with the parameters that shape it (console, report).
+  virtual std::string describe(const scenario::Scenario& s) const = 0;
+  /// Whether its exchanges are the configured collective's plans, planned per bucket and timed in closed form at
+  /// the analytic level (the others run at the simulated levels only).
+  virtual bool collective() const { return false; }
+  /// Its exchange at the simulated levels; adds one iteration's traffic to in.link_bytes where the collective
+  /// plans did not; refuses, before SimGrid starts, a run whose actors would not fit (capacity.hpp).
+  virtual SimulatedExchange simulated(ExchangeInput& in) const = 0;
+  /// Its GPU buffers beyond the scheduler's buckets, added to `item` (where: which GPU is fullest, if not every
+  /// worker).
+  virtual void add_buffers(const scenario::Scenario& /*s*/, const scheduling::IterationPlan& /*plan*/,
+                           memory::MemoryItem& /*item*/, std::string& /*where*/) const {}
+};
+
+/// One registered architecture.
+struct ArchitectureEntry {
+  std::string_view name;                ///< as written in `strategy.architecture`
+  const Architecture& (*architecture)();
+};
+
+/// Every registered architecture, in documentation order.
+std::span<const ArchitectureEntry> architecture_registry();
+/// The architecture named `name` (the loader checked it: another name is a bug).
+const Architecture& architecture_named(std::string_view name);
+
+/// Adds `bytes` of what `words` say to a memory item.
+void add_to(memory::MemoryItem& item, double bytes, const std::string& words);
+/// Bytes of every parameter's gradient on the wire (fp32): the buckets' total.
+double gradient_wire_bytes(const scheduling::IterationPlan& plan);
+
+}  // namespace dtsim::run

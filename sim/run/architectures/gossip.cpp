@@ -1,0 +1,59 @@
+// gossip: no global model; each worker averages with its neighbours on a graph (D-PSGD, Lian et al. 2017) or,
+// asynchronously, pushes to one peer of a directed exponential graph (SGP, Assran et al. 2019).
+#include "sim/run/architecture.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "sim/actors/gossip_exchanger.hpp"
+#include "sim/platform/link_traffic.hpp"
+#include "sim/run/architecture_setup.hpp"
+#include "sim/run/capacity.hpp"
+#include "sim/sync/gossip_graph.hpp"
+
+namespace dtsim::run {
+namespace {
+
+/// SGP: an unbounded staleness (asp) on gossip.
+bool push_sum(const scenario::Scenario& s) { return !s.sync.staleness_bound(); }
+
+class Gossip final : public Architecture {
+ public:
+  std::string describe(const scenario::Scenario& s) const override {
+    return push_sum(s) ? "gossip SGP (push-sum, directed exponential graph)"
+                       : "gossip D-PSGD on a " + s.gossip.topology + " graph";
+  }
+
+  SimulatedExchange simulated(ExchangeInput& in) const override {
+    const scenario::Scenario& s = in.scenario;
+    auto setup = std::make_shared<actors::GossipSetup>(gossip_setup(s, in.work));
+    const ActorCount actors = gossip_actors(*setup);
+    refuse_oversized(s, actors, core::read_process_limits(), "fewer workers, or a graph of lower degree");
+    platform::add_link_bytes(gossip_traffic(*setup), 1, in.fabric, in.link_bytes);
+    return {[setup](actors::RunContext& c) { return std::make_unique<actors::GossipExchanger>(c, *setup); },
+            actors::gossip_pairs(*setup), actors.actors};
+  }
+
+  /// D-PSGD receives every neighbour's model, SGP one peer's.
+  void add_buffers(const scenario::Scenario& s, const scheduling::IterationPlan& plan, memory::MemoryItem& item,
+                   std::string&) const override {
+    const bool sgp = push_sum(s);
+    std::size_t peers = 1;
+    if (!sgp)
+      for (const auto& n : sync::make_gossip_graph(s.gossip.topology, s.workers, s.gossip.degree, s.gossip.seed).neighbours)
+        peers = std::max(peers, n.size());
+    add_to(item, static_cast<double>(peers) * gradient_wire_bytes(plan),
+           fmt::format("{} neighbour model{} received ({})", peers, peers == 1 ? "" : "s", sgp ? "SGP" : "D-PSGD"));
+  }
+};
+
+}  // namespace
+
+const Architecture& gossip_architecture() {
+  static const Gossip architecture;
+  return architecture;
+}
+
+}  // namespace dtsim::run
