@@ -12,6 +12,10 @@
 ///                      opt(x, g_i / n); worker i then pulls x, so its next gradient is n - 1 updates old
 ///   kModelAverage      local_sgd, post_local_sgd: x_i <- opt_i(x_i, g_i), and on an exchanging iteration
 ///                      x_i <- opt_i(mean_j x_j, mean_j g_j), for SGD the model average 1/n sum_j (x_j - lr g_j)
+///   kOverlapAverage    Overlap Local-SGD (Wang, Liang & Joshi, ICASSP 2020; their distoptim/OverlapLocalSGD.py with
+///                      no global momentum): x_i <- opt_i(x_i, g_i); on an exchanging iteration x_i <- x_i -
+///                      pull (x_i - z), then z <- mean_j x_j; z starts at the initial model, so the average a pull
+///                      uses is the one started a period earlier (its all-reduce overlaps the local steps)
 ///   kGossip            D-PSGD (Lian et al. 2017): x_i <- opt_i(sum_j W_ij x_j, g_i) on an exchanging
 ///                      iteration, opt_i(x_i, g_i) otherwise; with compression CHOCO-SGD (Koloskova, Stich & Jaggi,
 ///                      ICML 2019, Algorithm 1): x_i <- opt_i(x_i, g_i); q_i = C(x_i - xh_i); xh_i += q_i (every
@@ -26,13 +30,15 @@
 namespace dtsim::numerics {
 
 /// The update rules above.
-enum class Scheme { kAverageGradients, kStaleGradients, kAsyncPushes, kModelAverage, kGossip, kPushSum };
+enum class Scheme { kAverageGradients, kStaleGradients, kAsyncPushes, kModelAverage, kOverlapAverage, kGossip, kPushSum };
 
 /// A scheme with its parameters; each scheme reads the ones it needs.
 struct SyncConfig {
   Scheme scheme = Scheme::kAverageGradients;                        ///< the update rule
   int staleness = 0;                                                ///< kStaleGradients: steps of delay
   std::function<bool(std::int64_t iteration)> exchanges;           ///< kModelAverage, kGossip: empty = always
+  /// Told each step's mean mini-batch loss before `exchanges` is asked about the step (AdaComm's periods).
+  std::function<void(std::int64_t iteration, double loss)> observe;
   std::vector<double> mixing;                                       ///< kGossip: W, n x n row-major, doubly stochastic
   std::function<int(int worker, std::int64_t iteration)> peer;      ///< kPushSum: where worker sends
   std::function<std::vector<bool>(std::int64_t iteration)> kept;    ///< kAverageGradients: gradients used; empty = all
@@ -40,6 +46,7 @@ struct SyncConfig {
   double lag_threshold = 0.0;    ///< kAverageGradients: LAG's xi; 0 = every worker uploads every step
   int lag_window = 10;           ///< kAverageGradients with LAG: D, the model changes the rule looks back on
   double consensus_step = 1.0;   ///< kGossip with compression: CHOCO-SGD's gamma
+  double pull = 0.2;             ///< kOverlapAverage: alpha, how far the anchor pulls each worker
 };
 
 }  // namespace dtsim::numerics

@@ -31,8 +31,9 @@ Trainer::Trainer(const Model& model, const Dataset& train, const Shards& shards,
                            "rows of channels x height x width features");
   }
   const SyncConfig& sync = config.sync;
-  if (config.compression && sync.scheme == Scheme::kPushSum) {
-    throw core::InputError("compression with push-sum gossip",
+  if (config.compression && (sync.scheme == Scheme::kPushSum || sync.scheme == Scheme::kOverlapAverage)) {
+    throw core::InputError(sync.scheme == Scheme::kPushSum ? "compression with push-sum gossip"
+                                                           : "compression with Overlap Local-SGD",
                            "compression with gradient-exchanging schemes, model averaging or synchronous gossip");
   }
   if (config.compression && sync.scheme == Scheme::kGossip && config.compression->feedback != "none") {
@@ -68,6 +69,7 @@ Trainer::Trainer(const Model& model, const Dataset& train, const Shards& shards,
   if (sync.scheme == Scheme::kStaleGradients) stale_ = model.clone();
   if (sync.scheme == Scheme::kModelAverage && config.compression)
     synced_.assign(model.parameters().begin(), model.parameters().end());
+  if (sync.scheme == Scheme::kOverlapAverage) anchor_.assign(model.parameters().begin(), model.parameters().end());
   if (sync.scheme == Scheme::kGossip && config.compression)
     public_.assign(workers_.size(), std::vector<float>(average_.size(), 0.0f));  // xh_i = 0 (Algorithm 1)
   if (sync.scheme == Scheme::kAsyncPushes) {
@@ -119,6 +121,7 @@ StepReport Trainer::step() {
     copy_into(history_.front(), stale_->parameters());
   }
   report.loss = gradients(stale_.get());
+  if (sync.observe) sync.observe(iteration, report.loss);
   const bool exchanges = !sync.exchanges || sync.exchanges(iteration);
   switch (sync.scheme) {
     case Scheme::kAverageGradients:
@@ -143,6 +146,10 @@ StepReport Trainer::step() {
       for (const auto& w : workers_) copy_into(average_, w->model->parameters());
       exchange(uploads(), {}, report);
       apply_average();
+      break;
+    case Scheme::kOverlapAverage:
+      apply_own_gradients();
+      if (exchanges) overlap_average();
       break;
     case Scheme::kGossip:
       if (config_.compression) {
@@ -249,6 +256,15 @@ void Trainer::async_pushes(StepReport& report) {
     server_optimizer_->step(server_model_->parameters(), average_);
     copy_into(std::as_const(*server_model_).parameters(), w->model->parameters());
   }
+}
+
+void Trainer::overlap_average() {
+  const auto alpha = static_cast<float>(config_.sync.pull);
+  for (const auto& w : workers_) {
+    const std::span<float> x = w->model->parameters();
+    for (std::size_t k = 0; k < x.size(); ++k) x[k] -= alpha * (x[k] - anchor_[k]);
+  }
+  average(models(), anchor_);  // the all-reduce started now; the next exchanging iteration pulls towards it
 }
 
 void Trainer::gossip() {

@@ -9,7 +9,7 @@
 /// since the last average (Qsparse-local-SGD, Basu et al., NeurIPS 2019; Jiang & Agrawal, NeurIPS 2018):
 ///   x_w <- opt_w(x_w, g_w);  x_sync <- x_sync + combine(c_w.compress(x_w - x_sync)) / W;  x_w <- x_sync
 /// with the error-feedback layer as their memory. Synchronous gossip compresses as CHOCO-SGD does
-/// (numerics/sync_config.hpp); push-sum refuses compression, and so does LAG (a skipped upload would leave the
+/// (numerics/sync_config.hpp); push-sum and Overlap Local-SGD refuse compression, and so does LAG (a skipped upload would leave the
 /// error feedback undefined).
 #include <cstdint>
 #include <memory>
@@ -84,6 +84,7 @@ class Trainer {
   std::vector<bool> lazy_uploads();
   void apply_average();
   void async_pushes(StepReport& report);
+  void overlap_average();
   void gossip();
   void push_sum(std::int64_t iteration);
   void choco(StepReport& report);
@@ -100,6 +101,7 @@ class Trainer {
   std::unique_ptr<Optimizer> server_optimizer_;         ///< asp: the server's optimizer
   std::unique_ptr<LazyAggregation> lag_;                ///< LAG: the gradients the server holds
   std::vector<float> synced_;                           ///< compressed model averaging: the last average
+  std::vector<float> anchor_;                           ///< Overlap Local-SGD: the anchor model z
   std::vector<std::vector<float>> public_;              ///< CHOCO-SGD: every worker's public copy xh_i
   mutable std::unique_ptr<Model> mean_;                 ///< model(): the workers' mean
   std::int64_t steps_ = 0;

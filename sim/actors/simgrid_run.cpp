@@ -1,6 +1,7 @@
 #include "sim/actors/simgrid_run.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -35,7 +36,12 @@ struct WorkerState {
   int rank = 0;
   int iteration = 0;            ///< the iteration the compute stream is in
   bool finished = false;        ///< the compute stream has ended (wakes the communication stream to end too)
-  std::vector<double> end_s;                                  ///< FIFO: per task of it, when it ended
+  std::vector<double> end_s;                                  ///< FIFO: per task of it, when it ended (local)
+  /// FIFO, an exchanging iteration's number and its tasks' end times, from its start until the compute stream
+  /// has waited for its data stream: one iteration's, or more where exchanges stay in flight (Overlap Local-SGD).
+  std::deque<std::pair<int, std::vector<double>>> exchanges;
+  int exchanges_done = 0;                                     ///< FIFO: of those, data streams done
+  int exchanges_awaited = 0;                                  ///< FIFO: of those, waited for by the compute stream
   sg4::SemaphorePtr bucket_ready = sg4::Semaphore::create(0);  ///< FIFO: a data task's computation is done
   sg4::SemaphorePtr comm_done = sg4::Semaphore::create(0);     ///< FIFO: the data stream of an iteration done
   std::vector<int> layer_pending;                             ///< priority: buckets of a layer not yet done
@@ -133,7 +139,9 @@ class IterationRun {
       w.iteration = it;
       const bool exchanges = sync_.exchanges(it);
       const GraphWalk& g = exchanges ? *exchanging_ : *local_walk_;
-      w.end_s.assign(g.program->tasks.size(), 0.0);
+      std::vector<double>& end_s =
+          exchanges && !g.data.empty() ? w.exchanges.emplace_back(it, std::vector<double>()).second : w.end_s;
+      end_s.assign(g.program->tasks.size(), 0.0);
       const bool traced = w.rank < trace_workers_;
       const bool spans = traced && w.rank == 0;
       if (spans) {
@@ -145,11 +153,7 @@ class IterationRun {
       for (std::size_t k = 0; k < g.compute.size(); ++k) {
         const auto first = static_cast<std::size_t>(g.compute[k]);
         const taskgraph::Task& t = g.program->tasks[first];
-        if (g.waits_data[first]) {
-          const double wait_start = sg4::Engine::get_clock();
-          w.comm_done->acquire();
-          m.comm_wait_s += sg4::Engine::get_clock() - wait_start;
-        }
+        if (g.waits_data[first]) m.comm_wait_s += wait_for_exchanges(w, sync_.exchanges_in_flight());
         // A worker without trace events runs the tasks that nothing separates (same kind, no data task released
         // or awaited between them) as one phase: the same work at the same speeds, one wait instead of one per
         // layer.
@@ -165,8 +169,8 @@ class IterationRun {
         const double start = sg4::Engine::get_clock();
         const double took = phase(w, traced ? t.name : std::string(), t.category.c_str(), work_s);
         (t.category == "forward" ? m.forward_s : t.category == "backward" ? m.backward_s : m.update_s) += took;
-        w.end_s[last] = sg4::Engine::get_clock();
-        if (spans) graphs_.last_spans[first] = {start, w.end_s[last]};
+        end_s[last] = sg4::Engine::get_clock();
+        if (spans) graphs_.last_spans[first] = {start, end_s[last]};
         for (int r = 0; r < g.releases[last]; ++r) w.bucket_ready->release();
       }
       if (exchanges && g.data.empty()) exchanger_.finish_iteration(w.rank, it);
@@ -174,9 +178,30 @@ class IterationRun {
       m.dropped = exchanges && exchanger_.dropped(w.rank, it);
       m.skipped = exchanges && exchanger_.skipped(w.rank, it);
       timeline_.marks[static_cast<std::size_t>(w.rank)].push_back(m);
+      forget_awaited(w);
+    }
+    // Exchanges left in flight belong to the last iteration.
+    if (w.exchanges.size() > static_cast<std::size_t>(w.exchanges_awaited)) {
+      run::IterationMarks& last = timeline_.marks[static_cast<std::size_t>(w.rank)].back();
+      last.comm_wait_s += wait_for_exchanges(w, 0);
+      last.end_s = sg4::Engine::get_clock();
+      forget_awaited(w);
     }
     w.finished = true;
     w.bucket_ready->release();
+  }
+
+  /// Waits until at most `may_stay` of the worker's exchanges are in flight; returns the time waited.
+  double wait_for_exchanges(WorkerState& w, int may_stay) {
+    const double wait_start = sg4::Engine::get_clock();
+    for (; static_cast<int>(w.exchanges.size()) - w.exchanges_awaited > may_stay; ++w.exchanges_awaited)
+      w.comm_done->acquire();
+    return sg4::Engine::get_clock() - wait_start;
+  }
+
+  /// Drops the exchanges the compute stream has waited for (their data streams are done).
+  void forget_awaited(WorkerState& w) {
+    for (; w.exchanges_awaited > 0; --w.exchanges_awaited, --w.exchanges_done) w.exchanges.pop_front();
   }
 
   /// The data stream of each exchanging iteration: every task once its computations are released and its
@@ -189,26 +214,30 @@ class IterationRun {
           w.bucket_ready->acquire();
           if (w.finished) return;
         }
+        // The oldest exchange not done: with exchanges in flight, maybe an iteration before the compute stream's.
+        DTSIM_CHECK(w.exchanges.size() > static_cast<std::size_t>(w.exchanges_done), "a data task has its iteration");
+        auto& [it, end_s] = w.exchanges[static_cast<std::size_t>(w.exchanges_done)];
         const taskgraph::Task& t = exchanging_->program->tasks[i];
         double not_before = 0;
         for (const taskgraph::Dep& d : t.deps)
-          not_before = std::max(not_before, w.end_s[static_cast<std::size_t>(d.task)] + d.lag_s);
+          not_before = std::max(not_before, end_s[static_cast<std::size_t>(d.task)] + d.lag_s);
         if (not_before > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(not_before);
         const double start = sg4::Engine::get_clock();
         if (t.op == taskgraph::Op::compute) {
           lane_phase(w.rank, t.category.c_str(), t.name, t.duration_s);
         } else {
           exchanging(w, +1);
-          exchanger_.exchange(w.rank, w.iteration, static_cast<std::size_t>(t.item));
+          exchanger_.exchange(w.rank, it, static_cast<std::size_t>(t.item));
           exchanging(w, -1);
           if (w.rank < trace_workers_)
             timeline_.events.push_back({w.rank, "comm", t.name, "comm", start, sg4::Engine::get_clock(),
                                         local_[static_cast<std::size_t>(t.item)].payload_bytes});
         }
-        w.end_s[i] = sg4::Engine::get_clock();
-        if (w.rank == 0 && w.rank < trace_workers_) graphs_.last_spans[i] = {start, w.end_s[i]};
+        end_s[i] = sg4::Engine::get_clock();
+        if (w.rank == 0 && w.rank < trace_workers_) graphs_.last_spans[i] = {start, end_s[i]};
       }
-      exchanger_.finish_iteration(w.rank, w.iteration);
+      exchanger_.finish_iteration(w.rank, w.exchanges[static_cast<std::size_t>(w.exchanges_done)].first);
+      ++w.exchanges_done;
       w.comm_done->release();
     }
   }

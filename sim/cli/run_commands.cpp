@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -87,14 +88,15 @@ int list_command(const std::string& what) {
   } else if (what == "sync") {
     // The survey's Table 5 as dtsim enforces it: which scheme runs on which architecture.
     std::printf("%-12s", "");
-    for (const std::string& scheme : sync::sync_names()) std::printf(" %-15s", scheme.c_str());
+    const auto width = [](const std::string& scheme) { return std::max(15, static_cast<int>(scheme.size())); };
+    for (const std::string& scheme : sync::sync_names()) std::printf(" %-*s", width(scheme), scheme.c_str());
     std::printf("\n");
     for (const std::string& architecture : sync::architecture_names()) {
       std::printf("%-12s", architecture.c_str());
       for (const std::string& scheme : sync::sync_names()) {
         sync::SyncPolicy policy;
         policy.scheme = scheme;
-        std::printf(" %-15s", sync::incompatibility(policy, architecture).empty() ? "yes" : "-");
+        std::printf(" %-*s", width(scheme), sync::incompatibility(policy, architecture).empty() ? "yes" : "-");
       }
       std::printf("\n");
     }

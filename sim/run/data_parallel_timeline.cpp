@@ -41,6 +41,7 @@ Timeline data_parallel_timeline(const taskgraph::TaskGraph& exchanging, const ta
                                 const std::vector<BucketCost>& costs, int workers, int iterations, int trace_workers,
                                 const sync::SyncPolicy& sync, const Slowdown& slowdown, const CommOverlap& overlap,
                                 LastIterationGraph* last) {
+  DTSIM_CHECK(sync.exchanges_in_flight() == 0, "the loader keeps exchanges in flight off the analytic level");
   Timeline timeline;
   const auto W = static_cast<std::size_t>(workers);
   timeline.marks.assign(W, {});

@@ -1,6 +1,7 @@
 #include "sim/run/numerics_sync.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <numeric>
 
 #include "compressors/rng.hpp"
@@ -45,6 +46,14 @@ numerics::SyncConfig numerics_sync(const scenario::Scenario& s, std::uint64_t se
   const sync::SyncPolicy& policy = s.sync;
   numerics::SyncConfig c;
   c.exchanges = [policy](std::int64_t iteration) { return policy.exchanges(static_cast<int>(iteration)); };
+  if (const sync::LossRule rule = policy.rules().loss_rule(policy)) {
+    // AdaComm: the rule hears each step's loss, then says whether the step exchanges.
+    auto decided = std::make_shared<std::vector<bool>>();
+    c.observe = [rule, decided](std::int64_t iteration, double loss) {
+      decided->push_back(rule(static_cast<int>(iteration), loss));
+    };
+    c.exchanges = [decided](std::int64_t iteration) { return decided->at(static_cast<std::size_t>(iteration)); };
+  }
   c.lag_threshold = policy.lag_threshold;
   c.lag_window = policy.lag_window;
   const sync::Meeting meeting = policy.rules().meeting();
@@ -65,8 +74,9 @@ numerics::SyncConfig numerics_sync(const scenario::Scenario& s, std::uint64_t se
     }
     return c;
   }
-  if (meeting == sync::Meeting::kModels) {
-    c.scheme = Scheme::kModelAverage;
+  if (meeting == sync::Meeting::kModels || meeting == sync::Meeting::kOverlapModels) {
+    c.scheme = meeting == sync::Meeting::kModels ? Scheme::kModelAverage : Scheme::kOverlapAverage;
+    c.pull = meeting == sync::Meeting::kOverlapModels ? policy.parameter("alpha") : c.pull;
     return c;
   }
   const bool server = s.architecture == "ps" || s.architecture == "byteps";

@@ -31,6 +31,7 @@
 #include "sim/run/memory_check.hpp"
 #include "sim/parallel/data_parallel.hpp"
 #include "sim/scheduling/scheduler.hpp"
+#include "sim/sync/scheme.hpp"
 
 namespace dtsim::run {
 namespace {
@@ -268,11 +269,10 @@ Timeline simulate(const scenario::Scenario& s, const scheduling::IterationPlan& 
                                      exchange.peak_actors);
 }
 
-RunResult run_simulation(const scenario::Scenario& s) {
-  if (scenario::uses_layout(s)) return run_layout(s);
-  // Numerics mode trains first: its decisions (LAG's skipped uploads) shape the time line.
-  std::optional<numerics::TrainingRun> training;
-  if (s.numerics.enabled) training = train_numerics(s);
+namespace {
+
+/// The time line of `s`, after numerics mode's `training` when there is one.
+RunResult simulate_time_line(const scenario::Scenario& s, const std::optional<numerics::TrainingRun>& training) {
   std::string compression_note;
   const std::vector<float> real_gradient =
       s.compression.gradient == "numerics" ? numerics_gradient(s) : std::vector<float>{};
@@ -330,6 +330,21 @@ RunResult run_simulation(const scenario::Scenario& s) {
   set_utilisation(s, result);
   if (training) attach_training(s, *training, result);
   return result;
+}
+
+}  // namespace
+
+RunResult run_simulation(const scenario::Scenario& s) {
+  if (scenario::uses_layout(s)) return run_layout(s);
+  // Numerics mode trains first: its decisions (LAG's skipped uploads, AdaComm's periods) shape the time line.
+  std::optional<numerics::TrainingRun> training;
+  if (s.numerics.enabled) training = train_numerics(s);
+  if (!training || !s.sync.rules().loss_rule(s.sync)) return simulate_time_line(s, training);
+  std::vector<double> losses;
+  for (const numerics::StepReport& step : training->steps) losses.push_back(step.loss);
+  scenario::Scenario decided = s;
+  decided.sync.decided = std::make_shared<const std::vector<bool>>(sync::decided_exchanges(s.sync, losses));
+  return simulate_time_line(decided, training);
 }
 
 }  // namespace dtsim::run

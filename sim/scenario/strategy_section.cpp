@@ -205,6 +205,14 @@ StrategyWhere load_strategy(Section& strategy, Scenario& s) {
                            "use fidelity = \"message\" with scheduler = \"priority\"");
   load_scheduler_options(strategy, s.scheduler, s.scheduler_options);
   load_sync_options(strategy, s.sync, s.workers);
+  if (s.sync.exchanges_in_flight() > 0 && (s.fidelity == Fidelity::analytic || s.scheduler == "priority"))
+    throw core::InputError(s.fidelity == Fidelity::analytic ? where.fidelity : strategy.where_key("scheduler"),
+                           "sync = \"" + s.sync.scheme + "\" leaves an exchange running into the next iterations, " +
+                               (s.fidelity == Fidelity::analytic
+                                    ? "and the analytic level schedules one iteration's graph at a time"
+                                    : "and scheduler 'priority' waits for each layer's exchange before its forward"),
+                           s.fidelity == Fidelity::analytic ? "use fidelity = \"flow\" (or \"message\")"
+                                                            : "use any other scheduler: each iteration's exchanges in order (FIFO)");
   if (auto t = strategy.table("lag")) {
     allow_keys(*t, "strategy.lag");
     s.sync.lag_threshold = t->number("threshold", 1e-12, 1e12);
@@ -247,6 +255,12 @@ StrategyWhere load_strategy(Section& strategy, Scenario& s) {
 }
 
 void check_strategy(const Scenario& s, const StrategyWhere& where) {
+  if (s.sync.rules().loss_rule(s.sync) && !s.numerics.enabled)
+    throw core::InputError(where.sync,
+                           "sync = \"" + s.sync.scheme + "\" decides its periods from the training loss, which "
+                           "timing mode does not have",
+                           "add [numerics] (its periods then shape the simulated time line), or use sync = "
+                           "\"local_sgd\"");
   if (s.sync.lag_threshold > 0 && !s.compression.compressor.empty())
     throw core::InputError(where.architecture, "LAG compares a worker's exact gradient with the one the server "
                                                "holds, which compression leaves undefined",
@@ -265,6 +279,11 @@ void check_strategy(const Scenario& s, const StrategyWhere& where) {
     throw core::InputError(where.architecture, "[strategy.ps] pull = \"compressed\" without a compressor",
                            "add [compression] or use pull = \"dense\"");
   if (!s.numerics.enabled || s.compression.compressor.empty()) return;
+  if (s.sync.rules().meeting() == sync::Meeting::kOverlapModels)
+    throw core::InputError(where.sync,
+                           "numerics mode runs Overlap Local-SGD on dense models; compressing its anchor average "
+                           "is not implemented",
+                           "remove [compression], or use sync = \"local_sgd\" (compressed model averaging)");
   const bool asynchronous = !s.sync.staleness_bound();
   if (s.architecture == "gossip" && asynchronous)
     throw core::InputError(where.sync,

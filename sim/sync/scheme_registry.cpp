@@ -11,6 +11,8 @@ const Scheme& ssp_scheme();
 const Scheme& asp_scheme();
 const Scheme& local_sgd_scheme();
 const Scheme& post_local_sgd_scheme();
+const Scheme& overlap_local_sgd_scheme();
+const Scheme& adacomm_scheme();
 
 namespace {
 
@@ -20,6 +22,8 @@ constexpr SchemeEntry kSchemes[] = {
     {"asp", &asp_scheme},
     {"local_sgd", &local_sgd_scheme},
     {"post_local_sgd", &post_local_sgd_scheme},
+    {"overlap_local_sgd", &overlap_local_sgd_scheme},
+    {"adacomm", &adacomm_scheme},
 };
 
 }  // namespace

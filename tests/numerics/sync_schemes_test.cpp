@@ -46,6 +46,40 @@ TEST(SyncSchemes, LocalSgdDriftsBetweenAveragesAndAgreesAfterThem) {
   EXPECT_NE(parameters(trainer), trained(task, config(std::nullopt, "sgd", 0.1), 8));
 }
 
+TEST(SyncSchemes, OverlapLocalSgdPullsEachWorkerTowardsTheAnchorByAlpha) {
+  // The first period's anchor is the initial model x0: after the pull x_i' = x_i - a (x_i - x0), so the spread
+  // around the mean shrinks by (1 - a)^2 and the mean moves to (1 - a) mean + a x0. Local SGD without an
+  // average (exchanges never) gives the x_i.
+  const Task task = small_task();
+  const auto x0 = task.model->parameters();
+  TrainerConfig alone = with(config(std::nullopt, "sgd", 0.1), Scheme::kModelAverage);
+  alone.sync.exchanges = [](std::int64_t) { return false; };
+  Trainer local(*task.model, task.train, task.shards, alone);
+  for (const double a : {0.2, 0.5}) {
+    TrainerConfig c = with(config(std::nullopt, "sgd", 0.1), Scheme::kOverlapAverage);
+    c.sync.exchanges = [](std::int64_t it) { return (it + 1) % 4 == 0; };
+    c.sync.pull = a;
+    Trainer overlap(*task.model, task.train, task.shards, c);
+    for (int s = 1; s <= 4; ++s) {
+      overlap.step();
+      if (a == 0.2) local.step();
+      if (s < 4 && a == 0.2) {
+        EXPECT_EQ(parameters(overlap), parameters(local)) << s;  // local steps only
+      }
+    }
+    EXPECT_NEAR(overlap.consensus_distance(), (1 - a) * (1 - a) * local.consensus_distance(),
+                1e-5 * local.consensus_distance());
+    const std::vector<float> mean = parameters(local), pulled = parameters(overlap);
+    for (std::size_t k = 0; k < mean.size(); ++k) EXPECT_NEAR(pulled[k], (1 - a) * mean[k] + a * x0[k], 1e-6) << k;
+  }
+}
+
+TEST(SyncSchemes, OverlapLocalSgdRefusesCompression) {
+  const Task task = small_task();
+  TrainerConfig c = with(config(compression("topk", {{"ratio", 0.1}}, "residual"), "sgd", 0.1), Scheme::kOverlapAverage);
+  EXPECT_THROW(Trainer(*task.model, task.train, task.shards, c), core::InputError);
+}
+
 TEST(SyncSchemes, StalenessZeroIsBspAndStalenessChangesTheTrajectory) {
   const Task task = small_task();
   const TrainerConfig bsp = config(compression("topk", {{"ratio", 0.1}}, "residual"), "momentum", 0.05);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -11,7 +12,9 @@
 #include "sim/run/numerics_sync.hpp"
 #include "sim/run/stragglers.hpp"
 #include "sim/scenario/load.hpp"
+#include "sim/run/run_simulation.hpp"
 #include "sim/sync/gossip_graph.hpp"
+#include "sim/sync/scheme.hpp"
 
 namespace dtsim::run {
 namespace {
@@ -98,6 +101,50 @@ TEST(NumericsSync, PostLocalSgdIsBspUntilTheSwitch) {
   EXPECT_TRUE(same(bsp, post(60)));
   EXPECT_EQ(switched[1].loss, bsp[1].loss);  // step 20: still bsp
   EXPECT_FALSE(same(bsp, switched));
+}
+
+TEST(NumericsSync, OverlapLocalSgdTrainsAndDiffersFromLocalSgd) {
+  const auto overlap = [](double alpha) {
+    return curve(scenario_with("[strategy]\nsync = \"overlap_local_sgd\"\n[strategy.overlap_local_sgd]\nperiod = 4\n"
+                               "alpha = " + std::to_string(alpha) + "\n"));
+  };
+  const auto local = curve(scenario_with("[strategy]\nsync = \"local_sgd\"\n[strategy.local_sgd]\nperiod = 4\n"));
+  const auto pulled = overlap(0.5);
+  EXPECT_FALSE(same(local, pulled));
+  EXPECT_LT(pulled.back().loss, pulled.front().loss - 0.2);
+  EXPECT_GT(pulled.back().consensus_distance, 0.0);         // step 60 pulls, it does not average
+  EXPECT_GT(overlap(0.1).back().consensus_distance, pulled.back().consensus_distance);
+}
+
+TEST(NumericsSync, AdaCommPeriodsFollowTheLossAndTheTimeLineTakesThem) {
+  scenario::Scenario s = scenario_with("[strategy]\nsync = \"adacomm\"\n[strategy.adacomm]\nperiod = 8\ninterval = 10\n");
+  s.iterations = 60;  // the time line covers every training step
+  const numerics::TrainingRun run = train_numerics(s);
+  std::vector<double> losses;
+  for (const numerics::StepReport& step : run.steps) losses.push_back(step.loss);
+  const std::vector<bool> decided = sync::decided_exchanges(s.sync, losses);
+  ASSERT_EQ(decided.size(), 60u);
+  // The rule replayed by hand: a period starts after each exchange; from iteration 10 on, at the first period
+  // start of each 10-iteration interval, tau = ceil(sqrt(F / F0) 8).
+  int period = 8, next_update = 10, end = 7;
+  std::vector<int> periods{8};
+  for (int i = 0; i < 60; ++i) {
+    if (i > 0 && i == end + 1) {
+      if (i >= next_update) {
+        period = static_cast<int>(std::ceil(std::sqrt(losses[static_cast<std::size_t>(i)] / losses[0]) * 8));
+        next_update = i + 10;
+        periods.push_back(period);
+      }
+      end = i + period - 1;
+    }
+    EXPECT_EQ(decided[static_cast<std::size_t>(i)], i == end) << i;
+  }
+  EXPECT_LT(periods.back(), periods.front());  // the loss fell: more frequent averaging
+  // Numerics averaged exactly at the decided iterations; the time line exchanged at the same ones.
+  for (std::size_t i = 0; i < 60; ++i) EXPECT_EQ(run.steps[i].tensors.empty(), !decided[i]) << i;
+  const RunResult timed = run_simulation(s);
+  for (std::size_t i = 0; i < 60; ++i)
+    EXPECT_EQ(timed.iterations[i].per_worker[0].exposed_comm_s > 0, static_cast<bool>(decided[i])) << i;
 }
 
 TEST(NumericsSync, BackupWorkersDropTheSlowestAndChangeTheCurve) {

@@ -177,6 +177,61 @@ TEST(LocalSgd, CommunicatesExactlyEveryPeriod) {
   }
 }
 
+/// The compute of one iteration up to the end of backward (forward + backward) and its update.
+std::pair<double, double> ready_and_update_s(const scenario::Scenario& s) {
+  double ready = 0, update = 0;
+  for (const auto& l : make_iteration_plan(s).layers) {
+    ready += l.forward_s + l.backward_s;
+    update += l.update_s;
+  }
+  return {ready, update};
+}
+
+TEST(OverlapLocalSgd, TheAverageRunsDuringTheNextPeriodAndOnlyTheNextSyncPointWaitsForIt) {
+  for (const auto& [fidelity, architecture] : {std::pair{Fidelity::message, "allreduce"},
+                                               std::pair{Fidelity::flow, "allreduce"}, std::pair{Fidelity::flow, "ps"}}) {
+    SCOPED_TRACE(architecture);
+    // Compute-bound: the exchange X (one bucket at the end of backward R) fits in the next period's local steps,
+    // so every iteration computes only, but the last, whose update U runs while its average ends: R + X.
+    auto bsp = testing::synthetic(4, {1 << 22}, {2e-2}, {4e-2}, "none", fidelity);
+    bsp.platform = testing::star(5, kBandwidth, kLatency);
+    bsp.architecture = architecture;
+    bsp.ps.summation_Bps.reset();
+    bsp.iterations = 8;
+    auto overlap = bsp;
+    overlap.sync.scheme = "overlap_local_sgd";
+    overlap.sync.period = 4;
+    auto local = overlap;
+    local.sync.scheme = "local_sgd";
+    const double C = compute_s(bsp);
+    const double U = ready_and_update_s(bsp).second;
+    const RunResult b = testing::run_in_child(bsp), o = testing::run_in_child(overlap), l = testing::run_in_child(local);
+    const double X = b.iterations[0].time_s - C;
+    ASSERT_GT(X, 0.1 * C);
+    ASSERT_LT(X, 3 * C);
+    for (std::size_t it = 0; it < 8; ++it) {
+      EXPECT_NEAR(o.iterations[it].time_s, it == 7 ? C - U + X : C, 1e-9) << it;
+      EXPECT_NEAR(l.iterations[it].time_s, it % 4 == 3 ? C + X : C, 1e-9) << it;
+    }
+    EXPECT_EQ(o.traffic[0].bytes_sent, l.traffic[0].bytes_sent);
+    // Communication-bound (X > 4 C): exchange 7 queues behind exchange 3, which ends at 3 C + R + X and which
+    // iteration 7 waits for before its update; the run ends with exchange 7: 3 C + R + 2 X.
+    auto slow = one_bucket(4, 1);
+    slow.fidelity = fidelity;
+    slow.architecture = architecture;
+    slow.ps.summation_Bps.reset();
+    slow.iterations = 8;
+    auto bsp_slow = slow;
+    slow.sync.scheme = "overlap_local_sgd";
+    slow.sync.period = 4;
+    const double R = ready_and_update_s(slow).first;
+    const double Xs = testing::run_in_child(bsp_slow).iterations[0].time_s - compute_s(slow);
+    ASSERT_GT(Xs, 4 * compute_s(slow));
+    const RunResult r = testing::run_in_child(slow);
+    EXPECT_NEAR(r.iterations.back().end_s, 3 * compute_s(slow) + R + 2 * Xs, 1e-9);
+  }
+}
+
 scenario::Scenario gossip(int workers, const std::string& topology) {
   auto s = one_bucket(workers, 0);
   s.sync.scheme = "bsp";

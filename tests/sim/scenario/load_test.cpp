@@ -9,6 +9,7 @@
 #include "compressors/registry.hpp"
 #include "sim/core/error.hpp"
 #include "sim/platform/fabric.hpp"
+#include "sim/scenario/keys.hpp"
 
 namespace dtsim::scenario {
 namespace {
@@ -44,7 +45,8 @@ TEST(BadScenarios, EachFileFailsWithItsExactMessage) {
       // A list that grows with every registered variant is written as its placeholder.
       const std::pair<std::string, std::string> lists[] = {
           {"{known_compressors}", compressors::known_compressors()},
-          {"{sparse_compressors}", core::join_names(compressors::sparse_compressors())}};
+          {"{sparse_compressors}", core::join_names(compressors::sparse_compressors())},
+          {"{strategy_keys}", core::join_names(keys_of("strategy"))}};
       for (const auto& [placeholder, names] : lists)
         if (const std::size_t at = expected.find(placeholder); at != std::string::npos)
           expected.replace(at, placeholder.size(), names);

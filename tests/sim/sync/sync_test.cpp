@@ -2,12 +2,15 @@
 // matrices, parameter-server partitions and the push ledger.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <memory>
 #include <numeric>
 
 #include "sim/core/error.hpp"
 #include "sim/sync/gossip_graph.hpp"
 #include "sim/sync/ps_partitions.hpp"
 #include "sim/sync/push_ledger.hpp"
+#include "sim/sync/scheme.hpp"
 #include "sim/sync/sync_policy.hpp"
 
 namespace dtsim::sync {
@@ -61,6 +64,83 @@ TEST(SyncPolicy, TableFiveOfTheSurvey) {
   EXPECT_EQ(incompatibility(policy("bsp", 0, 1), "ps"), "");
   EXPECT_NE(incompatibility(policy("bsp", 0, 1), "allreduce"), "");
   EXPECT_NE(incompatibility(policy("ssp", 1, 1), "ps"), "");
+}
+
+TEST(SchemeRegistry, EverySchemeAnswersConsistently) {
+  for (const SchemeEntry& e : scheme_registry()) {
+    SCOPED_TRACE(std::string(e.name));
+    SyncPolicy p = policy(std::string(e.name));
+    for (const SchemeOption& o : e.scheme().options()) {
+      if (o.field) p.*o.field = o.default_text == "required" ? 2 : std::stoi(o.default_text);
+      else if (o.default_text == "required") p.parameters[o.key] = 2;
+      else EXPECT_EQ(p.parameter(o.key), std::stod(o.default_text)) << o.key;  // the documented default
+      EXPECT_TRUE(o.type == "integer" || o.type == "number") << o.key;
+      EXPECT_EQ(o.default_text == "required", !o.needed.empty() && !o.placeholder.empty()) << o.key;
+      EXPECT_LE(o.min, o.max) << o.key;
+    }
+    EXPECT_EQ(&p.rules(), &e.scheme());
+    EXPECT_EQ(describe(p).rfind(std::string(e.name), 0), 0u) << describe(p);
+    EXPECT_FALSE(e.scheme().check(p, 8).has_value());
+    const int in_flight = p.exchanges_in_flight();
+    EXPECT_TRUE(in_flight == 0 || in_flight == 1);
+    for (int n : {1, 5, 17}) {
+      const int whole = e.scheme().whole_iterations(p, n);
+      EXPECT_GE(whole, n);
+      if (e.scheme().repeating_period(p) && !e.scheme().loss_rule(p)) {
+        EXPECT_TRUE(p.exchanges(whole - 1)) << n;
+      }
+    }
+    std::vector<std::string> names = sync_names();
+    EXPECT_EQ(std::count(names.begin(), names.end(), std::string(e.name)), 1);
+  }
+  EXPECT_EQ(sync_names().front(), "bsp");  // the default scheme
+}
+
+TEST(OverlapLocalSgd, AveragesEveryPeriodAndLeavesOneAverageInFlight) {
+  SyncPolicy p = policy("overlap_local_sgd");
+  p.period = 3;
+  std::vector<int> exchanging;
+  for (int it = 0; it < 9; ++it)
+    if (p.exchanges(it)) exchanging.push_back(it);
+  EXPECT_EQ(exchanging, (std::vector<int>{2, 5, 8}));
+  EXPECT_EQ(p.exchanges_in_flight(), 1);
+  EXPECT_EQ(policy("local_sgd").exchanges_in_flight(), 0);
+  EXPECT_EQ(p.staleness_bound(), 0);
+  for (const char* arch : {"allreduce", "ps", "byteps"}) EXPECT_EQ(incompatibility(p, arch), "") << arch;
+  EXPECT_NE(incompatibility(p, "gossip"), "");
+  for (const double alpha : {0.0, 1.0}) {
+    p.parameters["alpha"] = alpha;
+    ASSERT_TRUE(p.rules().check(p, 8).has_value());
+    EXPECT_EQ(p.rules().check(p, 8)->key, "alpha");
+  }
+  p.parameters["alpha"] = 0.6;
+  EXPECT_EQ(describe(p), "overlap_local_sgd (period 3, alpha 0.6)");
+}
+
+TEST(AdaComm, PeriodIsTheCeilingOfTheSquareRootOfTheLossRatioTimesTheFirst) {
+  // tau_0 = 8, intervals of 10 iterations; the loss drops to a quarter after iteration 7. The period start at
+  // 8 is inside the first interval (tau stays 8); the one at 16 starts the next: tau = ceil(sqrt(1/4) 8) = 4.
+  SyncPolicy p = policy("adacomm");
+  p.period = 8;
+  p.parameters["interval"] = 10;
+  std::vector<double> losses(40, 0.25);
+  std::fill(losses.begin(), losses.begin() + 8, 1.0);
+  const std::vector<bool> decided = decided_exchanges(p, losses);
+  std::vector<int> exchanging;
+  for (int it = 0; it < 40; ++it)
+    if (decided[static_cast<std::size_t>(it)]) exchanging.push_back(it);
+  EXPECT_EQ(exchanging, (std::vector<int>{7, 15, 19, 23, 27, 31, 35, 39}));
+  // A loss above the first lengthens the period: sqrt(4) 8 = 16.
+  std::vector<double> rising(40, 4.0);
+  rising[0] = 1.0;
+  const std::vector<bool> longer = decided_exchanges(p, rising);
+  EXPECT_TRUE(longer[7] && longer[31] && !longer[23]);
+  // The time line takes the decisions, and past their end repeats the last period.
+  p.decided = std::make_shared<const std::vector<bool>>(decided);
+  for (int it = 0; it < 40; ++it) EXPECT_EQ(p.exchanges(it), static_cast<bool>(decided[static_cast<std::size_t>(it)]));
+  EXPECT_TRUE(p.exchanges(43) && p.exchanges(47) && !p.exchanges(44));
+  EXPECT_EQ(p.rules().repeating_period(p), 4);
+  EXPECT_TRUE(decided_exchanges(policy("local_sgd"), losses).empty());  // a fixed rule reads no loss
 }
 
 TEST(GossipGraph, FamiliesHaveTheirDegrees) {
