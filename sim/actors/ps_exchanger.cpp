@@ -246,6 +246,7 @@ void PsExchanger::push_and_pull(int participant, int iteration, const Piece& pie
   // LAG: a skipped upload sends nothing; the server counts the participant's last gradient, already in its sum.
   const bool skipped = setup_.skip && setup_.skip(participant, iteration);
   if (!skipped) {
+    piece_changed_[static_cast<std::size_t>(piece.id)].wait([&] { return ledger_.may_push(piece.id, participant); });
     acquire_credit(participant, layer, piece.push_bytes);
     // A colocated server on the worker's own host takes the push from memory.
     if (worker != server && !try_sendto(worker, server, piece.push_bytes)) context_.take_out(root, lost_connection(root));

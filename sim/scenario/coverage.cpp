@@ -20,8 +20,10 @@ constexpr CoverageRow kRows[] = {
     {"synchronisation", "Backup workers", "Chen et al., arXiv 2016 (Revisiting distributed synchronous SGD)", kYes,
      "strategy.backup_workers", "", "tests/sim/sync/sync_test.cpp PushLedger.BackupWorkersCloseTheRoundEarlyAndDropTheLast",
      "bsp on ps or byteps"},
-    {"synchronisation", "R2SP (round-robin synchronous parallel)", "Chen et al., INFOCOM 2019", kMissing, "", "", "",
-     "workers' pushes staggered in a fixed round-robin order to spread the server load"},
+    {"synchronisation", "R2SP (round-robin synchronous parallel)", "Chen et al., INFOCOM 2019", kYes, "strategy.sync",
+     "r2sp",
+     "tests/sim/run/sync_run_test.cpp R2sp.EachWorkersCycleIsItsComputePushAndPullOrTheServersPushesWhicheverIsLonger",
+     "on ps or byteps; the paper's batch-size tuning for heterogeneous workers is not modelled"},
     {"synchronisation", "ASP-SGD / Downpour SGD", "Recht et al., NeurIPS 2011; Dean et al., NeurIPS 2012", kYes,
      "strategy.sync", "asp", "tests/sim/sync/sync_test.cpp PushLedger.AspNeverWaitsAndRetiredWorkersReleaseSsp",
      "on ps (refused on allreduce, as the survey says)"},
@@ -56,7 +58,8 @@ constexpr CoverageRow kRows[] = {
      "compression.error_feedback", "clag", "tests/compressors/shifted_test.cpp ThreePc.ClagSkipsWhenTheEstimateIsCloserThanZetaTimesTheGradientChange",
      "EF21 with LAG's skip rule; zeta in compression.error_feedback_options"},
     {"synchronisation", "FedAvg with client sampling", "McMahan et al., AISTATS 2017", kMissing, "", "", "",
-     "a random subset of workers per round, each training whole epochs over its shard"},
+     "a random subset of workers per round, each training whole epochs over its shard: the time line needs "
+     "collectives over a different subset of hosts each round, and numerics mode workers that sit a round out"},
     {"synchronisation", "CMFL (relevance-filtered uploads)", "Wang, Wang & Li, ICDCS 2019", kMissing, "", "", "",
      "uploads only when the local update agrees in sign with the last global update"},
 

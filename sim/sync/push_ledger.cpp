@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/core/error.hpp"
+#include "sim/sync/scheme.hpp"
 
 namespace dtsim::sync {
 
@@ -53,6 +54,17 @@ bool PushLedger::may_pull(int partition, int participant, int tag) const {
   if (!bound) return true;
   const int slowest_pushed = slowest(partition);
   return slowest_pushed < 0 || slowest_pushed >= tag + 1 - *bound;
+}
+
+bool PushLedger::may_push(int partition, int participant) const {
+  if (!policy_.rules().pushes_in_turn()) return true;
+  const auto& pushed = pushed_[static_cast<std::size_t>(partition)];
+  int before = participant;
+  do before = (before + participants_ - 1) % participants_;
+  while (before != participant && retired_[static_cast<std::size_t>(before)]);
+  if (before == participant) return true;  // the only one left
+  const int mine = pushed[static_cast<std::size_t>(participant)];
+  return pushed[static_cast<std::size_t>(before)] >= (before < participant ? mine + 1 : mine);
 }
 
 int PushLedger::staleness(int partition, int iteration) const {

@@ -20,6 +20,10 @@ class PushLedger {
   /// Records a push of `partition` by `participant`, tagged `tag` (synchronous: model version; ssp/asp: its
   /// iteration). Returns false when the push is dropped.
   bool apply(int partition, int participant, int tag);
+  /// True when `participant` may push `partition` now: always, but with pushes in turn (R2SP), where it waits
+  /// for the participant before it (skipping retired ones) to have pushed as often, counting one more for
+  /// those after it in the ring.
+  bool may_push(int partition, int participant) const;
   /// True when `participant` may pull `partition` for the push it tagged `tag`.
   bool may_pull(int partition, int participant, int tag) const;
   /// Iterations the model a participant reads for `partition` after its push of iteration `iteration`

@@ -70,6 +70,8 @@ class Scheme {
   /// Whether every worker's push meets in every round (bsp), so a server may close a round early (backup
   /// workers) or reuse a worker's last upload (LAG).
   virtual bool waits_for_every_push() const { return false; }
+  /// Whether the server takes the workers' pushes of a partition in a fixed round-robin order (R2SP).
+  virtual bool pushes_in_turn() const { return false; }
   /// How numerics mode meets the workers' updates.
   virtual Meeting meeting() const { return Meeting::kGradients; }
   /// The fewest iterations >= `iterations` a run of this scheme may end on (whole local periods).

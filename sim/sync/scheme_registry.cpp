@@ -13,6 +13,7 @@ const Scheme& local_sgd_scheme();
 const Scheme& post_local_sgd_scheme();
 const Scheme& overlap_local_sgd_scheme();
 const Scheme& adacomm_scheme();
+const Scheme& r2sp_scheme();
 
 namespace {
 
@@ -24,6 +25,7 @@ constexpr SchemeEntry kSchemes[] = {
     {"post_local_sgd", &post_local_sgd_scheme},
     {"overlap_local_sgd", &overlap_local_sgd_scheme},
     {"adacomm", &adacomm_scheme},
+    {"r2sp", &r2sp_scheme},
 };
 
 }  // namespace

@@ -79,6 +79,13 @@ TEST(NumericsSync, AspOnAParameterServerTrainsAndDiffersFromBsp) {
   EXPECT_LT(asp.back().loss, asp.front().loss - 0.2);
 }
 
+TEST(NumericsSync, R2spUpdatesAsRoundRobinPushesWhichIsAspOnAServer) {
+  // Numerics mode's asp already applies the pushes round robin, one server step each: R2SP's order.
+  const auto r2sp = curve(scenario_with("[strategy]\narchitecture = \"ps\"\nsync = \"r2sp\"\n"));
+  EXPECT_TRUE(same(r2sp, curve(scenario_with("[strategy]\narchitecture = \"ps\"\nsync = \"asp\"\n"))));
+  EXPECT_LT(r2sp.back().loss, r2sp.front().loss - 0.2);
+}
+
 TEST(NumericsSync, LocalSgdWithPeriodOneIsBspAndLongerPeriodsDrift) {
   const auto local = [](const std::string& table) {
     return curve(scenario_with("[strategy]\nsync = \"local_sgd\"\n[strategy.local_sgd]\n" + table));

@@ -232,6 +232,28 @@ TEST(OverlapLocalSgd, TheAverageRunsDuringTheNextPeriodAndOnlyTheNextSyncPointWa
   }
 }
 
+TEST(R2sp, EachWorkersCycleIsItsComputePushAndPullOrTheServersPushesWhicheverIsLonger) {
+  // One server, free summation, one bucket: a push P and a pull Q of one worker alone take a + N / B each and,
+  // in turn, never share a link. A worker's cycle is max(C + P + Q, n P); asp's simultaneous pushes share the
+  // server's link instead.
+  for (const double compute : {1e-1, 1e-4}) {
+    auto s = testing::synthetic(4, {1 << 22}, {compute / 3}, {2 * compute / 3}, "none", Fidelity::flow);
+    s.platform = testing::star(5, kBandwidth, kLatency);
+    s.architecture = "ps";
+    s.ps.summation_Bps.reset();
+    s.sync.scheme = "r2sp";
+    s.iterations = 6;
+    const double P = path_latency_s(s) + 4.0 * (1 << 22) / kBandwidth;
+    const double cycle = std::max(compute_s(s) + 2 * P, 4 * P);
+    const RunResult r = testing::run_in_child(s);
+    for (std::size_t it = 1; it + 1 < r.iterations.size(); ++it)
+      EXPECT_NEAR(r.iterations[it].time_s, cycle, 1e-9) << compute << " iteration " << it;
+    auto asp = s;
+    asp.sync.scheme = "asp";
+    EXPECT_GT(testing::run_in_child(asp).iterations[1].time_s, r.iterations[1].time_s + 1e-6) << compute;
+  }
+}
+
 scenario::Scenario gossip(int workers, const std::string& topology) {
   auto s = one_bucket(workers, 0);
   s.sync.scheme = "bsp";

@@ -143,6 +143,36 @@ TEST(AdaComm, PeriodIsTheCeilingOfTheSquareRootOfTheLossRatioTimesTheFirst) {
   EXPECT_TRUE(decided_exchanges(policy("local_sgd"), losses).empty());  // a fixed rule reads no loss
 }
 
+TEST(R2sp, PushesReachTheServerInRoundRobinOrder) {
+  const SyncPolicy r2sp = policy("r2sp");
+  EXPECT_FALSE(r2sp.staleness_bound().has_value());
+  for (const char* arch : {"ps", "byteps"}) EXPECT_EQ(incompatibility(r2sp, arch), "") << arch;
+  for (const char* arch : {"allreduce", "gossip"}) EXPECT_NE(incompatibility(r2sp, arch), "") << arch;
+  PushLedger ledger(1, 3, r2sp);
+  // Round 0: only worker 0 may push; then 1; then 2; then 0 again.
+  const auto allowed = [&] {
+    std::vector<int> who;
+    for (int w = 0; w < 3; ++w)
+      if (ledger.may_push(0, w)) who.push_back(w);
+    return who;
+  };
+  EXPECT_EQ(allowed(), (std::vector<int>{0}));
+  ASSERT_TRUE(ledger.apply(0, 0, 0));
+  EXPECT_EQ(allowed(), (std::vector<int>{1}));
+  EXPECT_TRUE(ledger.may_pull(0, 0, 0));  // a pull waits for its own push only
+  ASSERT_TRUE(ledger.apply(0, 1, 0));
+  EXPECT_EQ(allowed(), (std::vector<int>{2}));
+  ASSERT_TRUE(ledger.apply(0, 2, 0));
+  EXPECT_EQ(allowed(), (std::vector<int>{0}));
+  // A retired worker leaves the ring: 0 then 2.
+  ledger.retire(1);
+  ASSERT_TRUE(ledger.apply(0, 0, 1));
+  EXPECT_FALSE(ledger.may_push(0, 0));
+  EXPECT_TRUE(ledger.may_push(0, 2));
+  PushLedger asp(1, 3, policy("asp"));
+  EXPECT_EQ(asp.may_push(0, 2), true);
+}
+
 TEST(GossipGraph, FamiliesHaveTheirDegrees) {
   const GossipGraph ring = make_gossip_graph("ring", 8, 0, 0);
   for (const auto& n : ring.neighbours) EXPECT_EQ(n.size(), 2u);
