@@ -10,8 +10,7 @@
 #include <cmath>
 #include <utility>
 
-#include "sim/sync/local_periods.hpp"
-#include "sim/sync/scheme.hpp"
+#include "sim/sync/periodic_scheme.hpp"
 
 namespace dtsim::sync {
 namespace {

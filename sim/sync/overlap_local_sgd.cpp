@@ -5,15 +5,14 @@
 // starts (on a parameter server: a push and a pull), whose mean becomes the anchor of the next period. The all-reduce thus overlaps the next period's local
 // steps: a worker waits for it only at the next period's end (exchanges_in_flight = 1). The anchor's global
 // momentum (their gmf) is left at its default, 0. alpha defaults to their training script's 0.2.
-#include "sim/sync/local_periods.hpp"
-#include "sim/sync/scheme.hpp"
-
 #include <sstream>
+
+#include "sim/sync/periodic_scheme.hpp"
 
 namespace dtsim::sync {
 namespace {
 
-class OverlapLocalSgd final : public Scheme {
+class OverlapLocalSgd final : public PeriodicScheme {
  public:
   std::string title() const override { return "Overlap Local-SGD"; }
   std::vector<SchemeOption> options() const override {
@@ -42,13 +41,8 @@ class OverlapLocalSgd final : public Scheme {
              "not form: it needs architecture \"allreduce\", \"ps\" or \"byteps\"";
     return "";
   }
-  bool exchanges(const SyncPolicy& p, int iteration) const override { return ends_period(iteration, 0, p.period); }
   int exchanges_in_flight(const SyncPolicy&) const override { return 1; }
   Meeting meeting() const override { return Meeting::kOverlapModels; }
-  int whole_iterations(const SyncPolicy& p, int iterations) const override {
-    return whole_periods(iterations, 0, p.period);
-  }
-  std::optional<int> repeating_period(const SyncPolicy& p) const override { return p.period; }
 };
 
 }  // namespace

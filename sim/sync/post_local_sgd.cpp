@@ -1,12 +1,11 @@
 // post_local_sgd (Lin et al., ICLR 2020, "Don't use large mini-batches, use local SGD"): bsp for the first
 // `switch_after` iterations, then local SGD with `period`.
-#include "sim/sync/local_periods.hpp"
-#include "sim/sync/scheme.hpp"
+#include "sim/sync/periodic_scheme.hpp"
 
 namespace dtsim::sync {
 namespace {
 
-class PostLocalSgd final : public Scheme {
+class PostLocalSgd final : public PeriodicScheme {
  public:
   std::string title() const override { return "post-local SGD"; }
   std::vector<SchemeOption> options() const override {
@@ -18,14 +17,9 @@ class PostLocalSgd final : public Scheme {
     return "post_local_sgd (bsp for " + std::to_string(p.switch_after) + " iterations, then period " +
            std::to_string(p.period) + ")";
   }
-  bool exchanges(const SyncPolicy& p, int iteration) const override {
-    return iteration < p.switch_after || ends_period(iteration, p.switch_after, p.period);
-  }
-  Meeting meeting() const override { return Meeting::kModels; }
-  int whole_iterations(const SyncPolicy& p, int iterations) const override {
-    return whole_periods(iterations, p.switch_after, p.period);
-  }
-  std::optional<int> repeating_period(const SyncPolicy& p) const override { return p.period; }
+
+ protected:
+  int first(const SyncPolicy& p) const override { return p.switch_after; }
 };
 
 }  // namespace

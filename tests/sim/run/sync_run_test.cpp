@@ -191,13 +191,17 @@ TEST(OverlapLocalSgd, TheAverageRunsDuringTheNextPeriodAndOnlyTheNextSyncPointWa
   for (const auto& [fidelity, architecture] : {std::pair{Fidelity::message, "allreduce"},
                                                std::pair{Fidelity::flow, "allreduce"}, std::pair{Fidelity::flow, "ps"}}) {
     SCOPED_TRACE(architecture);
+    const auto on = [&, architecture = architecture](scenario::Scenario s) {
+      s.fidelity = fidelity;
+      s.architecture = architecture;
+      s.ps.summation_Bps.reset();
+      s.iterations = 8;
+      return s;
+    };
     // Compute-bound: the exchange X (one bucket at the end of backward R) fits in the next period's local steps,
     // so every iteration computes only, but the last, whose update U runs while its average ends: R + X.
-    auto bsp = testing::synthetic(4, {1 << 22}, {2e-2}, {4e-2}, "none", fidelity);
+    auto bsp = on(testing::synthetic(4, {1 << 22}, {2e-2}, {4e-2}, "none", fidelity));
     bsp.platform = testing::star(5, kBandwidth, kLatency);
-    bsp.architecture = architecture;
-    bsp.ps.summation_Bps.reset();
-    bsp.iterations = 8;
     auto overlap = bsp;
     overlap.sync.scheme = "overlap_local_sgd";
     overlap.sync.period = 4;
@@ -216,12 +220,8 @@ TEST(OverlapLocalSgd, TheAverageRunsDuringTheNextPeriodAndOnlyTheNextSyncPointWa
     EXPECT_EQ(o.traffic[0].bytes_sent, l.traffic[0].bytes_sent);
     // Communication-bound (X > 4 C): exchange 7 queues behind exchange 3, which ends at 3 C + R + X and which
     // iteration 7 waits for before its update; the run ends with exchange 7: 3 C + R + 2 X.
-    auto slow = one_bucket(4, 1);
-    slow.fidelity = fidelity;
-    slow.architecture = architecture;
-    slow.ps.summation_Bps.reset();
-    slow.iterations = 8;
-    auto bsp_slow = slow;
+    auto slow = on(one_bucket(4, 1));
+    const auto bsp_slow = slow;
     slow.sync.scheme = "overlap_local_sgd";
     slow.sync.period = 4;
     const double R = ready_and_update_s(slow).first;
