@@ -14,6 +14,7 @@
 #include "sim/scenario/keys.hpp"
 #include "sim/scenario/load.hpp"
 #include "sim/scheduling/scheduler.hpp"
+#include "sim/sync/scheme.hpp"
 #include "sim/sync/sync_policy.hpp"
 #include "viz/reports.hpp"
 #include "viz/run_folder.hpp"
@@ -101,6 +102,8 @@ int list_command(const std::string& what) {
       std::printf("\n");
     }
     std::printf("(-: refused with the reason; backup workers and LAG need bsp on ps or byteps)\n");
+    for (const sync::SchemeEntry& e : sync::scheme_registry())
+      std::printf("%-18s %s\n", std::string(e.name).c_str(), e.scheme().title().c_str());
   } else if (what == "schedulers") {
     for (const std::string& name : scheduling::scheduler_names())
       std::printf("%-8s %s\n", name.c_str(), scheduling::scheduler_description(name).c_str());
