@@ -110,12 +110,16 @@ TEST(NumericsSync, PostLocalSgdIsBspUntilTheSwitch) {
   EXPECT_FALSE(same(bsp, switched));
 }
 
+/// The curve under sync = `scheme` with `options` in [strategy.<scheme>].
+std::vector<CurvePoint> scheme_curve(const std::string& scheme, const std::string& options) {
+  return curve(scenario_with("[strategy]\nsync = \"" + scheme + "\"\n[strategy." + scheme + "]\n" + options));
+}
+
 TEST(NumericsSync, OverlapLocalSgdTrainsAndDiffersFromLocalSgd) {
   const auto overlap = [](double alpha) {
-    return curve(scenario_with("[strategy]\nsync = \"overlap_local_sgd\"\n[strategy.overlap_local_sgd]\nperiod = 4\n"
-                               "alpha = " + std::to_string(alpha) + "\n"));
+    return scheme_curve("overlap_local_sgd", "period = 4\nalpha = " + std::to_string(alpha) + "\n");
   };
-  const auto local = curve(scenario_with("[strategy]\nsync = \"local_sgd\"\n[strategy.local_sgd]\nperiod = 4\n"));
+  const auto local = scheme_curve("local_sgd", "period = 4\n");
   const auto pulled = overlap(0.5);
   EXPECT_FALSE(same(local, pulled));
   EXPECT_LT(pulled.back().loss, pulled.front().loss - 0.2);
