@@ -1,6 +1,7 @@
 #include "sim/calibration/alpha_beta_fit.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -59,13 +60,17 @@ std::optional<std::vector<double>> least_squares(std::vector<std::vector<double>
   return x;
 }
 
+/// The fitted parameters, in this order: alpha, beta, the per-call time, the buffer time per byte.
+constexpr std::size_t kParameters = 4;
+using Parameters = std::array<double, kParameters>;
+using Mask = std::array<bool, kParameters>;
+
 /// The points of one level as (T - c) / T = sum_k x_k column_k: every row of T = c + sum_k column'_k x_k divided by
-/// its measured time T, so that the residuals are relative. Columns: alpha, beta, and the per-call time where
-/// the form has one.
+/// its measured time T, so that the residuals are relative. One column per free parameter, in order.
 struct Design {
   std::vector<std::vector<double>> columns;
   std::vector<double> y;
-  /// Sum of squared residuals of alpha and beta (the per-call time at 0).
+  /// Sum of squared residuals of the first two columns' x (alpha and beta when those are the free ones).
   double residual(double alpha, double beta) const {
     double s = 0;
     for (std::size_t i = 0; i < y.size(); ++i) s += std::pow(y[i] - columns[0][i] * alpha - columns[1][i] * beta, 2);
@@ -73,11 +78,15 @@ struct Design {
   }
 };
 
-/// Costs with this level's alpha and beta set, the other level fixed, and `call_s` per call.
-LinkCosts with_level(bool inter, const AlphaBeta& level, const AlphaBeta& fixed, const NvlinkCounts& nvlinks,
-                     double call_s = 0) {
-  LinkCosts costs = inter ? LinkCosts{fixed, level, nvlinks, {}, {}} : LinkCosts{level, fixed, nvlinks, {}, {}};
+/// Costs of `node`'s wiring with this level's alpha and beta set, the other level fixed, and `x`'s per-call and
+/// buffer times.
+LinkCosts with_level(bool inter, const AlphaBeta& level, const AlphaBeta& fixed, const LinkCosts& node,
+                     double call_s = 0, double buffer_s_per_byte = 0) {
+  LinkCosts costs = node;
+  costs.intra = inter ? fixed : level;
+  costs.inter = inter ? level : fixed;
   costs.call_s = call_s;
+  costs.buffer_s_per_byte = buffer_s_per_byte;
   return costs;
 }
 
@@ -86,72 +95,83 @@ double form_s(std::string_view collective, const Measurement& m, const LinkCosts
   return fitted_collective(collective, costs)->closed_form_s(m.group, m.bytes, costs);
 }
 
-/// The design of the points linearised at x0 = (alpha, beta[, per-call time]): T = c + sum_k column_k x_k with the
+/// The design of the points linearised at x0 over the `free` parameters: T = c + sum_k column_k x_k with the
 /// columns the closed form's slopes there (steps of 1e-3 relative, or 1 at zero: exact for a linear form).
 Design linearised(const std::vector<Measurement>& points, std::string_view collective, bool inter,
-                  const AlphaBeta& fixed, const NvlinkCounts& nvlinks, const std::vector<double>& x0) {
+                  const AlphaBeta& fixed, const LinkCosts& node, const Parameters& x0, const Mask& free) {
   Design d;
-  d.columns.resize(x0.size());
   for (const Measurement& m : points) {
-    const auto at = [&](const std::vector<double>& x) {
-      return form_s(collective, m, with_level(inter, {x[0], x[1]}, fixed, nvlinks, x.size() > 2 ? x[2] : 0.0));
+    const auto at = [&](const Parameters& x) {
+      return form_s(collective, m, with_level(inter, {x[0], x[1]}, fixed, node, x[2], x[3]));
     };
     const double t0 = at(x0);
     double c = t0;
-    for (std::size_t k = 0; k < x0.size(); ++k) {
-      std::vector<double> x = x0;
+    std::size_t column = 0;
+    d.columns.resize(static_cast<std::size_t>(std::count(free.begin(), free.end(), true)));
+    for (std::size_t k = 0; k < kParameters; ++k) {
+      if (!free[k]) continue;
+      Parameters x = x0;
       const double step = x0[k] > 0 ? 1e-3 * x0[k] : 1;
       x[k] += step;
       const double slope = (at(x) - t0) / step;
       c -= slope * x0[k];
-      d.columns[k].push_back(slope / m.time_s);
+      d.columns[column++].push_back(slope / m.time_s);
     }
     d.y.push_back((m.time_s - c) / m.time_s);
   }
   return d;
 }
 
-/// Fits one level's alpha and beta with the other level's cost `fixed`, and with `fit_call` the per-call time
-/// too; every one >= 0 (with the per-call time: a negative alpha is held at 0, a negative per-call time refits
-/// without it). A form that is not linear in them (NCCL's LL128 channels run at the smaller of their link's
-/// speed and a fixed cap, and NCCL's latency term adds what exceeds the links' alphas) is fitted by
-/// Gauss-Newton: linearised at the last estimate until it stops moving (piecewise linear: a few rounds); a
-/// linear form is done in the first round.
+/// Fits one level's `free` parameters with the other level's cost `fixed` (the others held at 0); every one >= 0.
+/// Where the form has a per-call or buffer time (NCCL on an NVLink mesh or NVSwitch node), a negative one is held
+/// at 0 and the rest refitted, in this order: the per-call time, alpha, the buffer time; where beta comes out
+/// negative or the columns are dependent, those two are dropped. A form that is not linear in them (NCCL's LL128
+/// channels run at the smaller of their link's speed and a fixed cap, and NCCL's latency term adds what exceeds
+/// the links' alphas) is fitted by Gauss-Newton: linearised at the last estimate until it stops moving
+/// (piecewise linear: a few rounds); a linear form is done in the first round.
 LevelFit fit_level(const std::vector<Measurement>& points, std::string_view collective, bool inter,
-                   const AlphaBeta& fixed, const NvlinkCounts& nvlinks, bool fit_call, bool hold_alpha = false) {
+                   const AlphaBeta& fixed, const LinkCosts& node, Mask free) {
   const std::string name = inter ? "inter-node" : "intra-node";
   constexpr int kRounds = 20;
-  const std::size_t first = hold_alpha ? 1 : 0;  // parameters before `first` are held at 0
   Design d;
-  std::optional<std::vector<double>> solution = std::vector<double>(fit_call ? 3 : 2, 0.0);
+  std::optional<Parameters> solution = Parameters{};
   for (int round = 0; round < kRounds; ++round) {
-    std::vector<double> x0 = *solution;
+    Parameters x0 = *solution;
     for (double& v : x0) v = std::max(v, 0.0);
-    d = linearised(points, collective, inter, fixed, nvlinks, x0);
-    const std::vector<double> previous = *solution;
-    const auto free = least_squares({d.columns.begin() + static_cast<std::ptrdiff_t>(first), d.columns.end()}, d.y);
-    if (!free) {
+    d = linearised(points, collective, inter, fixed, node, x0, free);
+    const Parameters previous = *solution;
+    const auto found = least_squares(d.columns, d.y);
+    if (!found) {
       solution.reset();
       break;
     }
-    solution = std::vector<double>(first, 0.0);
-    solution->insert(solution->end(), free->begin(), free->end());
+    solution = Parameters{};
+    for (std::size_t k = 0, column = 0; k < kParameters; ++k)
+      if (free[k]) (*solution)[k] = (*found)[column++];
     bool moved = round == 0;
-    for (std::size_t k = 0; k < previous.size(); ++k)
+    for (std::size_t k = 0; k < kParameters; ++k)
       moved |= std::abs((*solution)[k] - previous[k]) > 1e-12 * std::abs((*solution)[k]);
     if (!moved) break;
   }
-  if (fit_call && solution && !hold_alpha && (*solution)[0] < 0 && (*solution)[2] >= 0)
-    return fit_level(points, collective, inter, fixed, nvlinks, true, true);
-  if (fit_call && (!solution || std::any_of(solution->begin(), solution->end(), [](double v) { return v < 0; })))
-    return fit_level(points, collective, inter, fixed, nvlinks, false);
+  if (free[2] || free[3]) {
+    const auto negative = [&](std::size_t k) { return free[k] && (*solution)[k] < 0; };
+    if (!solution || (*solution)[1] < 0) {
+      free[2] = free[3] = false;
+      return fit_level(points, collective, inter, fixed, node, free);
+    }
+    for (std::size_t k : {std::size_t{2}, std::size_t{0}, std::size_t{3}})
+      if (negative(k)) {
+        free[k] = false;
+        return fit_level(points, collective, inter, fixed, node, free);
+      }
+  }
   if (!solution)
     throw core::InputError(points.front().where,
                            "the " + name + " measurements cannot separate alpha from beta (one size per group)",
                            "measurements of at least two message sizes");
   LevelFit fit;
   double alpha = (*solution)[0], beta = (*solution)[1];
-  if (alpha < 0 || beta < 0) {
+  if (free[0] && (alpha < 0 || beta < 0)) {
     const auto along = [&](const std::vector<double>& x) {
       double xy = 0, xx = 0;
       for (std::size_t i = 0; i < x.size(); ++i) {
@@ -171,10 +191,12 @@ LevelFit fit_level(const std::vector<Measurement>& points, std::string_view coll
                            "the " + name + " times do not grow with the message size (fitted beta <= 0)",
                            "measurements up to sizes where the time grows with the size, e.g. 1 MiB to 1 GiB");
   fit.cost = {alpha, beta};
-  fit.call_s = fit_call ? (*solution)[2] : 0.0;
-  fit.call_fitted = fit_call;
-  fit.alpha_clamped |= hold_alpha;
-  const LinkCosts costs = with_level(inter, fit.cost, fixed, nvlinks, fit.call_s);
+  fit.call_s = (*solution)[2];
+  fit.call_fitted = free[2];
+  fit.buffer_s_per_byte = (*solution)[3];
+  fit.buffer_fitted = free[3];
+  fit.alpha_clamped |= !free[0];
+  const LinkCosts costs = with_level(inter, fit.cost, fixed, node, fit.call_s, fit.buffer_s_per_byte);
   const std::unique_ptr<Collective> tuned = fitted_collective(collective, costs);
   fit.quality = fit_quality(points, *tuned, costs);
   fit.min_bytes = std::numeric_limits<double>::infinity();
@@ -216,6 +238,10 @@ void describe_level(bool inter, const LevelFit& f, std::vector<std::string>& lin
   if (f.call_fitted)
     lines.push_back("  per call " + core::format_duration(f.call_s) +
                     " on top (kernel launch and NCCL's fixed work, on no link: platform key call_latency)");
+  if (f.buffer_fitted)
+    lines.push_back("  input and output buffers at " +
+                    (f.buffer_s_per_byte > 0 ? format("%.1f GB/s", 1e-9 / f.buffer_s_per_byte) : std::string("no cost")) +
+                    " (2 bytes a byte per GPU, beside the links: platform key buffer_bandwidth)");
   lines.push_back("  R^2 " + format("%.6f", f.quality.r_squared) + ", relative error mean " +
                   format("%.2f %%", 100 * f.quality.mean_relative_error) + ", max " +
                   format("%.2f %%", 100 * f.quality.max_relative_error));
@@ -256,26 +282,36 @@ LinkCosts AlphaBetaFit::link_costs() const {
   LinkCosts costs = !inter ? LinkCosts::uniform(intra->cost)
                            : !intra ? LinkCosts::uniform(inter->cost) : LinkCosts{intra->cost, inter->cost, {}, {}, {}};
   costs.nvlinks = nvlinks;
+  costs.nvswitch_nvlinks = nvswitch_nvlinks;
   costs.call_s = intra ? intra->call_s : 0.0;
+  costs.buffer_s_per_byte = intra ? intra->buffer_s_per_byte : 0.0;
   return costs;
 }
 
 std::unique_ptr<Collective> fitted_collective(std::string_view collective, const LinkCosts& costs) {
-  if (costs.nvlinks.empty()) return collectives::make_collective(collective);
+  if (costs.nvlinks.empty() && costs.nvswitch_nvlinks == 0) return collectives::make_collective(collective);
   if (collective != "ring")
     throw core::InputError("--collective " + std::string(collective) + " on a node of NVLinks",
-                           "the fit on an NVLink mesh is of NCCL's ring over the rings its search finds; leave "
-                           "--collective at ring");
+                           "the fit on an NVLink mesh or NVSwitch node is of NCCL's ring over the channels its search "
+                           "finds; leave --collective at ring");
   return collectives::make_collective("nccl", costs, {collectives::NcclAlgorithm::ring, {}});
 }
 
 AlphaBetaFit fit_alpha_beta(const std::vector<Measurement>& measurements, std::string_view collective,
-                            const NvlinkCounts& nvlinks) {
-  fitted_collective(collective, with_level(false, {}, {}, nvlinks));  // refuses another collective on a mesh
+                            const NvlinkCounts& nvlinks, int nvswitch_nvlinks) {
+  LinkCosts node;
+  node.nvlinks = nvlinks;
+  node.nvswitch_nvlinks = nvswitch_nvlinks;
+  fitted_collective(collective, node);  // refuses another collective on a mesh
   if (measurements.empty()) throw core::InputError("no measurements", "at least one measurement file with rows");
   std::vector<Measurement> intra, inter;
   for (const Measurement& m : measurements) {
     check(m);
+    if (nvswitch_nvlinks > 0 && m.group.nodes() > 1)
+      throw core::InputError(m.where,
+                             "a measurement of " + std::to_string(m.group.ranks) + " GPUs over " +
+                                 std::to_string(m.group.nodes()) + " nodes against one NVSwitch node",
+                             "measurements inside one node of the NVSwitch platform");
     if (!nvlinks.empty() && (m.group.nodes() > 1 || m.group.ranks > static_cast<int>(nvlinks.size())))
       throw core::InputError(m.where,
                              "a measurement of " + std::to_string(m.group.ranks) + " GPUs (" +
@@ -285,17 +321,22 @@ AlphaBetaFit fit_alpha_beta(const std::vector<Measurement>& measurements, std::s
     (m.group.nodes() == 1 ? intra : inter).push_back(m);
   }
   AlphaBetaFit fit;
-  fit.collective = nvlinks.empty() ? std::string(collective) : "nccl";
+  fit.collective = nvlinks.empty() && nvswitch_nvlinks == 0 ? std::string(collective) : "nccl";
   fit.nvlinks = nvlinks;
+  fit.nvswitch_nvlinks = nvswitch_nvlinks;
   for (const Measurement& m : measurements) {
     fit.gpus = std::max(fit.gpus, m.group.ranks);
     fit.nodes = std::max(fit.nodes, m.group.nodes());
   }
-  // A per-call time is fitted where the form charges one (NCCL's ring on an NVLink mesh).
-  const auto charges_calls = [&](const Measurement& m) {
-    return form_s(collective, m, with_level(false, {}, {}, nvlinks, 1.0)) != form_s(collective, m, with_level(false, {}, {}, nvlinks));
+  // A per-call time and a buffer time are fitted where the form charges them (NCCL's ring on an NVLink mesh or
+  // NVSwitch node).
+  const auto charges = [&](const Measurement& m, double call_s, double buffer_s_per_byte) {
+    return form_s(collective, m, with_level(false, {}, {}, node, call_s, buffer_s_per_byte)) !=
+           form_s(collective, m, with_level(false, {}, {}, node));
   };
-  if (!intra.empty()) fit.intra = fit_level(intra, collective, false, {}, nvlinks, charges_calls(intra.front()));
+  if (!intra.empty())
+    fit.intra = fit_level(intra, collective, false, {}, node,
+                          {true, true, charges(intra.front(), 1.0, 0.0), charges(intra.front(), 0.0, 1.0)});
   if (inter.empty()) return fit;
   fit.gpus_per_node = inter.front().group.ranks_per_node;
   for (const Measurement& m : inter)
@@ -304,7 +345,7 @@ AlphaBetaFit fit_alpha_beta(const std::vector<Measurement>& measurements, std::s
                              "an inter-node measurement with " + std::to_string(m.group.ranks_per_node) +
                                  " GPUs per node, " + inter.front().where + " has " + std::to_string(fit.gpus_per_node),
                              "one node size across the inter-node measurements");
-  fit.inter = fit_level(inter, collective, true, fit.intra ? fit.intra->cost : AlphaBeta{}, nvlinks, false);
+  fit.inter = fit_level(inter, collective, true, fit.intra ? fit.intra->cost : AlphaBeta{}, node, {true, true, false, false});
   return fit;
 }
 
@@ -329,8 +370,10 @@ FitQuality fit_quality(const std::vector<Measurement>& measurements, const Colle
 }
 
 double crossover_bytes(const Collective& collective, const collectives::Group& group, const LinkCosts& costs) {
-  const LinkCosts start_ups{{costs.intra.alpha_s, 0}, {costs.inter.alpha_s, 0}, costs.nvlinks, costs.gpu_nic, costs.ll128};
-  const LinkCosts transfers{{0, costs.intra.beta_s_per_byte}, {0, costs.inter.beta_s_per_byte}, costs.nvlinks, costs.gpu_nic, costs.ll128};
+  LinkCosts start_ups = costs, transfers = costs;
+  start_ups.intra.beta_s_per_byte = start_ups.inter.beta_s_per_byte = start_ups.buffer_s_per_byte = 0;
+  start_ups.call_s = transfers.call_s = 0;
+  transfers.intra.alpha_s = transfers.inter.alpha_s = 0;
   const double alpha_part = collective.closed_form_s(group, 0, start_ups);
   const double beta_per_byte =
       collective.closed_form_s(group, 1, transfers) - collective.closed_form_s(group, 0, transfers);

@@ -32,12 +32,15 @@ struct LevelFit {
   bool alpha_clamped = false;  ///< the unconstrained fit had alpha < 0; alpha = 0 is the best alpha >= 0
   double call_s = 0;           ///< fixed time per call on no link (LinkCosts::call_s), where fitted
   bool call_fitted = false;    ///< the form charges a per-call time and it was fitted (>= 0)
+  double buffer_s_per_byte = 0;  ///< time per byte of the input and output buffers (LinkCosts::buffer_s_per_byte)
+  bool buffer_fitted = false;    ///< the form charges the buffers and their time was fitted (>= 0)
 };
 
 /// The fit of every level the measurements cover.
 struct AlphaBetaFit {
   std::string collective;         ///< the collective whose closed form was fitted, e.g. "ring"
   collectives::NvlinkCounts nvlinks;  ///< the node's NVLinks the fit saw (empty: a uniform node)
+  int nvswitch_nvlinks = 0;           ///< NVLinks a GPU has to the NVSwitches of the node the fit saw (0: none)
   std::optional<LevelFit> intra;  ///< from groups inside one node
   std::optional<LevelFit> inter;  ///< from groups spanning nodes, with the intra-node cost fixed first
   int gpus = 0;                   ///< most GPUs in any measurement
@@ -56,12 +59,15 @@ struct AlphaBetaFit {
 /// fitted form is that of NCCL's ring channels (fitted_collective): alpha is one NVLink hop's start-up and
 /// 1 / beta one NVLink's bandwidth, the ring count per GPU count coming from the wiring, and the protocol per
 /// point NCCL's tuner's (LL128 channels at min(0.92 / beta, 16.7 GB/s): the form is piecewise linear in beta);
-/// the per-call time (LinkCosts::call_s) is fitted too, held at 0 where the best one would be negative.
+/// the per-call time (LinkCosts::call_s) and the buffers' time per byte (LinkCosts::buffer_s_per_byte) are fitted
+/// too, each held at 0 where the best one would be negative. With `nvswitch_nvlinks` (an NVSwitch node whose GPUs
+/// have that many NVLinks to the switches; every measurement inside one node) the same, NCCL's channels sharing
+/// the GPU's port: alpha and beta are the port's (two ports a route, one ring of all the data).
 AlphaBetaFit fit_alpha_beta(const std::vector<Measurement>& measurements, std::string_view collective = "ring",
-                            const collectives::NvlinkCounts& nvlinks = {});
+                            const collectives::NvlinkCounts& nvlinks = {}, int nvswitch_nvlinks = 0);
 
 /// The all-reduce whose closed form fit_alpha_beta fits, tuned for `costs`: `collective`; on an NVLink mesh
-/// (`costs.nvlinks` not empty) NCCL's ring on the rings of collectives::nccl_rings with the protocol NCCL's tuner
+/// (`costs.nvlinks` not empty) or an NVSwitch node (`costs.nvswitch_nvlinks` > 0) NCCL's ring on the rings of collectives::nccl_rings with the protocol NCCL's tuner
 /// picks per size (it prices a channel at NCCL's own 20 GB/s, so the choice does not depend on the costs), whose
 /// closed form is 2(p-1) (alpha + chunk) for C rings, the chunk n / (p C) bytes at beta with Simple and at
 /// collectives::nccl_channel_efficiency with LL128, plus what NCCL's latency term has beyond the 2(p-1) alphas:

@@ -22,17 +22,20 @@ Calibration calibrate(const std::vector<std::string>& files, const CalibrateOpti
     std::vector<Measurement> m = read_measurements(file);
     c.measurements.insert(c.measurements.end(), m.begin(), m.end());
   }
-  c.fit = fit_alpha_beta(c.measurements, options.collective, options.nvlinks);
-  if (options.nvlinks.empty()) {
+  c.fit = fit_alpha_beta(c.measurements, options.collective, options.nvlinks, options.nvswitch_nvlinks);
+  if (options.nvlinks.empty() && options.nvswitch_nvlinks == 0) {
     c.platform_toml = platform_toml(c.fit, options.platform_name, files, options.nodes);
     return c;
   }
-  DTSIM_CHECK(static_cast<bool>(options.node_platform), "an NVLink-mesh calibration without its platform writer");
+  DTSIM_CHECK(static_cast<bool>(options.node_platform), "a node calibration without its platform writer");
   if (options.nodes > 0)
     throw core::InputError("--nodes " + std::to_string(options.nodes) + " with --platform",
                            "the nodes are the platform's; change them with --set platform.nodes=N when running");
-  std::string header = "# dtsim calibrate: one NVLink fitted to " + std::to_string(c.measurements.size()) +
-                       " measurements through NCCL's rings over this node's NVLinks\n";
+  std::string header = options.nvlinks.empty()
+                           ? "# dtsim calibrate: the GPU's NVSwitch port fitted to " +
+                                 std::to_string(c.measurements.size()) + " measurements through NCCL's ring channels\n"
+                           : "# dtsim calibrate: one NVLink fitted to " + std::to_string(c.measurements.size()) +
+                                 " measurements through NCCL's rings over this node's NVLinks\n";
   for (const std::string& file : files) header += "#   " + file + '\n';
   for (const std::string& line : describe_fit(c.fit)) header += "# " + line + '\n';
   c.platform_toml = header + options.node_platform(c.fit);

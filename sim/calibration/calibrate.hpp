@@ -19,7 +19,11 @@ struct CalibrateOptions {
   /// The NVLink mesh of the node measured (`--platform` of an NVLink-mesh platform): fit one NVLink through
   /// NCCL's rings (fit_alpha_beta); empty: a uniform node.
   collectives::NvlinkCounts nvlinks;
-  /// With `nvlinks`: the platform file for the fit (that platform with its NVLink set to the fitted one).
+  /// NVLinks from each GPU to the switches of the NVSwitch node measured (`--platform` of an NVSwitch platform):
+  /// fit the GPU's port through NCCL's channels there (fit_alpha_beta); 0: not an NVSwitch node.
+  int nvswitch_nvlinks = 0;
+  /// With `nvlinks` or `nvswitch_nvlinks`: the platform file for the fit (that platform with its NVLink set to the
+  /// fitted one).
   std::function<std::string(const AlphaBetaFit&)> node_platform;
 };
 

@@ -39,6 +39,14 @@ struct LinkCosts {
   /// Fixed time of every call of a collective that charges its own launch (nccl, auto), carried by no link: the
   /// kernel launch and NCCL's per-call work as measured (platform key `call_latency`; calibrate fits it).
   double call_s = 0;
+  /// Time per byte of the all-reduce's traffic to and from the caller's buffers, which NCCL's kernels make beside
+  /// the link transfers: each GPU reads its n input bytes once and writes its n output bytes once (2n bytes, at any
+  /// GPU count), charged once per nccl / auto call (platform key `buffer_bandwidth`, 1 / this; calibrate fits it;
+  /// 0: not charged).
+  double buffer_s_per_byte = 0;
+  /// NVLinks from each GPU to the NVSwitches of an NVSwitch node (NCCL's graph prices each at 20 GB/s and searches
+  /// its ring channels over them); 0 where the node is no NVSwitch node.
+  int nvswitch_nvlinks = 0;
   /// The same cost everywhere.
   static LinkCosts uniform(AlphaBeta ab) { return {ab, ab, {}, {}, {}}; }
 };

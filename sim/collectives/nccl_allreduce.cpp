@@ -75,7 +75,8 @@ MovePlan NcclAllreduce::tree_moves(const Group& group, std::int64_t bytes, NcclP
 }
 
 double NcclAllreduce::extra_latency_s(const Group& group, double bytes, double link_latency_s) const {
-  return tuned_for_.call_s + std::max(0.0, nccl_latency_s(chosen(group, bytes), group, bytes) - link_latency_s);
+  return tuned_for_.call_s + 2 * bytes * tuned_for_.buffer_s_per_byte +
+         std::max(0.0, nccl_latency_s(chosen(group, bytes), group, bytes) - link_latency_s);
 }
 
 Schedule NcclAllreduce::plan(const Group& group, std::int64_t bytes) const {
@@ -127,7 +128,7 @@ double NcclAllreduce::closed_form_s(const Group& group, double bytes, const Link
     // A capped LL128 channel on links of no transfer time (beta = 0, as calibration probes) still moves its
     // data at the cap: the limit of ceil(data / (cap beta)) beta.
     const double chunk_s = efficiency > 0 ? nccl_wire_bytes(data, efficiency) * link.beta_s_per_byte
-                                          : data / kNcclLl128Channel_Bps;
+                                          : data / nccl_ll128_cap_Bps(group, tuned_for_);
     return extra_latency_s(group, bytes, 2.0 * (p - 1) * flat_cost(group, tuned_for_).alpha_s) +
            2.0 * (p - 1) * (link.alpha_s + chunk_s);
   }

@@ -10,7 +10,8 @@
 ///     pipeline fill and drain steps (in steady state NCCL keeps NCCL_STEPS chunks in flight). A platform whose
 ///     link latencies were fitted to NCCL measurements (a100_8x8_200gbib) thus gets nothing added twice. The
 ///     network's per-call time (LinkCosts::call_s, platform key `call_latency`, 0 unless calibrated) is spread
-///     the same way, on top.
+///     the same way, on top, and so is the time of the caller's buffers (2n x LinkCosts::buffer_s_per_byte, key
+///     `buffer_bandwidth`, 0 unless set: the input read and the output written once per GPU, at any GPU count).
 /// The tree (nccl_tree.hpp) is pipelined in segments of what one channel has in flight: NCCL_STEPS (8) steps
 /// of its protocol's buffer (src/include/devcomm.h), data only: LL 8 x 32 KiB (a step is 8 lines x 512 threads
 /// x 16 B, half of it flags), LL128 8 x 576000 B (120 x 640 x 8 B, 15 of 16 words data), Simple the whole
@@ -21,7 +22,7 @@
 /// elsewhere NCCL's channels run over the same links in parallel, which on the flow level is one ring moving
 /// all the bytes, so there channels show only through the tree's segment size.
 ///
-/// Closed form: ring  call + max(0, latency - 2(p-1) alpha) + 2(p-1) (alpha + wire(n/(p C)) beta), C ring channels
+/// Closed form: ring  call + 2n buffer + max(0, latency - 2(p-1) alpha) + 2(p-1) (alpha + wire(n/(p C)) beta), C rings
 /// (wire at nccl_channel_efficiency; with beta = 0 a capped LL128 chunk takes n/(p C) / 16.7 GB/s)
 /// each on links of its own (an NVLink relay or a hop across rails pays one alpha, as a direct hop), with the
 /// inter-node alpha-beta once the ring spans nodes; tree  its plan's critical path on contention-free links
@@ -53,7 +54,8 @@ class NcclAllreduce final : public Collective {
   bool charges_launch() const override { return true; }
 
  private:
-  /// The network's per-call time (LinkCosts::call_s) plus NCCL's latency term less `link_latency_s`, the links'
+  /// The network's per-call time (LinkCosts::call_s) and buffer time (2 `bytes` x buffer_s_per_byte) plus NCCL's
+  /// latency term less `link_latency_s`, the links'
   /// latency the plan's steps already pay (that part never < 0).
   double extra_latency_s(const Group& group, double bytes, double link_latency_s) const;
   std::string name_;

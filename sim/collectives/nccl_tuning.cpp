@@ -146,14 +146,47 @@ bool nccl_on_nvlink_rings(const Group& group, const LinkCosts& network) {
   return group.nodes() == 1 && on_mesh(group, network) && !nvlink_rings(network.nvlinks, group.ranks).empty();
 }
 
+NcclSwitchGraph nccl_nvswitch_graph(int nvlinks) {
+  // speedArrayIntra and the search's rules of NCCL 2.12 and later (src/graph/search.cc, ncclTopoCompute and
+  // ncclTopoDupChannels); MAXCHANNELS / 2 = 16 ring channels.
+  constexpr double kSpeeds_GBps[] = {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0};
+  constexpr int kMaxChannels = 16;
+  const double width_GBps = nvlinks * kNcclNvlinkGraph_Bps * 1e-9;
+  NcclSwitchGraph best;
+  for (double speed : kSpeeds_GBps) {
+    if (speed > width_GBps) continue;
+    if (best.channels > 0 && !(speed / best.speed_GBps > 0.49)) break;
+    const int channels = std::min(kMaxChannels, static_cast<int>(width_GBps / speed + 1e-9));
+    if (channels * speed > best.channels * best.speed_GBps) best = {channels, speed};
+    if (channels * speed >= width_GBps) break;  // as much as the links carry: the search stops
+  }
+  if (best.speed_GBps >= 25.0) {
+    const int doubled = std::min(2 * best.channels, kMaxChannels);
+    best.speed_GBps /= (doubled + best.channels - 1) / best.channels;
+    best.channels = doubled;
+  }
+  return best;
+}
+
+bool nccl_on_nvswitch(const Group& group, const LinkCosts& network) {
+  return group.nodes() == 1 && network.nvswitch_nvlinks > 0;
+}
+
 bool nccl_ll128_capped(NcclChoice c, const Group& group, const LinkCosts& network) {
-  return c.algorithm == NcclAlgorithm::ring && c.protocol == NcclProtocol::ll128 && nccl_on_nvlink_rings(group, network);
+  return c.algorithm == NcclAlgorithm::ring && c.protocol == NcclProtocol::ll128 &&
+         (nccl_on_nvlink_rings(group, network) || nccl_on_nvswitch(group, network));
+}
+
+double nccl_ll128_cap_Bps(const Group& group, const LinkCosts& network) {
+  return nccl_on_nvswitch(group, network)
+             ? nccl_nvswitch_graph(network.nvswitch_nvlinks).channels * kNcclLl128ChannelAmpere_Bps
+             : kNcclLl128Channel_Bps;
 }
 
 double nccl_channel_efficiency(NcclChoice c, const Group& group, const LinkCosts& network, double beta_s_per_byte) {
   const double efficiency = nccl_efficiency(c, group);
-  return nccl_ll128_capped(c, group, network) ? std::min(efficiency, kNcclLl128Channel_Bps * beta_s_per_byte)
-                                              : efficiency;
+  if (!nccl_ll128_capped(c, group, network)) return efficiency;
+  return std::min(efficiency, nccl_ll128_cap_Bps(group, network) * beta_s_per_byte);
 }
 
 int nccl_ring_channels(const Group& group, const LinkCosts& network) {
@@ -211,9 +244,13 @@ std::vector<std::vector<int>> nccl_rings(const Group& group, const LinkCosts& ne
 
 double nccl_predicted_s(NcclChoice c, const Group& group, const LinkCosts& network, double bytes) {
   const double channels = c.algorithm == NcclAlgorithm::ring ? nccl_ring_channels(group, network) : 1;
-  const double link_Bps = channels * (nccl_on_nvlink_rings(group, network)
-                                          ? kNcclNvlinkGraph_Bps
-                                          : 1 / (group.nodes() > 1 ? network.inter : network.intra).beta_s_per_byte);
+  const NcclSwitchGraph graph = nccl_on_nvswitch(group, network) ? nccl_nvswitch_graph(network.nvswitch_nvlinks)
+                                                                 : NcclSwitchGraph{};
+  const double link_Bps =
+      graph.channels > 0 ? graph.channels * graph.speed_GBps * 1e9
+                         : channels * (nccl_on_nvlink_rings(group, network)
+                                           ? kNcclNvlinkGraph_Bps
+                                           : 1 / (group.nodes() > 1 ? network.inter : network.intra).beta_s_per_byte);
   double bus_Bps = link_Bps * nccl_efficiency(c, group);
   double algorithm_Bps = 0;
   if (c.algorithm == NcclAlgorithm::ring) {

@@ -71,14 +71,38 @@ constexpr double kNcclNvlinkGraph_Bps = 20e9;
 /// 16.7 GB/s (tuning.cc at 01afd20a), NCCL's measured per-channel ceiling of its LL128 kernels (lines of 120
 /// data bytes stored and polled by 640 threads), below what an NVLink carries.
 constexpr double kNcclLl128Channel_Bps = 16.7e9;
+/// The most data one LL128 ring channel moves per second on one Ampere node in NCCL 2.12 and later:
+/// perChMaxRingLL128Bws[Ampere][one node] = 20 GB/s (src/graph/tuning.cc). Used on NVSwitch nodes, whose graph is
+/// that version's (nccl_nvswitch_graph).
+constexpr double kNcclLl128ChannelAmpere_Bps = 20e9;
 /// Whether `group`'s ring channels are one node's NVLink rings, each over NVLinks of its own (nccl_rings).
 bool nccl_on_nvlink_rings(const Group& group, const LinkCosts& network);
+/// NCCL's ring graph inside one NVSwitch node: its channels and each channel's speed (GB/s).
+struct NcclSwitchGraph {
+  int channels = 0;
+  double speed_GBps = 0;
+};
+/// The ring graph NCCL's search (src/graph/search.cc, ncclTopoCompute and ncclTopoDupChannels, NCCL 2.12 and later:
+/// the NCCL the measured A100 servers ran, newer than the tuner's constants of 01afd20a) finds on an NVSwitch node
+/// whose GPUs have `nvlinks` NVLinks each to the switches, priced at 20 GB/s each (SM80_NVLINK_BW, topo.h): per
+/// speed of speedArrayIntra from the first one the GPU's links carry, as many channels as fit in the links (at most
+/// MAXCHANNELS / 2 = 16), keeping the most bandwidth, stopping where they carry all of it and going on while the
+/// next speed is above 0.49 of the kept one; channels doubled (at most 16) at a proportionally lower speed where the
+/// speed is >= 25 GB/s. DGX A100 (12 NVLinks, 240 GB/s): 6 channels at 40 GB/s, doubled to 12 at 20.
+NcclSwitchGraph nccl_nvswitch_graph(int nvlinks);
+/// Whether `group` is inside one NVSwitch node (network.nvswitch_nvlinks > 0): NCCL's channels share each GPU's
+/// port, and the tuner prices them by nccl_nvswitch_graph.
+bool nccl_on_nvswitch(const Group& group, const LinkCosts& network);
 /// Whether `c`'s data rate per channel is capped at kNcclLl128Channel_Bps: ring/LL128 on NVLink rings
-/// (nccl_on_nvlink_rings), where each channel has its links to itself. (Where channels share links, on
-/// NVSwitch, PCIe or a NIC, dtsim's one ring stands for all of them and the links set the pace.)
+/// (nccl_on_nvlink_rings), where each channel has its links to itself, and inside one NVSwitch node, where dtsim's
+/// one ring stands for the graph's channels (nccl_nvswitch_graph) and moves at most their caps together. (Where
+/// channels share PCIe or a NIC, dtsim's one ring stands for all of them and the links set the pace.)
 bool nccl_ll128_capped(NcclChoice c, const Group& group, const LinkCosts& network);
+/// The most data a capped LL128 ring (nccl_ll128_capped) moves per second: kNcclLl128Channel_Bps on NVLink rings,
+/// the graph's channels x kNcclLl128ChannelAmpere_Bps inside one NVSwitch node.
+double nccl_ll128_cap_Bps(const Group& group, const LinkCosts& network);
 /// The share of a channel's link bandwidth that `c`'s data gets on a link moving a byte in `beta_s_per_byte`:
-/// nccl_efficiency, at most kNcclLl128Channel_Bps x beta where nccl_ll128_capped (0 when beta is 0 there).
+/// nccl_efficiency, at most nccl_ll128_cap_Bps x beta where nccl_ll128_capped (0 when beta is 0 there).
 double nccl_channel_efficiency(NcclChoice c, const Group& group, const LinkCosts& network, double beta_s_per_byte);
 /// NCCL's ring channels for `group` on `network`, each a cyclic order of the ranks carrying 1/C of the data:
 ///  - one node: on an NVLink mesh (network.nvlinks) the rings the search finds (nvlink_rings.hpp); otherwise
@@ -94,7 +118,8 @@ int nccl_ring_channels(const Group& group, const LinkCosts& network);
 /// NCCL's predicted time of `c`: latency + bytes / algBw, algBw = busBw x efficiency (tree capped at 80 GB/s
 /// over more than two nodes, 110 GB/s otherwise) x (ring p / 2(p-1), tree 1/2), tree x its size correction;
 /// busBw = nChannels x the link bandwidth, nChannels = nccl_rings' count for the ring, 1 for the tree; the link
-/// bandwidth is kNcclNvlinkGraph_Bps on NVLink rings (nccl_on_nvlink_rings), the platform's otherwise.
+/// bandwidth is kNcclNvlinkGraph_Bps on NVLink rings (nccl_on_nvlink_rings), the platform's otherwise; inside one
+/// NVSwitch node busBw is the graph's channels x speed (nccl_nvswitch_graph) for both algorithms.
 double nccl_predicted_s(NcclChoice c, const Group& group, const LinkCosts& network, double bytes);
 /// The enabled pair allowed by `force` with the least predicted time (ties: tree before ring, LL before
 /// LL128 before Simple, NCCL's loop order); a forced protocol is enabled even where NCCL would not enable it.

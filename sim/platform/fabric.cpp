@@ -1,6 +1,7 @@
 #include "sim/platform/fabric.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "sim/core/error.hpp"
@@ -110,7 +111,20 @@ collectives::LinkCosts::Ll128 ll128_by_default(const PlatformSpec& spec) {
   return ll128;
 }
 
+/// An NVLink's line rate per direction, NVLink 2, 3 and 4 alike: 25 GB/s (V100, A100 and H100 datasheets: 6 x 25 =
+/// 150, 12 x 25 = 300 and 18 x 25 = 450 GB/s per direction per GPU).
+constexpr double kNvlinkLine_Bps = 25e9;
+
+/// Buffer time per byte of a platform: 1 / buffer_bandwidth, 0 where not set.
+double buffer_s_per_byte(const PlatformSpec& spec) {
+  return spec.buffer_bandwidth_Bps > 0 ? 1 / spec.buffer_bandwidth_Bps : 0.0;
+}
+
 }  // namespace
+
+int nvswitch_nvlinks(const NodeSpec& node) {
+  return std::max(1, static_cast<int>(std::lround(node.nvlink.bandwidth_Bps / kNvlinkLine_Bps)));
+}
 
 collectives::LinkCosts link_costs(const PlatformSpec& spec) {
   if (spec.node.structured) {
@@ -120,7 +134,9 @@ collectives::LinkCosts link_costs(const PlatformSpec& spec) {
     collectives::LinkCosts costs{route_cost(fabric, 0, g > 1 ? 1 : g), route_cost(fabric, 0, spec.nodes > 1 ? g : 1),
                                  {}, spec.node.gpu_nic, ll128_by_default(spec)};
     if (spec.node.fabric == NodeFabric::nvlink_mesh) costs.nvlinks = spec.node.nvlinks;
+    if (spec.node.fabric == NodeFabric::nvswitch) costs.nvswitch_nvlinks = nvswitch_nvlinks(spec.node);
     costs.call_s = spec.call_latency_s;
+    costs.buffer_s_per_byte = buffer_s_per_byte(spec);
     return costs;
   }
   const LinkSpec& gpu = spec.intra;
@@ -128,6 +144,7 @@ collectives::LinkCosts link_costs(const PlatformSpec& spec) {
   collectives::LinkCosts costs = collectives::LinkCosts::uniform(intra);
   if (spec.topology != Topology::star && spec.nodes >= 2) costs.inter = route_cost(Fabric(spec), 0, spec.gpus_per_node);
   costs.call_s = spec.call_latency_s;
+  costs.buffer_s_per_byte = buffer_s_per_byte(spec);
   return costs;
 }
 

@@ -60,5 +60,7 @@ class Fabric final : public core::PathModel {
 /// route of nodes 0 and 1 (the neighbours a collective's plan uses most), exact for star and two_level.
 /// Structured nodes: the routes GPU 0 -> GPU 1 and GPU 0 of node 0 -> GPU 0 of node 1.
 collectives::LinkCosts link_costs(const PlatformSpec& spec);
+/// NVLinks from each GPU of an NVSwitch node to its switches: the GPU's port bandwidth over an NVLink's 25 GB/s.
+int nvswitch_nvlinks(const NodeSpec& node);
 
 }  // namespace dtsim::platform

@@ -114,6 +114,9 @@ struct PlatformSpec {
   NodeSpec node;  ///< two_level only: the structure inside each node
   std::map<std::string, double> link_slowdown;  ///< directed link name -> bandwidth divisor (slow links)
   double call_latency_s = 0;  ///< fixed time of each nccl / auto collective call that no link carries
+  /// Rate of an all-reduce's input reads and output writes on each GPU beside the links (nccl / auto); 0: not
+  /// charged.
+  double buffer_bandwidth_Bps = 0;
   /// Number of GPUs (hosts) in the cluster.
   int hosts() const { return nodes * gpus_per_node; }
 };

@@ -220,7 +220,8 @@ platform::PlatformSpec load_platform(toml::table& table) {
   Section s(table, "platform");
   s.allow({"name",       "description",      "gpu",      "topology", "hosts", "link",     "nodes", "gpus_per_node", "intra_link",
            "inter_link", "network_link",     "down",     "up",    "parallel", "dims",  "groups",        "chassis",
-           "routers",    "nodes_per_router", "switches", "edges", "network", "node", "call_latency"});
+           "routers",    "nodes_per_router", "switches", "edges", "network", "node", "call_latency",
+           "buffer_bandwidth"});
   platform::PlatformSpec spec;
   spec.name = s.required_string("name");
   spec.description = s.string("description", "");
@@ -241,6 +242,7 @@ platform::PlatformSpec load_platform(toml::table& table) {
     load_nodes_and_network(s, table, spec);
   }
   if (auto call = s.optional_duration("call_latency")) spec.call_latency_s = *call;
+  if (s.has("buffer_bandwidth")) spec.buffer_bandwidth_Bps = s.bandwidth("buffer_bandwidth");
   if (auto network = s.table("network")) {
     network->allow({"model"});
     spec.network_model =

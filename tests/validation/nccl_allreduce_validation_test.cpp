@@ -55,14 +55,19 @@ std::vector<Measurement> in_range(const std::vector<Measurement>& all, const Siz
 /// Fits on `fit_gpus`, predicts `predict_gpus`, prints one row per set and range, checks the bounds
 /// (bounds[0..2] for the fitted counts, bounds[3..5] for the predicted ones, ranges in kRanges order).
 void validate(const std::string& server, const std::vector<int>& fit_gpus, const std::vector<int>& predict_gpus,
-              const std::vector<Bound>& bounds, const collectives::NvlinkCounts& nvlinks = {}) {
+              const std::vector<Bound>& bounds, const collectives::NvlinkCounts& nvlinks = {},
+              int nvswitch_nvlinks = 0) {
   if (!std::filesystem::is_directory(kData))
     GTEST_SKIP() << "validation data not found at " << kData
                  << ": check out the shared/ folder beside the repository to run the validation suite";
-  const AlphaBetaFit fit = fit_alpha_beta(read_gpus(server, fit_gpus), "ring", nvlinks);
+  const AlphaBetaFit fit = fit_alpha_beta(read_gpus(server, fit_gpus), "ring", nvlinks, nvswitch_nvlinks);
   ASSERT_TRUE(fit.intra && !fit.inter);
-  std::printf("%s: alpha %.3f us, beta 1 / %.2f GB/s, R^2 %.5f on the fitted counts\n", server.c_str(),
-              fit.intra->cost.alpha_s * 1e6, 1e-9 / fit.intra->cost.beta_s_per_byte, fit.intra->quality.r_squared);
+  std::printf("%s: alpha %.3f us, beta 1 / %.2f GB/s, per call %.2f us, buffers %.1f GB/s, R^2 %.5f on the fitted "
+              "counts\n",
+              server.c_str(), fit.intra->cost.alpha_s * 1e6, 1e-9 / fit.intra->cost.beta_s_per_byte,
+              fit.intra->call_s * 1e6,
+              fit.intra->buffer_s_per_byte > 0 ? 1e-9 / fit.intra->buffer_s_per_byte : 0.0,
+              fit.intra->quality.r_squared);
   const auto ring = fitted_collective("ring", fit.link_costs());
   int b = 0;
   for (const auto& [set, gpus] : {std::pair{"fitted", fit_gpus}, std::pair{"predicted", predict_gpus}}) {
@@ -99,10 +104,19 @@ TEST(VtrainAllreduce, V100OnItsNvlinkRingsFitTwoFourEightPredictThreeFiveSixSeve
   // The same protocol with the server's wiring known (the DGX-1 hybrid cube-mesh): NCCL's ring channels per
   // GPU count (1, 2, 4, 2, 2, 4, 6 for 2..8 GPUs) carry the data, so one NVLink's alpha and beta fit them all;
   // below 4-14 MiB (by GPU count) NCCL's tuner runs LL128, whose channels move at most 16.7 GB/s; a per-call time
-  // is fitted beside them.
+  // and the buffers' time are fitted beside them (the buffers come out at 9962 GB/s: next to nothing on V100's
+  // 22 GB/s NVLinks).
   validate("v100", {2, 4, 8}, {3, 5, 6, 7},
-           {{0.075, 0.22}, {0.03, 0.11}, {0.025, 0.05}, {0.08, 0.15}, {0.065, 0.18}, {0.06, 0.18}},
+           {{0.075, 0.23}, {0.03, 0.11}, {0.025, 0.05}, {0.08, 0.16}, {0.065, 0.185}, {0.06, 0.18}},
            platform::hybrid_cube_mesh());
+}
+
+TEST(VtrainAllreduce, A100OnItsNvswitchFitTwoFourEightPredictThreeFiveSixSeven) {
+  // The same protocol through NCCL on the DGX A100's NVSwitch (12 NVLinks a GPU): NCCL's channels share the GPU's
+  // port, the tuner prices them at its graph's 10 channels x 24 GB/s, LL128 moves at most 10 x 16.7 GB/s, and each
+  // GPU reads its input and writes its output once beside the links (the buffer time, fitted with the port).
+  validate("a100", {2, 4, 8}, {3, 5, 6, 7},
+           {{0.07, 0.31}, {0.03, 0.125}, {0.015, 0.045}, {0.07, 0.21}, {0.035, 0.115}, {0.015, 0.045}}, {}, 12);
 }
 
 TEST(VtrainAllreduce, EachGpuCountAloneFitsTheAlphaBetaForm) {

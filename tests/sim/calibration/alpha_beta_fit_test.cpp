@@ -112,6 +112,36 @@ TEST(AlphaBetaFit, OnAnNvlinkMeshRecoversOneNvlinkThroughNcclsRings) {
   EXPECT_NE(error_of([&] { fit_alpha_beta(times, "ring", mesh); }).find("inside one node"), std::string::npos);
 }
 
+TEST(AlphaBetaFit, OnAnNvswitchNodeRecoversThePortThePerCallTimeAndTheBuffers) {
+  // 12 NVLinks a GPU: one ring of all the data, ring/Simple at these sizes (NCCL's graph: 12 channels x 20 GB/s),
+  // T = call + 2 n buffer + max(0, (8.4 + 3.4 x 2(p-1)) us - 2(p-1) alpha) + 2(p-1) (alpha + ceil(n / p) beta).
+  // alpha 5 us: above NCCL's Simple latency per hop on 4 and 8 GPUs (8.4 / 2(p-1) + 3.4 us), below it on 2.
+  const AlphaBeta port{5e-6, 1 / 290e9};
+  const double call_s = 25e-6, buffer_s = 1 / 1100e9;
+  std::vector<Measurement> times;
+  for (int p : {2, 4, 8})
+    for (double n = 1 << 26; n <= 1 << 30; n *= 2) {
+      const double hops = 2.0 * (p - 1);
+      const double t = call_s + 2 * n * buffer_s + std::max(0.0, (8.4 + hops * 3.4) * 1e-6 - hops * port.alpha_s) +
+                       hops * (port.alpha_s + std::ceil(n / p) * port.beta_s_per_byte);
+      times.push_back({{p, 8}, n, t, "synthetic:" + std::to_string(times.size() + 1) + ":1"});
+    }
+  const AlphaBetaFit fit = fit_alpha_beta(times, "ring", {}, 12);
+  ASSERT_TRUE(fit.intra);
+  EXPECT_EQ(fit.collective, "nccl");
+  expect_relative(fit.intra->cost.alpha_s, port.alpha_s, 1e-9);
+  expect_relative(fit.intra->cost.beta_s_per_byte, port.beta_s_per_byte, 1e-9);
+  EXPECT_TRUE(fit.intra->call_fitted && fit.intra->buffer_fitted);
+  expect_relative(fit.intra->call_s, call_s, 1e-9);
+  expect_relative(fit.intra->buffer_s_per_byte, buffer_s, 1e-9);
+  EXPECT_LT(fit.intra->quality.max_relative_error, 1e-9);
+  const collectives::LinkCosts costs = fit.link_costs();
+  EXPECT_EQ(costs.nvswitch_nvlinks, 12);
+  EXPECT_DOUBLE_EQ(costs.buffer_s_per_byte, fit.intra->buffer_s_per_byte);
+  times.push_back({{16, 8}, 1 << 20, 1e-3, "synthetic:99:1"});
+  EXPECT_NE(error_of([&] { fit_alpha_beta(times, "ring", {}, 12); }).find("one NVSwitch node"), std::string::npos);
+}
+
 TEST(AlphaBetaFit, InterNodeLevelIsFittedWithTheIntraNodeCostFixed) {
   std::vector<Measurement> m = ring_times({{2, 4}, {4, 4}}, kNvlink);
   const std::vector<Measurement> across = ring_times({{8, 4}, {16, 4}, {32, 4}}, kInfiniband);

@@ -62,9 +62,18 @@ TEST(Cli, CalibrateOnAnNvlinkMeshWritesThatPlatformWithTheFittedNvlink) {
   EXPECT_NE(text.find("latency = '8us'"), std::string::npos) << text;
   EXPECT_NE(text.find("call_latency = '0us'"), std::string::npos) << text;  // none in these times
   EXPECT_NE(text.find("nvlinks = 'hybrid_cube_mesh'"), std::string::npos) << text;
-  const Outcome refused = dtsim("calibrate " + (dir / "times.csv").string() + " --platform dgx_a100");
+  const Outcome refused = dtsim("calibrate " + (dir / "times.csv").string() + " --platform pcie_v100");
   EXPECT_EQ(refused.code, 2);
-  EXPECT_NE(refused.output.find("not an NVLink mesh"), std::string::npos) << refused.output;
+  EXPECT_NE(refused.output.find("neither an NVLink mesh nor an NVSwitch node"), std::string::npos) << refused.output;
+  // An NVSwitch node: the GPU's port (two a route: latency alpha / 2) and the buffers are written.
+  const std::string a100 = (dir / "a100.toml").string();
+  const Outcome nvswitch = dtsim("calibrate " + (dir / "times.csv").string() + " --platform dgx_a100 --out " + a100);
+  ASSERT_EQ(nvswitch.code, 0) << nvswitch.output;
+  EXPECT_EQ(dtsim("platform show " + a100).code, 0);
+  std::ifstream switch_file(a100);
+  const std::string switch_text((std::istreambuf_iterator<char>(switch_file)), std::istreambuf_iterator<char>());
+  EXPECT_NE(switch_text.find("fabric = 'nvswitch'"), std::string::npos) << switch_text;
+  EXPECT_NE(switch_text.find("NVSwitch port fitted"), std::string::npos) << switch_text;
   fs::remove_all(dir);
 }
 

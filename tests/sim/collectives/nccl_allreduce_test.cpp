@@ -211,6 +211,48 @@ TEST(NcclTuner, OnNvlinkRingsTunesWithNcclsGraphBandwidthAndNoLl128WhereARingRel
   for (double bytes = 8; bytes <= 1e10; bytes *= 4) EXPECT_NE(nccl_tune({5, 8}, costs, bytes).protocol, NcclProtocol::ll128);
 }
 
+TEST(NcclChannels, OnNvswitchNcclsGraphPricesTheTunerAndCapsLl128) {
+  // NCCL's search on an NVSwitch node (NCCL 2.12+): 12 NVLinks of 20 GB/s (DGX A100) take 6 channels of 40 GB/s,
+  // doubled to 12 of 20; 18 (DGX H100) 9 of 40, doubled to the 16 most; 6 take 3 of 40, doubled to 6 of 20.
+  EXPECT_EQ(nccl_nvswitch_graph(12).channels, 12);
+  EXPECT_DOUBLE_EQ(nccl_nvswitch_graph(12).speed_GBps, 20.0);
+  EXPECT_EQ(nccl_nvswitch_graph(18).channels, 16);
+  EXPECT_DOUBLE_EQ(nccl_nvswitch_graph(18).speed_GBps, 20.0);
+  EXPECT_EQ(nccl_nvswitch_graph(6).channels, 6);
+  EXPECT_DOUBLE_EQ(nccl_nvswitch_graph(6).speed_GBps, 20.0);
+  // One 8-GPU node of 12 NVLinks a GPU (300 GB/s ports): the tuner's ring/Simple is (8.4 + 14 x 3.4) us + n / (12 x
+  // 20 GB/s x 8 / 14), and LL128 moves at most 12 x 20 GB/s of data on the one ring that stands for the channels.
+  platform::PlatformSpec spec = platform::testing::structured(platform::NodeFabric::nvswitch, 1, 8, 4, 8);
+  spec.node.nvlink.bandwidth_Bps = 300e9;
+  const LinkCosts costs = platform::link_costs(spec);
+  ASSERT_EQ(costs.nvswitch_nvlinks, 12);
+  const Group group{8, 8};
+  const double n = 1 << 24;
+  EXPECT_NEAR(nccl_predicted_s({NcclAlgorithm::ring, NcclProtocol::simple}, group, costs, n),
+              (8.4 + 14 * 3.4) * 1e-6 + n / (12 * 20e9 * 8 / 14), 1e-15);
+  const NcclChoice c{NcclAlgorithm::ring, NcclProtocol::ll128};
+  ASSERT_TRUE(nccl_ll128_capped(c, group, costs));
+  EXPECT_FALSE(nccl_ll128_capped(c, {16, 8}, platform::link_costs(platform::testing::structured(
+                                                  platform::NodeFabric::nvswitch, 2, 8, 4, 8))));
+  const AlphaBeta ab = costs.intra;
+  const double efficiency = std::min(0.92, 240e9 * ab.beta_s_per_byte);
+  EXPECT_DOUBLE_EQ(nccl_channel_efficiency(c, group, costs, ab.beta_s_per_byte), efficiency);
+  // The plan and its closed form: one ring of all the data, wire at that efficiency, plus a per-call time and the
+  // caller's buffers (2 n bytes at buffer_bandwidth), once each.
+  LinkCosts calling = costs;
+  calling.call_s = 20e-6;
+  calling.buffer_s_per_byte = 1 / 1000e9;
+  const std::int64_t bytes = 3 << 20;
+  const double extra = std::max(0.0, nccl_latency_s(c, group, static_cast<double>(bytes)) - 14 * ab.alpha_s);
+  const double expected = 20e-6 + 2.0 * static_cast<double>(bytes) / 1000e9 + extra +
+                          14 * (ab.alpha_s + std::ceil(static_cast<double>(bytes) / 8 / efficiency) * ab.beta_s_per_byte);
+  const NcclAllreduce nccl = forced(c, calling);
+  EXPECT_NEAR(nccl.closed_form_s(group, static_cast<double>(bytes), calling), expected, 1e-12 * expected);
+  spec.call_latency_s = 20e-6;
+  spec.buffer_bandwidth_Bps = 1000e9;
+  EXPECT_NEAR(schedule_time_s(nccl.plan(group, bytes), platform::Fabric(spec)), expected, 1e-9 * expected);
+}
+
 TEST(NcclChannels, OneRingPerNicAcrossNodes) {
   // Two NVSwitch nodes of 8 GPUs with a NIC each (rails): ring k enters each node at GPU k, so every NIC
   // carries one ring each way and the NICs set the pace (the NVSwitch port, shared by 8 rings, is faster).
