@@ -124,7 +124,7 @@ Design linearised(const std::vector<Measurement>& points, std::string_view colle
 
 /// Fits one level's `free` parameters with the other level's cost `fixed` (the others held at 0); every one >= 0.
 /// Where the form has a per-call or buffer time (NCCL on an NVLink mesh or NVSwitch node), a negative one is held
-/// at 0 and the rest refitted, in this order: the per-call time, alpha, the buffer time; where beta comes out
+/// at 0 and the rest refitted, in this order: the buffer time, the per-call time, alpha; where beta comes out
 /// negative or the columns are dependent, those two are dropped. A form that is not linear in them (NCCL's LL128
 /// channels run at the smaller of their link's speed and a fixed cap, and NCCL's latency term adds what exceeds
 /// the links' alphas) is fitted by Gauss-Newton: linearised at the last estimate until it stops moving
@@ -142,7 +142,9 @@ LevelFit fit_level(const std::vector<Measurement>& points, std::string_view coll
     const Parameters previous = *solution;
     const auto found = least_squares(d.columns, d.y);
     if (!found) {
-      solution.reset();
+      // A later round whose linearisation loses a parameter (its column vanishes: alpha below NCCL's latency per
+      // hop at every point) ends at the last estimate.
+      if (round == 0) solution.reset();
       break;
     }
     solution = Parameters{};
@@ -153,13 +155,22 @@ LevelFit fit_level(const std::vector<Measurement>& points, std::string_view coll
       moved |= std::abs((*solution)[k] - previous[k]) > 1e-12 * std::abs((*solution)[k]);
     if (!moved) break;
   }
+  // A per-call or buffer time that moves no point by more than 1e-9 of its time is the fit's rounding: 0.
+  for (std::size_t k = 2; solution && k < kParameters; ++k) {
+    if (!free[k]) continue;
+    const auto column =
+        static_cast<std::size_t>(std::count(free.begin(), free.begin() + static_cast<std::ptrdiff_t>(k), true));
+    double largest = 0;
+    for (double v : d.columns[column]) largest = std::max(largest, std::abs(v * (*solution)[k]));
+    if (largest < 1e-9) (*solution)[k] = 0;
+  }
   if (free[2] || free[3]) {
     const auto negative = [&](std::size_t k) { return free[k] && (*solution)[k] < 0; };
     if (!solution || (*solution)[1] < 0) {
       free[2] = free[3] = false;
       return fit_level(points, collective, inter, fixed, node, free);
     }
-    for (std::size_t k : {std::size_t{2}, std::size_t{0}, std::size_t{3}})
+    for (std::size_t k : {std::size_t{3}, std::size_t{2}, std::size_t{0}})
       if (negative(k)) {
         free[k] = false;
         return fit_level(points, collective, inter, fixed, node, free);

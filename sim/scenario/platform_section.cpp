@@ -242,7 +242,7 @@ platform::PlatformSpec load_platform(toml::table& table) {
     load_nodes_and_network(s, table, spec);
   }
   if (auto call = s.optional_duration("call_latency")) spec.call_latency_s = *call;
-  if (s.has("buffer_bandwidth")) spec.buffer_bandwidth_Bps = s.bandwidth("buffer_bandwidth");
+  if (auto buffers = s.optional_bandwidth("buffer_bandwidth")) spec.buffer_bandwidth_Bps = *buffers;
   if (auto network = s.table("network")) {
     network->allow({"model"});
     spec.network_model =

@@ -166,6 +166,11 @@ std::int64_t Section::size(const std::string& key) {
   }));
 }
 
+std::optional<double> Section::optional_bandwidth(const std::string& key) {
+  if (!table_->get(key)) return std::nullopt;
+  return bandwidth(key);
+}
+
 std::optional<double> Section::optional_duration(const std::string& key) {
   if (!table_->get(key)) return std::nullopt;
   return duration(key);

@@ -44,6 +44,7 @@ class Section {
   double duration(const std::string& key);
   std::int64_t size(const std::string& key);
   std::optional<double> optional_duration(const std::string& key);
+  std::optional<double> optional_bandwidth(const std::string& key);
   /// The string of a value with a unit; a bare number is refused with a hint ("25" -> "25MiB" for example_unit
   /// "MiB"): its unit would be a guess.
   std::string unit_string(const std::string& key, const std::string& example_unit);
