@@ -155,7 +155,10 @@ TEST(VtrainAllreduce, BuiltInPlatformsInsideANode) {
                         Case{"v100_4x4_100gbib", "v100", "nccl", {2, 3, 4}, {0.47, 0.75}},
                         // The DGX-1 platform (datasheet NVLinks, nothing fitted): NCCL's rings over its NVLinks.
                         // Its 7.5 us a hop overshoots 1 MiB on 8 GPUs (+54 %, LL128 at its 16.7 GB/s a channel).
-                        Case{"dgx1_v100", "v100", "nccl", {2, 3, 4, 5, 6, 7, 8}, {0.14, 0.56}}}) {
+                        Case{"dgx1_v100", "v100", "nccl", {2, 3, 4, 5, 6, 7, 8}, {0.14, 0.56}},
+                        // The DGX A100 platform (datasheet 300 GB/s ports, nothing fitted): NCCL's 12 channels sharing
+                        // the port, no per-call or buffer time.
+                        Case{"dgx_a100", "a100", "nccl", {2, 3, 4, 5, 6, 7, 8}, {0.29, 0.61}}}) {
     const auto s = scenario::load_default_scenario({std::string("platform=") + c.platform, "workers=1"});
     const collectives::LinkCosts costs = platform::link_costs(s.platform);
     const auto collective = collectives::make_collective(c.collective, costs);
