@@ -55,8 +55,7 @@ class NcclAllreduce final : public Collective {
 
  private:
   /// The network's per-call time (LinkCosts::call_s) and buffer time (2 `bytes` x buffer_s_per_byte) plus NCCL's
-  /// latency term less `link_latency_s`, the links'
-  /// latency the plan's steps already pay (that part never < 0).
+  /// latency term less `link_latency_s`, the links' latency the plan's steps already pay (that part never < 0).
   double extra_latency_s(const Group& group, double bytes, double link_latency_s) const;
   std::string name_;
   LinkCosts tuned_for_;
