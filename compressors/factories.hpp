@@ -62,6 +62,8 @@ std::unique_ptr<Compressor> make_ecqsgd(const Options& options);
 std::unique_ptr<Compressor> make_stc(const Options& options);
 /// Builds the "sbc" compressor (compressors/sbc.cpp).
 std::unique_ptr<Compressor> make_sbc(const Options& options);
+/// Builds the "redsync" compressor (compressors/redsync.cpp).
+std::unique_ptr<Compressor> make_redsync(const Options& options);
 
 /// Error-feedback kinds defined in their own files (the feedback registry in error_feedback.cpp points at them).
 /// Builds the "diana" kind around `inner` (compressors/shifted.cpp).

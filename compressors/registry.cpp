@@ -34,6 +34,7 @@ constexpr CompressorEntry kCompressors[] = {
     {"ecqsgd", "ECQ-SGD: stochastic levels of the norm with decayed accumulated errors", &make_ecqsgd},
     {"stc", "sparse ternary: top-k signs times their mean magnitude, Golomb-coded positions", &make_stc},
     {"sbc", "sparse binary: the stronger side of top-k, one mean, Golomb-coded positions", &make_sbc},
+    {"redsync", "RedSync: threshold between mean and max |x| (trimmed top-k or binary search)", &make_redsync, true},
 };
 
 }  // namespace

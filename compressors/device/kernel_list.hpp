@@ -17,6 +17,7 @@
 #include "compressors/device/polar_kernels.hpp"
 #include "compressors/device/powersgd_kernels.hpp"
 #include "compressors/device/randomk_kernels.hpp"
+#include "compressors/device/redsync_kernels.hpp"
 #include "compressors/device/sbc_kernels.hpp"
 #include "compressors/device/registry.hpp"
 #include "compressors/device/scaled_sign_kernels.hpp"
@@ -57,5 +58,6 @@
   X("gspar", GSparKernels)          \
   X("ecqsgd", EcqsgdKernels)        \
   X("powersgd", PowerSgdKernels)    \
-  X("polar", PolarKernels)
+  X("polar", PolarKernels)          \
+  X("redsync", RedSyncKernels)
 // clang-format on

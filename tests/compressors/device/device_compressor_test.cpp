@@ -40,6 +40,9 @@ const Case kDeterministic[] = {
     {"eightbit", {}},   {"gaussiank", {}}, {"gaussiank", {{"ratio", 0.001}}}, {"gaussiank", {{"ratio", 0.5}}},
     {"stc", {}},        {"stc", {{"ratio", 0.001}}}, {"stc", {{"ratio", 0.3}}}, {"stc", {{"ratio", 1.0}}},
     {"sbc", {}},        {"sbc", {{"ratio", 0.001}}}, {"sbc", {{"ratio", 0.3}}}, {"sbc", {{"ratio", 1.0}}},
+    {"redsync", {}},    {"redsync", {{"ratio", 0.001}}}, {"redsync", {{"ratio", 0.3}}},
+    {"redsync", {{"selection", std::string("binary_search")}}},
+    {"redsync", {{"selection", std::string("binary_search")}, {"ratio", 0.3}}},
 };
 
 std::string label(const Case& c, std::size_t n, std::size_t input) {
