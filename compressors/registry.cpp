@@ -35,6 +35,7 @@ constexpr CompressorEntry kCompressors[] = {
     {"stc", "sparse ternary: top-k signs times their mean magnitude, Golomb-coded positions", &make_stc},
     {"sbc", "sparse binary: the stronger side of top-k, one mean, Golomb-coded positions", &make_sbc},
     {"redsync", "RedSync: threshold between mean and max |x| (trimmed top-k or binary search)", &make_redsync, true},
+    {"aqsgd", "ALQ: stochastic levels of the norm adapted to the gradients by coordinate descent", &make_aqsgd},
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 /// Every compressor with device kernels, once: DTSIM_DEVICE_KERNELS(X) calls X(name, kernel template) for each.
 /// registry_cpu.cpp expands it with the CPU launcher, cuda/registry_cuda.cu with CUDA's; a port adds one line.
 #include "compressors/device/adacomp_kernels.hpp"
+#include "compressors/device/aqsgd_kernels.hpp"
 #include "compressors/device/bf16_kernels.hpp"
 #include "compressors/device/dgc_kernels.hpp"
 #include "compressors/device/ecqsgd_kernels.hpp"
@@ -59,5 +60,6 @@
   X("ecqsgd", EcqsgdKernels)        \
   X("powersgd", PowerSgdKernels)    \
   X("polar", PolarKernels)          \
-  X("redsync", RedSyncKernels)
+  X("redsync", RedSyncKernels)      \
+  X("aqsgd", AqsgdKernels)
 // clang-format on

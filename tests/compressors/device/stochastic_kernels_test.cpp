@@ -1,4 +1,4 @@
-// The device kernels of the stochastic compressors added later (srq, gspar, ecqsgd) through the CPU launcher:
+// The device kernels of the stochastic compressors added later (srq, gspar, ecqsgd, aqsgd) through the CPU launcher:
 // every code, kept element and error is the one its Philox draw gives (computed here from the element functions
 // of compressors/element_codecs.hpp), and the host compressor expands the device's payload to the same bits.
 #include <gtest/gtest.h>
@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "compressors/aqsgd_levels.hpp"
 #include "compressors/device/device_compressor.hpp"
 #include "compressors/element_codecs.hpp"
 #include "compressors/gspar_law.hpp"
@@ -77,6 +78,52 @@ TEST(StochasticKernelsOnCpu, EcqsgdCodesAndAccumulatedErrorsFollowTheirPhiloxDra
           ASSERT_EQ(testing::code_at(codes, i, bits), static_cast<std::uint32_t>(s + signed_level)) << "element " << i;
           h[i] = (static_cast<float>(c.beta) * h[i] + g[i]) - static_cast<float>(signed_level) * unit;
         }
+        std::vector<float> host_out(n), dev_out(n);
+        host->decompress(msg, host_out);
+        dev->decompress(msg, dev_out);
+        ASSERT_EQ(0, std::memcmp(host_out.data(), dev_out.data(), n * sizeof(float)));
+      }
+    }
+  }
+}
+
+TEST(StochasticKernelsOnCpu, AqsgdCodesFollowTheirPhiloxDrawsAndTheLevelsAdaptAsTheHostFitsThem) {
+  for (const std::int64_t bits : {2, 3, 5}) {
+    const Options options{{"bits", bits}, {"seed", std::int64_t{3}}};
+    const auto s = static_cast<std::int32_t>((1 << (bits - 1)) - 1);
+    auto host = make_compressor("aqsgd", options);
+    for (const std::size_t n : testing::kDeviceSizes) {
+      auto dev = make_device_compressor("cpu", "aqsgd", options);
+      const auto xs = testing::device_inputs(n, 3 * n);
+      std::vector<float> levels = aqsgd_initial_levels(s);
+      for (std::uint64_t step = 0; step < 3; ++step) {
+        SCOPED_TRACE("bits " + std::to_string(bits) + " n " + std::to_string(n) + " step " + std::to_string(step));
+        const std::vector<float>& x = xs[step == 2 ? 1 : 0];  // Gaussian, again, then the one with NaN and Inf
+        const Compressed msg = dev->compress(x, 4);
+        const std::size_t header = 4 * (static_cast<std::size_t>(s) + 1);
+        ASSERT_EQ(msg.payload.size(), header + wire::bit_bytes(static_cast<std::int64_t>(n * bits)));
+        for (std::int32_t j = 0; j < s; ++j) ASSERT_EQ(payload_float(msg, 4 * static_cast<std::size_t>(j)), levels[j]);
+        double squares = 0.0;
+        for (const float v : x) squares += static_cast<double>(v) * v;
+        const float norm = payload_float(msg, header - 4);
+        const auto want = static_cast<float>(std::sqrt(squares));
+        if (std::isfinite(want)) {
+          ASSERT_NEAR(norm, want, 1e-6f * want);  // sums in another order
+        }
+        const float inv = norm > 0.0f ? 1.0f / norm : 0.0f;
+        const std::uint64_t key = stream_seed(3, 4, step);
+        const std::span<const std::byte> codes = std::span(msg.payload).subspan(header);
+        std::vector<float> r;
+        for (std::size_t i = 0; i < n; ++i) {
+          const float ri = std::fabs(x[i]) * inv;
+          const float u = static_cast<float>(draw(key, i) >> 8) * 0x1p-24f;
+          const std::uint32_t sign = x[i] < 0.0f ? 1u << (bits - 1) : 0u;
+          ASSERT_EQ(testing::code_at(codes, i, static_cast<int>(bits)),
+                    static_cast<std::uint32_t>(aqsgd_index(ri, u, levels.data(), s)) | sign) << "element " << i;
+          if (std::isfinite(ri)) r.push_back(std::min(ri, 1.0f));
+        }
+        std::sort(r.begin(), r.end());
+        aqsgd_fit(r, levels);  // what the next exchange's header must carry
         std::vector<float> host_out(n), dev_out(n);
         host->decompress(msg, host_out);
         dev->decompress(msg, dev_out);
