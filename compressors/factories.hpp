@@ -66,6 +66,8 @@ std::unique_ptr<Compressor> make_sbc(const Options& options);
 std::unique_ptr<Compressor> make_redsync(const Options& options);
 /// Builds the "aqsgd" compressor (compressors/aqsgd.cpp).
 std::unique_ptr<Compressor> make_aqsgd(const Options& options);
+/// Builds the "gradzip" compressor (compressors/gradzip.cpp).
+std::unique_ptr<Compressor> make_gradzip(const Options& options);
 
 /// Error-feedback kinds defined in their own files (the feedback registry in error_feedback.cpp points at them).
 /// Builds the "diana" kind around `inner` (compressors/shifted.cpp).

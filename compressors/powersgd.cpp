@@ -16,6 +16,7 @@
 #include <map>
 
 #include "compressors/factories.hpp"
+#include "compressors/low_rank_matrix.hpp"
 #include "compressors/powersgd_view.hpp"
 #include "compressors/rng.hpp"
 #include "compressors/wire.hpp"
@@ -24,25 +25,15 @@
 namespace dtsim::compressors {
 namespace {
 
-using Matrix = Eigen::MatrixXf;
-using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using low_rank::get_matrix;
+using low_rank::Matrix;
+using low_rank::put_matrix;
 
 void orthogonalise(Matrix& p) {
   for (Eigen::Index i = 0; i < p.cols(); ++i) {
     p.col(i) /= p.col(i).norm() + 1e-8f;
     for (Eigen::Index j = i + 1; j < p.cols(); ++j) p.col(j) -= p.col(i).dot(p.col(j)) * p.col(i);
   }
-}
-
-void put_matrix(std::vector<std::byte>& out, const Matrix& m) {
-  wire::put(out, std::span<const float>(m.data(), static_cast<std::size_t>(m.size())));
-}
-
-Matrix get_matrix(std::span<const std::byte> in, Eigen::Index rows, Eigen::Index cols) {
-  Matrix m(rows, cols);
-  DTSIM_CHECK(in.size() == static_cast<std::size_t>(m.size()) * 4, "powersgd payload does not match the matrix");
-  if (m.size() > 0) std::memcpy(m.data(), in.data(), in.size());
-  return m;
 }
 
 }  // namespace
@@ -86,13 +77,7 @@ class PowerSgd final : public Compressor {
       return;
     }
     State& s = state_[id];
-    s.m = Matrix::Zero(rows, cols);
-    const std::size_t full_rows = grad.size() / static_cast<std::size_t>(cols);
-    s.m.topRows(static_cast<Eigen::Index>(full_rows)) =
-        Eigen::Map<const RowMajor>(grad.data(), static_cast<Eigen::Index>(full_rows), cols);
-    for (std::size_t i = full_rows * static_cast<std::size_t>(cols); i < grad.size(); ++i) {
-      s.m(static_cast<Eigen::Index>(full_rows), static_cast<Eigen::Index>(i % static_cast<std::size_t>(cols))) = grad[i];
-    }
+    s.m = low_rank::padded(grad, rows, cols);
     if (!warm_start_ || s.q.rows() != cols || s.q.cols() != r) {
       s.q = Eigen::Map<const Matrix>(powersgd_initial_q(seed_, id, warm_start_ ? 0 : step, cols, r).data(), cols, r);
     }
@@ -127,9 +112,7 @@ class PowerSgd final : public Compressor {
     const Eigen::Index rows = v.rows, cols = v.cols;
     const auto r = static_cast<Eigen::Index>(msg.shared.size()) / rows;
     const Matrix q = get_matrix(msg.payload, cols, r);
-    const Matrix p = Eigen::Map<const Matrix>(msg.shared.data(), rows, r);
-    const RowMajor m = p * q.transpose();
-    std::memcpy(out.data(), m.data(), out.size_bytes());
+    low_rank::expand(Eigen::Map<const Matrix>(msg.shared.data(), rows, r), q, out);
   }
 
  private:

@@ -36,6 +36,7 @@ constexpr CompressorEntry kCompressors[] = {
     {"sbc", "sparse binary: the stronger side of top-k, one mean, Golomb-coded positions", &make_sbc},
     {"redsync", "RedSync: threshold between mean and max |x| (trimmed top-k or binary search)", &make_redsync, true},
     {"aqsgd", "ALQ: stochastic levels of the norm adapted to the gradients by coordinate descent", &make_aqsgd},
+    {"gradzip", "GradZip: rank-r factors by alternating least squares, warm start", &make_gradzip},
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "compressors/device/eightbit_kernels.hpp"
 #include "compressors/device/fp16_kernels.hpp"
 #include "compressors/device/gaussiank_kernels.hpp"
+#include "compressors/device/gradzip_kernels.hpp"
 #include "compressors/device/gspar_kernels.hpp"
 #include "compressors/device/int8_kernels.hpp"
 #include "compressors/device/natural_kernels.hpp"
@@ -61,5 +62,6 @@
   X("powersgd", PowerSgdKernels)    \
   X("polar", PolarKernels)          \
   X("redsync", RedSyncKernels)      \
-  X("aqsgd", AqsgdKernels)
+  X("aqsgd", AqsgdKernels)          \
+  X("gradzip", GradZipKernels)
 // clang-format on

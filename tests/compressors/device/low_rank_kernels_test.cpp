@@ -1,5 +1,5 @@
-// powersgd's device kernels through the CPU launcher: the two rounds, the warm start and residual error feedback
-// agree with the host compressor (Eigen) to fp32 rounding, and a rank-r matrix comes back whole.
+// powersgd's and gradzip's device kernels through the CPU launcher: the two rounds, the warm start and residual error
+// feedback agree with the host compressor (Eigen) to fp32 rounding, and a rank-r matrix comes back whole.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -29,36 +29,38 @@ struct Shape {
   std::int64_t rows, cols;  // 0 x 0: not declared (the padded square)
 };
 
-TEST(LowRankKernelsOnCpu, PowerSgdRoundsAndExpansionFollowTheHostOverWarmStartedSteps) {
-  for (const std::int64_t rank : {std::int64_t{1}, std::int64_t{4}}) {
-    for (const Shape shape : {Shape{64, 64}, Shape{17, 241}, Shape{300, 20}, Shape{0, 0}}) {
-      const std::size_t n = shape.rows > 0 ? static_cast<std::size_t>(shape.rows * shape.cols) : 70001;
-      for (const char* feedback : {"none", "residual"}) {
-        const Options options{{"rank", rank}, {"seed", std::int64_t{3}}};
-        auto host = make_error_feedback(feedback, make_compressor("powersgd", options));
-        auto dev = make_device_compressor("cpu", "powersgd", options, feedback);
-        if (shape.rows > 0) {
-          host->set_shape(1, shape.rows, shape.cols);
-          dev->set_shape(1, shape.rows, shape.cols);
-        }
-        for (int step = 0; step < 3; ++step) {
-          const std::string what = "rank " + std::to_string(rank) + " " + std::to_string(shape.rows) + " x " +
-                                   std::to_string(shape.cols) + " " + feedback + " step " + std::to_string(step);
-          const std::vector<float> x = testing::gaussian(n, 40 + static_cast<std::uint64_t>(step));
-          Compressed a = host->compress(x, 1), b = dev->compress(x, 1);
-          ASSERT_EQ(b.how, Aggregation::kLowRank) << what;
-          ASSERT_EQ(b.wire_size, a.wire_size) << what;
-          expect_close(floats(b), floats(a), 1e-4f, what + " P");
-          a = host->next_round(host->reduce(std::span<const Compressed>(&a, 1)));
-          b = dev->next_round(dev->reduce(std::span<const Compressed>(&b, 1)));
-          ASSERT_EQ(b.round, 1) << what;
-          ASSERT_EQ(b.wire_size, a.wire_size) << what;
-          expect_close(b.shared, a.shared, 1e-4f, what + " P^");
-          expect_close(floats(b), floats(a), 1e-4f, what + " Q");
-          std::vector<float> a_out(n), b_out(n);
-          host->decompress(a, a_out);
-          dev->decompress(b, b_out);
-          expect_close(b_out, a_out, 1e-4f, what + " expansion");
+TEST(LowRankKernelsOnCpu, PowerSgdAndGradZipRoundsAndExpansionFollowTheHostOverWarmStartedSteps) {
+  for (const std::string name : {"powersgd", "gradzip"}) {
+    for (const std::int64_t rank : {std::int64_t{1}, std::int64_t{4}}) {
+      for (const Shape shape : {Shape{64, 64}, Shape{17, 241}, Shape{300, 20}, Shape{0, 0}}) {
+        const std::size_t n = shape.rows > 0 ? static_cast<std::size_t>(shape.rows * shape.cols) : 70001;
+        for (const char* feedback : {"none", "residual"}) {
+          const Options options{{"rank", rank}, {"seed", std::int64_t{3}}};
+          auto host = make_error_feedback(feedback, make_compressor(name, options));
+          auto dev = make_device_compressor("cpu", name, options, feedback);
+          if (shape.rows > 0) {
+            host->set_shape(1, shape.rows, shape.cols);
+            dev->set_shape(1, shape.rows, shape.cols);
+          }
+          for (int step = 0; step < 3; ++step) {
+            const std::string what = name + " rank " + std::to_string(rank) + " " + std::to_string(shape.rows) + " x " +
+                                     std::to_string(shape.cols) + " " + feedback + " step " + std::to_string(step);
+            const std::vector<float> x = testing::gaussian(n, 40 + static_cast<std::uint64_t>(step));
+            Compressed a = host->compress(x, 1), b = dev->compress(x, 1);
+            ASSERT_EQ(b.how, Aggregation::kLowRank) << what;
+            ASSERT_EQ(b.wire_size, a.wire_size) << what;
+            expect_close(floats(b), floats(a), 1e-4f, what + " P");
+            a = host->next_round(host->reduce(std::span<const Compressed>(&a, 1)));
+            b = dev->next_round(dev->reduce(std::span<const Compressed>(&b, 1)));
+            ASSERT_EQ(b.round, 1) << what;
+            ASSERT_EQ(b.wire_size, a.wire_size) << what;
+            expect_close(b.shared, a.shared, 1e-4f, what + " P^");
+            expect_close(floats(b), floats(a), 1e-4f, what + " Q");
+            std::vector<float> a_out(n), b_out(n);
+            host->decompress(a, a_out);
+            dev->decompress(b, b_out);
+            expect_close(b_out, a_out, 1e-4f, what + " expansion");
+          }
         }
       }
     }
