@@ -71,7 +71,8 @@ constexpr CoverageRow kRows[] = {
     {"architectures", "GeePS", "Cui et al., EuroSys 2016", kOut, "", "", "",
      "manages a parameter server's use of GPU memory; dtsim does not model memory capacity"},
     {"architectures", "In-network aggregation (SwitchML, ATP, SHARP)", "Sapio et al., NSDI 2021", kMissing, "", "", "",
-     "a switch that sums: each GPU sends its gradient once and receives the sum"},
+     "a switch that sums: each GPU sends its gradient once and receives the sum; plans move data between ranks only "
+     "(sim/collectives/schedule.hpp), so it needs a switch endpoint that reduces in the plans and the flow executor"},
     {"architectures", "Ring all-reduce", "Patarasuk & Yuan, JPDC 2009", kYes, "strategy.collective", "ring",
      "tests/sim/collectives/ring_allreduce_test.cpp RingAllreduce.AnalyticOnStarEqualsClosedForm", ""},
     {"architectures", "Binary-tree all-reduce", "Thakur et al., IJHPCA 2005", kYes, "strategy.collective", "binary_tree",
@@ -155,7 +156,8 @@ constexpr CoverageRow kRows[] = {
      "gspar", "tests/compressors/gspar_test.cpp GSpar.CappedElementsGoAsTheyAreAndTheOthersAsOneOverLambda",
      "the compression survey's variance-based sparsifier"},
     {"sparsification", "Variance-based compression", "Tsuzuku, Imachi & Akiba, ICLR workshop 2018", kMissing, "", "", "",
-     "needs each element's variance over the mini-batch's samples, which the compressor does not see"},
+     "needs each element's variance over the mini-batch's samples: numerics models return the batch-mean gradient "
+     "only (numerics/model.hpp) and timing mode has no samples; it needs per-sample gradients and a compressor hook"},
     {"sparsification", "Fixed threshold", "Strom, Interspeech 2015", kYes, "compression.compressor", "threshold",
      "tests/compressors/properties_test.cpp WireBytes.VariableSizeSparsifiersSendEightBytesPerKeptElement", ""},
     {"sparsification", "Top-k (Aji & Heafield's gradient dropping)", "Aji & Heafield, EMNLP 2017", kYes, "compression.compressor",
@@ -199,7 +201,8 @@ constexpr CoverageRow kRows[] = {
      "alternating least squares, one step per exchange; the two all-reduces timed as powersgd's"},
     {"low-rank", "GradiVeQ", "Yu et al., NeurIPS 2018", kMissing, "", "", "", "PCA projection learnt from past gradients"},
     {"low-rank", "PowerGossip", "Vogels, Karimireddy & Jaggi, NeurIPS 2020", kMissing, "", "", "",
-     "rank-1 power iteration on the model difference of every gossip edge"},
+     "rank-1 power iteration on the model difference of every gossip edge: a two-round exchange per edge in the "
+     "numerics gossip step (numerics/trainer.cpp), a scenario key and per-edge wire bytes in timing mode"},
     {"low-rank", "Count sketch (Sketched SGD)", "Ivkin et al., NeurIPS 2019", kMissing, "", "", "",
      "sketches that sum, and the heavy hitters recovered from the summed sketch"},
 
