@@ -78,7 +78,8 @@ void ErrorFeedback::update(State& s, const Compressed& msg) {
       if (p_.masking && sent[i] != 0.0f) s.u[i] = 0.0f;
     }
   }
-  s.pending.clear();
+  // pending stays until the next compress: a second round run again (compression_work's timing loop) finds it and
+  // sets the same memory again, where an empty one made the low-rank expansion divide by a zero row count.
 }
 
 std::span<const float> ErrorFeedback::memory(TensorId id) const {

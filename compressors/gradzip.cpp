@@ -4,11 +4,14 @@
 /// factors are all-reduced, the previous synchronisation's factors start the next decomposition). M (rows x cols)
 /// is powersgd's view of the tensor (compressors/powersgd_view.hpp), r' = min(rank, rows, cols); one alternating
 /// step per exchange, each factor the least-squares solution given the other (^+: Moore-Penrose inverse):
-///   round 0: P = M Q (Q^T Q)^+       (Q: this worker's last Q, else N(0, 1) from the seed, as powersgd's)
+///   round 0: P = M Q (Q^T Q)^+       (Q: this worker's last Q, else N(0, 1) from the seed, as powersgd's; its
+///                                     columns scaled to unit norm + 1e-8 first, which P Q^T does not see)
 ///   round 1: Q = M^T P (P^T P)^+     (P: the all-reduced P)
 ///   result:  P (sum Q)^T             (sum over workers; divide by W to average)
 /// Both steps are linear in M, so the all-reduced factors are those of the summed gradient when the workers start
-/// from one Q. PowerSGD's round 1 orthogonalises P instead of solving for Q. A matrix that would not shrink goes
+/// from one Q. Each worker starts from its own last Q (powersgd's choice: the compressor never sees the all-reduced
+/// Q); unscaled, the sum of the workers' P drifted by a constant factor a step until it overflowed or vanished
+/// (the test shows it), hence the column scaling. PowerSGD's round 1 orthogonalises P instead of solving for Q. A matrix that would not shrink goes
 /// uncompressed, as powersgd's. Wire: round 0 [rows x r' fp32, column-major P]; round 1 [cols x r' fp32, column-major
 /// Q]; aggregation low_rank (two dependent all-reduces). Parameters: rank (1), seed (0).
 #include <Eigen/Dense>
@@ -57,6 +60,7 @@ class GradZip final : public Compressor {
     s.m = low_rank::padded(grad, v.rows, v.cols);
     if (s.q.rows() != v.cols || s.q.cols() != v.rank)
       s.q = Eigen::Map<const Matrix>(powersgd_initial_q(seed_, id, 0, v.cols, v.rank).data(), v.cols, v.rank);
+    for (Eigen::Index j = 0; j < s.q.cols(); ++j) s.q.col(j) /= s.q.col(j).norm() + 1e-8f;
     start_message(msg, grad, id, step, Aggregation::kLowRank);
     low_rank::put_matrix(msg.payload, solve(s.m * s.q, s.q));
     msg.wire_size = static_cast<core::Bytes>(msg.payload.size());

@@ -1,6 +1,6 @@
 #pragma once
 /// gradzip on the device (compressors/gradzip.cpp's protocol and wire), on powersgd's plain kernels
-/// (powersgd_kernels.hpp): M Q and M^T P one thread per output element, then times the r' x r' pseudo-inverse of
+/// (powersgd_kernels.hpp): the warm-start Q's columns scaled to unit norm, M Q and M^T P one thread per output element, then times the r' x r' pseudo-inverse of
 /// the factor's Gram matrix, which the host computes (compressors/gradzip_gram.hpp) from the factor read back and
 /// uploads; one thread per element of the product. P, Q and the expansion agree with the host's Eigen products to
 /// fp32 rounding, not bit for bit.
@@ -60,6 +60,7 @@ class GradZipKernels final : public KernelsOn<Launch> {
       s.q.resize(q_size);
       device_.to_device(s.q.data(), q.data(), q_size * sizeof(float));
     }
+    for (std::int64_t j = 0; j < v.rank; ++j) Launch{}(Grid{1, 1}, NormaliseColumn{s.q.data(), v.cols, j});
     product_.resize(static_cast<std::size_t>(v.rows * v.rank));
     Launch{}(grid_for(v.rows * v.rank), MultiplyMQ{{s.m.data(), n, v.cols}, s.q.data(), product_.data(), v.rows, v.rank});
     payload.resize(4 * static_cast<std::size_t>(v.rows * v.rank));

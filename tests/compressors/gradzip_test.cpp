@@ -100,6 +100,24 @@ TEST(GradZip, WarmStartConvergesToTheBestRankOneApproximation) {
   EXPECT_NEAR(error, best, 1e-4 * best);
 }
 
+TEST(GradZip, FactorsKeepTheGradientsScaleOverManyWorkersAndSteps) {
+  // Each worker starts from its own last Q: unscaled, the sum of eight workers' P drifted by a constant factor a
+  // step (here to 1e19 times its first norm after 40 steps; on the numerics model down to zero, and training
+  // stopped). With the warm start's columns at unit norm, P stays at the scale of M q for unit q.
+  auto workers = make_workers(8, 1);
+  double first = 0.0, last = 0.0;
+  for (int step = 0; step < 40; ++step) {
+    std::vector<std::vector<float>> grads;
+    for (std::uint64_t w = 0; w < 8; ++w) grads.push_back(testing::gaussian(kRows * kCols, 100 * step + w));
+    std::vector<Compressed> rounds;
+    low_rank_exchange(workers, grads, &rounds);
+    const double norm = Eigen::Map<const Eigen::VectorXf>(rounds[1].shared.data(), kRows).cast<double>().norm();
+    (step == 0 ? first : last) = norm;
+  }
+  EXPECT_GT(last, 0.1 * first);
+  EXPECT_LT(last, 10 * first);
+}
+
 TEST(GradZip, ASmallTensorGoesUncompressedAsOneAllReduce) {
   auto c = make_compressor("gradzip", {{"rank", std::int64_t{4}}});
   const auto x = testing::gaussian(9, 2);  // 3 x 3: r' (3 + 3) >= 9

@@ -97,5 +97,19 @@ TEST(NumericsCompressors, StcAndSbcReachTheTargetWithErrorFeedbackOnFewerBytesTh
   }
 }
 
+TEST(NumericsCompressors, RedSyncAqsgdAndGradZipTrainWithinAPointOfDense) {
+  // RedSync's two selections under residual error feedback (Fang et al. compress the residual), ALQ at 3 bits
+  // (unbiased, no feedback) and GradZip at rank 1 under residual error feedback, as PowerSGD runs: each reaches the
+  // target and ends within a point of dense training; GradZip without the feedback ends far below.
+  const double dense = train("none", {}, "none").curve.back().accuracy;
+  for (const RunResult& r : {train("redsync", {{"ratio", 0.01}}, "residual"),
+                             train("redsync", {{"ratio", 0.01}, {"selection", std::string("binary_search")}}, "residual"),
+                             train("aqsgd", {}, "none"), train("gradzip", {}, "residual")}) {
+    EXPECT_TRUE(r.time_to_accuracy_s.has_value());
+    EXPECT_NEAR(r.curve.back().accuracy, dense, 0.01);
+  }
+  EXPECT_LT(train("gradzip", {}, "none").curve.back().accuracy, dense - 0.1);
+}
+
 }  // namespace
 }  // namespace dtsim::run
