@@ -15,13 +15,10 @@
 /// uncompressed, as powersgd's. Wire: round 0 [rows x r' fp32, column-major P]; round 1 [cols x r' fp32, column-major
 /// Q]; aggregation low_rank (two dependent all-reduces). Parameters: rank (1), seed (0).
 #include <Eigen/Dense>
-#include <cstring>
-#include <map>
 
 #include "compressors/factories.hpp"
 #include "compressors/gradzip_gram.hpp"
-#include "compressors/low_rank_matrix.hpp"
-#include "compressors/powersgd_view.hpp"
+#include "compressors/low_rank_compressor.hpp"
 
 namespace dtsim::compressors {
 
@@ -42,70 +39,22 @@ Matrix solve(const Matrix& product, const Matrix& factor) {
   return product * Eigen::Map<const Matrix>(inverse.data(), factor.cols(), factor.cols());
 }
 
-class GradZip final : public Compressor {
+class GradZip final : public LowRankCompressor {
  public:
-  GradZip(std::int64_t rank, std::uint64_t seed) : rank_(rank), seed_(seed) {}
+  GradZip(std::int64_t rank, std::uint64_t seed) : LowRankCompressor(rank), seed_(seed) {}
   std::string_view name() const override { return "gradzip"; }
 
-  void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {
-    const std::uint64_t step = next_step(id);
-    const PowerSgdView v = view(id, grad.size());
-    if (!v.compressed()) {
-      start_message(msg, grad, id, step, Aggregation::kAllReduce);
-      wire::put(msg.payload, grad);
-      msg.wire_size = static_cast<core::Bytes>(msg.payload.size());
-      return;
-    }
-    State& s = state_[id];
-    s.m = low_rank::padded(grad, v.rows, v.cols);
+ private:
+  Matrix first_factor(State& s, TensorId id, std::uint64_t, const PowerSgdView& v) override {
     if (s.q.rows() != v.cols || s.q.cols() != v.rank)
       s.q = Eigen::Map<const Matrix>(powersgd_initial_q(seed_, id, 0, v.cols, v.rank).data(), v.cols, v.rank);
     for (Eigen::Index j = 0; j < s.q.cols(); ++j) s.q.col(j) /= s.q.col(j).norm() + 1e-8f;
-    start_message(msg, grad, id, step, Aggregation::kLowRank);
-    low_rank::put_matrix(msg.payload, solve(s.m * s.q, s.q));
-    msg.wire_size = static_cast<core::Bytes>(msg.payload.size());
+    return solve(s.m * s.q, s.q);
   }
 
-  Compressed next_round(const Compressed& reduced) override {
-    DTSIM_CHECK(reduced.how == Aggregation::kLowRank && reduced.round == 0, "gradzip next_round needs the reduced P");
-    State& s = state_.at(reduced.tensor);
-    const Matrix p = low_rank::get_matrix(reduced.payload, s.m.rows(), s.q.cols());
-    s.q = solve(s.m.transpose() * p, p);
-    Compressed msg = reduced;
-    msg.round = 1;
-    msg.payload.clear();
-    low_rank::put_matrix(msg.payload, s.q);
-    msg.wire_size = static_cast<core::Bytes>(msg.payload.size());
-    msg.shared.assign(p.data(), p.data() + p.size());
-    return msg;
-  }
+  Matrix second_factor(const State& s, Matrix& p) override { return solve(s.m.transpose() * p, p); }
 
-  void decompress(const Compressed& msg, std::span<float> out) const override {
-    if (msg.how == Aggregation::kAllReduce) {
-      DTSIM_CHECK(msg.payload.size() == out.size_bytes(), "gradzip payload does not match the tensor");
-      if (!out.empty()) std::memcpy(out.data(), msg.payload.data(), out.size_bytes());
-      return;
-    }
-    DTSIM_CHECK(msg.round == 1, "gradzip can only expand the second round");
-    const PowerSgdView v = view(msg.tensor, out.size());
-    const auto r = static_cast<Eigen::Index>(msg.shared.size()) / v.rows;
-    low_rank::expand(Eigen::Map<const Matrix>(msg.shared.data(), v.rows, r), low_rank::get_matrix(msg.payload, v.cols, r),
-                     out);
-  }
-
- private:
-  struct State {
-    Matrix m, q;
-  };
-
-  PowerSgdView view(TensorId id, std::size_t n) const {
-    const auto [rows, cols] = shape(id);
-    return powersgd_view(rows, cols, static_cast<std::int64_t>(n), rank_);
-  }
-
-  std::int64_t rank_;
   std::uint64_t seed_;
-  std::map<TensorId, State> state_;
 };
 
 }  // namespace

@@ -12,22 +12,17 @@
 #include <algorithm>
 #include <Eigen/Dense>
 #include <cmath>
-#include <cstring>
-#include <map>
 
 #include "compressors/factories.hpp"
-#include "compressors/low_rank_matrix.hpp"
+#include "compressors/low_rank_compressor.hpp"
 #include "compressors/powersgd_view.hpp"
 #include "compressors/rng.hpp"
-#include "compressors/wire.hpp"
 #include "sim/core/error.hpp"
 
 namespace dtsim::compressors {
 namespace {
 
-using low_rank::get_matrix;
 using low_rank::Matrix;
-using low_rank::put_matrix;
 
 void orthogonalise(Matrix& p) {
   for (Eigen::Index i = 0; i < p.cols(); ++i) {
@@ -61,74 +56,28 @@ std::vector<float> powersgd_initial_q(std::uint64_t seed, std::uint64_t tensor, 
 
 namespace {
 
-class PowerSgd final : public Compressor {
+class PowerSgd final : public LowRankCompressor {
  public:
-  PowerSgd(std::int64_t rank, bool warm_start, std::uint64_t seed) : rank_(rank), warm_start_(warm_start), seed_(seed) {}
+  PowerSgd(std::int64_t rank, bool warm_start, std::uint64_t seed)
+      : LowRankCompressor(rank), warm_start_(warm_start), seed_(seed) {}
   std::string_view name() const override { return "powersgd"; }
 
-  void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {
-    const std::uint64_t step = next_step(id);
-    const PowerSgdView v = view(id, grad.size());
-    const Eigen::Index rows = v.rows, cols = v.cols, r = v.rank;
-    if (!v.compressed()) {
-      start_message(msg, grad, id, step, Aggregation::kAllReduce);
-      wire::put(msg.payload, grad);
-      msg.wire_size = static_cast<core::Bytes>(msg.payload.size());
-      return;
-    }
-    State& s = state_[id];
-    s.m = low_rank::padded(grad, rows, cols);
-    if (!warm_start_ || s.q.rows() != cols || s.q.cols() != r) {
-      s.q = Eigen::Map<const Matrix>(powersgd_initial_q(seed_, id, warm_start_ ? 0 : step, cols, r).data(), cols, r);
-    }
-    start_message(msg, grad, id, step, Aggregation::kLowRank);
-    put_matrix(msg.payload, s.m * s.q);
-    msg.wire_size = static_cast<core::Bytes>(msg.payload.size());
-  }
-
-  Compressed next_round(const Compressed& reduced) override {
-    DTSIM_CHECK(reduced.how == Aggregation::kLowRank && reduced.round == 0, "powersgd next_round needs the reduced P");
-    State& s = state_.at(reduced.tensor);
-    Matrix p = get_matrix(reduced.payload, s.m.rows(), s.q.cols());
-    orthogonalise(p);
-    s.q = s.m.transpose() * p;
-    Compressed msg = reduced;
-    msg.round = 1;
-    msg.payload.clear();
-    put_matrix(msg.payload, s.q);
-    msg.wire_size = static_cast<core::Bytes>(msg.payload.size());
-    msg.shared.assign(p.data(), p.data() + p.size());
-    return msg;
-  }
-
-  void decompress(const Compressed& msg, std::span<float> out) const override {
-    if (msg.how == Aggregation::kAllReduce) {
-      DTSIM_CHECK(msg.payload.size() == out.size_bytes(), "powersgd payload does not match the tensor");
-      if (!out.empty()) std::memcpy(out.data(), msg.payload.data(), out.size_bytes());
-      return;
-    }
-    DTSIM_CHECK(msg.round == 1, "powersgd can only expand the second round");
-    const PowerSgdView v = view(msg.tensor, out.size());
-    const Eigen::Index rows = v.rows, cols = v.cols;
-    const auto r = static_cast<Eigen::Index>(msg.shared.size()) / rows;
-    const Matrix q = get_matrix(msg.payload, cols, r);
-    low_rank::expand(Eigen::Map<const Matrix>(msg.shared.data(), rows, r), q, out);
-  }
-
  private:
-  struct State {
-    Matrix m, q;
-  };
-
-  PowerSgdView view(TensorId id, std::size_t n) const {
-    const auto [rows, cols] = shape(id);
-    return powersgd_view(rows, cols, static_cast<std::int64_t>(n), rank_);
+  Matrix first_factor(State& s, TensorId id, std::uint64_t step, const PowerSgdView& v) override {
+    if (!warm_start_ || s.q.rows() != v.cols || s.q.cols() != v.rank) {
+      s.q = Eigen::Map<const Matrix>(powersgd_initial_q(seed_, id, warm_start_ ? 0 : step, v.cols, v.rank).data(), v.cols,
+                                     v.rank);
+    }
+    return s.m * s.q;
   }
 
-  std::int64_t rank_;
+  Matrix second_factor(const State& s, Matrix& p) override {
+    orthogonalise(p);
+    return s.m.transpose() * p;
+  }
+
   bool warm_start_;
   std::uint64_t seed_;
-  std::map<TensorId, State> state_;
 };
 
 }  // namespace

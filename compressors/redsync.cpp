@@ -26,19 +26,8 @@ class RedSync final : public Compressor {
 
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {
     start_message(msg, grad, id, next_step(id), Aggregation::kAllGather);
-    const std::size_t n = grad.size();
     indices_.clear();
-    if (n > 0) {
-      const std::size_t k = std::max<std::size_t>(1, static_cast<std::size_t>(static_cast<double>(n) * ratio_));
-      const double mean = sum_abs(grad) / static_cast<double>(n);
-      const float max = max_abs(grad);
-      auto count = [&](std::int32_t key) { return above(grad, key); };
-      if (trimmed_) {
-        trim_then_select(grad, redsync_trimmed_key(mean, max, k, count), k);
-      } else {
-        select_at_least(grad, redsync_search_key(mean, max, k, count) + 1, indices_);
-      }
-    }
+    if (!grad.empty()) select(grad, std::max<std::size_t>(1, static_cast<std::size_t>(static_cast<double>(grad.size()) * ratio_)));
     wire::put_selected(msg.payload, grad, indices_, values_);
     msg.wire_size = static_cast<core::Bytes>(msg.payload.size());
   }
@@ -46,6 +35,18 @@ class RedSync final : public Compressor {
   void decompress(const Compressed& msg, std::span<float> out) const override { wire::scatter_sparse(msg.payload, out); }
 
  private:
+  // indices_ = the k (trimmed) or about k (binary search) elements sent.
+  void select(std::span<const float> grad, std::size_t k) {
+    const double mean = sum_abs(grad) / static_cast<double>(grad.size());
+    const float max = max_abs(grad);
+    auto count = [&](std::int32_t key) { return above(grad, key); };
+    if (trimmed_) {
+      trim_then_select(grad, redsync_trimmed_key(mean, max, k, count), k);
+    } else {
+      select_at_least(grad, redsync_search_key(mean, max, k, count) + 1, indices_);
+    }
+  }
+
   static std::size_t above(std::span<const float> x, std::int32_t key) {
     std::size_t c = 0;
     for (const float v : x) c += magnitude_key(float_bits(v)) > key ? 1 : 0;

@@ -161,6 +161,9 @@ int main(int argc, char** argv) {
       {"gaussiank_1%", "gaussiank", {}, 1 << 26},
       {"gspar_1%", "gspar", {}, 1 << 26},
       {"ecqsgd_4", "ecqsgd", {}, 1 << 26},
+      {"redsync_1%", "redsync", {}, 1 << 26},
+      {"redsync_bs_1%", "redsync", {{"selection", std::string("binary_search")}}, 1 << 26},
+      {"aqsgd_3", "aqsgd", {}, 1 << 26},
   };
   for (const std::int64_t n : kSizes) {
     benchmark::RegisterBenchmark(("memcpy/" + std::to_string(n)).c_str(), memcpy_bench, n)->UseRealTime();

@@ -12,13 +12,6 @@
 namespace dtsim::compressors {
 namespace {
 
-std::vector<std::int64_t> kept(const Compressed& msg) {
-  const std::size_t c = wire::sparse_count(msg.payload.size(), msg.numel);
-  std::vector<std::int64_t> indices(c);
-  for (std::size_t i = 0; i < c; ++i) indices[i] = wire::get<std::int32_t>(msg.payload, 4 * i);
-  return indices;
-}
-
 TEST(GaussianK, OnGaussianDataKeepsAboutKOfTheLargest) {
   // On N(0, 1) data the first threshold, Phi^-1(1 - ratio / 2) sigma = 2.576, passes between 2k/3 and 4k/3
   // elements: no correction; the first k of them in index order are sent, so nothing before the last one sent
@@ -26,7 +19,7 @@ TEST(GaussianK, OnGaussianDataKeepsAboutKOfTheLargest) {
   const auto x = testing::gaussian(100000, 5);
   auto c = make_compressor("gaussiank", {{"ratio", 0.01}});
   const Compressed msg = c->compress(x, 1);
-  const std::vector<std::int64_t> sent = kept(msg);
+  const std::vector<std::int64_t> sent = testing::sparse_indices(msg);
   EXPECT_GE(3 * sent.size(), 2 * 1000u);
   EXPECT_LE(sent.size(), 1000u);
   EXPECT_EQ(msg.wire_size, static_cast<core::Bytes>(8 * sent.size()));
@@ -69,7 +62,7 @@ TEST(GaussianK, HeavyTailsMoveTheThresholdAsTheReferenceLoopDoes) {
 
   auto c = make_compressor("gaussiank", {{"ratio", 0.01}});
   const Compressed msg = c->compress(x, 1);
-  EXPECT_EQ(kept(msg), expected);
+  EXPECT_EQ(testing::sparse_indices(msg), expected);
   EXPECT_EQ(msg.wire_size, static_cast<core::Bytes>(8 * k));
   std::vector<float> out(n);
   c->decompress(msg, out);
@@ -83,7 +76,7 @@ TEST(GaussianK, ConstantTensorHalvesThenRaisesTheThresholdAndSendsTheFirstK) {
   auto c = make_compressor("gaussiank");
   const Compressed msg = c->compress(x, 1);
   const std::vector<std::int64_t> first_ten = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
-  EXPECT_EQ(kept(msg), first_ten);
+  EXPECT_EQ(testing::sparse_indices(msg), first_ten);
   EXPECT_THROW(make_compressor("gaussiank", {{"ratio", 0.0}}), core::InputError);
 }
 

@@ -13,13 +13,6 @@
 namespace dtsim::compressors {
 namespace {
 
-std::vector<std::int64_t> sent(const Compressed& msg) {
-  const std::size_t c = wire::sparse_count(msg.payload.size(), msg.numel);
-  std::vector<std::int64_t> indices(c);
-  for (std::size_t i = 0; i < c; ++i) indices[i] = wire::get<std::int32_t>(msg.payload, 4 * i);
-  return indices;
-}
-
 // x_i = i / 1000, i < 1000: mean |x| = 0.4995, max |x| = 0.999, so threshold(r) = 0.4995 (1 + r).
 std::vector<float> ramp() {
   std::vector<float> x(1000);
@@ -35,7 +28,7 @@ TEST(RedSync, BinarySearchBisectsTheRatioUntilKToTwoKPassAndSendsThemAll) {
   const Compressed msg = c->compress(x, 1);
   std::vector<std::int64_t> expected;
   for (std::int64_t i = 984; i < 1000; ++i) expected.push_back(i);
-  EXPECT_EQ(sent(msg), expected);
+  EXPECT_EQ(testing::sparse_indices(msg), expected);
   ASSERT_EQ(msg.wire_size, 16 * (4 + 4));
   for (std::size_t p = 0; p < 16; ++p) EXPECT_EQ(wire::get<float>(msg.payload, 64 + 4 * p), x[984 + p]);
   std::vector<float> out(x.size());
@@ -50,7 +43,7 @@ TEST(RedSync, TrimmedStopsAtTheFirstRatioPassingKThenSendsExactlyTheTopK) {
   const Compressed msg = c->compress(x, 1);
   std::vector<std::int64_t> expected;
   for (std::int64_t i = 990; i < 1000; ++i) expected.push_back(i);
-  EXPECT_EQ(sent(msg), expected);
+  EXPECT_EQ(testing::sparse_indices(msg), expected);
   EXPECT_EQ(msg.wire_size, 10 * 8);
 }
 
@@ -72,7 +65,7 @@ TEST(RedSync, BinarySearchOnGaussianDataSendsBetweenKAndTwoKOfTheLargest) {
   const auto x = testing::gaussian(100000, 8);
   auto c = make_compressor("redsync", {{"ratio", 0.01}, {"selection", std::string("binary_search")}});
   const Compressed msg = c->compress(x, 1);
-  const auto kept = sent(msg);
+  const auto kept = testing::sparse_indices(msg);
   EXPECT_GE(kept.size(), 1000u);
   EXPECT_LE(kept.size(), 2000u);
   EXPECT_EQ(msg.wire_size, static_cast<core::Bytes>(8 * kept.size()));

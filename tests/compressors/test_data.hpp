@@ -3,7 +3,9 @@
 #include <cmath>
 #include <vector>
 
+#include "compressors/compressor.hpp"
 #include "compressors/rng.hpp"
+#include "compressors/wire.hpp"
 
 namespace dtsim::compressors::testing {
 
@@ -31,6 +33,14 @@ inline double norm2(const std::vector<float>& x) {
   double s = 0.0;
   for (const float v : x) s += static_cast<double>(v) * v;
   return s;
+}
+
+/// The int32 indices of a sparse payload (compressors/wire.hpp), in payload order.
+inline std::vector<std::int64_t> sparse_indices(const Compressed& msg) {
+  const std::size_t c = wire::sparse_count(msg.payload.size(), msg.numel);
+  std::vector<std::int64_t> indices(c);
+  for (std::size_t i = 0; i < c; ++i) indices[i] = wire::get<std::int32_t>(msg.payload, 4 * i);
+  return indices;
 }
 
 }  // namespace dtsim::compressors::testing
