@@ -19,6 +19,24 @@ std::vector<float> send(Compressor& c, const std::vector<float>& g, TensorId id)
   return out;
 }
 
+TEST(ErrorFeedback, ALowRankSecondRoundRunAgainKeepsTheSameResidual) {
+  // compression_work times next_round several times on one message: each run must find the compressed tensor and
+  // leave the residual e = t - P Q^T as the first did (it once found nothing and divided by a zero row count).
+  for (const char* name : {"powersgd", "gradzip"}) {
+    auto c = make_error_feedback("residual", make_compressor(name));
+    auto* feedback = static_cast<ErrorFeedback*>(c.get());
+    const auto x = testing::gaussian(900, 6);
+    const Compressed first = c->compress(x, 2);
+    const Compressed p = c->reduce(std::span(&first, 1));
+    c->next_round(p);
+    const std::vector<float> once(feedback->memory(2).begin(), feedback->memory(2).end());
+    c->next_round(p);
+    const std::vector<float> twice(feedback->memory(2).begin(), feedback->memory(2).end());
+    ASSERT_EQ(once.size(), x.size()) << name;
+    EXPECT_EQ(once, twice) << name;
+  }
+}
+
 TEST(ErrorFeedback, ResidualTelescopes) {
   for (const std::string name : {"topk", "efsignsgd", "qsgd", "threshold", "powersgd", "onebit", "polar"}) {
     auto inner = make_compressor(name);
