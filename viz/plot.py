@@ -411,7 +411,11 @@ def plot_sweep(folder, out):
 def plot_plan(folder, out):
     with open(os.path.join(folder, "plan.json")) as f:
         plan = json.load(f)
-    shown = [c for c in plan["candidates"] if c["pruned"] == ""]
+    def reached(c):  # a candidate training to an accuracy it did not reach has no time to train
+        e = c.get("flow", c.get("analytic", {}))
+        return "training" not in e or e["training"]["time_to_accuracy_s"] is not None
+
+    shown = [c for c in plan["candidates"] if c["pruned"] == "" and reached(c)]
     if not shown:
         print("no simulated candidate to plot", file=sys.stderr)
         sys.exit(1)
@@ -419,16 +423,17 @@ def plot_plan(folder, out):
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
     gpus = sorted({c["cluster"]["gpu"] for c in shown})
     colours = dict(zip(gpus, ["#4c72b0", "#55a868", "#c44e52", "#8172b2", "#dd8452"]))
-    front = [plan["candidates"][i] for i in plan["front"]]
+    fronts = {"cost": [plan["candidates"][i] for i in plan["front"]],
+              "energy_kwh": [plan["candidates"][i] for i in plan["energy_front"]]}
     best = plan["recommended"]
     for ax, key, label in ((axes[0], "cost", f"cost ({currency})"), (axes[1], "energy_kwh", "energy (kWh)")):
         for gpu in gpus:
             mine = [c for c in shown if c["cluster"]["gpu"] == gpu]
             ax.scatter([c["time_s"] / 3600 for c in mine], [c[key] for c in mine], s=18, color=colours[gpu],
                        label=gpu, alpha=0.8)
+        ax.plot([c["time_s"] / 3600 for c in fronts[key]], [c[key] for c in fronts[key]], color="#444", lw=1,
+                label="Pareto front")
         if key == "cost":
-            ax.plot([c["time_s"] / 3600 for c in front], [c["cost"] for c in front], color="#444", lw=1,
-                    label="Pareto front")
             if "budget" in plan["target"]:
                 ax.axhline(plan["target"]["budget"], color="#999", ls="--", lw=1, label="budget")
         if "time_s" in plan["target"]:

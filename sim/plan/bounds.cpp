@@ -35,10 +35,13 @@ Bounds bounds(const scenario::Scenario& s, const scenario::PlanJob& job) {
   const bool star = p.topology == platform::Topology::star;
   b.nodes = star ? s.workers : (s.workers + p.gpus_per_node - 1) / p.gpus_per_node;
   b.nic_Bps = star ? p.intra.bandwidth_Bps : p.inter.bandwidth_Bps * (p.node.structured ? p.node.nics : 1);
+  b.fabric = fabric(p, b.nodes);
   b.global_batch = static_cast<double>(b.layout ? s.parallel.data : s.workers) * s.batch_size;
+  b.to_accuracy = job.unit == "accuracy";
+  b.accuracy = b.to_accuracy ? job.amount : 0.0;
   if (job.unit == "iterations") {
     b.iterations = job.amount;
-  } else {
+  } else if (!b.to_accuracy) {
     double samples = job.amount;
     if (job.unit == "tokens") {
       if (s.model.tokens <= 0)

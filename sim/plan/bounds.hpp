@@ -3,6 +3,7 @@
 /// the compute-only time and the NIC bandwidth bound give a lower bound on its iteration time.
 #include <string>
 
+#include "sim/plan/fabric.hpp"
 #include "sim/scenario/plan_spec.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scheduling/iteration_plan.hpp"
@@ -15,8 +16,11 @@ struct Bounds {
   int gpus = 0;
   int nodes = 0;
   double nic_Bps = 0;          ///< bandwidth of a node's NIC(s) into the network
+  Fabric fabric;               ///< its NICs and switch ports
   double global_batch = 0;     ///< samples per iteration (data-parallel replicas x batch)
-  double iterations = 0;       ///< iterations the job needs at this global batch
+  double iterations = 0;       ///< iterations the job needs at this global batch (to an accuracy: 0, not known before training)
+  bool to_accuracy = false;    ///< the job trains to an accuracy (numerics mode): its steps come from the training
+  double accuracy = 0;         ///< that accuracy
   bool fits = true;            ///< the memory model's verdict
   double memory_peak_bytes = 0;
   double memory_capacity_bytes = 0;

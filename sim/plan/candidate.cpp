@@ -22,8 +22,14 @@ std::string unquoted(const std::string& value) {
 void build_cluster(const platform::PlatformSpec& t, int nodes, double oversubscription, const std::string& nic,
                    Candidate& c) {
   c.settings.emplace_back("workers", std::to_string(nodes * t.gpus_per_node));
-  if (t.topology != platform::Topology::fat_tree) {
-    c.settings.emplace_back("platform.nodes", std::to_string(nodes));
+  using platform::Topology;
+  if (t.topology == Topology::torus || t.topology == Topology::dragonfly || t.topology == Topology::graph) {
+    c.invalid = fmt::format("a {} template's size is set by its own keys (dims, groups, switches), not by a node count",
+                            platform::topology_name(t.topology));
+    return;
+  }
+  if (t.topology != Topology::fat_tree) {
+    c.settings.emplace_back(t.topology == Topology::star ? "platform.hosts" : "platform.nodes", std::to_string(nodes));
     return;
   }
   const std::vector<int>& down = t.fat_tree.down;

@@ -1,5 +1,6 @@
 #include "sim/plan/evaluate.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 
@@ -11,7 +12,29 @@
 namespace dtsim::plan {
 namespace {
 
-Evaluation read_point(const std::string& path) {
+/// The time to accuracy of a numerics-mode run (report.json "training"), from its curve of test accuracy
+/// against simulated time.
+void read_training(const std::string& report_path, Evaluation& e) {
+  std::ifstream in(report_path);
+  const nlohmann::json report = nlohmann::json::parse(in, nullptr, false);
+  if (!report.is_object() || !report.contains("training") || !report["training"].contains("target_accuracy")) return;
+  const nlohmann::json& t = report["training"];
+  const double target = t["target_accuracy"].get<double>();
+  e.trained = true;
+  if (!t["time_to_accuracy_s"].is_null()) e.time_to_accuracy_s = t["time_to_accuracy_s"].get<double>();
+  bool reached = false;
+  for (const nlohmann::json& point : t["curve"]) {
+    const double accuracy = point["accuracy"].get<double>();
+    e.best_accuracy = std::max(e.best_accuracy, accuracy);
+    e.steps_run = point["step"].get<double>();
+    e.trained_s = point["simulated_time_s"].get<double>();
+    if (accuracy >= target && !reached) e.steps_to_accuracy = e.steps_run;
+    reached = reached || accuracy >= target;
+  }
+}
+
+Evaluation read_point(const std::string& dir) {
+  const std::string path = dir + "/point.json";
   Evaluation e;
   std::ifstream in(path);
   const nlohmann::json point = nlohmann::json::parse(in, nullptr, false);
@@ -30,6 +53,7 @@ Evaluation read_point(const std::string& path) {
   e.scaling_efficiency = m["scaling_efficiency"].get<double>();
   e.exposed_comm_s = m["exposed_comm_s"].get<double>();
   e.idle_s = m["idle_s"].get<double>();
+  read_training(dir + "/report.json", e);
   return e;
 }
 
@@ -62,7 +86,7 @@ std::vector<Evaluation> evaluate(const scenario::PlanSpec& plan, const std::vect
     const std::vector<sweep::PointKey> point_keys = sweep::point_keys(spec, options.dtsim_binary);
     sweep::run_sweep(spec, point_keys, {options.dtsim_binary, options.jobs, 0, 1}, progress, terminal);
     for (std::size_t p = 0; p < members.size(); ++p)
-      out[members[p]] = read_point(sweep::point_dir(spec, point_keys[p]) + "/point.json");
+      out[members[p]] = read_point(sweep::point_dir(spec, point_keys[p]));
   }
   return out;
 }

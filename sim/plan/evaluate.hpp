@@ -1,6 +1,7 @@
 #pragma once
 /// Simulating candidates: each one a point of a sweep (one `dtsim run` process per point, -j at once,
 /// content-keyed so that a plan run again reuses every point whose resolved scenario did not change).
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -18,6 +19,13 @@ struct Evaluation {
   double scaling_efficiency = 0;
   double exposed_comm_s = 0;    ///< mean over workers and iterations
   double idle_s = 0;
+  /// Numerics mode with a target accuracy: the training curve's answer.
+  bool trained = false;
+  std::optional<double> time_to_accuracy_s;  ///< simulated end of the first evaluated step at or above the target
+  double steps_to_accuracy = 0;              ///< that step
+  double steps_run = 0;                      ///< the last step trained (numerics.steps)
+  double trained_s = 0;                      ///< simulated end of that step
+  double best_accuracy = 0;                  ///< the best test accuracy evaluated
 };
 
 /// How candidates are run.

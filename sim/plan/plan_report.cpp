@@ -12,6 +12,11 @@ namespace {
 
 std::string ms(double s) { return fmt::format("{:.3f} ms", s * 1e3); }
 
+/// `value` with `decimals` decimals, or 3 significant digits when that would show less (a small job's cost).
+std::string amount(double value, int decimals) {
+  return value != 0 && std::abs(value) < 0.1 ? fmt::format("{:.3g}", value) : fmt::format("{:.{}f}", value, decimals);
+}
+
 std::string join(const std::vector<std::string>& parts, const std::string& separator) {
   std::string out;
   for (const std::string& p : parts) out += (out.empty() ? "" : separator) + p;
@@ -21,10 +26,11 @@ std::string join(const std::vector<std::string>& parts, const std::string& separ
 /// "2 x 8 a100 GPUs, 7.12 h (21,000 iterations of 1.220 ms, flow level), 512.40 USD, 250.1 kWh".
 std::string summary(const scenario::PlanSpec& plan, const Outcome& o) {
   const Spend s = o.spend();
-  return fmt::format("{} {} GPUs in {} node{}: {} to train ({:.0f} iterations of {}, {} level), {:.2f} {}, {:.1f} kWh",
+  const std::string goal = o.bounds.to_accuracy ? fmt::format("to reach accuracy {:.3f}", o.bounds.accuracy) : "to train";
+  return fmt::format("{} {} GPUs in {} node{}: {} {} ({:.0f} iterations of {}, {} level), {} {}, {} kWh",
                      o.bounds.gpus, o.bounds.gpu, o.bounds.nodes, o.bounds.nodes == 1 ? "" : "s", time_text(o.time_s()),
-                     o.bounds.iterations, ms(o.best().iteration_s), o.flow ? "flow" : "analytic", s.cost,
-                     plan.costs.currency, s.energy_kwh);
+                     goal, o.iterations(), ms(o.best().iteration_s), o.flow ? "flow" : "analytic", amount(s.cost, 2),
+                     plan.costs.currency, amount(s.energy_kwh, 1));
 }
 
 /// What bounds the candidate's iteration: exposed communication when at least a fifth of it, else compute.
@@ -32,9 +38,11 @@ std::string bound_sentence(const Outcome& o) {
   const Evaluation& e = o.best();
   const Bounds& b = o.bounds;
   if (e.exposed_comm_s >= 0.2 * e.iteration_s)
-    return fmt::format("Communication bounds it: {} of its {} iteration is exposed communication; moving the gradients "
-                       "through a node's {:.0f} Gb/s NIC alone takes at least {}.",
-                       ms(e.exposed_comm_s), ms(e.iteration_s), b.nic_Bps * 8 / 1e9, ms(b.bandwidth_s));
+    return fmt::format("Communication bounds it: {} of its {} iteration is exposed communication{}.", ms(e.exposed_comm_s),
+                       ms(e.iteration_s),
+                       b.bandwidth_s > 0 ? fmt::format("; moving the gradients through a node's {:.0f} Gb/s NIC alone takes at "
+                                                       "least {}", b.nic_Bps * 8 / 1e9, ms(b.bandwidth_s))
+                                         : "");
   return fmt::format("Compute bounds it: {} {} of its {} iteration ({:.1f} %); {} is exposed communication.",
                      b.layout ? "a GPU's share of its replica's forward and backward takes" : "one GPU's forward, backward and update take",
                      ms(b.compute_s), ms(e.iteration_s), 100 * b.compute_s / e.iteration_s, ms(e.exposed_comm_s));
@@ -53,8 +61,27 @@ std::string better_word(const scenario::PlanTarget& t) {
 
 nlohmann::json evaluation_json(const Evaluation& e) {
   if (!e.ok) return {{"ok", false}, {"error", e.error}};
-  return {{"ok", true}, {"mean_iteration_s", e.iteration_s}, {"samples_per_s", e.samples_per_s},
-          {"scaling_efficiency", e.scaling_efficiency}, {"exposed_comm_s", e.exposed_comm_s}, {"idle_s", e.idle_s}};
+  nlohmann::json out = {{"ok", true}, {"mean_iteration_s", e.iteration_s}, {"samples_per_s", e.samples_per_s},
+                        {"scaling_efficiency", e.scaling_efficiency}, {"exposed_comm_s", e.exposed_comm_s}, {"idle_s", e.idle_s}};
+  if (e.trained)
+    out["training"] = {{"time_to_accuracy_s", e.time_to_accuracy_s ? nlohmann::json(*e.time_to_accuracy_s) : nlohmann::json()},
+                       {"steps_to_accuracy", e.time_to_accuracy_s ? nlohmann::json(e.steps_to_accuracy) : nlohmann::json()},
+                       {"steps_run", e.steps_run}, {"trained_s", e.trained_s}, {"best_accuracy", e.best_accuracy}};
+  return out;
+}
+
+/// A table of the candidates `front` lists.
+void print_front(std::ostream& out, const scenario::PlanSpec& plan, const PlanResult& r, const std::vector<int>& front) {
+  fmt::print(out, "  {:<56} {:>6} {:>10} {:>12} {:>10} {:>12} {:>8}  {}\n", "candidate", "GPUs", "time",
+             "cost (" + plan.costs.currency + ")", "kWh", "iteration", "level", "target");
+  for (int i : front) {
+    const Outcome& o = r.outcomes[i];
+    const Spend s = o.spend();
+    const std::vector<std::string> missed = misses(o, plan.target);
+    fmt::print(out, "  {:<56} {:>6} {:>10} {:>12} {:>10} {:>12} {:>8}  {}\n", o.candidate.label, o.bounds.gpus,
+               time_text(o.time_s()), amount(s.cost, 2), amount(s.energy_kwh, 1), ms(o.best().iteration_s),
+               o.flow ? "flow" : "analytic", i == r.recommended ? "met, recommended" : missed.empty() ? "met" : "missed");
+  }
 }
 
 }  // namespace
@@ -80,14 +107,25 @@ std::vector<std::string> recommendation(const scenario::PlanSpec& plan, const Pl
   if (t.budget)
     margins.push_back(fmt::format("it costs {:.2f} of the {:.2f} {} budget", o.spend().cost, *t.budget, plan.costs.currency));
   if (!margins.empty()) out.push_back("Target: " + join(margins, ", ") + ".");
+  if (o.rate.network_priced) {
+    const Fabric& f = o.bounds.fabric;
+    double ports = 0;
+    for (const PortGroup& g : f.switch_ports) ports += g.count;
+    out.push_back(fmt::format("Its network, {} NICs and {:.0f} switch ports in {:.0f} switch{}, costs {} of its {} {} per hour ({}).",
+                              o.bounds.nodes * f.nics_per_node, ports, f.switches, f.switches == 1 ? "" : "es",
+                              amount(o.rate.network_per_hour, 2), amount(o.rate.per_hour, 2), plan.costs.currency,
+                              plan.costs.network_pricing == "rented"
+                                  ? "rented"
+                                  : fmt::format("list prices amortised over {:g} years", plan.costs.amortisation_years)));
+  }
   if (o.flow && o.analytic.ok)
     out.push_back(fmt::format("At the flow level (contention) its iteration moved {:+.2f} %, from {} (analytic) to {}.",
                               moved_percent(o),
                               ms(o.analytic.iteration_s), ms(o.flow->iteration_s)));
   if (r.next_cheaper >= 0) {
     const Outcome& n = r.outcomes[r.next_cheaper];
-    out.push_back(fmt::format("The next {} option, {} ({:.2f} {}, {}), misses: {}.", better_word(t), n.candidate.label,
-                              n.spend().cost, plan.costs.currency, time_text(n.time_s()), join(misses(n, t), "; ")));
+    out.push_back(fmt::format("The next {} option, {} ({} {}, {}), misses: {}.", better_word(t), n.candidate.label,
+                              amount(n.spend().cost, 2), plan.costs.currency, time_text(n.time_s()), join(misses(n, t), "; ")));
   } else {
     out.push_back(fmt::format("No simulated option is {}.", better_word(t)));
   }
@@ -98,16 +136,13 @@ void print_plan(std::ostream& out, const scenario::PlanSpec& plan, const PlanRes
   for (const std::string& s : recommendation(plan, r)) fmt::print(out, "{}\n", s);
   fmt::print(out, "\nPareto front (time to train vs cost; {} per GPU-hour from {}):\n", plan.costs.currency,
              plan.costs.source);
-  fmt::print(out, "  {:<56} {:>6} {:>10} {:>12} {:>10} {:>12} {:>8}  {}\n", "candidate", "GPUs", "time",
-             "cost (" + plan.costs.currency + ")", "kWh", "iteration", "level", "target");
-  for (int i : r.front) {
-    const Outcome& o = r.outcomes[i];
-    const Spend s = o.spend();
-    const std::vector<std::string> missed = misses(o, plan.target);
-    fmt::print(out, "  {:<56} {:>6} {:>10} {:>12.2f} {:>10.1f} {:>12} {:>8}  {}\n", o.candidate.label, o.bounds.gpus,
-               time_text(o.time_s()), s.cost, s.energy_kwh, ms(o.best().iteration_s), o.flow ? "flow" : "analytic",
-               i == r.recommended ? "met, recommended" : missed.empty() ? "met" : "missed");
+  print_front(out, plan, r, r.front);
+  if (r.energy_front == r.front) {
+    fmt::print(out, "The Pareto front of time to train vs energy is the same.\n");
+    return;
   }
+  fmt::print(out, "Pareto front (time to train vs energy):\n");
+  print_front(out, plan, r, r.energy_front);
 }
 
 nlohmann::json plan_json(const scenario::PlanSpec& plan, const PlanResult& r, const std::string& command_line) {
@@ -123,11 +158,16 @@ nlohmann::json plan_json(const scenario::PlanSpec& plan, const PlanResult& r, co
     if (o.pruned != "invalid") {
       const Bounds& b = o.bounds;
       const Spend s = o.spend();
+      double ports = 0;
+      for (const PortGroup& g : b.fabric.switch_ports) ports += g.count;
       c["cluster"] = {{"gpu", b.gpu}, {"gpus", b.gpus}, {"nodes", b.nodes}, {"nic_Bps", b.nic_Bps},
-                      {"per_hour", o.rate.per_hour}, {"watts", o.rate.watts}};
+                      {"nics", b.nodes * b.fabric.nics_per_node}, {"switch_ports", ports}, {"switches", b.fabric.switches},
+                      {"per_hour", o.rate.per_hour}, {"watts", o.rate.watts},
+                      {"network_per_hour", o.rate.network_per_hour}, {"network_watts", o.rate.network_watts}};
       c["bounds"] = {{"iterations", b.iterations}, {"fits", b.fits}, {"memory_peak_bytes", b.memory_peak_bytes},
                      {"memory_capacity_bytes", b.memory_capacity_bytes}, {"compute_s", b.compute_s},
                      {"bandwidth_s", b.bandwidth_s}};
+      c["iterations"] = o.iterations();
       c["time_s"] = o.time_s();
       c["cost"] = s.cost;
       c["energy_kwh"] = s.energy_kwh;
@@ -144,15 +184,19 @@ nlohmann::json plan_json(const scenario::PlanSpec& plan, const PlanResult& r, co
   if (plan.target.samples_per_s) target["samples_per_s"] = *plan.target.samples_per_s;
   if (plan.target.scaling_efficiency) target["scaling_efficiency"] = *plan.target.scaling_efficiency;
   target["minimise"] = plan.target.minimise;
+  nlohmann::json costs = {{"source", plan.costs.source}, {"currency", plan.costs.currency},
+                           {"network_pricing", plan.costs.network_pricing}};
+  if (plan.costs.network_pricing == "amortised") costs["amortisation_years"] = plan.costs.amortisation_years;
   return {{"schema", "dtsim.plan/1"},
           {"provenance", {{"dtsim_version", std::string(core::dtsim_version())}, {"command_line", command_line},
                           {"plan", plan.source}, {"base", plan.base}, {"set", plan.base_settings}}},
           {"job", {{"unit", plan.job.unit}, {"amount", plan.job.amount}}},
           {"target", target},
-          {"costs", {{"source", plan.costs.source}, {"currency", plan.costs.currency}}},
+          {"costs", costs},
           {"rounds", r.rounds},
           {"candidates", candidates},
           {"front", r.front},
+          {"energy_front", r.energy_front},
           {"recommended", r.recommended},
           {"next_cheaper", r.next_cheaper},
           {"recommendation", recommendation(plan, r)}};

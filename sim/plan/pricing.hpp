@@ -9,12 +9,16 @@ namespace dtsim::plan {
 
 /// Hourly price and power of one cluster.
 struct Rate {
-  double per_hour = 0;  ///< gpus x GPU-hour + nodes x (node-hour + NIC port-hour)
-  double watts = 0;     ///< gpus x GPU watts + nodes x (node watts + NIC watts)
-  bool network_priced = false;  ///< a NIC port of the cost table matched
+  double per_hour = 0;  ///< gpus x GPU-hour + nodes x node-hour + the network's
+  double watts = 0;     ///< gpus x GPU watts + nodes x node watts + the network's
+  double network_per_hour = 0;  ///< NICs x NIC-hour + switch ports x port-hour (rented, or list prices amortised)
+  double network_watts = 0;
+  bool network_priced = false;  ///< the cost table prices NICs or switch ports
 };
 
-/// The rate of the cluster `b` describes; throws core::InputError when the table has no price for its GPU.
+/// The rate of the cluster `b` describes: each NIC costs the table's first NIC at least as fast, each switch
+/// port the first switch port at least as fast. Throws core::InputError when the table has no price for its GPU,
+/// or lists NICs (switch ports) of which none is fast enough.
 Rate rate(const Bounds& b, const scenario::CostTable& costs);
 
 /// Cost and energy of training for `time_s` at `r`.

@@ -100,16 +100,27 @@ int best_feasible(const std::vector<Outcome>& outcomes, const scenario::PlanTarg
 
 std::string time_text(double s) {
   if (s >= 3600) return fmt::format("{:.2f} h", s / 3600);
-  return s >= 60 ? fmt::format("{:.1f} min", s / 60) : fmt::format("{:.2f} s", s);
+  if (s >= 60) return fmt::format("{:.1f} min", s / 60);
+  return s >= 1 ? fmt::format("{:.2f} s", s) : fmt::format("{:.3f} ms", s * 1e3);
+}
+
+double Outcome::iterations() const {
+  if (!bounds.to_accuracy || !simulated()) return bounds.iterations;
+  return best().time_to_accuracy_s ? best().steps_to_accuracy : best().steps_run;
 }
 
 double Outcome::time_s() const {
-  return bounds.iterations * (simulated() ? best().iteration_s : bounds.iteration_lb_s());
+  if (!simulated()) return bounds.iterations * bounds.iteration_lb_s();
+  if (!bounds.to_accuracy) return bounds.iterations * best().iteration_s;
+  return best().time_to_accuracy_s ? *best().time_to_accuracy_s : best().trained_s;
 }
 
 std::vector<std::string> misses(const Outcome& o, const scenario::PlanTarget& t) {
   std::vector<std::string> out;
   const auto over = [](double value, double limit) { return 100.0 * (value - limit) / limit; };
+  if (!o.reaches())
+    out.push_back(fmt::format("accuracy {:.3f} not reached in {:.0f} steps ({}; best {:.3f})", o.bounds.accuracy,
+                              o.best().steps_run, time_text(o.best().trained_s), o.best().best_accuracy));
   const double time = o.time_s();
   if (t.time_s && time > *t.time_s)
     out.push_back(fmt::format("time {} > {} (+{:.1f} %)", time_text(time), time_text(*t.time_s), over(time, *t.time_s)));
@@ -188,7 +199,7 @@ PlanResult search(const scenario::PlanSpec& plan, const EvaluateOptions& options
       fmt::print(progress, "round {}: {} candidates simulated in {:.1f} s; at most {} to go, ETA {:.0f} s at most\n",
                  result.rounds, ran, elapsed, todo.size(), elapsed / ran * static_cast<double>(todo.size()));
     for (int i : batch)
-      if (outcomes[i].simulated()) simulated.push_back(i);
+      if (outcomes[i].simulated() && outcomes[i].reaches()) simulated.push_back(i);
     if (!prune_dominated) continue;
     std::vector<int> left;
     for (int i : todo) {
@@ -222,19 +233,21 @@ PlanResult search(const scenario::PlanSpec& plan, const EvaluateOptions& options
     for (int best = best_feasible(outcomes, t); best >= 0 && !outcomes[best].flow; best = best_feasible(outcomes, t))
       run(plan, options, "flow", outcomes, {best}, progress, terminal);
   }
-  std::vector<std::pair<double, double>> points;
+  std::vector<std::pair<double, double>> by_cost, by_energy;
   std::vector<int> index;
   for (int i = 0; i < static_cast<int>(outcomes.size()); ++i)
-    if (outcomes[i].simulated()) {
-      points.emplace_back(outcomes[i].time_s(), outcomes[i].spend().cost);
+    if (outcomes[i].simulated() && outcomes[i].reaches()) {  // one that did not reach its accuracy has no time to train
+      by_cost.emplace_back(outcomes[i].time_s(), outcomes[i].spend().cost);
+      by_energy.emplace_back(outcomes[i].time_s(), outcomes[i].spend().energy_kwh);
       index.push_back(i);
     }
-  for (int f : pareto_front(points)) result.front.push_back(index[f]);
+  for (int f : pareto_front(by_cost)) result.front.push_back(index[f]);
+  for (int f : pareto_front(by_energy)) result.energy_front.push_back(index[f]);
   result.recommended = best_feasible(outcomes, t);
   if (result.recommended >= 0) {
     const double mine = objective(outcomes[result.recommended], t);
-    for (int i : index)
-      if (!feasible(outcomes[i], t) && objective(outcomes[i], t) < mine &&
+    for (int i = 0; i < static_cast<int>(outcomes.size()); ++i)
+      if (outcomes[i].simulated() && !feasible(outcomes[i], t) && objective(outcomes[i], t) < mine &&
           (result.next_cheaper < 0 || objective(outcomes[i], t) > objective(outcomes[result.next_cheaper], t)))
         result.next_cheaper = i;
   }

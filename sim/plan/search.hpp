@@ -27,7 +27,12 @@ struct Outcome {
   /// The most faithful evaluation: flow when re-checked.
   const Evaluation& best() const { return flow ? *flow : analytic; }
   bool simulated() const { return pruned.empty() && analytic.ok; }
-  /// Time to train, cost and energy from the best evaluation (or from the lower bound when not simulated).
+  /// False for a simulated candidate of an accuracy job that did not reach the accuracy in the steps it trained.
+  bool reaches() const { return !bounds.to_accuracy || !simulated() || best().time_to_accuracy_s.has_value(); }
+  /// Iterations to train: the job's, or the steps to the accuracy (all steps trained when not reached).
+  double iterations() const;
+  /// Time to train, cost and energy from the best evaluation (or from the lower bound when not simulated); for an
+  /// accuracy job the simulated time to reach it, or, when not reached, to the last step trained (a lower bound).
   double time_s() const;
   Spend spend() const { return plan::spend(rate, time_s()); }
 };
@@ -44,6 +49,7 @@ double objective(const Outcome& o, const scenario::PlanTarget& target);
 struct PlanResult {
   std::vector<Outcome> outcomes;  ///< every candidate, in enumeration order
   std::vector<int> front;         ///< Pareto front of time vs cost over the simulated candidates
+  std::vector<int> energy_front;  ///< Pareto front of time vs energy over the simulated candidates
   int recommended = -1;           ///< the best candidate that meets every target; -1 when none does
   int next_cheaper = -1;          ///< the simulated candidate just below it in the objective, which misses a target
   int rounds = 0;                 ///< analytic rounds

@@ -22,26 +22,38 @@ void read_gpu(Section& s, GpuCost& cost) {
   s.finish();
 }
 
-/// `nic = [ { bandwidth = "100Gbps", hour = 0.25, watts = 25 }, ... ]`: replaces the table's ports.
-std::vector<NicCost> read_nics(Section& s) {
-  std::vector<NicCost> nics;
-  for (Section& port : s.tables("nic")) {
-    port.allow({"bandwidth", "hour", "watts"});
-    NicCost n;
+/// `nic = [ { bandwidth = "100Gbps", hour = 0.25, watts = 25 }, ... ]` (rented) or with `price` instead of `hour`
+/// (amortised): replaces the table's entries of `key`.
+std::vector<PortCost> read_ports(Section& s, const std::string& key, const CostTable& costs) {
+  std::vector<PortCost> ports;
+  const bool rented = costs.network_pricing == "rented";
+  for (Section& port : s.tables(key)) {
+    port.allow({"bandwidth", "hour", "price", "watts"});
+    PortCost n;
     n.bandwidth_Bps = port.bandwidth("bandwidth");
-    n.hour = port.has("hour") ? port.number("hour", 0, 1e9) : 0;
+    const char* paid = rented ? "hour" : "price";
+    const char* other = rented ? "price" : "hour";
+    if (port.has(other))
+      throw core::InputError(port.where_key(other), "'" + std::string(other) + "' in a " + key + " entry, but network_pricing is '" +
+                                                        costs.network_pricing + "'",
+                             std::string("give '") + paid + "' (rented: per hour; amortised: the list price)");
+    if (!port.has(paid))
+      throw core::InputError(port.where_table(), "a " + key + " entry has no '" + paid + "'",
+                             std::string(rented ? "its price per hour (network_pricing = \"rented\")"
+                                                : "its list price (network_pricing = \"amortised\")"));
+    n.hour = rented ? port.number("hour", 0, 1e9) : port.number("price", 0, 1e12) / (costs.amortisation_years * kHoursPerYear);
     n.watts = port.has("watts") ? port.number("watts", 0, 1e7) : 0;
     port.finish();
-    nics.push_back(n);
+    ports.push_back(n);
   }
-  std::sort(nics.begin(), nics.end(), [](const NicCost& a, const NicCost& b) { return a.bandwidth_Bps < b.bandwidth_Bps; });
-  return nics;
+  std::sort(ports.begin(), ports.end(), [](const PortCost& a, const PortCost& b) { return a.bandwidth_Bps < b.bandwidth_Bps; });
+  return ports;
 }
 
 }  // namespace
 
 void apply_cost_overrides(Section& table, CostTable& costs) {
-  table.allow({"currency", "gpu", "node", "nic"});
+  table.allow({"currency", "gpu", "node", "network_pricing", "amortisation_years", "nic", "switch_port"});
   if (auto currency = table.optional_string("currency")) costs.currency = *currency;
   if (std::optional<Section> gpus = table.table("gpu")) {
     gpus->allow(models::gpu_names());
@@ -54,7 +66,35 @@ void apply_cost_overrides(Section& table, CostTable& costs) {
     if (node->has("hour")) costs.node_hour = node->number("hour", 0, 1e9);
     node->finish();
   }
-  if (table.has("nic")) costs.nics = read_nics(table);
+  // Entries already read were priced under the table's network_pricing and amortisation_years.
+  const bool inherited = (!table.has("nic") && !costs.nics.empty()) || (!table.has("switch_port") && !costs.switch_ports.empty());
+  if (table.has("network_pricing")) {
+    const std::string before = costs.network_pricing;
+    costs.network_pricing = table.choice("network_pricing", "rented", {"rented", "amortised"});
+    if (costs.network_pricing != before && inherited)
+      throw core::InputError(table.where_key("network_pricing"), "network_pricing changes to '" + costs.network_pricing +
+                                                                     "', but nic or switch_port entries priced as '" + before +
+                                                                     "' come from the cost table it overrides",
+                             "give the nic and switch_port entries again, priced as network_pricing says");
+  }
+  if (table.has("amortisation_years")) {
+    if (costs.network_pricing != "amortised")
+      throw core::InputError(table.where_key("amortisation_years"), "amortisation_years is given, but network_pricing is '" +
+                                                                        costs.network_pricing + "'",
+                             "set network_pricing = \"amortised\" to spread list prices over the years, or leave it out");
+    const double before = costs.amortisation_years;
+    costs.amortisation_years = table.number("amortisation_years", 0.01, 100);
+    if (costs.amortisation_years != before && inherited)
+      throw core::InputError(table.where_key("amortisation_years"), "amortisation_years changes, but nic or switch_port "
+                                                                    "entries amortised over the old period come from the "
+                                                                    "cost table it overrides",
+                             "give the nic and switch_port entries again");
+  }
+  if (costs.network_pricing == "amortised" && costs.amortisation_years <= 0)
+    throw core::InputError(table.where_table(), "network_pricing = \"amortised\" needs amortisation_years",
+                           "the years the network's list prices are spread over, e.g. amortisation_years = 3");
+  if (table.has("nic")) costs.nics = read_ports(table, "nic", costs);
+  if (table.has("switch_port")) costs.switch_ports = read_ports(table, "switch_port", costs);
   table.finish();
 }
 

@@ -14,12 +14,16 @@ struct GpuCost {
   double node_watts = 0;  ///< a node's power besides its GPUs (CPUs, memory, NICs, fans)
 };
 
-/// A NIC port of at least this speed, per node.
-struct NicCost {
+/// A NIC, or a switch port, of this speed: what it costs per hour (rented, or its price amortised) and draws.
+struct PortCost {
   double bandwidth_Bps = 0;
   double hour = 0;
   double watts = 0;
 };
+
+/// How network equipment is paid: rented per hour (`hour`), or bought at a list price (`price`) spread evenly
+/// over `amortisation_years` of 8,766 hours (the Julian year: 365.25 days).
+constexpr double kHoursPerYear = 8766;
 
 /// A validated cost table.
 struct CostTable {
@@ -27,7 +31,10 @@ struct CostTable {
   std::string currency = "USD";
   std::map<std::string, GpuCost> gpus; ///< by GPU profile name
   double node_hour = 0;                ///< per node, besides its GPUs
-  std::vector<NicCost> nics;           ///< by bandwidth, ascending; empty: the network is not priced
+  std::string network_pricing = "rented";  ///< rented | amortised
+  double amortisation_years = 0;       ///< amortised: the period capital is spread over
+  std::vector<PortCost> nics;          ///< by bandwidth, ascending (a NIC costs the first at least as fast); empty: not priced
+  std::vector<PortCost> switch_ports;  ///< by bandwidth, ascending; empty: switches are not priced
 };
 
 /// Reads a cost table: `path`, or the built-in platforms/costs.toml when empty. Errors: core::InputError

@@ -5,6 +5,7 @@
 #include <toml++/toml.h>
 
 #include "sim/core/error.hpp"
+#include "sim/scenario/load.hpp"
 #include "sim/scenario/section.hpp"
 #include "sim/scenario/toml_file.hpp"
 
@@ -53,19 +54,19 @@ void read_choice(Section& search, const toml::table& table, const std::string& n
 }
 
 PlanJob read_job(Section& job) {
-  job.allow({"samples", "tokens", "iterations"});
+  job.allow({"samples", "tokens", "iterations", "accuracy"});
   PlanJob out;
   int given = 0;
-  for (const char* unit : {"samples", "tokens", "iterations"})
+  for (const char* unit : {"samples", "tokens", "iterations", "accuracy"})
     if (job.has(unit)) {
       out.unit = unit;
-      out.amount = job.number(unit, 1, 1e21);
+      out.amount = out.unit == "accuracy" ? job.number(unit, 0, 1) : job.number(unit, 1, 1e21);
       ++given;
     }
   if (given != 1)
-    throw core::InputError(job.where_table(), "[job] needs exactly one of samples, tokens, iterations (" +
+    throw core::InputError(job.where_table(), "[job] needs exactly one of samples, tokens, iterations, accuracy (" +
                                                   std::to_string(given) + " given)",
-                           "e.g. samples = 115305030 (ImageNet-1k, 90 epochs)");
+                           "e.g. samples = 115305030 (ImageNet-1k, 90 epochs), or accuracy = 0.85 with [numerics]");
   job.finish();
   return out;
 }
@@ -157,6 +158,17 @@ PlanSpec load_plan(const std::string& path) {
   std::optional<Section> job = top.table("job");
   if (!job) throw core::InputError(top.where_table(), "missing table [job]", "how much to train: samples, tokens or iterations");
   spec.job = read_job(*job);
+  if (spec.job.unit == "accuracy") {  // numerics mode reports the simulated time to reach it
+    const toml::node& accuracy = *root.at_path("job.accuracy").node();
+    const Scenario base = spec.base.empty() ? load_default_scenario(spec.base_settings)
+                                            : load_scenario(spec.base, spec.base_settings);
+    if (!base.numerics.enabled)
+      throw core::InputError(where(accuracy.source()), "[job] accuracy needs numerics mode, but the base scenario trains no "
+                                                       "model (no [numerics])",
+                             "give a base scenario with a [numerics] table of a small model, or train samples, tokens or "
+                             "iterations");
+    spec.base_settings.push_back("numerics.target_accuracy=" + toml_text(accuracy));
+  }
   if (std::optional<Section> target = top.table("target")) spec.target = read_target(*target);
   std::optional<Section> search = top.table("search");
   if (!search) throw core::InputError(top.where_table(), "missing table [search]", "the choices to search: platforms, nodes, nic, ...");

@@ -8,10 +8,11 @@
 
 namespace dtsim::scenario {
 
-/// How much training the job is: samples, tokens (samples x the model's sequence length) or iterations.
+/// How much training the job is: samples, tokens (samples x the model's sequence length), iterations, or
+/// training until a test accuracy (numerics mode: each candidate trains for real, its steps to reach it count).
 struct PlanJob {
-  std::string unit = "samples";  ///< samples | tokens | iterations
-  double amount = 0;
+  std::string unit = "samples";  ///< samples | tokens | iterations | accuracy
+  double amount = 0;             ///< how many; for accuracy, the target (0 to 1)
 };
 
 /// What the cluster must reach; every target given must hold. `minimise` orders the candidates that meet them.

@@ -96,6 +96,13 @@ TEST(Plan, FindsTheOptimumKnownByHand) {
   EXPECT_LT(c[3]["cost"].get<double>(), best["cost"].get<double>());
   // Front of time vs cost: 8 x 100G (fastest), 8 x 10G, 4 x 10G (cheapest); 4 x 100G is slower and dearer than 8 x 10G.
   EXPECT_EQ(plan["front"], nlohmann::json({6, 5, 3}));
+  // Energy p (300 + 100 + NIC 10 or 20 W) t: 8 x 100G 1.320 MJ, 4 x 100G 1.312 MJ (slower, less), 8 x 10G 1.806 MJ
+  // and 4 x 10G 1.723 MJ (each slower and dearer than one of those): the front of time vs energy is 8 x 100G, 4 x 100G.
+  for (int i : {3, 4, 5, 6}) {
+    const double t = 320000.0 / (32 * nodes[i]) * iteration_s(nodes[i], nic[i]);
+    EXPECT_NEAR(c[i]["energy_kwh"].get<double>(), nodes[i] * (400 + (nic[i] < 2e9 ? 10 : 20)) * t / 3.6e6, 1e-9);
+  }
+  EXPECT_EQ(plan["energy_front"], nlohmann::json({6, 4}));
   EXPECT_EQ(plan["recommendation"][0].get<std::string>().rfind("Recommended: one_gpu_nodes.toml x 8 nodes", 0), 0u);
 }
 
@@ -122,6 +129,123 @@ TEST(Plan, OversubscribesFatTreeTemplates) {
   }
   // A ring's uplinks carry one flow each: 2:1 costs it nothing (README, Platform files).
   EXPECT_NEAR(c[1]["analytic"]["mean_iteration_s"].get<double>(), c[0]["analytic"]["mean_iteration_s"].get<double>(), 1e-12);
+}
+
+// Training to an accuracy: every candidate trains for real in numerics mode; its time to train is the simulated
+// time of the first evaluated step at the accuracy, steps x the mean iteration (BSP repeats it past the timing run),
+// the same steps as `dtsim run` of that candidate. Top-k at 0.1 % without error feedback stalls and misses.
+TEST(Plan, TrainsToAnAccuracyInNumericsMode) {
+  Scratch s;
+  const nlohmann::json plan = run_plan(kHere + "accuracy_plan.toml", s.dir);
+  const auto& c = plan["candidates"];
+  ASSERT_EQ(c.size(), 4u);  // 2 hosts x error feedback residual, none; 4 hosts x the same
+  EXPECT_EQ(plan["job"]["unit"], "accuracy");
+  int cheapest = -1;
+  for (int i : {0, 2}) {
+    const nlohmann::json& e = c[i]["analytic"];
+    const double steps = e["training"]["steps_to_accuracy"].get<double>();
+    EXPECT_EQ(std::fmod(steps, 25.0), 0.0);
+    EXPECT_EQ(c[i]["iterations"].get<double>(), steps);
+    const double iteration = (c[i].contains("flow") ? c[i]["flow"] : e)["mean_iteration_s"].get<double>();
+    const double t = steps * iteration;
+    EXPECT_NEAR(c[i]["time_s"].get<double>(), t, 1e-12 * t) << c[i]["label"];
+    const int gpus = i == 0 ? 2 : 4;
+    EXPECT_NEAR(c[i]["cost"].get<double>(), gpus * 2.0 * t / 3600, 1e-15);
+    EXPECT_TRUE(c[i]["misses"].empty()) << c[i]["misses"];
+    if (cheapest < 0 || c[i]["cost"].get<double>() < c[cheapest]["cost"].get<double>()) cheapest = i;
+  }
+  EXPECT_EQ(plan["recommended"], cheapest);
+  for (int i : {1, 3}) {
+    EXPECT_TRUE(c[i]["analytic"]["training"]["time_to_accuracy_s"].is_null());
+    EXPECT_EQ(c[i]["misses"][0].get<std::string>().rfind("accuracy 0.850 not reached in 400 steps", 0), 0u) << c[i]["misses"];
+  }
+  for (const auto& f : plan["front"]) EXPECT_TRUE(f == 0 || f == 2) << f;  // no time to train: not on the front
+  EXPECT_NE(plan["recommendation"][0].get<std::string>().find("to reach accuracy 0.850 ("), std::string::npos);
+  // `dtsim run` of the 2-host candidate reaches it at the same step and time.
+  std::string sets;
+  for (const auto& [key, value] : c[0]["settings"].items()) sets += " --set " + key + "=" + (value.is_string() ? "'\"" + value.get<std::string>() + "\"'" : value.dump());
+  const testing::Outcome run = testing::dtsim("run " + std::string(DTSIM_SOURCE_DIR) + "/scenarios/time_to_accuracy.toml" + sets +
+                                              " --set numerics.steps=400 --set numerics.eval_every=25 --set strategy.fidelity='\"" +
+                                              c[0]["estimate"].get<std::string>() + "\"' --out " + (s.dir / "run").string());
+  ASSERT_EQ(run.code, 0) << run.output;
+  const nlohmann::json report = nlohmann::json::parse(read(s.dir / "run" / "report.json"));
+  EXPECT_EQ(report["training"]["time_to_accuracy_s"].get<double>(), c[0]["time_s"].get<double>());
+}
+
+// A job that trains to an accuracy needs numerics mode.
+TEST(Plan, RefusesAnAccuracyJobWithoutNumerics) {
+  Scratch s;
+  for (const char* file : {"closed_form_base.toml", "one_gpu_nodes.toml"}) fs::copy_file(kHere + file, s.dir / file);
+  std::string text = read(kHere + "closed_form_plan.toml");
+  text.replace(text.find("samples = 320000"), 16, "accuracy = 0.9");
+  std::ofstream(s.dir / "plan.toml") << text;
+  const testing::Outcome o = testing::dtsim("plan " + (s.dir / "plan.toml").string() + " --out " + (s.dir / "out").string());
+  EXPECT_EQ(o.code, 2) << o.output;
+  EXPECT_NE(o.output.find("plan.toml:8:12: [job] accuracy needs numerics mode, but the base scenario trains no model (no "
+                          "[numerics]); give a base scenario with a [numerics] table"),
+            std::string::npos)
+      << o.output;
+}
+
+// The network priced from a fat-tree template: 4 one-GPU nodes on leaves of 2, NICs and switch links at 10 Gb/s.
+// 1:1 at the leaves: 4 NICs, 4 leaf ports down, 2 leaves x 2 uplinks = 4 links to 2 spines (8 ports), 4 switches;
+// 2:1: one uplink per leaf, 2 links (4 ports) to 1 spine, 3 switches. A NIC's list price of 876.6 over one year
+// (8,766 hours) is 0.1 per hour, a switch port's 1,753.2 is 0.2.
+TEST(Plan, PricesNicsAndSwitchPortsOfAFatTree) {
+  Scratch s;
+  for (const char* file : {"closed_form_base.toml", "one_gpu_nodes.toml", "fat_tree_template.toml"})
+    fs::copy_file(kHere + file, s.dir / file);
+  const std::string costs = "network_pricing = \"amortised\"\namortisation_years = 1\n"
+                            "nic = [{ bandwidth = \"10Gbps\", price = 876.6, watts = 15 }]\n"
+                            "switch_port = [{ bandwidth = \"10Gbps\", price = 1753.2, watts = 5 }]\n";
+  std::string text = read(kHere + "fat_tree_plan.toml");
+  text.replace(text.find("[costs.gpu.v100]"), 16, "[costs]\n" + costs + "\n[costs.gpu.v100]");
+  std::ofstream(s.dir / "plan.toml") << text;
+  const nlohmann::json plan = run_plan((s.dir / "plan.toml").string(), s.dir / "out");
+  const auto& c = plan["candidates"];
+  EXPECT_EQ(plan["costs"]["network_pricing"], "amortised");
+  const double ports[] = {12, 8}, switches[] = {4, 3};
+  for (int i : {0, 1}) {
+    const auto& k = c[i]["cluster"];
+    EXPECT_EQ(k["nics"], 4);
+    EXPECT_EQ(k["switch_ports"].get<double>(), ports[i]);
+    EXPECT_EQ(k["switches"].get<double>(), switches[i]);
+    EXPECT_NEAR(k["network_per_hour"].get<double>(), 4 * 0.1 + ports[i] * 0.2, 1e-12);
+    EXPECT_NEAR(k["per_hour"].get<double>(), 4 * 2.0 + 4 * 0.1 + ports[i] * 0.2, 1e-12);
+    EXPECT_EQ(k["network_watts"].get<double>(), 4 * 15 + ports[i] * 5);
+    const double t = 1000 * c[i]["flow"]["mean_iteration_s"].get<double>();
+    EXPECT_NEAR(c[i]["cost"].get<double>(), k["per_hour"].get<double>() * t / 3600, 1e-12);
+  }
+  // Same time, fewer ports: 2:1 is cheaper, and the answer says what its network is and how it is paid.
+  EXPECT_EQ(plan["recommended"], 1);
+  EXPECT_EQ(plan["recommendation"][2], "Its network, 4 NICs and 8 switch ports in 3 switches, costs 2.00 of its 10.00 USD per "
+                                       "hour (list prices amortised over 1 years).");
+}
+
+TEST(Plan, RefusesNetworkPricesThatContradictTheirPricing) {
+  Scratch s;
+  const auto error = [&](const std::string& text) {
+    std::ofstream(s.dir / "costs.toml") << text;
+    try {
+      scenario::load_cost_table((s.dir / "costs.toml").string());
+    } catch (const core::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string file = (s.dir / "costs.toml").string();
+  EXPECT_EQ(error("nic = [{ bandwidth = \"10Gbps\", price = 100.0 }]\n"),
+            file + ":1:40: 'price' in a nic entry, but network_pricing is 'rented'; give 'hour' (rented: per hour; amortised: the "
+                   "list price)");
+  EXPECT_EQ(error("network_pricing = \"amortised\"\n"),
+            file + ":1:1: network_pricing = \"amortised\" needs amortisation_years; the years the network's list prices are "
+                   "spread over, e.g. amortisation_years = 3");
+  EXPECT_EQ(error("amortisation_years = 3\n"),
+            file + ":1:22: amortisation_years is given, but network_pricing is 'rented'; set network_pricing = \"amortised\" "
+                   "to spread list prices over the years, or leave it out");
+  EXPECT_EQ(error("network_pricing = \"amortised\"\namortisation_years = 3\nswitch_port = [{ bandwidth = \"10Gbps\" }]\n")
+                .rfind(file + ":3:", 0),
+            0u);
 }
 
 TEST(Plan, ReportAndPlotOfAPlanFolder) {
@@ -260,6 +384,8 @@ TEST(Plan, BuiltInCostTableHasEveryCloudGpu) {
   EXPECT_DOUBLE_EQ(costs.gpus.at("h100").hour, 98.32 / 8);  // AWS p5.48xlarge
   EXPECT_DOUBLE_EQ(costs.gpus.at("h100").watts, 700);
   EXPECT_TRUE(costs.nics.empty());
+  EXPECT_TRUE(costs.switch_ports.empty());
+  EXPECT_EQ(costs.network_pricing, "rented");
 }
 
 // Every shipped plan runs, and its answer is consistent: the recommendation meets every target and nothing
