@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -20,23 +21,30 @@ namespace {
 
 using nlohmann::json;
 
-/// Time on the critical path of the last iteration by category (compute, comm, ...), in path order.
+/// Time on the critical path of the last iteration by category (compute, comm, ...), in path order; time between
+/// one task's end and the next one's start (an exchange's launch, a slower worker's gradients) is "idle between tasks".
 std::string critical_path_sentence(const json& report) {
   std::vector<std::pair<std::string, double>> by_category;
-  for (const auto& e : report["critical_path"]) {
-    const std::string category = e["category"];
-    const double s = e["end_s"].get<double>() - e["start_s"].get<double>();
+  const auto add = [&](const std::string& category, double s) {
     auto it = std::find_if(by_category.begin(), by_category.end(), [&](const auto& c) { return c.first == category; });
     if (it == by_category.end())
       by_category.emplace_back(category, s);
     else
       it->second += s;
+  };
+  std::optional<double> previous_end;
+  for (const auto& e : report["critical_path"]) {
+    const double start = e["start_s"].get<double>(), end = e["end_s"].get<double>();
+    if (previous_end && start > *previous_end * (1 + 1e-12)) add("idle between tasks", start - *previous_end);
+    add(e["category"], end - start);
+    previous_end = end;
   }
   if (by_category.empty()) return "";
   std::string parts;
   for (const auto& [category, s] : by_category) parts += (parts.empty() ? "" : ", ") + category + " " + viz::duration_text(s);
-  return fmt::format("The critical path of the last iteration ({} tasks, each started by the end of the one before): {}.",
-                     report["critical_path"].size(), parts);
+  const bool chained = std::none_of(by_category.begin(), by_category.end(), [](const auto& c) { return c.first == "idle between tasks"; });
+  return fmt::format("The critical path of the last iteration ({} tasks{}): {}.", report["critical_path"].size(),
+                     chained ? ", each started by the end of the one before" : "", parts);
 }
 
 /// The slowest traced worker's compute against the median's, when they differ by more than 1 %.
@@ -52,7 +60,7 @@ std::string straggler_sentence(const json& report) {
   if (compute.size() < 2) return "";
   std::vector<double> sorted = compute;
   std::sort(sorted.begin(), sorted.end());
-  const double median = sorted[sorted.size() / 2];
+  const double median = sorted[(sorted.size() - 1) / 2];  // the lower median: with two workers, the faster
   const auto slowest = std::max_element(compute.begin(), compute.end()) - compute.begin();
   const double iterations = static_cast<double>(report["iterations"].size());
   if (compute[slowest] <= 1.01 * median)
@@ -129,6 +137,12 @@ Explanation explain_run(const std::string& run_dir, const EvaluateOptions& optio
   plan.base = fs::absolute(fs::path(plan.output_dir) / "scenario.toml").string();
   fs::create_directories(plan.output_dir);
   core::write_atomically(plan.base, [&](std::ostream& out) { out << report["provenance"]["resolved_scenario"].get<std::string>(); });
+  // A run with stragglers: what they cost, the slow workers at full speed and the noise off.
+  const scenario::Stragglers& slow = scenario::load_scenario(plan.base).stragglers;
+  if (!slow.slow_workers.empty())
+    e.neighbours.push_back({{{"stragglers.slow_factor", "1"}}, "the slow workers at full speed: what they cost", {}});
+  if (slow.noise != "none")
+    e.neighbours.push_back({{{"stragglers.noise", "none"}}, "no compute noise: what the random slowdowns cost", {}});
   std::vector<Candidate> candidates;
   for (const Neighbour& n : e.neighbours) candidates.push_back({static_cast<int>(candidates.size()), n.settings, n.why, ""});
   std::vector<const Candidate*> pointers;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -104,6 +105,14 @@ TEST(Plan, FindsTheOptimumKnownByHand) {
   }
   EXPECT_EQ(plan["energy_front"], nlohmann::json({6, 4}));
   EXPECT_EQ(plan["recommendation"][0].get<std::string>().rfind("Recommended: one_gpu_nodes.toml x 8 nodes", 0), 0u);
+  // Why: what bounds it, the target's margin, how much the flow level moved it, what the next cheaper option misses.
+  const std::vector<std::string> why(plan["recommendation"].begin() + 1, plan["recommendation"].end());
+  EXPECT_EQ(why[0], "Communication bounds it: 140.084 ms of its 440.334 ms iteration is exposed communication; moving the "
+                    "gradients through a node's 10 Gb/s NIC alone takes at least 80.000 ms.");
+  EXPECT_EQ(why[1], "Target: it finishes in 9.2 min of the 16.7 min allowed.");
+  EXPECT_EQ(why[3], "At the flow level (contention) its iteration moved +0.00 %, from 440.334 ms (analytic) to 440.334 ms.");
+  EXPECT_EQ(why[4], "The next cheaper option, one_gpu_nodes.toml x 4 nodes, nic=10Gbps (2.45 USD, 17.5 min), misses: time "
+                    "17.5 min > 16.7 min (+5.1 %).");
 }
 
 // 2 nodes per leaf, NICs and switch links at 10 Gb/s: 1:1 takes 2 uplinks per leaf, 2:1 one, 4:1 half a link
@@ -284,6 +293,53 @@ TEST(Explain, RanksTheNeighbouringWhatIfs) {
   EXPECT_NEAR(n[0]["mean_iteration_s"].get<double>(), faster, 1e-12 * faster);
   for (std::size_t i = 1; i < 4; ++i) EXPECT_NEAR(n[i]["mean_iteration_s"].get<double>(), now, 1e-12 * now) << n[i]["settings"];
   EXPECT_EQ(testing::dtsim("explain " + s.dir.string()).code, 2);  // not a run folder
+}
+
+// The closed-form base at 2 GPUs with worker 1 computing twice as slow: 0.6005 s of its compute, then the ring's
+// 2 (6 us + 5e7 B / 1.25 GB/s) = 80.012 ms; worker 0 waits 300 ms for it. The straggler is named, the critical path
+// of worker 0 shows the wait, and the slow worker at full speed (0.380262 s) is the knob that moves it most.
+TEST(Explain, NamesTheStragglerAndWhatItCosts) {
+  Scratch s;
+  const testing::Outcome run = testing::dtsim("run " + kHere + "closed_form_base.toml --set strategy.fidelity=analytic "
+                                              "--set stragglers.slow_workers=[1] --set stragglers.slow_factor=2 --out " +
+                                              (s.dir / "run").string());
+  ASSERT_EQ(run.code, 0) << run.output;
+  const testing::Outcome o = testing::dtsim("explain " + (s.dir / "run").string());
+  ASSERT_EQ(o.code, 0) << o.output;
+  for (const char* sentence :
+       {"2 iterations of one_layer on 2 v100 GPUs (one_gpu_nodes, analytic level) take 681 ms each on average.",
+        "Straggler: worker 1 computes 600 ms per iteration, 300 ms more than the median traced worker.",
+        "The critical path of the last iteration (4 tasks): forward 100 ms, backward 200 ms, idle between tasks 300 ms, "
+        "comm 80.0 ms, update 250 us.",
+        "Busiest link: nic0_UP carries 95.37 MiB per iteration",
+        "The knob that moves it most: stragglers.slow_factor=1 takes the iteration from 681 ms to 380 ms (-44.1 %)."})
+    EXPECT_NE(o.output.find(sentence), std::string::npos) << sentence << "\n" << o.output;
+  const nlohmann::json e = nlohmann::json::parse(read(s.dir / "run" / "explain" / "explain.json"));
+  const double unslowed = 0.30025 + 2 * (6e-6 + 5e7 / 1.25e9);
+  EXPECT_EQ(e["neighbours"][0]["settings"]["stragglers.slow_factor"], "1");
+  EXPECT_NEAR(e["neighbours"][0]["mean_iteration_s"].get<double>(), unslowed, 1e-12 * unslowed);
+}
+
+// A GPU of 200 MB cannot hold the closed-form model's 1e8 B of weights and 1e8 B of gradients: every candidate is
+// refused by the memory model before simulating, with the memory model's peak (that of `dtsim run`).
+TEST(Plan, PrunesByTheMemoryModel) {
+  Scratch s;
+  for (const char* file : {"closed_form_base.toml", "one_gpu_nodes.toml"}) fs::copy_file(kHere + file, s.dir / file);
+  std::string text = read(kHere + "closed_form_plan.toml");
+  text.replace(text.find("[job]"), 5, "[set]\n\"gpu.memory\" = \"200MB\"\n\n[job]");
+  std::ofstream(s.dir / "small.toml") << text;
+  const nlohmann::json plan = run_plan((s.dir / "small.toml").string(), s.dir / "out", 1);
+  const testing::Outcome run = testing::dtsim("run " + kHere + "closed_form_base.toml --set gpu.memory=\"1GB\" --out " +
+                                              (s.dir / "run").string());
+  ASSERT_EQ(run.code, 0) << run.output;
+  const double peak = nlohmann::json::parse(read(s.dir / "run" / "report.json"))["memory"]["peak_bytes"].get<double>();
+  EXPECT_GT(peak, 2e8);
+  for (const auto& c : plan["candidates"]) {
+    EXPECT_EQ(c["pruned"], "memory") << c["label"];
+    EXPECT_EQ(c["bounds"]["memory_peak_bytes"].get<double>(), peak);
+    EXPECT_EQ(c["pruned_why"], fmt::format("needs {:.2f} GiB per GPU, the v100 has 0.19 GiB", peak / 1073741824.0));
+  }
+  EXPECT_EQ(plan["recommendation"][0], "No candidate meets the target.");
 }
 
 // Within 380 s only 8 nodes over 100 Gb/s can make it by its bound (1250 x 0.30025 s = 375 s), and it takes
