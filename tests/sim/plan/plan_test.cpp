@@ -2,9 +2,11 @@
 // errors, and every shipped plan (plans/*.toml) run as a user runs it.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -39,10 +41,11 @@ std::string read(const fs::path& path) {
   return text.str();
 }
 
-/// Runs `dtsim plan FILE --out OUT` and reads plan.json.
-nlohmann::json run_plan(const std::string& file, const fs::path& out, int expected_code = 0) {
+/// Runs `dtsim plan FILE --out OUT` and reads plan.json; its console output goes to `output` when given.
+nlohmann::json run_plan(const std::string& file, const fs::path& out, int expected_code = 0, std::string* output = nullptr) {
   const testing::Outcome o = testing::dtsim("plan " + file + " --out " + out.string() + " -j 2");
   EXPECT_EQ(o.code, expected_code) << o.output;
+  if (output) *output = o.output;
   return nlohmann::json::parse(read(out / "plan.json"));
 }
 
@@ -444,6 +447,35 @@ TEST(Plan, BuiltInCostTableHasEveryCloudGpu) {
   EXPECT_EQ(costs.network_pricing, "rented");
 }
 
+// plans/resnet50_imagenet_8h.toml checked by hand: ResNet-50 is compute-bound, so no candidate costs less than its
+// compute floor, iterations x one GPU's forward + backward + update x its price per hour, which depends on the GPU
+// type only (iterations = ceil(115,305,030 / (GPUs x 64)) shrink as GPUs grow). The A100's floor (about 60.8 USD)
+// is below the V100's (87.1) and the H100's (79.8), and the recommended A100 node costs within 2 % of it, below
+// the other floors: no V100 or H100 cluster can be cheaper, whatever the network.
+TEST(Plan, ResNetAnswerFollowsTheComputeFloor) {
+  Scratch s;
+  const nlohmann::json plan = run_plan(std::string(DTSIM_SOURCE_DIR) + "/plans/resnet50_imagenet_8h.toml", s.dir);
+  std::map<std::string, double> floor;
+  for (const auto& c : plan["candidates"]) {
+    const auto& b = c["bounds"];
+    const int gpus = c["cluster"]["gpus"].get<int>();
+    EXPECT_EQ(b["iterations"].get<double>(), std::ceil(115305030.0 / (gpus * 64))) << c["label"];
+    const std::string gpu = c["cluster"]["gpu"];
+    const double hour = gpu == "v100" ? 24.48 / 8 : gpu == "a100" ? 32.77 / 8 : 98.32 / 8;  // platforms/costs.toml
+    EXPECT_NEAR(c["cluster"]["per_hour"].get<double>(), gpus * hour, 1e-9);
+    const double f = b["iterations"].get<double>() * b["compute_s"].get<double>() * gpus * hour / 3600;
+    if (c["pruned"] == "") {
+      EXPECT_GE(c["cost"].get<double>(), f) << c["label"];
+    }
+    floor[gpu] = floor.count(gpu) ? std::min(floor[gpu], f) : f;
+  }
+  const auto& best = plan["candidates"][plan["recommended"].get<int>()];
+  EXPECT_EQ(best["cluster"]["gpu"], "a100");
+  EXPECT_LE(best["cost"].get<double>(), 1.02 * floor["a100"]);
+  EXPECT_LT(best["cost"].get<double>(), std::min(floor["v100"], floor["h100"]));
+  EXPECT_LE(best["time_s"].get<double>(), 8 * 3600.0);
+}
+
 // Every shipped plan runs, and its answer is consistent: the recommendation meets every target and nothing
 // simulated that meets them is better; every simulated iteration is at least its lower bounds.
 TEST(Plan, ShippedPlansRun) {
@@ -451,9 +483,18 @@ TEST(Plan, ShippedPlansRun) {
   for (const auto& entry : fs::directory_iterator(std::string(DTSIM_SOURCE_DIR) + "/plans")) {
     if (entry.path().extension() != ".toml") continue;
     Scratch s;
-    const nlohmann::json plan = run_plan(entry.path().string(), s.dir);
+    std::string output;
+    const nlohmann::json plan = run_plan(entry.path().string(), s.dir, 0, &output);
     const auto& c = plan["candidates"];
     const int best = plan["recommended"].get<int>();
+    // Progress: more candidates to simulate than one round (8 at -j 2) say how many are left and the time to go.
+    const auto to_simulate = std::count_if(c.begin(), c.end(), [](const nlohmann::json& x) {
+      return x["pruned"] == "" || x["pruned"] == "dominated" || x["pruned"] == "failed";
+    });
+    if (to_simulate > 8) {
+      EXPECT_NE(output.find("round 1: 8 candidates simulated in "), std::string::npos) << output;
+      EXPECT_NE(output.find(" to go, ETA "), std::string::npos) << output;
+    }
     ASSERT_GE(best, 0) << entry.path();
     EXPECT_TRUE(c[best]["misses"].empty());
     const std::string minimise = plan["target"]["minimise"];
