@@ -87,6 +87,8 @@ std::vector<Candidate> enumerate_candidates(const scenario::PlanSpec& plan,
             for (std::size_t a = 0; a < plan.axes.size(); ++a) {
               const std::string& value = plan.axes[a].values[digit[a]];
               if (!value.empty()) c.settings.emplace_back(plan.axes[a].key, value);
+              if (!value.empty() && plan.axes[a].key == "compression.compressor" && !plan.compression_kernel_time.empty())
+                c.settings.emplace_back("compression.kernel_time", plan.compression_kernel_time);
               if (a == nic_axis && !uses_nic) continue;
               c.label += ", " + plan.axes[a].name + "=" + (value.empty() ? "none" : unquoted(value));
             }

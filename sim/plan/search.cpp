@@ -37,7 +37,8 @@ Outcome bound_candidate(const scenario::PlanSpec& plan, const Candidate& c, cons
   if (!s.compression.compressor.empty() && !s.compression.kernel_Bps)
     throw core::InputError(plan.source, "candidate '" + c.label + "' compresses with measured kernel times, so its answer "
                                         "would depend on this machine",
-                           "set a fixed kernel throughput in [set], e.g. \"compression.kernel_time\" = \"20GBps\"");
+                           "set a fixed kernel throughput: compression_kernel_time = \"20GBps\" in [search] (the "
+                           "candidates that compress), or \"compression.kernel_time\" = \"20GBps\" in [set]");
   o.bounds = bounds(s, plan.job);
   o.rate = rate(o.bounds, plan.costs);
   const scenario::PlanTarget& t = plan.target;

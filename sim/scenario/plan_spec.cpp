@@ -84,7 +84,8 @@ PlanTarget read_target(Section& target) {
 }
 
 void read_search(Section& search, const toml::table& table, const fs::path& folder, PlanSpec& spec) {
-  search.allow({"platforms", "nodes", "oversubscription", "nic", "scheduler", "collective", "sync", "precision", "compression", "axis"});
+  search.allow({"platforms", "nodes", "oversubscription", "nic", "scheduler", "collective", "sync", "precision", "compression",
+                "compression_kernel_time", "axis"});
   for_each_value(search, table, "platforms", "[\"v100_4x4_100gbib\", \"my_cluster.toml\"]",
                  [&](const toml::node& v) { spec.platforms.push_back(platform_ref(v, folder)); });
   if (spec.platforms.empty())
@@ -111,6 +112,10 @@ void read_search(Section& search, const toml::table& table, const fs::path& fold
   read_choice(search, table, "sync", "strategy.sync", "[\"bsp\", \"local_sgd\"]", "", spec.axes);
   read_choice(search, table, "precision", "gpu.precision", "[\"fp32\", \"fp16\"]", "", spec.axes);
   read_choice(search, table, "compression", "compression.compressor", "[\"none\", \"fp16\"]", "none", spec.axes);
+  if (search.has("compression_kernel_time")) {
+    search.bandwidth("compression_kernel_time");  // validated here, set on each candidate that compresses
+    spec.compression_kernel_time = toml_text(*table.get("compression_kernel_time"));
+  }
   std::size_t index = 0;
   for (Section& axis : search.tables("axis")) {
     axis.allow({"key", "values"});

@@ -43,6 +43,7 @@ struct PlanSpec {
   std::vector<int> nodes;                  ///< nodes of each template (every GPU of a node is a worker)
   std::vector<double> oversubscription;    ///< fat-tree templates: leaf downlinks : uplinks (1 = full bisection)
   std::vector<PlanAxis> axes;              ///< nic, scheduler, collective, sync, precision, compression, [[search.axis]]
+  std::string compression_kernel_time;     ///< TOML text of compression.kernel_time for candidates that compress; "" if none
   int recheck = 3;                         ///< best candidates re-simulated at the flow level
   int jobs = 1;                            ///< candidates simulated at once (-j overrides)
   std::string output_dir;                  ///< relative to the working directory; default "<plan file stem>-plan"

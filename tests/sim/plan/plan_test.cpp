@@ -372,9 +372,22 @@ TEST(Plan, RefusesAnswersItCannotPrice) {
   const testing::Outcome measured = testing::dtsim("plan " + (s.dir / "measured.toml").string() + " --out " + (s.dir / "a").string());
   EXPECT_EQ(measured.code, 2) << measured.output;
   EXPECT_NE(measured.output.find("compresses with measured kernel times, so its answer would depend on this machine; set "
-                                 "a fixed kernel throughput in [set]"),
+                                 "a fixed kernel throughput: compression_kernel_time = \"20GBps\" in [search]"),
             std::string::npos)
       << measured.output;
+  // With a fixed kernel throughput for the candidates that compress, "none" and fp16 are both simulated.
+  compressed.insert(compressed.find("[costs.gpu.v100]"), "compression_kernel_time = \"20GBps\"\n\n");
+  std::ofstream(s.dir / "fixed.toml") << compressed;
+  const nlohmann::json fixed = run_plan((s.dir / "fixed.toml").string(), s.dir / "c");
+  for (const auto& c : fixed["candidates"]) {
+    if (c["pruned"] == "bound") continue;
+    EXPECT_EQ(c["pruned"], "") << c["label"] << c["pruned_why"];
+    const bool compresses = c["settings"].contains("compression.compressor");
+    EXPECT_EQ(c["settings"].contains("compression.kernel_time"), compresses) << c["label"];
+    if (compresses) {
+      EXPECT_EQ(c["settings"]["compression.kernel_time"], "20GBps");
+    }
+  }
   std::ofstream(s.dir / "a100_only.toml") << "[gpu.a100]\nhour = 1.0\n";
   std::string unpriced = "cost_file = \"a100_only.toml\"\n" + text;
   unpriced.replace(unpriced.find("[costs.gpu.v100]"), 16, "[costs.gpu.a100]");
