@@ -86,7 +86,8 @@ std::vector<Candidate> enumerate_candidates(const scenario::PlanSpec& plan,
                           c);
             for (std::size_t a = 0; a < plan.axes.size(); ++a) {
               const std::string& value = plan.axes[a].values[digit[a]];
-              if (!value.empty()) c.settings.emplace_back(plan.axes[a].key, value);
+              const bool star_nic = a == nic_axis && templates[p].topology == platform::Topology::star;
+              if (!value.empty()) c.settings.emplace_back(star_nic ? "platform.link.bandwidth" : plan.axes[a].key, value);
               if (!value.empty() && plan.axes[a].key == "compression.compressor" && !plan.compression_kernel_time.empty())
                 c.settings.emplace_back("compression.kernel_time", plan.compression_kernel_time);
               if (a == nic_axis && !uses_nic) continue;

@@ -23,7 +23,8 @@ struct Candidate {
 /// `templates` are the platforms as loaded: their GPUs per node set `workers` (every GPU of every node trains).
 /// A fat tree of two switch levels gets nodes as leaves of down[0] nodes (down = [down[0], nodes / down[0]]),
 /// switch links as fast as the NICs, and up[1] = down[0] / oversubscription uplinks per leaf; other topologies
-/// have no oversubscription to choose, and one node no NIC to choose: those values are one candidate.
+/// have no oversubscription to choose, and one node no NIC to choose: those values are one candidate. A star's
+/// hosts are its nodes and its host links their NICs (platform.hosts, platform.link.bandwidth).
 std::vector<Candidate> enumerate_candidates(const scenario::PlanSpec& plan,
                                             const std::vector<platform::PlatformSpec>& templates);
 

@@ -15,7 +15,9 @@
 
 #include "sim/core/error.hpp"
 #include "sim/plan/bounds.hpp"
+#include "sim/plan/candidate.hpp"
 #include "sim/plan/pareto.hpp"
+#include "sim/scenario/load.hpp"
 #include "sim/scenario/plan_spec.hpp"
 #include "tests/shell_command.hpp"
 
@@ -258,6 +260,22 @@ TEST(Plan, RefusesNetworkPricesThatContradictTheirPricing) {
   EXPECT_EQ(error("network_pricing = \"amortised\"\namortisation_years = 3\nswitch_port = [{ bandwidth = \"10Gbps\" }]\n")
                 .rfind(file + ":3:", 0),
             0u);
+}
+
+// A star template's hosts are its nodes and its host links their NICs; torus, dragonfly and graph templates are
+// sized by their own keys and refused as candidates with the reason.
+TEST(Plan, SizesStarTemplatesAndRefusesOthers) {
+  Scratch s;
+  std::ofstream(s.dir / "p.toml") << "[job]\niterations = 10\n[search]\nplatforms = [\"star_16_10gbe\", "
+                                     "\"torus_4x4x4_v100_100gbe\"]\nnodes = [4]\nnic = [\"25Gbps\"]\n";
+  const scenario::PlanSpec plan = scenario::load_plan((s.dir / "p.toml").string());
+  std::vector<platform::PlatformSpec> templates;
+  for (const std::string& ref : plan.platforms) templates.push_back(scenario::load_platform_reference(ref));
+  const std::vector<Candidate> c = enumerate_candidates(plan, templates);
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(candidate_overrides(plan, c[0]), (std::vector<std::string>{"platform=\"star_16_10gbe\"", "workers=4",
+                                                                       "platform.hosts=4", "platform.link.bandwidth=\"25Gbps\""}));
+  EXPECT_EQ(c[1].invalid, "a torus template's size is set by its own keys (dims, groups, switches), not by a node count");
 }
 
 TEST(Plan, ReportAndPlotOfAPlanFolder) {
