@@ -51,6 +51,19 @@ nlohmann::json run_plan(const std::string& file, const fs::path& out, int expect
   return nlohmann::json::parse(read(out / "plan.json"));
 }
 
+/// Copies the closed-form fixtures the plans in `s` refer to.
+void copy_fixtures(const Scratch& s) {
+  for (const char* file : {"closed_form_base.toml", "one_gpu_nodes.toml"}) fs::copy_file(kHere + file, s.dir / file);
+}
+
+/// Writes `text` as the plan `name` in `s`, runs it, expects it refused (exit 2) and returns what dtsim said.
+std::string refused_plan(const Scratch& s, const std::string& name, const std::string& text) {
+  std::ofstream(s.dir / name) << text;
+  const testing::Outcome o = testing::dtsim("plan " + (s.dir / name).string() + " --out " + (s.dir / (name + "-out")).string());
+  EXPECT_EQ(o.code, 2) << o.output;
+  return o.output;
+}
+
 // tests/sim/plan/closed_form_base.toml: iteration on p one-GPU nodes = forward 0.1 s + backward 0.2 s + an SGD
 // step of 12 B per parameter at 1200 GB/s + a ring all-reduce of 1e8 B after backward,
 // 2 (p - 1) (alpha + 1e8 / (p B)), alpha = GPU link 1 us + NIC 2 us, each way.
@@ -189,16 +202,14 @@ TEST(Plan, TrainsToAnAccuracyInNumericsMode) {
 // A job that trains to an accuracy needs numerics mode.
 TEST(Plan, RefusesAnAccuracyJobWithoutNumerics) {
   Scratch s;
-  for (const char* file : {"closed_form_base.toml", "one_gpu_nodes.toml"}) fs::copy_file(kHere + file, s.dir / file);
+  copy_fixtures(s);
   std::string text = read(kHere + "closed_form_plan.toml");
   text.replace(text.find("samples = 320000"), 16, "accuracy = 0.9");
-  std::ofstream(s.dir / "plan.toml") << text;
-  const testing::Outcome o = testing::dtsim("plan " + (s.dir / "plan.toml").string() + " --out " + (s.dir / "out").string());
-  EXPECT_EQ(o.code, 2) << o.output;
-  EXPECT_NE(o.output.find("plan.toml:8:12: [job] accuracy needs numerics mode, but the base scenario trains no model (no "
-                          "[numerics]); give a base scenario with a [numerics] table"),
+  const std::string output = refused_plan(s, "plan.toml", text);
+  EXPECT_NE(output.find("plan.toml:8:12: [job] accuracy needs numerics mode, but the base scenario trains no model (no "
+                        "[numerics]); give a base scenario with a [numerics] table"),
             std::string::npos)
-      << o.output;
+      << output;
 }
 
 // The network priced from a fat-tree template: 4 one-GPU nodes on leaves of 2, NICs and switch links at 10 Gb/s.
@@ -345,7 +356,7 @@ TEST(Explain, NamesTheStragglerAndWhatItCosts) {
 // refused by the memory model before simulating, with the memory model's peak (that of `dtsim run`).
 TEST(Plan, PrunesByTheMemoryModel) {
   Scratch s;
-  for (const char* file : {"closed_form_base.toml", "one_gpu_nodes.toml"}) fs::copy_file(kHere + file, s.dir / file);
+  copy_fixtures(s);
   std::string text = read(kHere + "closed_form_plan.toml");
   text.replace(text.find("[job]"), 5, "[set]\n\"gpu.memory\" = \"200MB\"\n\n[job]");
   std::ofstream(s.dir / "small.toml") << text;
@@ -369,7 +380,7 @@ TEST(Plan, SaysWhenNothingMeetsTheTarget) {
   Scratch s;
   std::string text = read(kHere + "closed_form_plan.toml");
   text.replace(text.find("time = \"1000s\""), 15, "time = \"380s\"");
-  for (const char* file : {"closed_form_base.toml", "one_gpu_nodes.toml"}) fs::copy_file(kHere + file, s.dir / file);
+  copy_fixtures(s);
   std::ofstream(s.dir / "tight.toml") << text;
   const nlohmann::json plan = run_plan((s.dir / "tight.toml").string(), s.dir / "out", 1);
   EXPECT_EQ(plan["recommended"], -1);
@@ -383,16 +394,14 @@ TEST(Plan, SaysWhenNothingMeetsTheTarget) {
 TEST(Plan, RefusesAnswersItCannotPrice) {
   Scratch s;
   const std::string text = read(kHere + "closed_form_plan.toml");
-  for (const char* file : {"closed_form_base.toml", "one_gpu_nodes.toml"}) fs::copy_file(kHere + file, s.dir / file);
+  copy_fixtures(s);
   std::string compressed = text;
   compressed.insert(compressed.find("[costs.gpu.v100]"), "compression = [\"none\", \"fp16\"]\n\n");
-  std::ofstream(s.dir / "measured.toml") << compressed;
-  const testing::Outcome measured = testing::dtsim("plan " + (s.dir / "measured.toml").string() + " --out " + (s.dir / "a").string());
-  EXPECT_EQ(measured.code, 2) << measured.output;
-  EXPECT_NE(measured.output.find("compresses with measured kernel times, so its answer would depend on this machine; set "
-                                 "a fixed kernel throughput: compression_kernel_time = \"20GBps\" in [search]"),
+  const std::string measured = refused_plan(s, "measured.toml", compressed);
+  EXPECT_NE(measured.find("compresses with measured kernel times, so its answer would depend on this machine; set "
+                          "a fixed kernel throughput: compression_kernel_time = \"20GBps\" in [search]"),
             std::string::npos)
-      << measured.output;
+      << measured;
   // With a fixed kernel throughput for the candidates that compress, "none" and fp16 are both simulated.
   compressed.insert(compressed.find("[costs.gpu.v100]"), "compression_kernel_time = \"20GBps\"\n\n");
   std::ofstream(s.dir / "fixed.toml") << compressed;
@@ -409,11 +418,8 @@ TEST(Plan, RefusesAnswersItCannotPrice) {
   std::ofstream(s.dir / "a100_only.toml") << "[gpu.a100]\nhour = 1.0\n";
   std::string unpriced = "cost_file = \"a100_only.toml\"\n" + text;
   unpriced.replace(unpriced.find("[costs.gpu.v100]"), 16, "[costs.gpu.a100]");
-  std::ofstream(s.dir / "unpriced.toml") << unpriced;
-  const testing::Outcome none = testing::dtsim("plan " + (s.dir / "unpriced.toml").string() + " --out " + (s.dir / "b").string());
-  EXPECT_EQ(none.code, 2) << none.output;
-  EXPECT_NE(none.output.find("no price for GPU 'v100'; add [gpu.v100] hour = ..., watts = ..."), std::string::npos)
-      << none.output;
+  const std::string none = refused_plan(s, "unpriced.toml", unpriced);
+  EXPECT_NE(none.find("no price for GPU 'v100'; add [gpu.v100] hour = ..., watts = ..."), std::string::npos) << none;
 }
 
 TEST(Plan, SameInputsSameBytesAndReusedPoints) {
