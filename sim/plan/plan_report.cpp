@@ -26,7 +26,9 @@ std::string join(const std::vector<std::string>& parts, const std::string& separ
 /// "2 x 8 a100 GPUs, 7.12 h (21,000 iterations of 1.220 ms, flow level), 512.40 USD, 250.1 kWh".
 std::string summary(const scenario::PlanSpec& plan, const Outcome& o) {
   const Spend s = o.spend();
-  const std::string goal = o.bounds.to_accuracy ? fmt::format("to reach accuracy {:.3f}", o.bounds.accuracy) : "to train";
+  std::string goal = "to train";
+  if (o.bounds.to_accuracy)
+    goal = fmt::format("{} accuracy {:.3f}", o.reaches() ? "to reach" : "trained without reaching", o.bounds.accuracy);
   return fmt::format("{} {} GPUs in {} node{}: {} {} ({:.0f} iterations of {}, {} level), {} {}, {} kWh",
                      o.bounds.gpus, o.bounds.gpu, o.bounds.nodes, o.bounds.nodes == 1 ? "" : "s", time_text(o.time_s()),
                      goal, o.iterations(), ms(o.best().iteration_s), o.flow ? "flow" : "analytic", amount(s.cost, 2),
