@@ -22,7 +22,7 @@ namespace {
 using nlohmann::json;
 
 /// Time on the critical path of the last iteration by category (compute, comm, ...), in path order; time between
-/// one task's end and the next one's start (an exchange's launch, a slower worker's gradients) is "idle between tasks".
+/// one task's end and the next one's start (an exchange's launch) is "idle between tasks".
 std::string critical_path_sentence(const json& report) {
   std::vector<std::pair<std::string, double>> by_category;
   const auto add = [&](const std::string& category, double s) {

@@ -329,7 +329,7 @@ TEST(Explain, RanksTheNeighbouringWhatIfs) {
 
 // The closed-form base at 2 GPUs with worker 1 computing twice as slow: 0.6005 s of its compute, then the ring's
 // 2 (6 us + 5e7 B / 1.25 GB/s) = 80.012 ms; worker 0 waits 300 ms for it. The straggler is named, the critical path
-// of worker 0 shows the wait, and the slow worker at full speed (0.380262 s) is the knob that moves it most.
+// runs through its compute, and the slow worker at full speed (0.380262 s) is the knob that moves it most.
 TEST(Explain, NamesTheStragglerAndWhatItCosts) {
   Scratch s;
   const testing::Outcome run = testing::dtsim("run " + kHere + "closed_form_base.toml --set strategy.fidelity=analytic "
@@ -341,8 +341,8 @@ TEST(Explain, NamesTheStragglerAndWhatItCosts) {
   for (const char* sentence :
        {"2 iterations of one_layer on 2 v100 GPUs (one_gpu_nodes, analytic level) take 681 ms each on average.",
         "Straggler: worker 1 computes 600 ms per iteration, 300 ms more than the median traced worker.",
-        "The critical path of the last iteration (4 tasks): forward 100 ms, backward 200 ms, idle between tasks 300 ms, "
-        "comm 80.0 ms, update 250 us.",
+        "The critical path of the last iteration (4 tasks, each started by the end of the one before): forward 200 ms, "
+        "backward 400 ms, comm 80.0 ms, update 500 us.",
         "Busiest link: nic0_UP carries 95.37 MiB per iteration",
         "The knob that moves it most: stragglers.slow_factor=1 takes the iteration from 681 ms to 380 ms (-44.1 %)."})
     EXPECT_NE(o.output.find(sentence), std::string::npos) << sentence << "\n" << o.output;
@@ -350,6 +350,32 @@ TEST(Explain, NamesTheStragglerAndWhatItCosts) {
   const double unslowed = 0.30025 + 2 * (6e-6 + 5e7 / 1.25e9);
   EXPECT_EQ(e["neighbours"][0]["settings"]["stragglers.slow_factor"], "1");
   EXPECT_NEAR(e["neighbours"][0]["mean_iteration_s"].get<double>(), unslowed, 1e-12 * unslowed);
+}
+
+// Throughput and scaling-efficiency targets on the hand-checked plan. Throughput = 32 p / iteration: at least 500
+// samples/s rules out 4 nodes by their bound (128 / 0.30025 s = 426.3), and of 8 nodes (10G: 581, 100G: 814) the
+// cheaper is 10 Gb/s. Within 1000 s at 90 % scaling efficiency (0.30025 s / iteration): 4 x 100G (96.1 %, 2.78 USD)
+// and 8 x 100G (95.5 %, 2.79) meet it; the next cheaper, 8 x 10G (2.57), is 68.2 % efficient, and 4 x 10G (2.45)
+// too slow and 71.4 % efficient.
+TEST(Plan, MeetsThroughputAndEfficiencyTargets) {
+  Scratch s;
+  copy_fixtures(s);
+  std::string text = read(kHere + "closed_form_plan.toml");
+  std::string throughput = text, efficiency = text;
+  throughput.replace(throughput.find("time = \"1000s\""), 15, "throughput = 500.0");
+  std::ofstream(s.dir / "throughput.toml") << throughput;
+  const nlohmann::json a = run_plan((s.dir / "throughput.toml").string(), s.dir / "a");
+  for (int i : {3, 4}) EXPECT_EQ(a["candidates"][i]["pruned_why"], "at most 426.3 samples/s < 500.0");
+  EXPECT_EQ(a["recommended"], 5);
+  EXPECT_NEAR(a["candidates"][5]["flow"]["samples_per_s"].get<double>(), 256 / iteration_s(8, 1.25e9), 1e-9);
+  efficiency.replace(efficiency.find("time = \"1000s\""), 15, "time = \"1000s\"\nscaling_efficiency = 0.9");
+  std::ofstream(s.dir / "efficiency.toml") << efficiency;
+  const nlohmann::json b = run_plan((s.dir / "efficiency.toml").string(), s.dir / "b");
+  EXPECT_EQ(b["recommended"], 4);
+  EXPECT_NEAR(b["candidates"][4]["flow"]["scaling_efficiency"].get<double>(), 0.30025 / iteration_s(4, 12.5e9), 1e-12);
+  EXPECT_EQ(b["next_cheaper"], 5);
+  EXPECT_EQ(b["candidates"][5]["misses"], nlohmann::json({"scaling efficiency 68.2 % < 90.0 %"}));
+  EXPECT_EQ(b["candidates"][3]["misses"], nlohmann::json({"time 17.5 min > 16.7 min (+5.1 %)", "scaling efficiency 71.4 % < 90.0 %"}));
 }
 
 // A GPU of 200 MB cannot hold the closed-form model's 1e8 B of weights and 1e8 B of gradients: every candidate is
