@@ -378,6 +378,29 @@ TEST(Plan, MeetsThroughputAndEfficiencyTargets) {
   EXPECT_EQ(b["candidates"][3]["misses"], nlohmann::json({"time 17.5 min > 16.7 min (+5.1 %)", "scaling efficiency 71.4 % < 90.0 %"}));
 }
 
+// The sync scheme as a search axis: local SGD (period 4) all-reduces the 1e8 B model every 4th iteration, so its mean
+// iteration on 8 nodes over 10 Gb/s is 0.30025 s + 14 (6 us + 1e8 B / (8 x 1.25 GB/s)) / 4 = 335.271 ms against
+// BSP's 440.334 ms, and no NIC bound holds for it (not every iteration exchanges): it is the cheaper answer.
+TEST(Plan, SearchesTheSyncScheme) {
+  Scratch s;
+  copy_fixtures(s);
+  std::string text = read(kHere + "closed_form_plan.toml");
+  text.replace(text.find("[job]"), 5, "[set]\niterations = 4\n\n[job]");
+  text.replace(text.find("nodes = [1, 2, 4, 8]"), 20, "nodes = [8]\nsync = [\"bsp\", \"local_sgd\"]");
+  text.replace(text.find("nic = [\"10Gbps\", \"100Gbps\"]"), 27, "nic = [\"10Gbps\"]");
+  std::ofstream(s.dir / "sync.toml") << text;
+  const nlohmann::json plan = run_plan((s.dir / "sync.toml").string(), s.dir / "out");
+  const auto& c = plan["candidates"];
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_NEAR(c[0]["analytic"]["mean_iteration_s"].get<double>(), iteration_s(8, 1.25e9), 1e-12);
+  const double local = 0.30025 + 14 * (6e-6 + 1e8 / 8 / 1.25e9) / 4;
+  EXPECT_NEAR(c[1]["analytic"]["mean_iteration_s"].get<double>(), local, 1e-12 * local);
+  EXPECT_DOUBLE_EQ(c[0]["bounds"]["bandwidth_s"].get<double>(), 1e8 / 1.25e9);
+  EXPECT_EQ(c[1]["bounds"]["bandwidth_s"].get<double>(), 0.0);
+  EXPECT_EQ(plan["recommended"], 1);
+  EXPECT_EQ(c[1]["label"], "one_gpu_nodes.toml x 8 nodes, nic=10Gbps, sync=local_sgd");
+}
+
 // A GPU of 200 MB cannot hold the closed-form model's 1e8 B of weights and 1e8 B of gradients: every candidate is
 // refused by the memory model before simulating, with the memory model's peak (that of `dtsim run`).
 TEST(Plan, PrunesByTheMemoryModel) {
