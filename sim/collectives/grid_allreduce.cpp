@@ -1,11 +1,37 @@
 #include "sim/collectives/grid_allreduce.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
+#include <utility>
 
+#include "sim/collectives/chunking.hpp"
 #include "sim/collectives/phases.hpp"
+#include "sim/collectives/ring_steps.hpp"
 #include "sim/core/error.hpp"
 
 namespace dtsim::collectives {
+namespace {
+
+/// A ring phase of `steps` steps over `places` places moving the chunks of `bytes` cut `places` ways.
+RingSteps chunks_of(std::int64_t bytes, int places, int steps, int offset) {
+  const std::int64_t small = bytes / places;
+  return {steps, small, small + 1, static_cast<int>(bytes % places), offset};
+}
+
+/// The costs of the hops `from[i] -> to[i]`, all in flight in one step (shared_costs).
+std::vector<TransferCost> hop_costs(const std::vector<std::pair<int, int>>& hops, const core::PathModel& network) {
+  std::vector<core::Path> paths;
+  paths.reserve(hops.size());
+  for (const auto& [from, to] : hops) paths.push_back(network.path(from, to));
+  std::vector<const core::Path*> pointers;
+  pointers.reserve(paths.size());
+  for (const core::Path& path : paths) pointers.push_back(&path);
+  std::vector<int> scratch(static_cast<std::size_t>(network.link_count()), 0);
+  return shared_costs(pointers, network, scratch);
+}
+
+}  // namespace
 
 NodeGrid::NodeGrid(const Group& group, std::string_view algorithm) {
   DTSIM_CHECK(group.ranks >= 1 && group.ranks_per_node >= 1, "a group needs ranks");
@@ -39,6 +65,76 @@ MovePlan GridAllreduce::moves(const Group& group, std::int64_t bytes) const {
   }
   for (int node = 0; node < grid.y; ++node) ring_all_gather(b, gather_start, row(node), shards);
   return std::move(b).finish();
+}
+
+std::optional<std::vector<FusedStep>> GridAllreduce::fused_plan(const Group& group, std::int64_t bytes) const {
+  const NodeGrid grid(group, name_);
+  DTSIM_CHECK(bytes >= 0, "grid all-reduce needs a non-negative size");
+  const int x = grid.x, y = grid.y;
+  const auto shard = [&](int j) { return chunk_bytes(bytes, x, j % x); };
+  std::vector<FusedStep> fused;
+  // Over a ring reduce-scatter a rank sends every block but its own (i), over a ring all-gather every block
+  // but the one it receives last (i + 1).
+  const auto rows = [&](int steps, auto sent) {
+    FusedStep& step = fused.emplace_back();
+    step.steps = steps;
+    for (int node = 0; node < y; ++node)
+      for (int i = 0; i < x; ++i) step.transfers.push_back({node * x + i, node * x + (i + 1) % x, sent(i)});
+  };
+  if (x > 1 && y == 1) {
+    rows(2 * (x - 1), [&](int i) { return 2 * bytes - shard(i) - shard(i + 1); });
+    return fused;
+  }
+  if (x > 1) rows(x - 1, [&](int i) { return bytes - shard(i); });
+  if (y > 1) {
+    FusedStep& step = fused.emplace_back();
+    step.steps = 2 * (y - 1);
+    for (int j = 0; j < x; ++j)
+      for (int k = 0; k < y; ++k)
+        step.transfers.push_back({k * x + j, (k + 1) % y * x + j,
+                                  2 * shard(j) - chunk_bytes(shard(j), y, k) - chunk_bytes(shard(j), y, (k + 1) % y)});
+  }
+  if (x > 1) rows(x - 1, [&](int i) { return bytes - shard(i + 1); });
+  return fused;
+}
+
+std::optional<double> GridAllreduce::plan_time_s(const Group& group, std::int64_t bytes,
+                                                 const core::PathModel& network) const {
+  const NodeGrid grid(group, name_);
+  DTSIM_CHECK(bytes >= 0, "grid all-reduce needs a non-negative size");
+  const int x = grid.x, y = grid.y;
+  if (group.ranks == 1) return 0.0;
+  std::vector<std::pair<int, int>> hops;
+  for (int node = 0; node < y && x > 1; ++node)
+    for (int i = 0; i < x; ++i) hops.emplace_back(node * x + i, node * x + (i + 1) % x);
+  const std::vector<TransferCost> row = hop_costs(hops, network);
+  hops.clear();
+  for (int j = 0; j < x && y > 1; ++j)
+    for (int k = 0; k < y; ++k) hops.emplace_back(k * x + j, (k + 1) % y * x + j);
+  const std::vector<TransferCost> column = hop_costs(hops, network);
+  // Block i - 1 - s leaves place i in reduce-scatter step s: the larger blocks start one place on (offset 1),
+  // and the all-gather that follows (block i - s) goes on from there.
+  if (y == 1) return ring_steps_time_s(row, chunks_of(bytes, x, 2 * (x - 1), 1));
+  if (x == 1) return ring_steps_time_s(column, chunks_of(bytes, y, 2 * (y - 1), 1));
+  const std::vector<TransferCost> node(row.begin(), row.begin() + x);
+  for (std::size_t h = 0; h < row.size(); ++h)
+    if (row[h].latency_s != node[h % node.size()].latency_s || row[h].share_Bps != node[h % node.size()].share_Bps)
+      return std::nullopt;
+  std::vector<double> scattered(static_cast<std::size_t>(x), 0.0);
+  ring_steps_replay(node, chunks_of(bytes, x, x - 1, 1), scattered);
+  double last = 0;
+  std::vector<double> gathered;
+  for (int j = 0; j < x; ++j) {
+    const auto first = column.begin() + static_cast<std::ptrdiff_t>(j) * y;
+    const double across = ring_steps_time_s({first, first + y}, chunks_of(chunk_bytes(bytes, x, j), y, 2 * (y - 1), 1));
+    // The longest all-gather from place j alone (max-plus: every other place never ready).
+    gathered.assign(static_cast<std::size_t>(x), -INFINITY);
+    gathered[static_cast<std::size_t>(j)] = 0.0;
+    ring_steps_replay(node, chunks_of(bytes, x, x - 1, 0), gathered);
+    last = std::max(last, scattered[static_cast<std::size_t>(j)] + across +
+                              *std::max_element(gathered.begin(), gathered.end()));
+  }
+  return last;
 }
 
 double GridAllreduce::closed_form_s(const Group& group, double bytes, const LinkCosts& costs) const {

@@ -34,6 +34,17 @@ class GridAllreduce final : public TracedCollective {
   explicit GridAllreduce(std::string_view name) : name_(name) {}
   std::string_view name() const override { return name_; }
   MovePlan moves(const Group& group, std::int64_t bytes) const override;
+  /// Three steps (one where the group is one node or one rank per node): each rank's hop in its node's ring
+  /// over the reduce-scatter, its hop in its column's ring over the column all-reduce, its node hop over the
+  /// all-gather, each carrying what it sends over its phase.
+  std::optional<std::vector<FusedStep>> fused_plan(const Group& group, std::int64_t bytes) const override;
+  /// The plan's recurrence in O(p X) without the plan, where every node's ring costs the same: a rank's
+  /// reduce-scatter end, once per place in a node; each column ring from there (ring_steps_time_s, in closed
+  /// form on fat trees and two-level clusters); and the longest all-gather from each place in a node. The
+  /// plan's time is the largest sum of the three over the places (max-plus: nothing else joins them). Empty
+  /// where nodes' rings differ.
+  std::optional<double> plan_time_s(const Group& group, std::int64_t bytes,
+                                    const core::PathModel& network) const override;
   double closed_form_s(const Group& group, double bytes, const LinkCosts& costs) const override;
 
  private:

@@ -1,9 +1,7 @@
 #include "sim/collectives/ring_allreduce.hpp"
 
-#include <algorithm>
-
 #include "sim/collectives/chunking.hpp"
-#include "sim/collectives/schedule_time.hpp"
+#include "sim/collectives/ring_steps.hpp"
 #include "sim/core/error.hpp"
 
 namespace dtsim::collectives {
@@ -58,57 +56,17 @@ std::optional<double> RingAllreduce::plan_time_s(const Group& group, std::int64_
   const int ranks = group.ranks;
   DTSIM_CHECK(ranks >= 1 && bytes >= 0, "ring all-reduce needs at least one rank and a non-negative size");
   if (ranks == 1) return 0.0;
-  const auto p = static_cast<std::size_t>(ranks);
   std::vector<core::Path> paths;
-  paths.reserve(p);
+  paths.reserve(static_cast<std::size_t>(ranks));
   for (int r = 0; r < ranks; ++r) paths.push_back(network.path(r, (r + 1) % ranks));
   std::vector<const core::Path*> all;
   for (const core::Path& path : paths) all.push_back(&path);
   std::vector<int> scratch(static_cast<std::size_t>(network.link_count()), 0);
-  const std::vector<TransferCost> costs = shared_costs(all, network, scratch);
-  const int steps = 2 * (ranks - 1);
-  const bool uniform = std::all_of(costs.begin(), costs.end(), [&](const TransferCost& c) {
-    return c.latency_s == costs[0].latency_s && c.share_Bps == costs[0].share_Bps;
-  });
-  if (uniform) {
-    const auto largest = static_cast<double>(chunk_bytes(bytes, ranks, 0));
-    double t = 0;
-    for (int s = 0; s < steps; ++s) t = transfer_end_s(t, 0.0, costs[0], largest);
-    return t;
-  }
-  // Each rank takes part in two transfers a step, each ending no earlier than the rank was ready: a rank is
-  // ready when the later of its two ends. Chunk c is one byte larger for c < bytes % p: in a step those are
-  // the transfers of one contiguous (circular) range of senders. Byte costs are divided once per position.
-  const std::int64_t small = chunk_bytes(bytes, ranks, ranks - 1), extra = bytes % ranks;
-  std::vector<double> x_small(p), x_large(p);
-  for (std::size_t r = 0; r < p; ++r) {
-    x_small[r] = small > 0 ? static_cast<double>(small) / costs[r].share_Bps : 0.0;
-    x_large[r] = static_cast<double>(small + 1) / costs[r].share_Bps;
-  }
-  std::vector<double> latency(p);
-  for (std::size_t r = 0; r < p; ++r) latency[r] = costs[r].latency_s;
-  std::vector<double> ready(p, 0.0), end(p);
-  // Senders from .. to-1 (to <= p) end at max(ready[r], ready[r + 1]) + 0 + latency + bytes / share, as
-  // transfer_end_s; the loop without the wrap-around is plain arrays, which the compiler vectorises.
-  auto ends = [&](std::size_t from, std::size_t to, const std::vector<double>& x) {
-    const std::size_t stop = std::min(to, p - 1);
-    for (std::size_t r = from; r < stop; ++r)
-      end[r] = std::max(ready[r], ready[r + 1]) + 0.0 + latency[r] + x[r];
-    if (to == p) end[p - 1] = std::max(ready[p - 1], ready[0]) + 0.0 + latency[p - 1] + x[p - 1];
-  };
-  for (int s = 0; s < steps; ++s) {
-    // Sender r sends chunk (r + shift) mod p: reduce-scatter chunk r - s, all-gather chunk r + 1 - s. The
-    // senders of the larger chunks 0 .. extra-1 are a circular range from the sender of chunk 0.
-    const int shift = s < ranks - 1 ? -s : 1 - (s - (ranks - 1));
-    const auto first_large = static_cast<std::size_t>(((-shift) % ranks + ranks) % ranks);
-    const auto last_large = first_large + static_cast<std::size_t>(extra);  // exclusive, may pass p
-    ends(0, p, x_small);
-    ends(first_large, std::min(last_large, p), x_large);
-    if (last_large > p) ends(0, last_large - p, x_large);
-    ready[0] = std::max(end[0], end[p - 1]);
-    for (std::size_t r = 1; r < p; ++r) ready[r] = std::max(end[r], end[r - 1]);
-  }
-  return *std::max_element(ready.begin(), ready.end());
+  // Sender r sends chunk (r - s) mod p in reduce-scatter step s and (r + 1 - s') mod p in all-gather step s' =
+  // s - (p - 1): the larger chunks 0 .. bytes % p - 1 leave senders s .. in both.
+  const std::int64_t small = chunk_bytes(bytes, ranks, ranks - 1);
+  return ring_steps_time_s(shared_costs(all, network, scratch),
+                           {2 * (ranks - 1), small, small + 1, static_cast<int>(bytes % ranks), 0});
 }
 
 double RingAllreduce::closed_form_s(const Group& group, double bytes, const LinkCosts& costs) const {

@@ -21,10 +21,8 @@ class RingAllreduce final : public Collective {
   /// One step of p transfers r -> r+1, each with the 2(p-1) chunks rank r sends: all but chunks r+1 and r+2
   /// once each (the one it receives last in each phase).
   std::optional<std::vector<FusedStep>> fused_plan(const Group& group, std::int64_t bytes) const override;
-  /// The plan's recurrence step by step over p ranks (O(p) memory). When every ring transfer has the same
-  /// latency and share, in O(p): all ranks start together and the largest chunk travels the ring with the
-  /// dependency chain (sent on by the rank that just received it, in both phases), so the plan ends after
-  /// 2(p-1) transfers of the largest chunk, no later (every transfer of a step costs at most that).
+  /// The plan's recurrence (ring_steps_time_s): in closed form where every hop costs the same or the costliest
+  /// hops (between nodes) stand apart, else step by step; O(p) memory.
   std::optional<double> plan_time_s(const Group& group, std::int64_t bytes,
                                     const core::PathModel& network) const override;
   double closed_form_s(const Group& group, double bytes, const LinkCosts& costs) const override;

@@ -1,21 +1,24 @@
-// The ring all-reduce's fused plan and plan time, computed without the plan, equal what the plan gives.
+// The ring-based all-reduces' fused plans and plan times, computed without the plans, equal what the plans
+// give: the ring, and the hierarchical (grid) all-reduce, on every built-in platform and the test fixtures.
 #include <gtest/gtest.h>
 
 #include "sim/actors/rank_steps.hpp"
 #include "sim/collectives/ring_allreduce.hpp"
+#include "sim/collectives/ring_steps.hpp"
 #include "sim/collectives/schedule_time.hpp"
 #include "sim/platform/fabric.hpp"
+#include "sim/scenario/load.hpp"
 #include "tests/sim/star.hpp"
 
 namespace dtsim::collectives {
 namespace {
 
-TEST(RingCompact, FusedPlanEqualsTheFusedPlan) {
-  const RingAllreduce ring;
-  for (int p : {1, 2, 3, 4, 7, 16})
-    for (std::int64_t bytes : {0, 1, 5, 1000, 1001, 1 << 20, (1 << 20) + 13}) {
-      const auto expected = actors::flow_steps(ring.plan({p, 1}, bytes), true);
-      const auto fused = ring.fused_plan({p, 1}, bytes);
+/// collective.fused_plan equals flow_steps(plan, fused) transfer for transfer.
+void expect_fused_plan_exact(const Collective& collective, const Group& group) {
+  for (std::int64_t bytes : {0, 1, 5, 1000, 1001, 1 << 20, (1 << 20) + 13}) {
+      const int p = group.ranks;
+      const auto expected = actors::flow_steps(collective.plan(group, bytes), true);
+      const auto fused = collective.fused_plan(group, bytes);
       ASSERT_TRUE(fused);
       const auto got = actors::flow_steps(*fused);
       ASSERT_EQ(got.size(), expected.size()) << p << " " << bytes;
@@ -32,28 +35,79 @@ TEST(RingCompact, FusedPlanEqualsTheFusedPlan) {
     }
 }
 
-/// plan_time_s equals schedule_time_s of the plan bit for bit on `spec`.
-void expect_plan_time_exact(const platform::PlatformSpec& spec, int ranks_per_node) {
-  const RingAllreduce ring;
+TEST(RingCompact, FusedPlanEqualsTheFusedPlan) {
+  for (int p : {1, 2, 3, 4, 7, 16}) expect_fused_plan_exact(RingAllreduce(), {p, 1});
+}
+
+TEST(GridCompact, FusedPlanEqualsTheFusedPlan) {
+  for (const char* name : {"hierarchical", "torus2d"})
+    for (const auto& [nodes, per_node] : {std::pair{1, 1}, {1, 4}, {2, 1}, {5, 1}, {2, 2}, {3, 4}, {4, 3}, {2, 8}})
+      expect_fused_plan_exact(*make_collective(name), {nodes * per_node, per_node});
+}
+
+/// plan_time_s equals schedule_time_s of the plan to 1e-9 on `spec` for groups of whole nodes (`whole`) or any
+/// size; returns how many groups it compared.
+int expect_plan_time_close(const Collective& collective, const platform::PlatformSpec& spec, bool whole) {
   const platform::Fabric fabric(spec);
-  for (int p : {1, 2, 3, 8, 13, spec.hosts()})
-    for (std::int64_t bytes : {0, 1, 7, 4096, 4099, (1 << 22) + 5}) {
-      if (p > spec.hosts()) continue;
-      const Group group{p, ranks_per_node};
-      const auto time = ring.plan_time_s(group, bytes, fabric);
-      ASSERT_TRUE(time);
-      EXPECT_EQ(*time, schedule_time_s(ring.plan(group, bytes), fabric)) << spec.name << " " << p << " " << bytes;
+  int compared = 0;
+  const int g = spec.gpus_per_node, hosts = spec.hosts();
+  for (int p : {2, 3, g, g + 1, 2 * g, 3 * g - 1, 3 * g, 5 * g, 17 * g, hosts}) {
+    if (p > hosts || p > 272 || p < 2 || (whole && p % g != 0 && p > g)) continue;
+    ++compared;
+    for (std::int64_t bytes : {0, 1, 4099, (1 << 22) + 5}) {
+      const Group group{p, g};
+      const auto time = collective.plan_time_s(group, bytes, fabric);
+      EXPECT_TRUE(time) << spec.name << " " << p;
+      if (!time) return compared;
+      const double expected = schedule_time_s(collective.plan(group, bytes), fabric);
+      EXPECT_NEAR(*time, expected, 1e-9 * expected) << collective.name() << " " << spec.name << " " << p << " " << bytes;
     }
+  }
+  return compared;
+}
+
+/// Every built-in platform, and the fixtures' star and two-level cluster.
+std::vector<platform::PlatformSpec> platforms() {
+  std::vector<platform::PlatformSpec> specs{testing::star(16), testing::two_level(4, 4), testing::two_level(9, 2)};
+  for (const std::string& name : scenario::builtin_platform_names())
+    specs.push_back(scenario::load_platform_reference(name));
+  return specs;
 }
 
 TEST(RingCompact, PlanTimeEqualsTheRecurrenceOnAUniformStar) {
   // Every ring transfer costs the same: the closed form (the largest chunk 2(p-1) times).
-  expect_plan_time_exact(testing::star(16), 1);
+  EXPECT_EQ(*RingAllreduce().plan_time_s({1, 1}, 1000, platform::Fabric(testing::star(16))), 0.0);
+  EXPECT_GE(expect_plan_time_close(RingAllreduce(), testing::star(16), false), 4);
 }
 
 TEST(RingCompact, PlanTimeEqualsTheRecurrenceOnTwoLevelNodes) {
-  // Transfers inside a node and across nodes cost differently: the step-by-step recurrence over p ranks.
-  expect_plan_time_exact(testing::two_level(4, 4), 4);
+  // Transfers inside a node and across nodes cost differently.
+  int compared = 0;
+  for (const platform::PlatformSpec& spec : platforms()) compared += expect_plan_time_close(RingAllreduce(), spec, false);
+  EXPECT_GE(compared, 80);
+}
+
+TEST(GridCompact, PlanTimeEqualsTheRecurrenceOnEveryPlatform) {
+  int compared = 0;
+  for (const platform::PlatformSpec& spec : platforms())
+    for (const char* name : {"hierarchical", "torus2d"})
+      compared += expect_plan_time_close(*make_collective(name), spec, true);
+  EXPECT_GE(compared, 80);
+}
+
+TEST(RingCompact, ClosedFormHoldsOnAFatTree) {
+  // 1,024 DGX A100 GPUs: the ring's hops between nodes and over the spine stand apart from its NVLink hops, so
+  // its time is the closed form, O(p), not the replay.
+  const platform::Fabric fabric(scenario::load_platform_reference("fat_tree_1024_a100_hdr"));
+  std::vector<core::Path> paths;
+  for (int r = 0; r < 1024; ++r) paths.push_back(fabric.path(r, (r + 1) % 1024));
+  std::vector<const core::Path*> all;
+  for (const core::Path& path : paths) all.push_back(&path);
+  std::vector<int> scratch(static_cast<std::size_t>(fabric.link_count()), 0);
+  const std::vector<TransferCost> hops = shared_costs(all, fabric, scratch);
+  for (std::int64_t bytes : {0LL, 1LL, 1000LL, 102'760'448LL, 102'760'448LL + 1023})
+    EXPECT_TRUE(ring_steps_closed_form_s(hops, {2 * 1023, bytes / 1024, bytes / 1024 + 1, static_cast<int>(bytes % 1024), 0}))
+        << bytes;
 }
 
 }  // namespace
