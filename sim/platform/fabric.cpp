@@ -120,13 +120,27 @@ double buffer_s_per_byte(const PlatformSpec& spec) {
   return spec.buffer_bandwidth_Bps > 0 ? 1 / spec.buffer_bandwidth_Bps : 0.0;
 }
 
+/// The smallest platform holding nodes 0 and 1 and the route between them as `spec` has it: two nodes of a
+/// two-level cluster, two top-level subtrees of a fat tree (the route climbs no higher than it must); other
+/// topologies whole. A million-GPU cluster's link costs then take microseconds, not a million hosts' fabric.
+PlatformSpec first_two_nodes(const PlatformSpec& spec) {
+  PlatformSpec sample = spec;
+  if (spec.topology == Topology::two_level) sample.nodes = std::min(spec.nodes, 2);
+  if (spec.topology == Topology::fat_tree && !spec.fat_tree.down.empty()) {
+    sample.fat_tree.down.back() = std::min(spec.fat_tree.down.back(), 2);
+    sample.nodes = static_cast<int>(fat_tree_nodes(sample.fat_tree));
+  }
+  return sample;
+}
+
 }  // namespace
 
 int nvswitch_nvlinks(const NodeSpec& node) {
   return std::max(1, static_cast<int>(std::lround(node.nvlink.bandwidth_Bps / kNvlinkLine_Bps)));
 }
 
-collectives::LinkCosts link_costs(const PlatformSpec& spec) {
+collectives::LinkCosts link_costs(const PlatformSpec& whole) {
+  const PlatformSpec spec = first_two_nodes(whole);
   if (spec.node.structured) {
     if (spec.hosts() < 2) return {};
     const Fabric fabric(spec);

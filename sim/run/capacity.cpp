@@ -1,6 +1,8 @@
 #include "sim/run/capacity.hpp"
 
 #include <algorithm>
+#include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -21,6 +23,22 @@ constexpr std::int64_t kHostBytes = 4 * 1024;
 /// SimGrid's engine (its kernel, models, maestro) and the rest of a run's start: a flow-level run of 1,024
 /// AlexNet workers on 8,192 hosts adds 92 MB of address space once its actors run, 24 MB of it its hosts.
 constexpr std::int64_t kEngineBytes = 64 * 1024 * 1024;
+
+/// The analytic level's two phases. Its report lists every loaded link with its bytes and utilisation (a JSON
+/// object each): measured on fat trees of 8-GPU nodes with one bucket (mlp, ddp), 545 MiB peak at 100,000
+/// GPUs and 4.36 GiB at 1,000,000, 4.47 KiB a host. While it simulates, per host its fabric (massif: 270 bytes
+/// at 100,000 hosts), the links' loads and paths.
+constexpr std::int64_t kReportHostBytes = 4608;
+constexpr std::int64_t kFabricHostBytes = 512;
+
+/// Per worker and all-reduce of an iteration (and per distinct size), its bytes sent and received (16 bytes).
+constexpr std::int64_t kRankTrafficBytes = 16;
+
+/// The analytic level's CPU time per host (its fabric, its links' loads, the report) and per worker and
+/// exchange (traffic totals, the time line): measured at 1,000,000 GPUs, 12.9 s user with one bucket (mlp,
+/// ddp), 21.0 s with 161 (ResNet-50, WFBP).
+constexpr double kAnalyticHost_s = 13e-6;
+constexpr double kAnalyticExchange_s = 50e-9;
 
 }  // namespace
 
@@ -91,6 +109,27 @@ void refuse_beyond(const scenario::Scenario& s, std::int64_t needed, const std::
 }
 
 }  // namespace
+
+AnalyticCost analytic_cost(int workers, int hosts, std::int64_t exchanges, std::int64_t distinct) {
+  const auto w = static_cast<std::int64_t>(workers), h = static_cast<std::int64_t>(hosts);
+  return {kEngineBytes + std::max(h * kReportHostBytes, h * kFabricHostBytes + w * (exchanges + distinct) * kRankTrafficBytes),
+          static_cast<double>(h) * kAnalyticHost_s + static_cast<double>(w * exchanges) * kAnalyticExchange_s};
+}
+
+void refuse_oversized_analytic(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work,
+                               const core::ProcessLimits& limits) {
+  std::set<std::pair<scheduling::Exchange::Kind, std::int64_t>> sizes;
+  std::int64_t exchanges = 0;
+  for (const scheduling::BucketWork& w : work)
+    for (const scheduling::Exchange& e : w.exchanges) sizes.insert({e.kind, e.bytes}), ++exchanges;
+  const AnalyticCost cost =
+      analytic_cost(s.workers, s.platform.hosts(), exchanges, static_cast<std::int64_t>(sizes.size()));
+  refuse_beyond(s, cost.bytes,
+                fmt::format("its {} hosts' links and {} workers' traffic in {} all-reduces an iteration (about {:.0f} s "
+                            "of CPU)",
+                            s.platform.hosts(), s.workers, exchanges, cost.cpu_s),
+                limits, "fewer workers");
+}
 
 void refuse_oversized(const scenario::Scenario& s, const ActorCount& count, const core::ProcessLimits& limits,
                       const std::string& way_out) {

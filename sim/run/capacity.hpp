@@ -45,6 +45,21 @@ std::int64_t message_plan_bytes(std::int64_t messages);
 /// sizes) would not fit.
 void refuse_oversized_plans(const scenario::Scenario& s, std::int64_t messages, const core::ProcessLimits& limits);
 
+/// What an analytic all-reduce run takes: peak bytes and CPU seconds on the 2-core machine of bench/RESULTS.md.
+struct AnalyticCost {
+  std::int64_t bytes = 0;
+  double cpu_s = 0;
+};
+
+/// The analytic level's cost for `workers` workers on `hosts` hosts exchanging `exchanges` all-reduces per
+/// iteration over `distinct` distinct sizes: per host its fabric and, in the report, its links' loads; per worker
+/// and exchange its traffic totals (bench/RESULTS.md, "Growth with cluster size").
+AnalyticCost analytic_cost(int workers, int hosts, std::int64_t exchanges, std::int64_t distinct);
+
+/// Refuses, as refuse_oversized, an analytic run whose cost (analytic_cost of the exchanges of `work`) would not fit.
+void refuse_oversized_analytic(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work,
+                               const core::ProcessLimits& limits);
+
 /// Throws core::InputError at the scenario, with the estimate and the ways out (`way_out`, then a larger limit), when the run
 /// would exceed `limits`: the address space left under RLIMIT_AS or the memory available.
 void refuse_oversized(const scenario::Scenario& s, const ActorCount& count, const core::ProcessLimits& limits,

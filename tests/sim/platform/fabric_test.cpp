@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 
 #include "sim/core/error.hpp"
@@ -136,6 +137,37 @@ TEST(Fabric, LinkCostsUseTheRouteBetweenNodesZeroAndOne) {
   EXPECT_DOUBLE_EQ(two.inter.beta_s_per_byte, 1 / 25e9);
   const collectives::LinkCosts ring = link_costs(testing::small_platform(Topology::ring));
   EXPECT_DOUBLE_EQ(ring.inter.alpha_s, 1e-6 + 2e-6 + 3e-6 + 2e-6 + 1e-6);
+}
+
+TEST(Fabric, LinkCostsOfTheFirstTwoNodesAreThoseOfTheWholeFabric) {
+  // link_costs builds only what holds nodes 0 and 1 of a fat tree or a two-level cluster: the same costs as
+  // the route on the whole fabric, whether the two nodes share a leaf (down[0] > 1) or meet at the spine.
+  const auto expect_whole = [](const PlatformSpec& spec) {
+    const Fabric fabric(spec);
+    const core::Path path = fabric.path(0, spec.gpus_per_node);
+    double bandwidth_Bps = INFINITY;
+    for (int l : path.links) bandwidth_Bps = std::min(bandwidth_Bps, fabric.link_bandwidth_Bps(l));
+    const collectives::LinkCosts costs = link_costs(spec);
+    EXPECT_EQ(costs.inter.alpha_s, path.latency_s) << spec.fat_tree.down.size() << " " << spec.fat_tree.down[0];
+    EXPECT_EQ(costs.inter.beta_s_per_byte, 1 / bandwidth_Bps);
+  };
+  expect_whole(testing::small_platform(Topology::fat_tree));  // 3 levels, parallel top links
+  for (const std::vector<int>& down : {std::vector<int>{4, 6}, {1, 5}, {1, 1, 3}, {2, 3, 4}}) {
+    PlatformSpec spec = testing::small_platform(Topology::fat_tree);
+    spec.fat_tree.down = down;
+    spec.fat_tree.up.assign(down.size(), 2);
+    spec.fat_tree.up.front() = 1;
+    spec.fat_tree.parallel.assign(down.size(), 1);
+    spec.nodes = static_cast<int>(fat_tree_nodes(spec.fat_tree));
+    expect_whole(spec);
+  }
+  PlatformSpec two = testing::small_platform(Topology::two_level);
+  const collectives::LinkCosts few = link_costs(two);
+  two.nodes = 1000;
+  const collectives::LinkCosts many = link_costs(two);
+  EXPECT_EQ(many.inter.alpha_s, few.inter.alpha_s);
+  EXPECT_EQ(many.inter.beta_s_per_byte, few.inter.beta_s_per_byte);
+  EXPECT_EQ(many.intra.alpha_s, few.intra.alpha_s);
 }
 
 }  // namespace
