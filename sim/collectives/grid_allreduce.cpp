@@ -8,6 +8,7 @@
 #include "sim/collectives/chunking.hpp"
 #include "sim/collectives/phases.hpp"
 #include "sim/collectives/ring_steps.hpp"
+#include "sim/collectives/schedule_time.hpp"
 #include "sim/core/error.hpp"
 
 namespace dtsim::collectives {
@@ -17,18 +18,6 @@ namespace {
 RingSteps chunks_of(std::int64_t bytes, int places, int steps, int offset) {
   const std::int64_t small = bytes / places;
   return {steps, small, small + 1, static_cast<int>(bytes % places), offset};
-}
-
-/// The costs of the hops `from[i] -> to[i]`, all in flight in one step (shared_costs).
-std::vector<TransferCost> hop_costs(const std::vector<std::pair<int, int>>& hops, const core::PathModel& network) {
-  std::vector<core::Path> paths;
-  paths.reserve(hops.size());
-  for (const auto& [from, to] : hops) paths.push_back(network.path(from, to));
-  std::vector<const core::Path*> pointers;
-  pointers.reserve(paths.size());
-  for (const core::Path& path : paths) pointers.push_back(&path);
-  std::vector<int> scratch(static_cast<std::size_t>(network.link_count()), 0);
-  return shared_costs(pointers, network, scratch);
 }
 
 }  // namespace
@@ -107,11 +96,11 @@ std::optional<double> GridAllreduce::plan_time_s(const Group& group, std::int64_
   std::vector<std::pair<int, int>> hops;
   for (int node = 0; node < y && x > 1; ++node)
     for (int i = 0; i < x; ++i) hops.emplace_back(node * x + i, node * x + (i + 1) % x);
-  const std::vector<TransferCost> row = hop_costs(hops, network);
+  const std::vector<TransferCost> row = pair_costs(hops, network);
   hops.clear();
   for (int j = 0; j < x && y > 1; ++j)
     for (int k = 0; k < y; ++k) hops.emplace_back(k * x + j, (k + 1) % y * x + j);
-  const std::vector<TransferCost> column = hop_costs(hops, network);
+  const std::vector<TransferCost> column = pair_costs(hops, network);
   // Block i - 1 - s leaves place i in reduce-scatter step s: the larger blocks start one place on (offset 1),
   // and the all-gather that follows (block i - s) goes on from there.
   if (y == 1) return ring_steps_time_s(row, chunks_of(bytes, x, 2 * (x - 1), 1));

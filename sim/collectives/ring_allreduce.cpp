@@ -1,7 +1,10 @@
 #include "sim/collectives/ring_allreduce.hpp"
 
+#include <utility>
+
 #include "sim/collectives/chunking.hpp"
 #include "sim/collectives/ring_steps.hpp"
+#include "sim/collectives/schedule_time.hpp"
 #include "sim/core/error.hpp"
 
 namespace dtsim::collectives {
@@ -56,16 +59,13 @@ std::optional<double> RingAllreduce::plan_time_s(const Group& group, std::int64_
   const int ranks = group.ranks;
   DTSIM_CHECK(ranks >= 1 && bytes >= 0, "ring all-reduce needs at least one rank and a non-negative size");
   if (ranks == 1) return 0.0;
-  std::vector<core::Path> paths;
-  paths.reserve(static_cast<std::size_t>(ranks));
-  for (int r = 0; r < ranks; ++r) paths.push_back(network.path(r, (r + 1) % ranks));
-  std::vector<const core::Path*> all;
-  for (const core::Path& path : paths) all.push_back(&path);
-  std::vector<int> scratch(static_cast<std::size_t>(network.link_count()), 0);
+  std::vector<std::pair<int, int>> hops;
+  hops.reserve(static_cast<std::size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) hops.emplace_back(r, (r + 1) % ranks);
   // Sender r sends chunk (r - s) mod p in reduce-scatter step s and (r + 1 - s') mod p in all-gather step s' =
   // s - (p - 1): the larger chunks 0 .. bytes % p - 1 leave senders s .. in both.
   const std::int64_t small = chunk_bytes(bytes, ranks, ranks - 1);
-  return ring_steps_time_s(shared_costs(all, network, scratch),
+  return ring_steps_time_s(pair_costs(hops, network),
                            {2 * (ranks - 1), small, small + 1, static_cast<int>(bytes % ranks), 0});
 }
 

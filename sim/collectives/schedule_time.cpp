@@ -30,6 +30,17 @@ std::vector<TransferCost> shared_costs(const std::vector<const core::Path*>& pat
   return costs;
 }
 
+std::vector<TransferCost> pair_costs(const std::vector<std::pair<int, int>>& pairs, const core::PathModel& network) {
+  std::vector<core::Path> paths;
+  paths.reserve(pairs.size());
+  for (const auto& [from, to] : pairs) paths.push_back(network.path(from, to));
+  std::vector<const core::Path*> pointers;
+  pointers.reserve(paths.size());
+  for (const core::Path& path : paths) pointers.push_back(&path);
+  std::vector<int> scratch(static_cast<std::size_t>(network.link_count()), 0);
+  return shared_costs(pointers, network, scratch);
+}
+
 double schedule_time_s(const Schedule& schedule, const core::PathModel& network) {
   std::vector<int> flows_on_link(static_cast<std::size_t>(network.link_count()), 0);
   std::vector<double> ready(static_cast<std::size_t>(schedule.ranks), 0.0);

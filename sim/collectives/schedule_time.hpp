@@ -1,5 +1,6 @@
 #pragma once
 /// The `analytic` fidelity: a plan's time in closed form over a path model.
+#include <utility>
 #include <vector>
 
 #include "sim/collectives/schedule.hpp"
@@ -24,6 +25,9 @@ struct TransferCost {
 /// paths on the link). `flows_on_link` is scratch, link_count() zeros, left as it was given.
 std::vector<TransferCost> shared_costs(const std::vector<const core::Path*>& paths, const core::PathModel& network,
                                        std::vector<int>& flows_on_link);
+
+/// The costs of transfers from pairs[i].first to pairs[i].second that run together (shared_costs over their paths).
+std::vector<TransferCost> pair_costs(const std::vector<std::pair<int, int>>& pairs, const core::PathModel& network);
 
 /// When a transfer that may start at `start_s` (both its ranks ready) ends, as schedule_time_s times it.
 inline double transfer_end_s(double start_s, double step_latency_s, const TransferCost& cost, double bytes) {

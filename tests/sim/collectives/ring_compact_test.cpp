@@ -99,12 +99,9 @@ TEST(RingCompact, ClosedFormHoldsOnAFatTree) {
   // 1,024 DGX A100 GPUs: the ring's hops between nodes and over the spine stand apart from its NVLink hops, so
   // its time is the closed form, O(p), not the replay.
   const platform::Fabric fabric(scenario::load_platform_reference("fat_tree_1024_a100_hdr"));
-  std::vector<core::Path> paths;
-  for (int r = 0; r < 1024; ++r) paths.push_back(fabric.path(r, (r + 1) % 1024));
-  std::vector<const core::Path*> all;
-  for (const core::Path& path : paths) all.push_back(&path);
-  std::vector<int> scratch(static_cast<std::size_t>(fabric.link_count()), 0);
-  const std::vector<TransferCost> hops = shared_costs(all, fabric, scratch);
+  std::vector<std::pair<int, int>> ring;
+  for (int r = 0; r < 1024; ++r) ring.emplace_back(r, (r + 1) % 1024);
+  const std::vector<TransferCost> hops = pair_costs(ring, fabric);
   for (std::int64_t bytes : {0LL, 1LL, 1000LL, 102'760'448LL, 102'760'448LL + 1023})
     EXPECT_TRUE(ring_steps_closed_form_s(hops, {2 * 1023, bytes / 1024, bytes / 1024 + 1, static_cast<int>(bytes % 1024), 0}))
         << bytes;
