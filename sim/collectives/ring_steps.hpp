@@ -23,11 +23,11 @@ namespace dtsim::collectives {
 /// bytes: 2(q-1) steps of n/q bytes, the n mod q larger chunks by one byte, offset 0 (RingAllreduce) or 1
 /// (ring_reduce_scatter then ring_all_gather, which send the chunk one place behind).
 struct RingSteps {
-  int steps = 0;
-  std::int64_t small_bytes = 0;
-  std::int64_t large_bytes = 0;
-  int large_places = 0;  ///< 0 .. q-1
-  int offset = 0;
+  int steps = 0;                  ///< how many steps
+  std::int64_t small_bytes = 0;   ///< a chunk
+  std::int64_t large_bytes = 0;   ///< a larger chunk
+  int large_places = 0;           ///< how many places send a larger chunk in a step, 0 .. q-1
+  int offset = 0;                 ///< the first of them in step 0
 };
 
 /// The steps from `ready` (one time per place, updated in place), step by step: O(q steps) time, O(q) memory.
@@ -36,14 +36,13 @@ void ring_steps_replay(const std::vector<TransferCost>& hops, const RingSteps& r
 
 /// When the last place is done, every place ready at 0, in closed form in O(q): steps x the costliest hop when
 /// no chunk is larger; steps x (the hop's cost with the larger chunk) when every hop costs the same (a walk
-/// moving on with the larger chunks); and where the costliest hops (cost A with the smaller chunk) are
-/// pairwise non-adjacent with one larger-chunk surcharge d and every other hop,
-/// even with the larger chunk, costs at least (3 + B - C) d less than A (B, C below); empty otherwise.
-/// Then the answer is steps A + C d, C the most steps the larger chunks cross one costliest hop (the walk
-/// staying on it). Why: a walk's cost is at most steps A + d (covered steps on costliest hops) - gap (steps
-/// off them); lifting the walk to the integers, w = hop - s falls by 0, 1 or 2 a step and a covered step on a
-/// costliest hop needs w mod q < large_places, so the covered steps number at most B + 3 (steps off), B the
-/// most covered values in `steps` consecutive integers; each step off costs the gap.
+/// moving on with the larger chunks); and where the costliest hops (cost A with the smaller chunk, the same
+/// larger-chunk surcharge d) are pairwise non-adjacent and every other hop, even with the larger chunk, costs at
+/// least (3 + B - C) d less than A: steps A + C d, C the most steps the larger chunks cross one costliest hop
+/// (the walk staying on it), B the most values w mod q < large_places among `steps` consecutive integers. Empty
+/// otherwise. Why: a walk's cost is at most steps A + d (covered steps on costliest hops) - gap (steps off them);
+/// lifted to the integers, w = hop - offset - s falls by 0, 1 or 2 a step, by 2 only next to a step off, and
+/// repeats on costliest hops only across steps off, so the covered steps number at most B + 3 (steps off).
 std::optional<double> ring_steps_closed_form_s(const std::vector<TransferCost>& hops, const RingSteps& ring);
 
 /// When the last place is done, every place ready at 0: the closed form where it holds, else the replay.
