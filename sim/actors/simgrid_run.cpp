@@ -234,7 +234,8 @@ class IterationRun {
                                         local_[static_cast<std::size_t>(t.item)].payload_bytes});
         }
         end_s[i] = sg4::Engine::get_clock();
-        if (w.rank == 0 && w.rank < trace_workers_) graphs_.last_spans[i] = {start, end_s[i]};
+        // Worker 0's spans of the compute stream's iteration (not of an exchange still in flight from before).
+        if (w.rank == 0 && w.rank < trace_workers_ && it == w.iteration) graphs_.last_spans[i] = {start, end_s[i]};
       }
       exchanger_.finish_iteration(w.rank, w.exchanges[static_cast<std::size_t>(w.exchanges_done)].first);
       ++w.exchanges_done;
