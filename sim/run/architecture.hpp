@@ -13,9 +13,11 @@
 #include "sim/actors/ps_exchanger.hpp"
 #include "sim/actors/simgrid_run.hpp"
 #include "sim/memory/memory_breakdown.hpp"
+#include "numerics/sync_config.hpp"
 #include "sim/platform/fabric.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scheduling/iteration_plan.hpp"
+#include "sim/sync/scheme.hpp"
 
 namespace dtsim::run {
 
@@ -51,6 +53,14 @@ class Architecture {
   /// Its exchange at the simulated levels; adds one iteration's traffic to in.link_bytes where the collective
   /// plans did not; refuses, before SimGrid starts, a run whose actors would not fit (capacity.hpp).
   virtual SimulatedExchange simulated(ExchangeInput& in) const = 0;
+  /// Whether its workers' gradients meet at parameter servers (which may send a compressed pull).
+  virtual bool servers() const { return false; }
+  /// Numerics mode: sets how the workers' models meet when the architecture decides it (gossip: mixing with
+  /// neighbours, or push-sum), given how the scheme meets them, and returns true; false leaves it to the scheme.
+  virtual bool set_meeting(numerics::SyncConfig& /*config*/, const scenario::Scenario& /*s*/,
+                           sync::Meeting /*meeting*/) const {
+    return false;
+  }
   /// Its GPU buffers beyond the scheduler's buckets, added to `item` (where: which GPU is fullest, if not every
   /// worker).
   virtual void add_buffers(const scenario::Scenario& /*s*/, const scheduling::IterationPlan& /*plan*/,

@@ -6,8 +6,8 @@
 
 #include "compressors/rng.hpp"
 #include "sim/core/error.hpp"
+#include "sim/run/architecture.hpp"
 #include "sim/run/stragglers.hpp"
-#include "sim/sync/gossip_graph.hpp"
 #include "sim/sync/scheme.hpp"
 
 namespace dtsim::run {
@@ -57,30 +57,14 @@ numerics::SyncConfig numerics_sync(const scenario::Scenario& s, std::uint64_t se
   c.lag_threshold = policy.lag_threshold;
   c.lag_window = policy.lag_window;
   const sync::Meeting meeting = policy.rules().meeting();
-  if (s.architecture == "gossip") {
-    if (meeting == sync::Meeting::kAsyncPushes) {
-      c.scheme = Scheme::kPushSum;
-      c.peer = [n = s.workers](int worker, std::int64_t iteration) {
-        return sync::push_sum_peer(worker, static_cast<int>(iteration), n);
-      };
-    } else {
-      c.scheme = Scheme::kGossip;
-      const sync::MixingMatrix mixing = sync::metropolis_hastings(
-          sync::make_gossip_graph(s.gossip.topology, s.workers, s.gossip.degree, s.gossip.seed));
-      // Averaging preserves the mean model only with a doubly stochastic matrix.
-      DTSIM_CHECK(sync::doubly_stochastic_error(mixing) < 1e-12, "the gossip mixing matrix is doubly stochastic");
-      c.mixing = mixing.w;
-      c.consensus_step = s.gossip.consensus_step;
-    }
-    return c;
-  }
+  const Architecture& architecture = architecture_named(s.architecture);
+  if (architecture.set_meeting(c, s, meeting)) return c;
   if (meeting == sync::Meeting::kModels || meeting == sync::Meeting::kOverlapModels) {
     c.scheme = meeting == sync::Meeting::kModels ? Scheme::kModelAverage : Scheme::kOverlapAverage;
     c.pull = meeting == sync::Meeting::kOverlapModels ? policy.parameter("alpha") : c.pull;
     return c;
   }
-  const bool server = s.architecture == "ps" || s.architecture == "byteps";
-  c.compressed_pull = server && s.ps.pull == "compressed";
+  c.compressed_pull = architecture.servers() && s.ps.pull == "compressed";
   if (meeting == sync::Meeting::kAsyncPushes) {
     c.scheme = Scheme::kAsyncPushes;
   } else if (meeting == sync::Meeting::kStaleGradients) {

@@ -283,7 +283,7 @@ RunResult simulate_time_line(const scenario::Scenario& s, const std::optional<nu
   const Architecture& architecture = architecture_named(s.architecture);
   if (architecture.collective() && s.fidelity != scenario::Fidelity::analytic)
     refuse_oversized_allreduce(s, plan, work, *collective);
-  if (s.architecture == "allreduce" && s.fidelity == scenario::Fidelity::analytic)
+  if (architecture.collective() && s.fidelity == scenario::Fidelity::analytic)
     refuse_oversized_analytic(s, work, core::read_process_limits());
   const platform::Fabric fabric(s.platform);
   PreparedPlans prepared;

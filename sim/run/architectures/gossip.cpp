@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "sim/actors/gossip_exchanger.hpp"
+#include "sim/core/error.hpp"
 #include "sim/platform/link_traffic.hpp"
 #include "sim/run/architecture_setup.hpp"
 #include "sim/run/capacity.hpp"
@@ -34,6 +35,26 @@ class Gossip final : public Architecture {
     platform::add_link_bytes(gossip_traffic(*setup), 1, in.fabric, in.link_bytes);
     return {[setup](actors::RunContext& c) { return std::make_unique<actors::GossipExchanger>(c, *setup); },
             actors::gossip_pairs(*setup), actors.actors};
+  }
+
+  /// Numerics: SGP's push-sum with one peer of the directed exponential graph, or D-PSGD's mixing with the
+  /// neighbours by Metropolis-Hastings weights.
+  bool set_meeting(numerics::SyncConfig& c, const scenario::Scenario& s, sync::Meeting meeting) const override {
+    if (meeting == sync::Meeting::kAsyncPushes) {
+      c.scheme = numerics::Scheme::kPushSum;
+      c.peer = [n = s.workers](int worker, std::int64_t iteration) {
+        return sync::push_sum_peer(worker, static_cast<int>(iteration), n);
+      };
+      return true;
+    }
+    c.scheme = numerics::Scheme::kGossip;
+    const sync::MixingMatrix mixing =
+        sync::metropolis_hastings(sync::make_gossip_graph(s.gossip.topology, s.workers, s.gossip.degree, s.gossip.seed));
+    // Averaging preserves the mean model only with a doubly stochastic matrix.
+    DTSIM_CHECK(sync::doubly_stochastic_error(mixing) < 1e-12, "the gossip mixing matrix is doubly stochastic");
+    c.mixing = mixing.w;
+    c.consensus_step = s.gossip.consensus_step;
+    return true;
   }
 
   /// D-PSGD receives every neighbour's model, SGP one peer's.

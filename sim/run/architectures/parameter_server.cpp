@@ -36,6 +36,8 @@ class ParameterServer final : public Architecture {
     return words + ")";
   }
 
+  bool servers() const override { return true; }
+
   SimulatedExchange simulated(ExchangeInput& in) const override {
     const scenario::Scenario& s = in.scenario;
     auto setup = std::make_shared<actors::PsSetup>(ps_setup(s, in.plan, in.work));
