@@ -5,7 +5,6 @@
 
 #include "sim/collectives/nccl_tree.hpp"
 #include "sim/collectives/phases.hpp"
-#include "sim/collectives/ring_allreduce.hpp"
 #include "sim/core/error.hpp"
 
 namespace dtsim::collectives {
@@ -79,25 +78,37 @@ double NcclAllreduce::extra_latency_s(const Group& group, double bytes, double l
          std::max(0.0, nccl_latency_s(chosen(group, bytes), group, bytes) - link_latency_s);
 }
 
+std::optional<NcclRingPlan> NcclAllreduce::ring_plan(const Group& group, std::int64_t bytes) const {
+  const auto n = static_cast<double>(bytes);
+  const NcclChoice c = chosen(group, n);
+  if (c.algorithm != NcclAlgorithm::ring) return std::nullopt;
+  const double steps = 2.0 * (group.ranks - 1);
+  const AlphaBeta link = flat_cost(group, tuned_for_);
+  const double channel_efficiency = nccl_channel_efficiency(c, group, tuned_for_, link.beta_s_per_byte);
+  DTSIM_CHECK(channel_efficiency > 0, "LL128 capped on links of infinite bandwidth");
+  return NcclRingPlan{nccl_rings(group, tuned_for_), bytes, channel_efficiency,
+                      extra_latency_s(group, n, steps * link.alpha_s) / steps};
+}
+
+std::optional<std::vector<FusedStep>> NcclAllreduce::fused_plan(const Group& group, std::int64_t bytes) const {
+  if (group.ranks <= 1) return std::vector<FusedStep>{};
+  if (const auto ring = ring_plan(group, bytes)) return nccl_ring_fused(*ring);
+  return std::nullopt;
+}
+
+std::optional<double> NcclAllreduce::plan_time_s(const Group& group, std::int64_t bytes,
+                                                 const core::PathModel& network) const {
+  if (group.ranks <= 1) return 0.0;
+  if (const auto ring = ring_plan(group, bytes)) return nccl_ring_time_s(*ring, network);
+  return std::nullopt;
+}
+
 Schedule NcclAllreduce::plan(const Group& group, std::int64_t bytes) const {
   if (group.ranks <= 1) return Schedule{group.ranks, {}};
+  if (const auto ring = ring_plan(group, bytes)) return nccl_ring_schedule(*ring);
   const auto n = static_cast<double>(bytes);
   const NcclChoice c = chosen(group, n);
   const double efficiency = nccl_efficiency(c, group);
-  if (c.algorithm == NcclAlgorithm::ring) {
-    Schedule schedule = ring_allreduce_plan(nccl_rings(group, tuned_for_), group.ranks, bytes);
-    const auto steps = static_cast<double>(schedule.steps.size());
-    const AlphaBeta link = flat_cost(group, tuned_for_);
-    const double extra_s = extra_latency_s(group, n, steps * link.alpha_s);
-    const double channel_efficiency = nccl_channel_efficiency(c, group, tuned_for_, link.beta_s_per_byte);
-    DTSIM_CHECK(channel_efficiency > 0, "LL128 capped on links of infinite bandwidth");
-    for (Step& step : schedule.steps) {
-      step.latency_s = extra_s / steps;
-      for (Transfer& t : step.transfers)
-        t.bytes = static_cast<std::int64_t>(nccl_wire_bytes(static_cast<double>(t.bytes), channel_efficiency));
-    }
-    return schedule;
-  }
   const NcclTreePlan tree = nccl_tree_plan(group, bytes, nccl_tree_segments(n / 2, c.protocol));
   // The links' latency the fill and drain steps already pay: a step crossing nodes pays the inter-node one.
   double paid_s = 0, paying = 0;

@@ -34,6 +34,7 @@
 
 #include "sim/collectives/collective.hpp"
 #include "sim/collectives/move_plan.hpp"
+#include "sim/collectives/nccl_ring.hpp"
 #include "sim/collectives/nccl_tuning.hpp"
 
 namespace dtsim::collectives {
@@ -50,6 +51,13 @@ class NcclAllreduce final : public Collective {
   /// The tree's data ranges for `bytes` (replayable on data; wire bytes and latencies are the plan's).
   MovePlan tree_moves(const Group& group, std::int64_t bytes, NcclProtocol protocol) const;
   Schedule plan(const Group& group, std::int64_t bytes) const override;
+  /// The ring's plan fused: one step of C x p transfers (ring c's place r to r+1, c-major as the plan), each
+  /// with the wire bytes of the 2(p-1) chunks it sends (all of its ring's but chunks r+1 and r+2 once each) and
+  /// the steps' latency; empty for the tree.
+  std::optional<std::vector<FusedStep>> fused_plan(const Group& group, std::int64_t bytes) const override;
+  /// The ring's plan time without the plan (nccl_ring_time_s); empty for the tree.
+  std::optional<double> plan_time_s(const Group& group, std::int64_t bytes,
+                                    const core::PathModel& network) const override;
   double closed_form_s(const Group& group, double bytes, const LinkCosts& costs) const override;
   bool charges_launch() const override { return true; }
 
@@ -57,6 +65,8 @@ class NcclAllreduce final : public Collective {
   /// The network's per-call time (LinkCosts::call_s) and buffer time (2 `bytes` x buffer_s_per_byte) plus NCCL's
   /// latency term less `link_latency_s`, the links' latency the plan's steps already pay (that part never < 0).
   double extra_latency_s(const Group& group, double bytes, double link_latency_s) const;
+  /// The ring's channels and what its plan's steps carry (NcclRingPlan), when NCCL picks the ring for `bytes`.
+  std::optional<NcclRingPlan> ring_plan(const Group& group, std::int64_t bytes) const;
   std::string name_;
   LinkCosts tuned_for_;
   NcclForce force_;

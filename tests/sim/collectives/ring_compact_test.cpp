@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "sim/actors/rank_steps.hpp"
+#include "sim/collectives/nccl_allreduce.hpp"
+#include "sim/collectives/nccl_ring.hpp"
 #include "sim/collectives/ring_allreduce.hpp"
 #include "sim/collectives/ring_steps.hpp"
 #include "sim/collectives/schedule_time.hpp"
@@ -105,6 +107,46 @@ TEST(RingCompact, ClosedFormHoldsOnAFatTree) {
   for (std::int64_t bytes : {0LL, 1LL, 1000LL, 102'760'448LL, 102'760'448LL + 1023})
     EXPECT_TRUE(ring_steps_closed_form_s(hops, {2 * 1023, bytes / 1024, bytes / 1024 + 1, static_cast<int>(bytes % 1024), 0}))
         << bytes;
+}
+
+/// NCCL's all-reduce on `spec` with its ring forced.
+NcclAllreduce nccl_ring_on(const platform::PlatformSpec& spec) {
+  return NcclAllreduce("nccl", platform::link_costs(spec), {NcclAlgorithm::ring, std::nullopt});
+}
+
+TEST(NcclRingCompact, FusedPlanEqualsTheFusedPlan) {
+  for (const platform::PlatformSpec& spec : platforms())
+    for (int p : {1, 2, 3, spec.gpus_per_node, 2 * spec.gpus_per_node + 1})
+      if (p <= spec.hosts()) expect_fused_plan_exact(nccl_ring_on(spec), {p, spec.gpus_per_node});
+}
+
+TEST(NcclRingCompact, PlanTimeEqualsTheRecurrenceOnEveryPlatform) {
+  // Structured DGX nodes run one ring per NIC (several rings sharing ranks), stars and two-level clusters one.
+  int compared = 0, several = 0;
+  for (const platform::PlatformSpec& spec : platforms()) {
+    const NcclAllreduce nccl = nccl_ring_on(spec);
+    compared += expect_plan_time_close(nccl, spec, false);
+    const platform::Fabric fabric(spec);
+    const int g = spec.gpus_per_node, p = std::min(spec.hosts(), 4 * g);
+    const Group group{p, g};
+    const auto rings = static_cast<std::int64_t>(nccl_rings(group, platform::link_costs(spec)).size());
+    several += rings > 1;
+    // Every ring's chunks alike on the wire (the costliest transfer every step), and one byte more.
+    for (std::int64_t bytes : {rings * p * 4096, rings * p * 4096 + 1}) {
+      const double expected = schedule_time_s(nccl.plan(group, bytes), fabric);
+      EXPECT_NEAR(*nccl.plan_time_s(group, bytes, fabric), expected, 1e-9 * expected) << spec.name << " " << bytes;
+    }
+  }
+  EXPECT_GE(compared, 80);
+  EXPECT_GE(several, 3);
+}
+
+TEST(NcclRingCompact, TreeKeepsItsPlan) {
+  // Small vectors across nodes go by NCCL's tree, whose plan is still built.
+  const platform::PlatformSpec spec = scenario::load_platform_reference("fat_tree_1024_a100_hdr");
+  const NcclAllreduce nccl("nccl", platform::link_costs(spec), {NcclAlgorithm::tree, std::nullopt});
+  EXPECT_FALSE(nccl.fused_plan({64, 8}, 1000));
+  EXPECT_FALSE(nccl.plan_time_s({64, 8}, 1000, platform::Fabric(spec)));
 }
 
 }  // namespace
