@@ -1,6 +1,9 @@
 #include "sim/collectives/nccl_ring.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <deque>
+#include <optional>
 #include <utility>
 
 #include "sim/collectives/chunking.hpp"
@@ -40,6 +43,90 @@ std::vector<WireChunks> wire_chunks(const NcclRingPlan& ring) {
 }
 
 int ranks_of(const NcclRingPlan& ring) { return ring.rings.empty() ? 0 : static_cast<int>(ring.rings.front().size()); }
+
+/// Doubles equal to a relative 1e-12 (costs of one class computed from different links).
+bool close(double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b)); }
+
+/// How many walks costliest_walk_s follows at once: the ones whose larger chunks stay longest.
+constexpr std::size_t kWalks = 16;
+
+/// The sum over the steps of each step's costliest transfer, when a walk of transfers, each sharing a rank with
+/// the one before, takes a costliest transfer every step; empty when the walks it follows end. That sum bounds
+/// the plan's time (no rank's ready time grows by more a step) and the walk reaches it (each of its transfers
+/// starts after the one before ends), so it is the time. `pairs[c p + r]`, `costs[c p + r]`: ring c's place r.
+std::optional<double> costliest_walk_s(const NcclRingPlan& ring, const std::vector<WireChunks>& chunks,
+                                       const std::vector<std::pair<int, int>>& pairs,
+                                       const std::vector<TransferCost>& costs) {
+  const int p = ranks_of(ring), steps = 2 * (p - 1);
+  const std::size_t n = pairs.size(), up = static_cast<std::size_t>(p);
+  std::vector<double> small(n), large(n);
+  for (std::size_t t = 0; t < n; ++t) {
+    const WireChunks& w = chunks[t / up];
+    small[t] = transfer_end_s(0.0, ring.step_latency_s, costs[t], static_cast<double>(w.small));
+    large[t] = transfer_end_s(0.0, ring.step_latency_s, costs[t], static_cast<double>(w.large));
+  }
+  // The transfers at each rank, to move a walk on.
+  std::vector<std::size_t> first(up + 1, 0), at(2 * n);
+  for (const auto& [from, to] : pairs) ++first[static_cast<std::size_t>(from) + 1], ++first[static_cast<std::size_t>(to) + 1];
+  for (std::size_t r = 0; r < up; ++r) first[r + 1] += first[r];
+  std::vector<std::size_t> fill(first.begin(), first.end() - 1);
+  for (std::size_t t = 0; t < n; ++t)
+    for (int rank : {pairs[t].first, pairs[t].second}) at[fill[static_cast<std::size_t>(rank)]++] = t;
+  // Ring c's larger chunks leave places s .. s + L_c - 1 (mod p) in step s: their costliest by a sliding maximum.
+  std::vector<double> top_small(chunks.size(), 0.0);
+  for (std::size_t t = 0; t < n; ++t) top_small[t / up] = std::max(top_small[t / up], small[t]);
+  std::vector<std::deque<std::int64_t>> window(chunks.size());
+  std::vector<std::int64_t> next_in(chunks.size(), 0);
+  const auto offset = [&](std::size_t t, int s) { return ((static_cast<int>(t % up) - s) % p + p) % p; };
+  const auto cost = [&](std::size_t t, int s) { return offset(t, s) < chunks[t / up].large_places ? large[t] : small[t]; };
+  std::vector<std::size_t> walks, moved;
+  std::vector<int> seen(n, -1);
+  double total = 0;
+  for (int s = 0; s < steps; ++s) {
+    double top = 0;
+    for (std::size_t c = 0; c < chunks.size(); ++c) {
+      top = std::max(top, top_small[c]);
+      const int places = chunks[c].large_places;
+      if (places == 0) continue;
+      std::deque<std::int64_t>& q = window[c];
+      const auto value = [&](std::int64_t i) { return large[c * up + static_cast<std::size_t>(i % p)]; };
+      for (; next_in[c] < s + places; ++next_in[c]) {
+        while (!q.empty() && value(q.back()) <= value(next_in[c])) q.pop_back();
+        q.push_back(next_in[c]);
+      }
+      while (q.front() < s) q.pop_front();
+      top = std::max(top, value(q.front()));
+    }
+    total += top;
+    moved.clear();
+    const auto consider = [&](std::size_t t) {
+      if (seen[t] == s || !close(cost(t, s), top)) return;
+      seen[t] = s;
+      moved.push_back(t);
+    };
+    if (s == 0) {
+      for (std::size_t t = 0; t < n; ++t) consider(t);
+    } else {
+      for (std::size_t t : walks)
+        for (int rank : {pairs[t].first, pairs[t].second})
+          for (std::size_t i = first[static_cast<std::size_t>(rank)]; i < first[static_cast<std::size_t>(rank) + 1]; ++i) consider(at[i]);
+    }
+    if (moved.empty()) return std::nullopt;
+    // Keep the walks whose transfer stays costliest longest: a smaller chunk that is costliest, then the larger
+    // chunks furthest from leaving.
+    const auto life = [&](std::size_t t) {
+      const int o = offset(t, s);
+      return o < chunks[t / up].large_places ? o : p;
+    };
+    if (moved.size() > kWalks) {
+      std::nth_element(moved.begin(), moved.begin() + kWalks, moved.end(),
+                       [&](std::size_t x, std::size_t y) { return life(x) > life(y); });
+      moved.resize(kWalks);
+    }
+    walks.swap(moved);
+  }
+  return total;
+}
 
 }  // namespace
 
@@ -88,15 +175,7 @@ double nccl_ring_time_s(const NcclRingPlan& ring, const core::PathModel& network
     const WireChunks& w = chunks.front();
     return ring_steps_time_s(costs, {steps, w.small, w.large, w.small == w.large ? 0 : w.large_places, 0});
   }
-  const bool invariant = std::all_of(chunks.begin(), chunks.end(),
-                                     [](const WireChunks& w) { return w.large_places == 0 || w.small == w.large; });
-  if (invariant) {
-    double costliest = 0;
-    for (std::size_t t = 0; t < costs.size(); ++t)
-      costliest = std::max(costliest, transfer_end_s(0.0, ring.step_latency_s, costs[t],
-                                                     static_cast<double>(chunks[t / static_cast<std::size_t>(p)].small)));
-    return steps * costliest;
-  }
+  if (const auto walk = costliest_walk_s(ring, chunks, pairs, costs)) return *walk;
   std::vector<double> ready(static_cast<std::size_t>(p), 0.0), next;
   for (int s = 0; s < steps; ++s) {
     next = ready;

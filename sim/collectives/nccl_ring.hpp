@@ -31,10 +31,13 @@ Schedule nccl_ring_schedule(const NcclRingPlan& ring);
 std::vector<FusedStep> nccl_ring_fused(const NcclRingPlan& ring);
 
 /// schedule_time_s(nccl_ring_schedule(ring), network) without the plan, the costs of the C x p transfers (the
-/// same every step) computed once: one ring is ring_steps_time_s (in closed form where it holds: fat trees,
-/// two-level clusters); several rings whose transfers carry the same bytes every step (no ring's share leaves a
-/// larger chunk on the wire) take 2(p-1) x the costliest transfer (max-plus: it bounds every step, and its rank
-/// waits for it every step); otherwise the plan's recurrence step by step, O(p C) memory and O(p^2 C) time.
+/// same every step) computed once. One ring: ring_steps_time_s (in closed form on fat trees and two-level
+/// clusters). Several: the plan's recurrence is max-plus, so its time is at most the sum over the steps of each
+/// step's costliest transfer, and is that sum when a walk of transfers, each sharing a rank with the one before,
+/// takes a costliest transfer every step (its ranks wait for each). The walks are followed 16 at a time, those
+/// whose larger chunks stay longest (on DGX nodes with a NIC per GPU they move from ring to ring along the
+/// hops between nodes, as fast as the larger chunks): O(p C) memory, O(p C + steps x C^2) time. Where they end,
+/// the recurrence step by step, O(p C) memory and O(p^2 C) time.
 double nccl_ring_time_s(const NcclRingPlan& ring, const core::PathModel& network);
 
 }  // namespace dtsim::collectives
