@@ -141,6 +141,27 @@ TEST(NcclRingCompact, PlanTimeEqualsTheRecurrenceOnEveryPlatform) {
   EXPECT_GE(several, 3);
 }
 
+TEST(NcclRingCompact, PlanTimeEqualsTheRecurrenceOnManyStructuredNodes) {
+  // DGX nodes with several NICs (a ring per NIC, 4 to 8 rings sharing ranks), widened to many nodes.
+  int compared = 0;
+  for (const platform::PlatformSpec& base : platforms()) {
+    if (platform::link_costs(base).gpu_nic.empty()) continue;
+    for (int nodes : {5, 9, 16, 33}) {
+      platform::PlatformSpec spec = base;
+      spec.nodes = nodes;
+      const platform::Fabric fabric(spec);
+      const NcclAllreduce nccl = nccl_ring_on(spec);
+      const Group group{spec.hosts(), spec.gpus_per_node};
+      for (std::int64_t bytes : {1LL, 4099LL, 1'000'003LL, 102'760'448LL, 102'760'448LL + 1023}) {
+        const double expected = schedule_time_s(nccl.plan(group, bytes), fabric);
+        EXPECT_NEAR(*nccl.plan_time_s(group, bytes, fabric), expected, 1e-9 * expected) << spec.name << " " << nodes << " " << bytes;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GE(compared, 60);
+}
+
 TEST(NcclRingCompact, TreeKeepsItsPlan) {
   // Small vectors across nodes go by NCCL's tree, whose plan is still built.
   const platform::PlatformSpec spec = scenario::load_platform_reference("fat_tree_1024_a100_hdr");
