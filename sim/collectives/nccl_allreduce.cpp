@@ -103,6 +103,13 @@ std::optional<double> NcclAllreduce::plan_time_s(const Group& group, std::int64_
   return std::nullopt;
 }
 
+std::int64_t NcclAllreduce::analytic_plan_transfers(const Group& group, std::int64_t bytes) const {
+  const auto n = static_cast<double>(bytes);
+  const NcclChoice c = chosen(group, n);
+  if (group.ranks <= 1 || c.algorithm == NcclAlgorithm::ring) return 0;
+  return std::int64_t{4} * nccl_tree_segments(n / 2, c.protocol) * (group.ranks - 1);
+}
+
 Schedule NcclAllreduce::plan(const Group& group, std::int64_t bytes) const {
   if (group.ranks <= 1) return Schedule{group.ranks, {}};
   if (const auto ring = ring_plan(group, bytes)) return nccl_ring_schedule(*ring);

@@ -59,6 +59,10 @@ class NcclAllreduce final : public Collective {
   std::optional<double> plan_time_s(const Group& group, std::int64_t bytes,
                                     const core::PathModel& network) const override;
   double closed_form_s(const Group& group, double bytes, const LinkCosts& costs) const override;
+  /// The transfers of the plan the analytic level still builds for `bytes`, without building it: none for the
+  /// ring (fused_plan, plan_time_s), the tree's 2 trees x segments x 2(p-1) (every GPU but a tree's root sends
+  /// each segment up once and receives it down once).
+  std::int64_t analytic_plan_transfers(const Group& group, std::int64_t bytes) const;
   bool charges_launch() const override { return true; }
 
  private:

@@ -10,7 +10,9 @@
 #include "sim/actors/graph_run.hpp"
 #include "sim/actors/rank_steps.hpp"
 #include "sim/core/error.hpp"
+#include "sim/collectives/nccl_allreduce.hpp"
 #include "sim/core/units.hpp"
+#include "sim/platform/fabric.hpp"
 
 namespace dtsim::run {
 namespace {
@@ -33,6 +35,13 @@ constexpr std::int64_t kFabricHostBytes = 512;
 
 /// Per worker and all-reduce of an iteration (and per distinct size), its bytes sent and received (16 bytes).
 constexpr std::int64_t kRankTrafficBytes = 16;
+
+/// Per transfer of a plan the analytic level builds (NCCL's tree), while it is timed: the transfer on the wire
+/// (24 bytes), fused into a flow (40) and back into a transfer (24), and its step's share of the vectors
+/// (estimated from the types; NCCL's tree of 16.8 million transfers forced at 4,096 GPUs took 800 MiB more than
+/// the ring, 50 bytes a transfer, its move plan and plan alive at once). CPU: that run took 1.6 s more.
+constexpr std::int64_t kPlanTransferBytes = 128;
+constexpr double kPlanTransfer_s = 100e-9;
 
 /// The analytic level's CPU time per host (its fabric, its links' loads, the report) and per worker and
 /// exchange (traffic totals, the time line): measured at 1,000,000 GPUs, 12.9 s user with one bucket (mlp,
@@ -110,10 +119,26 @@ void refuse_beyond(const scenario::Scenario& s, std::int64_t needed, const std::
 
 }  // namespace
 
-AnalyticCost analytic_cost(int workers, int hosts, std::int64_t exchanges, std::int64_t distinct) {
+AnalyticCost analytic_cost(int workers, int hosts, std::int64_t exchanges, std::int64_t distinct,
+                           std::int64_t plan_transfers) {
   const auto w = static_cast<std::int64_t>(workers), h = static_cast<std::int64_t>(hosts);
-  return {kEngineBytes + std::max(h * kReportHostBytes, h * kFabricHostBytes + w * (exchanges + distinct) * kRankTrafficBytes),
-          static_cast<double>(h) * kAnalyticHost_s + static_cast<double>(w * exchanges) * kAnalyticExchange_s};
+  return {kEngineBytes + std::max(h * kReportHostBytes, h * kFabricHostBytes + w * (exchanges + distinct) * kRankTrafficBytes +
+                                                            plan_transfers * kPlanTransferBytes),
+          static_cast<double>(h) * kAnalyticHost_s + static_cast<double>(w * exchanges) * kAnalyticExchange_s +
+              static_cast<double>(plan_transfers) * kPlanTransfer_s};
+}
+
+std::int64_t analytic_plan_transfers(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work) {
+  if (s.collective != "nccl" && s.collective != "auto") return 0;
+  const collectives::NcclAllreduce nccl(s.collective, platform::link_costs(s.platform), s.nccl);
+  std::set<std::int64_t> sizes;
+  for (const scheduling::BucketWork& w : work)
+    for (const scheduling::Exchange& e : w.exchanges)
+      if (e.kind == scheduling::Exchange::Kind::allreduce) sizes.insert(e.bytes);
+  std::int64_t most = 0;
+  for (const std::int64_t bytes : sizes)
+    most = std::max(most, nccl.analytic_plan_transfers({s.workers, s.platform.gpus_per_node}, bytes));
+  return most;
 }
 
 void refuse_oversized_analytic(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work,
@@ -122,13 +147,15 @@ void refuse_oversized_analytic(const scenario::Scenario& s, const std::vector<sc
   std::int64_t exchanges = 0;
   for (const scheduling::BucketWork& w : work)
     for (const scheduling::Exchange& e : w.exchanges) sizes.insert({e.kind, e.bytes}), ++exchanges;
+  const std::int64_t plan = analytic_plan_transfers(s, work);
   const AnalyticCost cost =
-      analytic_cost(s.workers, s.platform.hosts(), exchanges, static_cast<std::int64_t>(sizes.size()));
+      analytic_cost(s.workers, s.platform.hosts(), exchanges, static_cast<std::int64_t>(sizes.size()), plan);
   refuse_beyond(s, cost.bytes,
-                fmt::format("its {} hosts' links and {} workers' traffic in {} all-reduces an iteration (about {:.0f} s "
-                            "of CPU)",
-                            s.platform.hosts(), s.workers, exchanges, cost.cpu_s),
-                limits, "fewer workers");
+                fmt::format("its {} hosts' links and {} workers' traffic in {} all-reduces an iteration{} (about {:.0f} "
+                            "s of CPU)",
+                            s.platform.hosts(), s.workers, exchanges,
+                            plan > 0 ? fmt::format(", and NCCL's tree plan of {} transfers", plan) : "", cost.cpu_s),
+                limits, plan > 0 ? "fewer workers, or strategy.nccl_algo = \"ring\" (timed without a plan)" : "fewer workers");
 }
 
 void refuse_oversized(const scenario::Scenario& s, const ActorCount& count, const core::ProcessLimits& limits,

@@ -53,8 +53,14 @@ struct AnalyticCost {
 
 /// The analytic level's cost for `workers` workers on `hosts` hosts exchanging `exchanges` all-reduces per
 /// iteration over `distinct` distinct sizes: per host its fabric and, in the report, its links' loads; per worker
-/// and exchange its traffic totals (bench/RESULTS.md, "Growth with cluster size").
-AnalyticCost analytic_cost(int workers, int hosts, std::int64_t exchanges, std::int64_t distinct);
+/// and exchange its traffic totals (bench/RESULTS.md, "Growth with cluster size"); and the largest plan it builds,
+/// `plan_transfers` transfers (plans are built one distinct size at a time).
+AnalyticCost analytic_cost(int workers, int hosts, std::int64_t exchanges, std::int64_t distinct,
+                           std::int64_t plan_transfers);
+
+/// The transfers of the largest plan an analytic run of `s` builds for the all-reduces of `work`: NCCL's tree's
+/// (collective "nccl" or "auto"); its ring, as the ring and the grid all-reduces, is timed without a plan.
+std::int64_t analytic_plan_transfers(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work);
 
 /// Refuses, as refuse_oversized, an analytic run whose cost (analytic_cost of the exchanges of `work`) would not fit.
 void refuse_oversized_analytic(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work,

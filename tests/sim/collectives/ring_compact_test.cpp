@@ -168,6 +168,14 @@ TEST(NcclRingCompact, TreeKeepsItsPlan) {
   const NcclAllreduce nccl("nccl", platform::link_costs(spec), {NcclAlgorithm::tree, std::nullopt});
   EXPECT_FALSE(nccl.fused_plan({64, 8}, 1000));
   EXPECT_FALSE(nccl.plan_time_s({64, 8}, 1000, platform::Fabric(spec)));
+  // The capacity check counts its transfers without building it.
+  for (const Group group : {Group{2, 1}, Group{5, 1}, Group{64, 8}, Group{100, 8}})
+    for (std::int64_t bytes : {0LL, 1000LL, 3'000'000LL, 400'000'000LL}) {
+      std::int64_t transfers = 0;
+      for (const Step& step : nccl.plan(group, bytes).steps) transfers += static_cast<std::int64_t>(step.transfers.size());
+      EXPECT_EQ(nccl.analytic_plan_transfers(group, bytes), transfers) << group.ranks << " " << bytes;
+    }
+  EXPECT_EQ(nccl_ring_on(spec).analytic_plan_transfers({64, 8}, 1000), 0);
 }
 
 }  // namespace

@@ -136,9 +136,9 @@ TEST(Capacity, MessageLevelPlansBeyondTheMemoryAvailableAreRefusedBeforeTheyAreB
 
 TEST(Capacity, AnalyticCostIsTheLargerOfItsReportAndItsSimulation) {
   // Report: 4,608 bytes a host; simulation: 512 a host and 16 per worker and exchange (and distinct size).
-  const AnalyticCost one_bucket = analytic_cost(1000000, 1000000, 1, 1);
+  const AnalyticCost one_bucket = analytic_cost(1000000, 1000000, 1, 1, 0);
   EXPECT_EQ(one_bucket.bytes, (std::int64_t{64} << 20) + std::int64_t{1000000} * 4608);
-  const AnalyticCost resnet = analytic_cost(1000000, 1000000, 161, 100);
+  const AnalyticCost resnet = analytic_cost(1000000, 1000000, 161, 100, 0);
   EXPECT_EQ(resnet.bytes, (std::int64_t{64} << 20) + std::int64_t{1000000} * (512 + 16 * 261));
   EXPECT_DOUBLE_EQ(resnet.cpu_s, 1e6 * 13e-6 + 1e6 * 161 * 50e-9);
 }
@@ -156,6 +156,28 @@ TEST(Capacity, AnAnalyticRunBeyondTheAddressSpaceLeftIsRefusedWithItsTimeAndMemo
       << what;
   EXPECT_NE(what.find("; fewer workers, or raise ulimit -v"), std::string::npos) << what;
   EXPECT_NO_THROW(refuse_oversized_analytic(flow_run(1024), work, limits));
+}
+
+TEST(Capacity, AnAnalyticRunCountsNcclsTreePlanAndNotItsRing) {
+  // NCCL's tree forced with LL: each tree carries 50 MB of a 100 MB bucket in 191 segments (256 KiB each), 4 x
+  // 191 x (p - 1) transfers of 128 bytes; its ring is timed without a plan.
+  auto s = flow_run(65536);
+  s.fidelity = Fidelity::analytic;
+  s.collective = "nccl";
+  s.nccl = {collectives::NcclAlgorithm::tree, collectives::NcclProtocol::ll};
+  const std::vector<scheduling::BucketWork> work{{0, 0, {{scheduling::Exchange::Kind::allreduce, 100'000'000, 0}}},
+                                                 {0, 0, {{scheduling::Exchange::Kind::allreduce, 1000, 0}}}};
+  EXPECT_EQ(analytic_plan_transfers(s, work), std::int64_t{4} * 191 * 65535);
+  core::ProcessLimits limits;
+  limits.address_space_bytes = std::int64_t{4} << 30;
+  const std::string what = refusal([&] { refuse_oversized_analytic(s, work, limits); });
+  EXPECT_NE(what.find("and NCCL's tree plan of 50068740 transfers"), std::string::npos) << what;
+  EXPECT_NE(what.find("; fewer workers, or strategy.nccl_algo = \"ring\" (timed without a plan), or raise ulimit -v"),
+            std::string::npos)
+      << what;
+  s.nccl.algorithm = collectives::NcclAlgorithm::ring;
+  EXPECT_EQ(analytic_plan_transfers(s, work), 0);
+  EXPECT_NO_THROW(refuse_oversized_analytic(s, work, limits));
 }
 
 /// dtsim with `arguments` in a child process whose address space is limited to `limit_kib` (setrlimit
