@@ -131,13 +131,11 @@ AnalyticCost analytic_cost(int workers, int hosts, std::int64_t exchanges, std::
 std::int64_t analytic_plan_transfers(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work) {
   if (s.collective != "nccl" && s.collective != "auto") return 0;
   const collectives::NcclAllreduce nccl(s.collective, platform::link_costs(s.platform), s.nccl);
-  std::set<std::int64_t> sizes;
+  std::int64_t most = 0;
   for (const scheduling::BucketWork& w : work)
     for (const scheduling::Exchange& e : w.exchanges)
-      if (e.kind == scheduling::Exchange::Kind::allreduce) sizes.insert(e.bytes);
-  std::int64_t most = 0;
-  for (const std::int64_t bytes : sizes)
-    most = std::max(most, nccl.analytic_plan_transfers({s.workers, s.platform.gpus_per_node}, bytes));
+      if (e.kind == scheduling::Exchange::Kind::allreduce)
+        most = std::max(most, nccl.analytic_plan_transfers({s.workers, s.platform.gpus_per_node}, e.bytes));
   return most;
 }
 
