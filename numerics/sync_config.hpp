@@ -19,7 +19,9 @@
 ///   kGossip            D-PSGD (Lian et al. 2017): x_i <- opt_i(sum_j W_ij x_j, g_i) on an exchanging
 ///                      iteration, opt_i(x_i, g_i) otherwise; with compression CHOCO-SGD (Koloskova, Stich & Jaggi,
 ///                      ICML 2019, Algorithm 1): x_i <- opt_i(x_i, g_i); q_i = C(x_i - xh_i); xh_i += q_i (every
-///                      neighbour applies the same q_i to its copy of xh_i); x_i += gamma sum_j W_ij (xh_j - xh_i)
+///                      neighbour applies the same q_i to its copy of xh_i); x_i += gamma sum_j W_ij (xh_j - xh_i);
+///                      with power_gossip PowerGossip (numerics/power_gossip.hpp): x_i <- x_i - gamma sum_j W_ij
+///                      P_ij (rank 1 of x_i - x_j per matrix), then x_i <- opt_i(x_i, g_i at the unmixed x_i)
 ///   kPushSum           SGP (Assran et al. 2019): x_i <- opt_i(x_i, g_i at z_i = x_i / w_i), then every
 ///                      worker keeps half of (x_i, w_i) and sends half to its peer; z_i is the model
 /// Optimizer state (momentum, Adam moments) stays with its worker or server and is never averaged.
@@ -45,7 +47,8 @@ struct SyncConfig {
   bool compressed_pull = false;  ///< kAverageGradients, kStaleGradients: the server compresses the averaged update
   double lag_threshold = 0.0;    ///< kAverageGradients: LAG's xi; 0 = every worker uploads every step
   int lag_window = 10;           ///< kAverageGradients with LAG: D, the model changes the rule looks back on
-  double consensus_step = 1.0;   ///< kGossip with compression: CHOCO-SGD's gamma
+  double consensus_step = 1.0;   ///< kGossip with compression or power_gossip: the consensus step gamma
+  bool power_gossip = false;     ///< kGossip: PowerGossip's rank-1 edge differences instead of whole models
   double pull = 0.2;             ///< kOverlapAverage: alpha, how far the anchor pulls each worker
 };
 

@@ -40,6 +40,10 @@ Trainer::Trainer(const Model& model, const Dataset& train, const Shards& shards,
     throw core::InputError("error feedback '" + config.compression->feedback + "' with compressed gossip (CHOCO-SGD)",
                            "error feedback \"none\": CHOCO-SGD's public copies keep what compression leaves out");
   }
+  if (config.compression && sync.scheme == Scheme::kGossip && sync.power_gossip) {
+    throw core::InputError("compressor '" + config.compression->compressor + "' with PowerGossip",
+                           "no compression config: PowerGossip compresses each edge's model difference itself");
+  }
   if (sync.compressed_pull && !config.compression)
     throw core::InputError("a compressed pull without a compressor", "a compression config, or a dense pull");
   if (sync.lag_threshold > 0.0 && (config.compression || sync.kept || sync.scheme != Scheme::kAverageGradients)) {
@@ -72,6 +76,8 @@ Trainer::Trainer(const Model& model, const Dataset& train, const Shards& shards,
   if (sync.scheme == Scheme::kOverlapAverage) anchor_.assign(model.parameters().begin(), model.parameters().end());
   if (sync.scheme == Scheme::kGossip && config.compression)
     public_.assign(workers_.size(), std::vector<float>(average_.size(), 0.0f));  // xh_i = 0 (Algorithm 1)
+  if (sync.scheme == Scheme::kGossip && sync.power_gossip)
+    power_gossip_ = std::make_unique<PowerGossip>(sync.mixing, sync.consensus_step, config.seed);
   if (sync.scheme == Scheme::kAsyncPushes) {
     server_model_ = model.clone();
     OptimizerConfig server = config.optimizer;
@@ -157,7 +163,8 @@ StepReport Trainer::step() {
         if (exchanges) choco(report);
         break;
       }
-      if (exchanges) gossip();
+      if (exchanges && power_gossip_) power_gossip(report);
+      if (exchanges && !power_gossip_) gossip();
       apply_own_gradients();
       break;
     case Scheme::kPushSum:
@@ -301,6 +308,21 @@ void Trainer::choco(StepReport& report) {
       for (std::size_t j = 0; j < n; ++j)
         if (mixing[i * n + j] != 0.0) pull += mixing[i * n + j] * (static_cast<double>(public_[j][k]) - public_[i][k]);
       x[k] = static_cast<float>(x[k] + gamma * pull);
+    }
+  }
+}
+
+void Trainer::power_gossip(StepReport& report) {
+  std::vector<std::span<float>> models;
+  for (const auto& w : workers_) models.push_back(w->model->parameters());
+  const auto bytes = power_gossip_->step(models, workers_.front()->model->tensors());
+  for (std::size_t t = 0; t < bytes.size(); ++t) {
+    TensorExchange& x = report.tensors.emplace_back();
+    x.tensor = t;
+    x.how = compressors::Aggregation::kLowRank;
+    for (const PowerGossipBytes& b : bytes[t]) {
+      x.wire_bytes.push_back(b.first_round);
+      x.second_round_bytes.push_back(b.second_round);
     }
   }
 }

@@ -9,7 +9,7 @@
 /// since the last average (Qsparse-local-SGD, Basu et al., NeurIPS 2019; Jiang & Agrawal, NeurIPS 2018):
 ///   x_w <- opt_w(x_w, g_w);  x_sync <- x_sync + combine(c_w.compress(x_w - x_sync)) / W;  x_w <- x_sync
 /// with the error-feedback layer as their memory. Synchronous gossip compresses as CHOCO-SGD does
-/// (numerics/sync_config.hpp); push-sum and Overlap Local-SGD refuse compression, and so does LAG (a skipped upload would leave the
+/// (numerics/sync_config.hpp) and refuses a compressor with PowerGossip, which compresses itself; push-sum and Overlap Local-SGD refuse compression, and so does LAG (a skipped upload would leave the
 /// error feedback undefined).
 #include <cstdint>
 #include <memory>
@@ -24,6 +24,7 @@
 #include "numerics/lag.hpp"
 #include "numerics/model.hpp"
 #include "numerics/optimizer.hpp"
+#include "numerics/power_gossip.hpp"
 #include "numerics/sharding.hpp"
 #include "numerics/sync_config.hpp"
 #include "numerics/worker.hpp"
@@ -88,6 +89,7 @@ class Trainer {
   void gossip();
   void push_sum(std::int64_t iteration);
   void choco(StepReport& report);
+  void power_gossip(StepReport& report);
   void apply_own_gradients();
   Models models() const;
 
@@ -103,6 +105,7 @@ class Trainer {
   std::vector<float> synced_;                           ///< compressed model averaging: the last average
   std::vector<float> anchor_;                           ///< Overlap Local-SGD: the anchor model z
   std::vector<std::vector<float>> public_;              ///< CHOCO-SGD: every worker's public copy xh_i
+  std::unique_ptr<PowerGossip> power_gossip_;           ///< PowerGossip: the edges' warm-start vectors
   mutable std::unique_ptr<Model> mean_;                 ///< model(): the workers' mean
   std::int64_t steps_ = 0;
 };

@@ -2,7 +2,38 @@
 
 #include <algorithm>
 
+#include "numerics/power_gossip.hpp"
+
 namespace dtsim::run {
+namespace {
+
+/// PowerGossip's rounds per bucket: X^T p of every matrix and every vector whole, then X q of every matrix.
+std::vector<std::vector<std::int64_t>> power_gossip_rounds(const scenario::Scenario& s,
+                                                           const scheduling::IterationPlan& plan) {
+  std::vector<numerics::PowerGossipBytes> tensors;
+  for (const models::Layer& layer : s.model.layers)
+    for (const models::Tensor& t : layer.tensors) {
+      const std::int64_t rows = t.shape.empty() ? 1 : t.shape.front();
+      tensors.push_back(numerics::power_gossip_edge_bytes(rows, rows > 0 ? t.numel() / rows : 0));
+    }
+  std::vector<char> sent(tensors.size(), 0);  // a partitioned tensor goes with its first bucket
+  std::vector<std::vector<std::int64_t>> rounds;
+  for (const scheduling::Bucket& b : plan.buckets) {
+    numerics::PowerGossipBytes bytes;
+    for (const int t : b.tensors) {
+      if (sent[static_cast<std::size_t>(t)]) continue;
+      sent[static_cast<std::size_t>(t)] = 1;
+      bytes.first_round += tensors[static_cast<std::size_t>(t)].first_round;
+      bytes.second_round += tensors[static_cast<std::size_t>(t)].second_round;
+    }
+    auto& round = rounds.emplace_back();
+    for (const std::int64_t r : {bytes.first_round, bytes.second_round})
+      if (r > 0) round.push_back(r);
+  }
+  return rounds;
+}
+
+}  // namespace
 
 actors::PsSetup ps_setup(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
                          const std::vector<scheduling::BucketWork>& work) {
@@ -38,11 +69,17 @@ actors::PsSetup ps_setup(const scenario::Scenario& s, const scheduling::Iteratio
   return setup;
 }
 
-actors::GossipSetup gossip_setup(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work) {
+actors::GossipSetup gossip_setup(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
+                                 const std::vector<scheduling::BucketWork>& work) {
   actors::GossipSetup setup;
   setup.graph = sync::make_gossip_graph(s.gossip.topology, s.workers, s.gossip.degree, s.gossip.seed);
   setup.push_sum = !s.sync.staleness_bound();  // asp on gossip: SGP
   setup.iterations = s.iterations;
+  if (s.gossip.power_gossip) {
+    setup.bucket_bytes = power_gossip_rounds(s, plan);
+    for (const auto& rounds : setup.bucket_bytes) setup.before_s.emplace_back(rounds.size(), 0.0);
+    return setup;
+  }
   for (const scheduling::BucketWork& w : work) {
     auto& bytes = setup.bucket_bytes.emplace_back();
     auto& before = setup.before_s.emplace_back();

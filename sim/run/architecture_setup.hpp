@@ -18,8 +18,11 @@ namespace dtsim::run {
 actors::PsSetup ps_setup(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
                          const std::vector<scheduling::BucketWork>& work);
 
-/// The scenario's graph; every exchange sends its payload to each neighbour (SGP: to one peer).
-actors::GossipSetup gossip_setup(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work);
+/// The scenario's graph; every exchange sends its payload to each neighbour (SGP: to one peer). With
+/// PowerGossip, each bucket's exchange is its two rounds (numerics::power_gossip_edge_bytes of each tensor it
+/// holds first, in the model's tensor order: shape[0] rows, the rest columns), a round of no bytes left out.
+actors::GossipSetup gossip_setup(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
+                                 const std::vector<scheduling::BucketWork>& work);
 
 /// One iteration's pushes, pulls and per-node transfers, one step per bucket exchange (hosts as ranks).
 collectives::Schedule ps_traffic(const actors::PsSetup& setup, int hosts);

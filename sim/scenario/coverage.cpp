@@ -200,9 +200,10 @@ constexpr CoverageRow kRows[] = {
      "tests/compressors/gradzip_test.cpp GradZip.AllReducedFactorsAreTheSummedGradientsAsBothStepsAreLinear",
      "alternating least squares, one step per exchange; the two all-reduces timed as powersgd's"},
     {"low-rank", "GradiVeQ", "Yu et al., NeurIPS 2018", kMissing, "", "", "", "PCA projection learnt from past gradients"},
-    {"low-rank", "PowerGossip", "Vogels, Karimireddy & Jaggi, NeurIPS 2020", kMissing, "", "", "",
-     "rank-1 power iteration on the model difference of every gossip edge: a two-round exchange per edge in the "
-     "numerics gossip step (numerics/trainer.cpp), a scenario key and per-edge wire bytes in timing mode"},
+    {"low-rank", "PowerGossip", "Vogels, Karimireddy & Jaggi, NeurIPS 2020", kYes, "strategy.gossip.exchange",
+     "powergossip", "tests/numerics/power_gossip_test.cpp PowerGossip.KeepsTheAverageAndReachesConsensus",
+     "rank 1, one power step per edge and matrix, warm-started; timing: tests/sim/run/sync_run_test.cpp "
+     "Gossip.PowerGossipSendsBothFactorsInTwoRounds"},
     {"low-rank", "Count sketch (Sketched SGD)", "Ivkin et al., NeurIPS 2019", kMissing, "", "", "",
      "sketches that sum, and the heavy hitters recovered from the summed sketch"},
 

@@ -46,6 +46,7 @@ std::vector<std::string> memory_checks() { return {"refuse", "warn"}; }
 std::vector<std::string> attentions() { return {"eager", "flash"}; }
 std::vector<std::string> placements() { return {"dedicated", "colocated"}; }
 std::vector<std::string> pulls() { return {"dense", "compressed"}; }
+std::vector<std::string> gossip_exchanges() { return {"models", "powergossip"}; }
 
 /// Text for a markdown table cell: a `|` would end the cell.
 std::string cell(std::string text) {
@@ -226,8 +227,14 @@ std::vector<KeySpec> make_scenario_keys() {
       {"strategy.gossip", "seed", "integer", "0", "random graph: seed", 0, std::int64_t{1} << 62, nullptr},
       {"strategy.gossip", "consensus_step", "number", "-",
        "CHOCO-SGD's consensus step size gamma, in (0, 1]: required by compressed gossip in numerics mode (Koloskova "
-       "et al. tune it per compressor)",
+       "et al. tune it per compressor); PowerGossip's step (default 1)",
        0, 0, nullptr},
+      {"strategy.gossip", "exchange", "string", "models",
+       "what an edge carries (sync bsp, no [compression]): models: every model whole (D-PSGD, or CHOCO-SGD with "
+       "[compression]); powergossip: rank-1 power iteration on the edge's model difference per parameter matrix, "
+       "X^T p (n floats) then X q (m floats), vectors whole (Vogels, Karimireddy & Jaggi, NeurIPS 2020); the step "
+       "is consensus_step, default 1",
+       0, 0, gossip_exchanges},
       {"strategy.lag", "threshold", "number", "required",
        "xi: skip when ||g - g_last_sent||^2 <= xi / (lr^2 n^2) x sum of the last `window` squared model changes", 0,
        0, nullptr},

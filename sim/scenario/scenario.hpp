@@ -125,6 +125,7 @@ struct Gossip {
   int degree = 4;                 ///< random graphs: mean degree
   std::uint64_t seed = 0;         ///< random graphs
   double consensus_step = 0.0;    ///< CHOCO-SGD's gamma (numerics mode with compression); 0 = not given
+  bool power_gossip = false;      ///< exchange = "powergossip": rank-1 differences per edge (PowerGossip)
 };
 
 /// A failure at a time ([[failures]]): a worker crashes, or a directed link goes down (for `duration_s`, or

@@ -152,6 +152,13 @@ void load_gossip(Section& strategy, Scenario& s) {
     const KeySpec& seed = key_spec("strategy.gossip", "seed");
     s.gossip.seed = static_cast<std::uint64_t>(t->integer("seed", 0, seed.min, seed.max));
   }
+  if (t->has("exchange")) {
+    s.gossip.power_gossip = choice_key(*t, "strategy.gossip", "exchange") == "powergossip";
+    if (s.gossip.power_gossip && !s.sync.staleness_bound())
+      throw core::InputError(t->where_key("exchange"), "PowerGossip exchanges with every neighbour in rounds; sync = "
+                             "\"asp\" gossips by push-sum to one peer",
+                             "use sync = \"bsp\" with exchange = \"powergossip\", or exchange = \"models\"");
+  }
   if (t->has("consensus_step")) {
     s.gossip.consensus_step = t->number("consensus_step", 0.0, 1.0);
     if (s.gossip.consensus_step == 0.0)
@@ -255,6 +262,11 @@ StrategyWhere load_strategy(Section& strategy, Scenario& s) {
 }
 
 void check_strategy(const Scenario& s, const StrategyWhere& where) {
+  if (s.gossip.power_gossip && !s.compression.compressor.empty())
+    throw core::InputError(where.architecture,
+                           "[strategy.gossip] exchange = \"powergossip\" compresses each edge's model difference "
+                           "itself; [compression] " + s.compression.compressor + " would compress it twice",
+                           "remove [compression], or use exchange = \"models\" (CHOCO-SGD with [compression])");
   if (s.sync.rules().loss_rule(s.sync) && !s.numerics.enabled)
     throw core::InputError(where.sync,
                            "sync = \"" + s.sync.scheme + "\" decides its periods from the training loss, which "

@@ -24,12 +24,13 @@ class Gossip final : public Architecture {
  public:
   std::string describe(const scenario::Scenario& s) const override {
     return push_sum(s) ? "gossip SGP (push-sum, directed exponential graph)"
-                       : "gossip D-PSGD on a " + s.gossip.topology + " graph";
+                       : std::string(s.gossip.power_gossip ? "gossip PowerGossip (rank-1 edge differences)" : "gossip D-PSGD") +
+                             " on a " + s.gossip.topology + " graph";
   }
 
   SimulatedExchange simulated(ExchangeInput& in) const override {
     const scenario::Scenario& s = in.scenario;
-    auto setup = std::make_shared<actors::GossipSetup>(gossip_setup(s, in.work));
+    auto setup = std::make_shared<actors::GossipSetup>(gossip_setup(s, in.plan, in.work));
     const ActorCount actors = gossip_actors(*setup);
     refuse_oversized(s, actors, core::read_process_limits(), "fewer workers, or a graph of lower degree");
     platform::add_link_bytes(gossip_traffic(*setup), 1, in.fabric, in.link_bytes);
@@ -53,7 +54,9 @@ class Gossip final : public Architecture {
     // Averaging preserves the mean model only with a doubly stochastic matrix.
     DTSIM_CHECK(sync::doubly_stochastic_error(mixing) < 1e-12, "the gossip mixing matrix is doubly stochastic");
     c.mixing = mixing.w;
-    c.consensus_step = s.gossip.consensus_step;
+    c.power_gossip = s.gossip.power_gossip;
+    // PowerGossip needs no tuned step (Vogels et al. use 1); CHOCO-SGD's is required with compression.
+    c.consensus_step = s.gossip.consensus_step > 0.0 || !c.power_gossip ? s.gossip.consensus_step : 1.0;
     return true;
   }
 

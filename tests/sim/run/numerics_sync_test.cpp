@@ -209,6 +209,18 @@ TEST(NumericsSync, CompressedGossipIsChocoSgdWithTheScenariosConsensusStep) {
   EXPECT_GT(small.back().consensus_distance, half.back().consensus_distance);  // a smaller step agrees less
 }
 
+TEST(NumericsSync, PowerGossipFromTheScenarioKeepsTheReplicasCloserThanAWeakStep) {
+  // exchange = "powergossip" runs PowerGossip with step 1 unless consensus_step says otherwise.
+  const auto power = [&](const std::string& step) {
+    return curve(scenario_with("[strategy]\narchitecture = \"gossip\"\n[strategy.gossip]\nexchange = \"powergossip\"\n" +
+                               step));
+  };
+  const auto full = power(""), weak = power("consensus_step = 0.05\n");
+  EXPECT_LT(full.back().loss, full.front().loss - 0.5);
+  EXPECT_GT(full.back().consensus_distance, 0.0);
+  EXPECT_GT(weak.back().consensus_distance, full.back().consensus_distance);
+}
+
 TEST(NumericsSync, GossipRingRecordsTheConsensusDistance) {
   const scenario::Scenario ring = scenario::load_scenario(std::string(DTSIM_SOURCE_DIR) + "/scenarios/gossip_consensus.toml");
   EXPECT_LT(sync::doubly_stochastic_error(sync::metropolis_hastings(sync::make_gossip_graph("ring", 8, 0, 0))), 1e-12);

@@ -276,6 +276,21 @@ TEST(Gossip, DpsgdSendsTheModelToEveryNeighbour) {
   }
 }
 
+TEST(Gossip, PowerGossipSendsBothFactorsInTwoRounds) {
+  // One 2048 x 2048 weight and a bias of 2048 in one bucket, on a ring: round 1 sends X^T p (n = 2048 floats) and
+  // the bias whole to each neighbour, round 2 X q (m = 2048 floats), each round waiting for the neighbours:
+  // T = compute + 2 a + degree (4 (n + 2048) + 4 m) / B, and a worker sends that many bytes per iteration.
+  constexpr std::int64_t m = 2048, n = 2048;
+  auto s = gossip(8, "ring");
+  s.model.layers[0].tensors = {{"layer0.weight", {m, n}}, {"layer0.bias", {m}}};
+  s.gossip.power_gossip = true;
+  const double per_neighbour = 4.0 * (n + m) + 4.0 * m;
+  const double expected = compute_s(s) + 2 * path_latency_s(s) + 2 * per_neighbour / kBandwidth;
+  const RunResult r = testing::run_in_child(s);
+  EXPECT_NEAR(r.mean_iteration_s, expected, 1e-9 * expected);
+  EXPECT_EQ(r.traffic[0].bytes_sent, static_cast<std::int64_t>(s.iterations * 2 * per_neighbour));
+}
+
 TEST(Gossip, PushSumDoesNotWaitForASlowNode) {
   auto dpsgd = testing::synthetic(8, {1 << 20}, {5e-3}, {1e-2}, "none", Fidelity::flow);
   dpsgd.platform = testing::star(8, kBandwidth, kLatency);
