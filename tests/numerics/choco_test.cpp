@@ -11,14 +11,6 @@ namespace {
 
 using namespace testing;
 
-TrainerConfig gossip(std::optional<CompressionConfig> c, std::vector<double> mixing, double gamma) {
-  TrainerConfig out = config(std::move(c), "sgd", 0.1);
-  out.sync.scheme = Scheme::kGossip;
-  out.sync.mixing = std::move(mixing);
-  out.sync.consensus_step = gamma;
-  return out;
-}
-
 TEST(Choco, WithoutNeighboursEveryWorkerTrainsAlone) {
   // W = I: x_i += gamma (xh_i - xh_i) = 0, whatever the compressor: dense gossip on I, bit for bit.
   const Task task = small_task();

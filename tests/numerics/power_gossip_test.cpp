@@ -92,9 +92,7 @@ TEST(PowerGossip, KeepsTheAverageAndReachesConsensus) {
 }
 
 TrainerConfig power(std::vector<double> mixing) {
-  TrainerConfig out = config(std::nullopt, "sgd", 0.1);
-  out.sync.scheme = Scheme::kGossip;
-  out.sync.mixing = std::move(mixing);
+  TrainerConfig out = gossip(std::nullopt, std::move(mixing), 1.0);
   out.sync.power_gossip = true;
   return out;
 }

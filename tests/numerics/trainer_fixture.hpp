@@ -71,4 +71,13 @@ inline std::vector<double> identity(int n) {
   return w;
 }
 
+/// Synchronous gossip with SGD at 0.1 on `mixing`, consensus step `gamma` (CHOCO-SGD with a compressor).
+inline TrainerConfig gossip(std::optional<CompressionConfig> c, std::vector<double> mixing, double gamma) {
+  TrainerConfig out = config(std::move(c), "sgd", 0.1);
+  out.sync.scheme = Scheme::kGossip;
+  out.sync.mixing = std::move(mixing);
+  out.sync.consensus_step = gamma;
+  return out;
+}
+
 }  // namespace dtsim::numerics::testing
