@@ -5,9 +5,7 @@
 #include "numerics/power_gossip.hpp"
 
 namespace dtsim::run {
-namespace {
 
-/// PowerGossip's rounds per bucket: X^T p of every matrix and every vector whole, then X q of every matrix.
 std::vector<std::vector<std::int64_t>> power_gossip_rounds(const scenario::Scenario& s,
                                                            const scheduling::IterationPlan& plan) {
   std::vector<numerics::PowerGossipBytes> tensors;
@@ -32,8 +30,6 @@ std::vector<std::vector<std::int64_t>> power_gossip_rounds(const scenario::Scena
   }
   return rounds;
 }
-
-}  // namespace
 
 actors::PsSetup ps_setup(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
                          const std::vector<scheduling::BucketWork>& work) {

@@ -18,9 +18,14 @@ namespace dtsim::run {
 actors::PsSetup ps_setup(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
                          const std::vector<scheduling::BucketWork>& work);
 
+/// PowerGossip's rounds per bucket of `plan`, in bytes one edge direction carries: X^T p of each matrix and
+/// each vector whole, then X q of each matrix (numerics::power_gossip_edge_bytes; shape[0] rows, the rest
+/// columns), each tensor with the first bucket that holds it, a round of no bytes left out.
+std::vector<std::vector<std::int64_t>> power_gossip_rounds(const scenario::Scenario& s,
+                                                           const scheduling::IterationPlan& plan);
+
 /// The scenario's graph; every exchange sends its payload to each neighbour (SGP: to one peer). With
-/// PowerGossip, each bucket's exchange is its two rounds (numerics::power_gossip_edge_bytes of each tensor it
-/// holds first, in the model's tensor order: shape[0] rows, the rest columns), a round of no bytes left out.
+/// PowerGossip, each bucket's exchanges are its power_gossip_rounds.
 actors::GossipSetup gossip_setup(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
                                  const std::vector<scheduling::BucketWork>& work);
 

@@ -39,7 +39,7 @@ class Gossip final : public Architecture {
   }
 
   /// Numerics: SGP's push-sum with one peer of the directed exponential graph, or D-PSGD's mixing with the
-  /// neighbours by Metropolis-Hastings weights.
+  /// neighbours by Metropolis-Hastings weights (PowerGossip: rank-1 differences on those edges).
   bool set_meeting(numerics::SyncConfig& c, const scenario::Scenario& s, sync::Meeting meeting) const override {
     if (meeting == sync::Meeting::kAsyncPushes) {
       c.scheme = numerics::Scheme::kPushSum;
@@ -60,7 +60,7 @@ class Gossip final : public Architecture {
     return true;
   }
 
-  /// D-PSGD receives every neighbour's model, SGP one peer's.
+  /// D-PSGD receives every neighbour's model (PowerGossip its factors), SGP one peer's.
   void add_buffers(const scenario::Scenario& s, const scheduling::IterationPlan& plan, memory::MemoryItem& item,
                    std::string&) const override {
     const bool sgp = push_sum(s);
@@ -68,8 +68,15 @@ class Gossip final : public Architecture {
     if (!sgp)
       for (const auto& n : sync::make_gossip_graph(s.gossip.topology, s.workers, s.gossip.degree, s.gossip.seed).neighbours)
         peers = std::max(peers, n.size());
-    add_to(item, static_cast<double>(peers) * gradient_wire_bytes(plan),
-           fmt::format("{} neighbour model{} received ({})", peers, peers == 1 ? "" : "s", sgp ? "SGP" : "D-PSGD"));
+    double received = gradient_wire_bytes(plan);
+    if (s.gossip.power_gossip) {
+      received = 0;
+      for (const auto& rounds : power_gossip_rounds(s, plan))
+        for (const std::int64_t bytes : rounds) received += static_cast<double>(bytes);
+    }
+    const char* how = sgp ? "SGP" : s.gossip.power_gossip ? "PowerGossip factors" : "D-PSGD";
+    add_to(item, static_cast<double>(peers) * received,
+           fmt::format("{} neighbour model{} received ({})", peers, peers == 1 ? "" : "s", how));
   }
 };
 

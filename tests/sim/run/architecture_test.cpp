@@ -52,6 +52,11 @@ TEST(Architectures, BuffersAreWhatEachHolds) {
   memory::MemoryItem neighbours{"communication buffers", 0, ""};
   architecture_named("gossip").add_buffers(s, plan, neighbours, where);
   EXPECT_DOUBLE_EQ(neighbours.bytes, 2 * gradient);
+  s.model.layers[0].tensors = {{"layer0.weight", {2000, 1000}}};  // PowerGossip: X^T p and X q of it, the rest whole
+  s.gossip.power_gossip = true;
+  memory::MemoryItem factors{"communication buffers", 0, ""};
+  architecture_named("gossip").add_buffers(s, make_iteration_plan(s), factors, where);
+  EXPECT_DOUBLE_EQ(factors.bytes, 2 * 4.0 * (1000 + 2000 + 500000 + 3000000 + 1000));
 }
 
 }  // namespace
