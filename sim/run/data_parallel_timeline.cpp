@@ -102,8 +102,12 @@ Timeline data_parallel_timeline(const taskgraph::TaskGraph& exchanging, const ta
                                    spans[i].start_s, spans[i].end_s, bytes});
       }
     }
+    // A run's workers start together, so its marks are theirs.
+    std::vector<IterationMarks> marks;
+    for (std::size_t run = 0; run < representative.size(); ++run)
+      marks.push_back(marks_of(graph.programs[0], schedule.spans[run], options.start_s[run]));
     for (std::size_t w = 0; w < W; ++w) {
-      timeline.marks[w].push_back(marks_of(graph.programs[0], schedule.spans[run_of[w]], start[w]));
+      timeline.marks[w].push_back(marks[run_of[w]]);
       start[w] = timeline.marks[w].back().end_s;
       if (!exchanges) continue;
       timeline.traffic[w].bytes_sent += exchange_traffic[w].sent;
