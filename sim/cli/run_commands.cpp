@@ -15,6 +15,7 @@
 #include "sim/scenario/load.hpp"
 #include "sim/scheduling/scheduler.hpp"
 #include "sim/sync/scheme.hpp"
+#include "sim/sync/architecture_traits.hpp"
 #include "sim/sync/sync_policy.hpp"
 #include "viz/reports.hpp"
 #include "viz/run_folder.hpp"

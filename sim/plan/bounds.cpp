@@ -7,6 +7,8 @@
 #include "sim/run/memory_check.hpp"
 #include "sim/run/run_simulation.hpp"
 #include "sim/scenario/parallel_section.hpp"
+#include "sim/sync/architecture_traits.hpp"
+#include "sim/sync/scheme.hpp"
 
 namespace dtsim::plan {
 
@@ -64,7 +66,8 @@ Bounds bounds(const scenario::Scenario& s, const scenario::PlanJob& job) {
     return b;
   }
   // The NIC bound holds for a synchronous all-reduce every iteration over a network of nodes with NICs.
-  const bool every_iteration = s.sync.scheme == "bsp" && s.architecture == "allreduce";
+  const bool every_iteration = s.sync.rules().meeting() == sync::Meeting::kGradients &&
+                               sync::architecture_named(s.architecture).meets == sync::Meets::kCollective;
   if (every_iteration && b.nodes > 1 && p.topology != platform::Topology::graph)
     b.bandwidth_s = allreduce_bytes_received(plan) / b.nic_Bps;
   return b;

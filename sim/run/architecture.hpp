@@ -1,7 +1,9 @@
 #pragma once
 /// Architectures of data-parallel training (survey seed 001, section 4): how the workers' gradients meet. Each
-/// is one file of sim/run/architectures and one line of the registry (architectures/registry.cpp); nothing else
-/// compares architecture names in sim/run.
+/// is one file of sim/run/architectures and one line of the registry (architectures/registry.cpp), under the name
+/// of its row in sim/sync/architecture_traits.cpp (where its updates meet: a collective architecture's exchanges
+/// are the configured collective's plans, planned per bucket and timed in closed form at the analytic level; the
+/// others run at the simulated levels only). Nothing else compares architecture names in sim/run.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -47,14 +49,9 @@ class Architecture {
   virtual ~Architecture() = default;
   /// The architecture in words, with the parameters that shape it (console, report).
   virtual std::string describe(const scenario::Scenario& s) const = 0;
-  /// Whether its exchanges are the configured collective's plans, planned per bucket and timed in closed form at
-  /// the analytic level (the others run at the simulated levels only).
-  virtual bool collective() const { return false; }
   /// Its exchange at the simulated levels; adds one iteration's traffic to in.link_bytes where the collective
   /// plans did not; refuses, before SimGrid starts, a run whose actors would not fit (capacity.hpp).
   virtual SimulatedExchange simulated(ExchangeInput& in) const = 0;
-  /// Whether its workers' gradients meet at parameter servers (which may send a compressed pull).
-  virtual bool servers() const { return false; }
   /// Numerics mode: sets how the workers' models meet when the architecture decides it (gossip: mixing with
   /// neighbours, or push-sum), given how the scheme meets them, and returns true; false leaves it to the scheme.
   virtual bool set_meeting(numerics::SyncConfig& /*config*/, const scenario::Scenario& /*s*/,

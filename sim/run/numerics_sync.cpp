@@ -8,6 +8,7 @@
 #include "sim/core/error.hpp"
 #include "sim/run/architecture.hpp"
 #include "sim/run/stragglers.hpp"
+#include "sim/sync/architecture_traits.hpp"
 #include "sim/sync/scheme.hpp"
 
 namespace dtsim::run {
@@ -64,7 +65,7 @@ numerics::SyncConfig numerics_sync(const scenario::Scenario& s, std::uint64_t se
     c.pull = meeting == sync::Meeting::kOverlapModels ? policy.parameter("alpha") : c.pull;
     return c;
   }
-  c.compressed_pull = architecture.servers() && s.ps.pull == "compressed";
+  c.compressed_pull = sync::architecture_named(s.architecture).meets == sync::Meets::kServers && s.ps.pull == "compressed";
   if (meeting == sync::Meeting::kAsyncPushes) {
     c.scheme = Scheme::kAsyncPushes;
   } else if (meeting == sync::Meeting::kStaleGradients) {

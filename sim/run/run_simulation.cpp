@@ -31,6 +31,7 @@
 #include "sim/run/memory_check.hpp"
 #include "sim/parallel/data_parallel.hpp"
 #include "sim/scheduling/scheduler.hpp"
+#include "sim/sync/architecture_traits.hpp"
 #include "sim/sync/scheme.hpp"
 
 namespace dtsim::run {
@@ -280,14 +281,14 @@ RunResult simulate_time_line(const scenario::Scenario& s, const std::optional<nu
   memory::MemoryBreakdown memory = check_memory(s, plan);
   const auto collective = collectives::make_collective(s.collective, platform::link_costs(s.platform), s.nccl);
   const std::vector<scheduling::BucketWork> work = bucket_work(plan);
-  const Architecture& architecture = architecture_named(s.architecture);
-  if (architecture.collective() && s.fidelity != scenario::Fidelity::analytic)
+  const bool collective_exchanges = sync::architecture_named(s.architecture).meets == sync::Meets::kCollective;
+  if (collective_exchanges && s.fidelity != scenario::Fidelity::analytic)
     refuse_oversized_allreduce(s, plan, work, *collective);
-  if (architecture.collective() && s.fidelity == scenario::Fidelity::analytic)
+  if (collective_exchanges && s.fidelity == scenario::Fidelity::analytic)
     refuse_oversized_analytic(s, work, core::read_process_limits());
   const platform::Fabric fabric(s.platform);
   PreparedPlans prepared;
-  if (architecture.collective()) prepared = prepare_collectives(s, work, *collective, fabric);
+  if (collective_exchanges) prepared = prepare_collectives(s, work, *collective, fabric);
   else prepared.link_bytes.assign(static_cast<std::size_t>(fabric.link_count()), 0.0);
   const int trace_workers = std::min(s.workers, s.output.trace_workers);
   const Slowdown slowdown = slowdown_of(s.stragglers, s.workers);
@@ -325,7 +326,7 @@ RunResult simulate_time_line(const scenario::Scenario& s, const std::optional<nu
   result.critical_path = std::move(last.critical_path);
   result.exposed_comm_per_bucket_s = std::move(last.exposed_comm_per_bucket_s);
   if (const auto* nccl = dynamic_cast<const collectives::NcclAllreduce*>(collective.get());
-      nccl && architecture.collective())
+      nccl && collective_exchanges)
     result.nccl_choice_per_bucket = nccl_choices(*nccl, work, {s.workers, s.platform.gpus_per_node});
   result.links = link_uses(prepared.link_bytes, fabric, result.mean_iteration_s);
   result.memory = std::move(memory);

@@ -18,6 +18,7 @@
 #include "sim/scheduling/scheduler.hpp"
 #include "sim/sync/gossip_graph.hpp"
 #include "sim/sync/scheme.hpp"
+#include "sim/sync/architecture_traits.hpp"
 #include "sim/sync/sync_policy.hpp"
 
 namespace dtsim::scenario {

@@ -7,6 +7,8 @@
 #include "sim/parallel/workload.hpp"
 #include "sim/scenario/key_hints.hpp"
 #include "sim/scenario/keys.hpp"
+#include "sim/sync/architecture_traits.hpp"
+#include "sim/sync/scheme.hpp"
 
 namespace dtsim::scenario {
 namespace {
@@ -18,9 +20,12 @@ int integer_key(Section& p, const char* key, std::int64_t fallback) {
 
 /// Why the rest of the scenario cannot run under a layout (empty when it can).
 std::string combination_refusal(const Scenario& s) {
-  if (s.architecture != "allreduce")
-    return "architecture \"" + s.architecture + "\": layouts reduce gradients with collectives (architecture = \"allreduce\")";
-  if (s.sync.scheme != "bsp") return "sync \"" + s.sync.scheme + "\": layouts are synchronous (sync = \"bsp\")";
+  if (sync::architecture_named(s.architecture).meets != sync::Meets::kCollective)
+    return "architecture \"" + s.architecture + "\": layouts reduce gradients with collectives (architecture = " +
+           sync::architectures_meeting(sync::Meets::kCollective) + ")";
+  if (s.sync.rules().meeting() != sync::Meeting::kGradients)
+    return "sync \"" + s.sync.scheme + "\": layouts average every iteration's gradients (sync = " +
+           sync::schemes_meeting(sync::Meeting::kGradients) + ")";
   if (!s.compression.compressor.empty())
     return "gradient compression: the data-parallel gradients of a layout are not compressed in this version";
   if (s.stragglers.enabled() || !s.failures.empty())

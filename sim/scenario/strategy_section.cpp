@@ -6,23 +6,36 @@
 #include "sim/core/units.hpp"
 #include "sim/scenario/key_hints.hpp"
 #include "sim/scenario/keys.hpp"
+#include "sim/sync/architecture_traits.hpp"
 #include "sim/sync/scheme.hpp"
 
 namespace dtsim::scenario {
 namespace {
 
-/// A [strategy.<name>] table: only when `key` chose `name`, so no option is silently ignored.
+/// A [strategy.<name>] table: only when `key`'s choice takes it (`taken`; `takers`: the choices that do, quoted),
+/// so no option is silently ignored.
 std::optional<Section> option_table(Section& strategy, const std::string& name, const std::string& key,
-                                    const std::string& chosen, const std::string& also = "") {
+                                    const std::string& chosen, bool taken, const std::string& takers) {
   auto table = strategy.table(name);
   if (!table) return std::nullopt;
-  if (chosen != name && chosen != also)
+  if (!taken)
     throw core::InputError(strategy.where_key(name),
                            "[strategy." + name + "] is set but " + key + " = \"" + chosen + "\"",
-                           "remove the table or set " + key + " = \"" + name + "\"" +
-                               (also.empty() ? "" : " or \"" + also + "\""));
+                           "remove the table or set " + key + " = " + takers);
   allow_keys(*table, "strategy." + name);
   return table;
+}
+
+/// A [strategy.<name>] table taken by the choice of the same name only.
+std::optional<Section> option_table(Section& strategy, const std::string& name, const std::string& key,
+                                    const std::string& chosen) {
+  return option_table(strategy, name, key, chosen, chosen == name, "\"" + name + "\"");
+}
+
+/// An architecture's option table [strategy.<name>].
+std::optional<Section> architecture_table(Section& strategy, const std::string& name, const std::string& chosen) {
+  return option_table(strategy, name, "architecture", chosen, sync::architecture_named(chosen).options == name,
+                      sync::architectures_taking(name));
 }
 
 std::int64_t positive_size(Section& s, const std::string& key) {
@@ -98,16 +111,14 @@ void load_sync_options(Section& strategy, sync::SyncPolicy& p, int workers) {
                            problem->problem, problem->allowed);
 }
 
-/// BytePS changes the parameter server's defaults: 4,096,000-byte partitions, a credit of four of them, and
-/// per-node aggregation first (BytePS docs: BYTEPS_PARTITION_BYTES, BYTEPS_SCHEDULING_CREDIT).
+/// A server architecture may change the parameter server's defaults (BytePS: sync::ArchitectureTraits).
 void load_ps(Section& strategy, Scenario& s) {
   ParameterServer& ps = s.ps;
-  if (s.architecture == "byteps") {
-    ps.partition_bytes = 4096000;
-    ps.credit_bytes = 4 * ps.partition_bytes;
-    ps.hierarchical = true;
-  }
-  auto t = option_table(strategy, "ps", "architecture", s.architecture, "byteps");
+  const sync::ArchitectureTraits& a = sync::architecture_named(s.architecture);
+  if (a.partition_bytes > 0) ps.partition_bytes = a.partition_bytes;
+  if (a.credit_partitions > 0) ps.credit_bytes = a.credit_partitions * ps.partition_bytes;
+  if (a.per_node_first) ps.hierarchical = true;
+  auto t = architecture_table(strategy, "ps", s.architecture);
   if (!t) return;
   ps.servers = integer_key(*t, "strategy.ps", "servers");
   ps.dedicated = choice_key(*t, "strategy.ps", "placement") == "dedicated";
@@ -140,7 +151,7 @@ void load_ps(Section& strategy, Scenario& s) {
 }
 
 void load_gossip(Section& strategy, Scenario& s) {
-  auto t = option_table(strategy, "gossip", "architecture", s.architecture);
+  auto t = architecture_table(strategy, "gossip", s.architecture);
   if (!t) return;
   s.gossip.topology = choice_key(*t, "strategy.gossip", "topology");
   if (t->has("degree") || t->has("seed")) {
@@ -178,11 +189,12 @@ void load_nccl_force(Section& strategy, Scenario& s) {
                              std::string(key) + " forces NCCL's choice, and collective \"" + s.collective +
                                  "\" is not NCCL's",
                              "set collective = \"nccl\" (or \"auto\"), or remove " + std::string(key));
-    if (s.architecture != "allreduce")
+    if (sync::architecture_named(s.architecture).meets != sync::Meets::kCollective)
       throw core::InputError(strategy.where_key(key),
                              std::string(key) + " forces NCCL's all-reduce, and architecture \"" + s.architecture +
                                  "\" does not all-reduce",
-                             "architecture = \"allreduce\", or remove " + std::string(key));
+                             "architecture = " + sync::architectures_meeting(sync::Meets::kCollective) +
+                               ", or remove " + std::string(key));
     const std::string value = choice_key(strategy, "strategy", key);
     if (std::string_view(key) == "nccl_algo") s.nccl.algorithm = collectives::parse_nccl_algorithm(value);
     else s.nccl.protocol = collectives::parse_nccl_protocol(value);
@@ -244,7 +256,8 @@ StrategyWhere load_strategy(Section& strategy, Scenario& s) {
     throw core::InputError(strategy.where_key("backup_workers"),
                            "backup_workers = " + std::to_string(s.sync.backup_workers) + " leaves no push to close a round",
                            "fewer than the " + std::to_string(participants) + (s.ps.hierarchical ? " nodes" : " workers"));
-  if (s.architecture != "allreduce") {
+  const sync::Meets meets = sync::architecture_named(s.architecture).meets;
+  if (meets != sync::Meets::kCollective) {
     if (s.fidelity == Fidelity::analytic)
       throw core::InputError(where.fidelity,
                              "architecture \"" + s.architecture +
@@ -254,7 +267,7 @@ StrategyWhere load_strategy(Section& strategy, Scenario& s) {
     if (s.scheduler == "priority")
       throw core::InputError(strategy.where_key("scheduler"),
                              "scheduler 'priority' drives the all-reduce executor's credit queue",
-                             s.architecture == "gossip" ? "use a FIFO scheduler with gossip"
+                             meets == sync::Meets::kNeighbours ? "use a FIFO scheduler with gossip"
                                                         : "use [strategy.ps] credit for priority pushes");
   }
   strategy.finish();
@@ -282,11 +295,13 @@ void check_strategy(const Scenario& s, const StrategyWhere& where) {
                                                "does not have",
                            "add [numerics] (the skipped uploads then shape the simulated time line), or remove "
                            "[strategy.lag]");
-  if (s.architecture != "allreduce" && s.compression.sparse_collective == "gtopk")
+  const sync::Meets meets = sync::architecture_named(s.architecture).meets;
+  if (meets != sync::Meets::kCollective && s.compression.sparse_collective == "gtopk")
     throw core::InputError(where.architecture,
                            "sparse_collective = \"gtopk\" is a tree among all-reduce workers, not architecture \"" +
                                s.architecture + "\"",
-                           "use architecture = \"allreduce\", or leave sparse_collective at \"allgather\"");
+                           "use architecture = " + sync::architectures_meeting(sync::Meets::kCollective) +
+                               ", or leave sparse_collective at \"allgather\"");
   if (s.ps.pull == "compressed" && s.compression.compressor.empty())
     throw core::InputError(where.architecture, "[strategy.ps] pull = \"compressed\" without a compressor",
                            "add [compression] or use pull = \"dense\"");
@@ -297,18 +312,18 @@ void check_strategy(const Scenario& s, const StrategyWhere& where) {
                            "is not implemented",
                            "remove [compression], or use sync = \"local_sgd\" (compressed model averaging)");
   const bool asynchronous = !s.sync.staleness_bound();
-  if (s.architecture == "gossip" && asynchronous)
+  if (meets == sync::Meets::kNeighbours && asynchronous)
     throw core::InputError(where.sync,
                            "numerics mode compresses gossip as CHOCO-SGD (synchronous); compressed push-sum is not "
                            "implemented",
                            "use sync = \"bsp\" with compressed gossip, or remove [compression]");
-  if (s.architecture == "gossip" && s.gossip.consensus_step == 0.0)
+  if (meets == sync::Meets::kNeighbours && s.gossip.consensus_step == 0.0)
     throw core::InputError(where.architecture,
                            "compressed gossip (CHOCO-SGD) needs its consensus step size gamma, which depends on the "
                            "compressor",
                            "add [strategy.gossip] consensus_step = a number in (0, 1], e.g. 1 for exact exchange, "
                            "smaller for stronger compression");
-  if (s.architecture == "gossip" && s.compression.error_feedback != "none")
+  if (meets == sync::Meets::kNeighbours && s.compression.error_feedback != "none")
     throw core::InputError(where.architecture,
                            "CHOCO-SGD's public copies of the models already keep what compression left out; error "
                            "feedback \"" + s.compression.error_feedback + "\" would compensate twice",

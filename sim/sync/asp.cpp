@@ -8,8 +8,8 @@ namespace {
 class Asp final : public Scheme {
  public:
   std::string title() const override { return "asynchronous parallel"; }
-  std::string incompatibility(const SyncPolicy&, std::string_view architecture) const override {
-    if (architecture == "allreduce")
+  std::string incompatibility(const SyncPolicy&, const ArchitectureTraits& architecture) const override {
+    if (architecture.meets == Meets::kCollective)
       return "asp needs a server that applies each worker's gradient as it arrives; an all-reduce sums every "
              "worker's gradient at once (survey Table 5: not applicable)";
     return "";

@@ -35,10 +35,11 @@ class OverlapLocalSgd final : public PeriodicScheme {
     words << "overlap_local_sgd (period " << p.period << ", alpha " << p.parameter("alpha") << ")";
     return words.str();
   }
-  std::string incompatibility(const SyncPolicy&, std::string_view architecture) const override {
-    if (architecture == "gossip")
+  std::string incompatibility(const SyncPolicy&, const ArchitectureTraits& architecture) const override {
+    if (architecture.meets == Meets::kNeighbours)
       return "Overlap Local-SGD pulls every worker towards the global average of the models, which gossip does "
-             "not form: it needs architecture \"allreduce\", \"ps\" or \"byteps\"";
+             "not form: it needs architecture " +
+             quoted_names([](const ArchitectureTraits& a) { return a.meets != Meets::kNeighbours; });
     return "";
   }
   int exchanges_in_flight(const SyncPolicy&) const override { return 1; }

@@ -14,9 +14,10 @@ namespace {
 class R2sp final : public Scheme {
  public:
   std::string title() const override { return "round-robin synchronous parallel"; }
-  std::string incompatibility(const SyncPolicy&, std::string_view architecture) const override {
-    if (architecture != "ps" && architecture != "byteps")
-      return "R2SP orders the workers' updates at a parameter server: it needs architecture \"ps\" or \"byteps\"";
+  std::string incompatibility(const SyncPolicy&, const ArchitectureTraits& architecture) const override {
+    if (architecture.meets != Meets::kServers)
+      return "R2SP orders the workers' updates at a parameter server: it needs architecture " +
+             architectures_meeting(Meets::kServers);
     return "";
   }
   std::optional<int> staleness_bound(const SyncPolicy&) const override { return std::nullopt; }

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/sync/architecture_traits.hpp"
 #include "sim/sync/sync_policy.hpp"
 
 namespace dtsim::sync {
@@ -59,7 +60,9 @@ class Scheme {
   /// The scheme with its parameters, e.g. "ssp (staleness 3)".
   virtual std::string describe(const SyncPolicy& p) const { return p.scheme; }
   /// Why the scheme cannot run on `architecture` (survey Table 5), or "".
-  virtual std::string incompatibility(const SyncPolicy&, std::string_view /*architecture*/) const { return ""; }
+  virtual std::string incompatibility(const SyncPolicy&, const ArchitectureTraits& /*architecture*/) const {
+    return "";
+  }
   /// Whether iteration `iteration` (from 0) exchanges.
   virtual bool exchanges(const SyncPolicy&, int /*iteration*/) const { return true; }
   /// How many iterations a pull may lag behind the slowest worker's push (none: unbounded).
@@ -93,6 +96,8 @@ struct SchemeEntry {
 std::span<const SchemeEntry> scheme_registry();
 /// The scheme named `name`; a name the loader did not check is a bug (DTSIM_CHECK).
 const Scheme& scheme_named(std::string_view name);
+/// The names of the schemes whose updates meet as `meeting` says, quoted and joined with "or" (for messages).
+std::string schemes_meeting(Meeting meeting);
 /// The exchanges `policy`'s loss rule decides from the losses of a training run, one per step (empty when the
 /// scheme has no loss rule); SyncPolicy::decided carries them to the timing executors.
 std::vector<bool> decided_exchanges(const SyncPolicy& policy, std::span<const double> losses);

@@ -38,6 +38,13 @@ const Scheme& scheme_named(std::string_view name) {
   DTSIM_CHECK(false, "no synchronisation scheme named '" + std::string(name) + "'");
 }
 
+std::string schemes_meeting(Meeting meeting) {
+  std::string words;
+  for (const SchemeEntry& e : kSchemes)
+    if (e.scheme().meeting() == meeting) words += (words.empty() ? "" : " or ") + ("\"" + std::string(e.name) + "\"");
+  return words;
+}
+
 std::vector<bool> decided_exchanges(const SyncPolicy& policy, std::span<const double> losses) {
   const LossRule rule = policy.rules().loss_rule(policy);
   std::vector<bool> decided;

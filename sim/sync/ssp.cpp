@@ -15,11 +15,11 @@ class Ssp final : public Scheme {
   std::string describe(const SyncPolicy& p) const override {
     return "ssp (staleness " + std::to_string(p.staleness) + ")";
   }
-  std::string incompatibility(const SyncPolicy&, std::string_view architecture) const override {
-    if (architecture == "allreduce")
+  std::string incompatibility(const SyncPolicy&, const ArchitectureTraits& architecture) const override {
+    if (architecture.meets == Meets::kCollective)
       return "ssp lets workers read a model missing others' recent gradients, which an all-reduce (every worker "
              "in every exchange) cannot serve (survey Table 5: not supported)";
-    if (architecture == "gossip")
+    if (architecture.meets == Meets::kNeighbours)
       return "ssp bounds staleness against a global model, which gossip does not have (survey Table 5: not "
              "supported)";
     return "";

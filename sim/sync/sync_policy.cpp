@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "sim/core/error.hpp"
+#include "sim/sync/architecture_traits.hpp"
 #include "sim/sync/scheme.hpp"
 
 namespace dtsim::sync {
@@ -38,18 +39,19 @@ std::vector<std::string> sync_names() {
   return names;
 }
 
-std::vector<std::string> architecture_names() { return {"allreduce", "ps", "byteps", "gossip"}; }
-
-std::string incompatibility(const SyncPolicy& policy, std::string_view architecture) {
+std::string incompatibility(const SyncPolicy& policy, std::string_view architecture_name) {
+  const ArchitectureTraits& architecture = architecture_named(architecture_name);
   if (std::string why = policy.rules().incompatibility(policy, architecture); !why.empty()) return why;
-  const bool server = architecture == "ps" || architecture == "byteps";
+  const bool server = architecture.meets == Meets::kServers;
   const bool bsp = policy.rules().waits_for_every_push();
   if (policy.lag_threshold > 0 && !(server && bsp))
     return "LAG lets a worker skip its upload while the server reuses its last gradient: it needs sync = \"bsp\" "
-           "on architecture \"ps\" or \"byteps\"";
+           "on architecture " +
+           architectures_meeting(Meets::kServers);
   if (policy.backup_workers > 0 && !(server && bsp))
     return "backup workers drop the slowest gradients at a server that closes a round early: they need sync = "
-           "\"bsp\" on architecture \"ps\" or \"byteps\"";
+           "\"bsp\" on architecture " +
+           architectures_meeting(Meets::kServers);
   return "";
 }
 

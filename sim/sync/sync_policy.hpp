@@ -54,8 +54,6 @@ struct SyncPolicy {
 std::string describe(const SyncPolicy& policy);
 /// Registry keys of the schemes, as written in `strategy.sync`.
 std::vector<std::string> sync_names();
-/// Registry keys of the architectures, as written in `strategy.architecture`.
-std::vector<std::string> architecture_names();
 /// Why `policy` cannot run on `architecture` (Table 5 of the survey, plus backup workers, which need a server
 /// that aggregates), or an empty string when it can.
 std::string incompatibility(const SyncPolicy& policy, std::string_view architecture);

@@ -13,7 +13,6 @@ namespace {
 class Allreduce final : public Architecture {
  public:
   std::string describe(const scenario::Scenario& s) const override { return s.collective + " all-reduce"; }
-  bool collective() const override { return true; }
   SimulatedExchange simulated(ExchangeInput& in) const override {
     const scenario::Scenario& s = in.scenario;
     const bool fuse = s.fidelity == scenario::Fidelity::flow;

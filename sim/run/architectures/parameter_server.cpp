@@ -36,7 +36,6 @@ class ParameterServer final : public Architecture {
     return words + ")";
   }
 
-  bool servers() const override { return true; }
 
   SimulatedExchange simulated(ExchangeInput& in) const override {
     const scenario::Scenario& s = in.scenario;

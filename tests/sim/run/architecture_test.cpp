@@ -1,9 +1,10 @@
-// The architecture registry: the loader's names are the registry's, only all-reduce plans collectives, and each
+// The architecture registry: the loader's names are the registry's, and each
 // architecture's GPU buffers are what it holds (the pulled aggregate; a colocated server's sums; neighbours' models).
 #include "sim/run/architecture.hpp"
 
 #include <gtest/gtest.h>
 
+#include "sim/sync/architecture_traits.hpp"
 #include "sim/sync/sync_policy.hpp"
 #include "tests/sim/run/scenario_fixture.hpp"
 
@@ -14,7 +15,6 @@ TEST(Architectures, TheRegistryHasEveryNameTheLoaderTakes) {
   std::vector<std::string> names;
   for (const ArchitectureEntry& e : architecture_registry()) names.emplace_back(e.name);
   EXPECT_EQ(names, sync::architecture_names());
-  for (const std::string& name : names) EXPECT_EQ(architecture_named(name).collective(), name == "allreduce") << name;
 }
 
 TEST(Architectures, DescribeTheirShape) {
