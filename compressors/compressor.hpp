@@ -68,6 +68,12 @@ class Compressor {
   virtual bool unbiased() const { return false; }
   /// Declares the 2-D (row-major) view of tensor `id`; used by powersgd and onebit.
   virtual void set_shape(TensorId id, std::int64_t rows, std::int64_t cols);
+  /// True when compress() decides from each element's second moment over the mini-batch's samples, which the
+  /// caller then hands over with observe_second_moment before each compress of a gradient (variance_based).
+  virtual bool wants_second_moment() const { return false; }
+  /// For the next compress() of tensor `id`: m_i = sum over the batch's B samples z of (g_zi / B)^2, g_z the
+  /// gradient of sample z's loss (the batch gradient is sum_z g_z / B); compressors that want none ignore it.
+  virtual void observe_second_moment(TensorId, std::span<const float>) {}
 
  protected:
   /// The declared shape of `id`, or {0, 0} when none was declared.

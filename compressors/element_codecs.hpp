@@ -168,4 +168,21 @@ DTSIM_HOST_DEVICE inline std::int32_t magnitude_key(std::uint32_t bits) {
   return static_cast<std::int32_t>(bits & 0x7fffffffu);
 }
 
+/// variance_based's 4-bit code of v against `top` >= |v| (the largest magnitude sent): bit 3 the sign, bits 0-2 the
+/// k in [0, 7] for which top 2^-k is nearest to |v| in the log domain (|v| / top = (1 + m) 2^e rounds to 2^(e+1)
+/// when 1 + m > sqrt 2); below top 2^-7 it is 7, a NaN ratio gives 0.
+DTSIM_HOST_DEVICE inline std::uint32_t to_power_code(float v, float top) {
+  const std::uint32_t sign = float_bits(v) >> 31;
+  const std::uint32_t t = float_bits(bits_float(float_bits(v) & 0x7fffffffu) / top);
+  const int e = static_cast<int>(t >> 23) - 127 + ((t & 0x7fffffu) > 0x3504f3u ? 1 : 0);  // 0x3504f3: (sqrt 2 - 1) 2^23
+  const int k = -e < 0 ? 0 : (-e > 7 ? 7 : -e);
+  return sign << 3 | static_cast<std::uint32_t>(k);
+}
+
+/// The value of a variance_based code: +-top 2^-k (exact).
+DTSIM_HOST_DEVICE inline float from_power_code(std::uint32_t code, float top) {
+  const float magnitude = top * bits_float((127u - (code & 7u)) << 23);
+  return bits_float(float_bits(magnitude) ^ ((code & 8u) << 28));
+}
+
 }  // namespace dtsim::compressors

@@ -130,6 +130,10 @@ std::span<const FeedbackEntry> error_feedback_registry() { return kFeedback; }
 
 std::unique_ptr<Compressor> make_error_feedback(std::string_view kind, std::unique_ptr<Compressor> inner,
                                                 const Options& options) {
+  if (kind != "none" && inner->wants_second_moment())
+    throw core::InputError("error feedback '" + std::string(kind) + "' around '" + std::string(inner->name()) +
+                               "', which keeps what it does not send itself (the layer would add it twice)",
+                           "error_feedback = \"none\" with " + std::string(inner->name()));
   std::string known;
   for (const FeedbackEntry& entry : kFeedback) {
     if (entry.name == kind) return entry.make(std::move(inner), options);

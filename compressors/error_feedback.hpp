@@ -53,6 +53,10 @@ class ErrorFeedback final : public Compressor {
   bool unbiased() const override { return kind_ == FeedbackKind::kNone && inner_->unbiased(); }
   /// Forwards the shape to the inner compressor.
   void set_shape(TensorId id, std::int64_t rows, std::int64_t cols) override { inner_->set_shape(id, rows, cols); }
+  /// Whether the inner compressor wants the samples' second moment.
+  bool wants_second_moment() const override { return inner_->wants_second_moment(); }
+  /// Forwards the samples' second moment to the inner compressor.
+  void observe_second_moment(TensorId id, std::span<const float> m) override { inner_->observe_second_moment(id, m); }
   /// The residual e (residual) or velocity v (dgc) of tensor `id`; empty before its first exchange.
   std::span<const float> memory(TensorId id) const;
 

@@ -68,6 +68,10 @@ std::unique_ptr<Compressor> make_redsync(const Options& options);
 std::unique_ptr<Compressor> make_aqsgd(const Options& options);
 /// Builds the "gradzip" compressor (compressors/gradzip.cpp).
 std::unique_ptr<Compressor> make_gradzip(const Options& options);
+/// Builds the "variance_based" compressor (compressors/variance_based.cpp).
+std::unique_ptr<Compressor> make_variance_based(const Options& options);
+/// Builds the "fixed_proportion" compressor (compressors/fixed_proportion.cpp).
+std::unique_ptr<Compressor> make_fixed_proportion(const Options& options);
 
 /// Error-feedback kinds defined in their own files (the feedback registry in error_feedback.cpp points at them).
 /// Builds the "diana" kind around `inner` (compressors/shifted.cpp).

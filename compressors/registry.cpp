@@ -37,6 +37,8 @@ constexpr CompressorEntry kCompressors[] = {
     {"redsync", "RedSync: threshold between mean and max |x| (trimmed top-k or binary search)", &make_redsync, true},
     {"aqsgd", "ALQ: stochastic levels of the norm adapted to the gradients by coordinate descent", &make_aqsgd},
     {"gradzip", "GradZip: rank-r factors by alternating least squares, warm start", &make_gradzip},
+    {"variance_based", "elements large against their variance over the batch's samples, power-of-two codes", &make_variance_based},
+    {"fixed_proportion", "a fixed proportion of each sign's largest elements, each side as its mean (Dryden et al.)", &make_fixed_proportion},
 };
 
 }  // namespace

@@ -41,6 +41,8 @@ void sum_compressed(const Pushes& pushes, std::span<float> out, TensorExchange& 
   std::vector<compressors::Compressed> msgs(count);
   std::vector<core::Seconds> compress_s(count);
   for (std::size_t w = 0; w < count; ++w) {
+    if (!pushes.second_moments.empty())
+      pushes.compressors[w]->observe_second_moment(pushes.tensor, pushes.second_moments[w]);
     const Clock::time_point start = Clock::now();
     pushes.compressors[w]->compress(pushes.gradients[w], pushes.tensor, msgs[w]);
     compress_s[w] = seconds_since(start);
@@ -70,6 +72,7 @@ TensorExchange exchange_gradients(const Pushes& pushes, compressors::Compressor*
   const std::size_t count = pushes.gradients.size();
   DTSIM_CHECK(count >= 1 && (pushes.kept.empty() || pushes.kept.size() == count) &&
                   (pushes.compressors.empty() || pushes.compressors.size() == count) &&
+                  (pushes.second_moments.empty() || pushes.second_moments.size() == count) &&
                   (pushes.kept.empty() || std::ranges::count(pushes.kept, true) >= 1),
               "one gradient, compressor and kept flag per worker, at least one kept");
   TensorExchange report;

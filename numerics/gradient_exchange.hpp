@@ -31,6 +31,8 @@ struct Pushes {
   std::vector<std::span<const float>> gradients;       ///< per worker, the tensor's gradient
   std::vector<compressors::Compressor*> compressors;   ///< per worker; empty: dense, nothing compressed
   std::vector<bool> kept;                              ///< per worker, whether the server uses it; empty: all
+  std::vector<std::span<const float>> second_moments;  ///< per worker, the tensor's per-example second moment
+                                                       ///< (Compressor::observe_second_moment); empty: none
 };
 
 /// Combines `pushes` into `out` (the tensor's averaged update) and describes the exchange; `server`, when

@@ -17,6 +17,12 @@ void dense_backward(const Matrix& x, ConstWeights w, const Matrix& dy, Weights d
   if (dx != nullptr) dx->noalias() = dy * w;
 }
 
+void dense_second_moment(const Matrix& x, const Matrix& dy, Weights dw2, std::span<float> db2) {
+  const Matrix dy2 = dy.cwiseAbs2(), x2 = x.cwiseAbs2();
+  dw2.noalias() = dy2.transpose() * x2;
+  Eigen::Map<Eigen::RowVectorXf>(db2.data(), static_cast<Eigen::Index>(db2.size())) = dy2.colwise().sum();
+}
+
 void relu_forward(Matrix& x) { x = x.cwiseMax(0.0f); }
 
 void relu_backward(const Matrix& y, Matrix& dy) { dy = (y.array() > 0.0f).select(dy, 0.0f); }

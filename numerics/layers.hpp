@@ -27,6 +27,10 @@ void dense_forward(const Matrix& x, ConstWeights w, std::span<const float> b, Ma
 /// Gradients of a dense layer: dw = dy^T x, db = column sums of dy, and dx = dy w when `dx` is given.
 void dense_backward(const Matrix& x, ConstWeights w, const Matrix& dy, Weights dw, std::span<float> db, Matrix* dx);
 
+/// Each dense-layer gradient's sum over the examples of its squared per-example terms (row z of dy and of x are
+/// example z's): dw2 = (dy .* dy)^T (x .* x), db2 = column sums of dy .* dy.
+void dense_second_moment(const Matrix& x, const Matrix& dy, Weights dw2, std::span<float> db2);
+
 /// x = max(x, 0) in place.
 void relu_forward(Matrix& x);
 

@@ -32,6 +32,16 @@ void Mlp::forward(const Matrix& x, std::vector<Matrix>& acts) const {
 }
 
 double Mlp::loss_and_gradient(const Matrix& x, std::span<const int> labels, std::span<float> grad) {
+  return backward(x, labels, grad, {});
+}
+
+double Mlp::loss_gradient_and_second_moment(const Matrix& x, std::span<const int> labels, std::span<float> grad,
+                                            std::span<float> second_moment) {
+  return backward(x, labels, grad, second_moment);
+}
+
+double Mlp::backward(const Matrix& x, std::span<const int> labels, std::span<float> grad,
+                     std::span<float> second_moment) {
   forward(x, acts_);
   const std::span<const float> p = parameters();
   const double loss = softmax_cross_entropy(acts_[layers_], labels, delta_);
@@ -40,6 +50,8 @@ double Mlp::loss_and_gradient(const Matrix& x, std::span<const int> labels, std:
     dense_backward(acts_[l], view(p, w), delta_,
                    view(grad, w), slice(grad, tensors()[2 * l + 1]),
                    l > 0 ? &next_delta_ : nullptr);
+    if (!second_moment.empty())
+      dense_second_moment(acts_[l], delta_, view(second_moment, w), slice(second_moment, tensors()[2 * l + 1]));
     if (l > 0) {
       relu_backward(acts_[l], next_delta_);
       std::swap(delta_, next_delta_);

@@ -17,11 +17,15 @@ class Mlp final : public Model {
   std::unique_ptr<Model> clone() const override { return std::make_unique<Mlp>(*this); }
   /// Forward and backward on one mini-batch.
   double loss_and_gradient(const Matrix& x, std::span<const int> labels, std::span<float> grad) override;
+  /// Forward and backward, the per-example second moment in closed form (dense_second_moment).
+  double loss_gradient_and_second_moment(const Matrix& x, std::span<const int> labels, std::span<float> grad,
+                                         std::span<float> second_moment) override;
   /// Class scores.
   Matrix logits(const Matrix& x) const override;
 
  private:
   void forward(const Matrix& x, std::vector<Matrix>& acts) const;
+  double backward(const Matrix& x, std::span<const int> labels, std::span<float> grad, std::span<float> second_moment);
 
   std::size_t layers_;
   std::vector<Matrix> acts_;

@@ -1,5 +1,7 @@
 #include "numerics/model.hpp"
 
+#include <algorithm>
+
 #include "numerics/cnn.hpp"
 #include "numerics/mlp.hpp"
 #include "sim/core/error.hpp"
@@ -15,6 +17,18 @@ void Model::add_tensor(std::string name, std::int64_t rows, std::int64_t cols, d
       params_[i] = static_cast<float>(std * rng.normal());
     }
   }
+}
+
+double Model::loss_gradient_and_second_moment(const Matrix& x, std::span<const int> labels, std::span<float> grad,
+                                              std::span<float> second_moment) {
+  std::fill(second_moment.begin(), second_moment.end(), 0.0f);
+  const auto batch = static_cast<float>(x.rows());
+  for (Eigen::Index z = 0; z < x.rows(); ++z) {
+    const Matrix example = x.row(z);
+    loss_and_gradient(example, labels.subspan(static_cast<std::size_t>(z), 1), grad);
+    for (std::size_t i = 0; i < grad.size(); ++i) second_moment[i] += (grad[i] / batch) * (grad[i] / batch);
+  }
+  return loss_and_gradient(x, labels, grad);
 }
 
 namespace {

@@ -36,6 +36,11 @@ class Model {
   virtual double loss_and_gradient(const Matrix& x, std::span<const int> labels, std::span<float> grad) = 0;
   /// Class scores (examples x classes) of `x`.
   virtual Matrix logits(const Matrix& x) const = 0;
+  /// As loss_and_gradient, and writes to `second_moment` (layout of tensors()) each parameter's sum over the B
+  /// examples z of (g_z / B)^2, g_z the gradient of example z's loss (what Compressor::observe_second_moment takes):
+  /// exact, by one backward pass per example unless the model has a closed form.
+  virtual double loss_gradient_and_second_moment(const Matrix& x, std::span<const int> labels, std::span<float> grad,
+                                                 std::span<float> second_moment);
 
   /// The parameter tensors, in buffer order.
   std::span<const TensorInfo> tensors() const { return tensors_; }

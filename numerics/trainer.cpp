@@ -54,6 +54,15 @@ Trainer::Trainer(const Model& model, const Dataset& train, const Shards& shards,
                            "LAG on dense bsp gradients only: its rule compares a worker's exact gradient with the "
                            "last one the server received, which compression and dropped rounds leave undefined");
   }
+  const bool moments = config.compression && make_compressor(model)->wants_second_moment();
+  const bool gradients_sent = sync.scheme == Scheme::kAverageGradients || sync.scheme == Scheme::kStaleGradients ||
+                              sync.scheme == Scheme::kAsyncPushes;
+  if (moments && (!gradients_sent || sync.compressed_pull)) {
+    throw core::InputError("compressor '" + config.compression->compressor + "' with " +
+                               (gradients_sent ? "a compressed pull" : "a scheme that exchanges models"),
+                           "it decides from each gradient's variance over the worker's mini-batch, so it compresses "
+                           "gradient uploads: bsp, ssp or asp with a dense pull");
+  }
   const auto n = static_cast<std::size_t>(config.workers);
   DTSIM_CHECK(sync.scheme != Scheme::kGossip || sync.mixing.size() == n * n, "gossip needs an n x n mixing matrix");
   DTSIM_CHECK(sync.scheme != Scheme::kPushSum || sync.peer, "push-sum needs a peer function");
@@ -63,6 +72,7 @@ Trainer::Trainer(const Model& model, const Dataset& train, const Shards& shards,
     auto worker = std::make_unique<Worker>(model, config.optimizer, subset(train, rows),
                                            compressors::stream_seed(config.seed, static_cast<std::uint64_t>(w), 0));
     worker->compressor = make_compressor(model);
+    if (moments) worker->second_moment.resize(worker->grad.size());
     const auto x = model.parameters();
     if (sync.scheme == Scheme::kPushSum) worker->push_sum.assign(x.begin(), x.end());
     workers_.push_back(std::move(worker));
@@ -205,11 +215,13 @@ void Trainer::exchange(const std::vector<std::span<const float>>& from, const st
                        StepReport& report) {
   const auto tensors = workers_.front()->model->tensors();
   for (std::size_t t = 0; t < tensors.size(); ++t) {
-    Pushes pushes{.tensor = t, .gradients = {}, .compressors = {}, .kept = kept};
+    Pushes pushes{.tensor = t, .gradients = {}, .compressors = {}, .kept = kept, .second_moments = {}};
     for (std::size_t w = 0; w < workers_.size(); ++w) {
       const Worker& worker = *workers_[w];
       pushes.gradients.push_back(Model::slice(from[w], tensors[t]));
       if (worker.compressor) pushes.compressors.push_back(worker.compressor.get());
+      if (!worker.second_moment.empty())
+        pushes.second_moments.push_back(Model::slice(std::span<const float>(worker.second_moment), tensors[t]));
     }
     report.tensors.push_back(
         exchange_gradients(pushes, server_.get(), Model::slice(std::span<float>(average_), tensors[t])));
@@ -246,8 +258,10 @@ void Trainer::async_pushes(StepReport& report) {
   for (const auto& w : workers_) {
     for (std::size_t t = 0; t < tensors.size(); ++t) {
       Pushes push{.tensor = t, .gradients = {Model::slice(std::span<const float>(w->grad), tensors[t])},
-                  .compressors = {}, .kept = {}};
+                  .compressors = {}, .kept = {}, .second_moments = {}};
       if (w->compressor) push.compressors.push_back(w->compressor.get());
+      if (!w->second_moment.empty())
+        push.second_moments.push_back(Model::slice(std::span<const float>(w->second_moment), tensors[t]));
       const TensorExchange x =
           exchange_gradients(push, nullptr, Model::slice(std::span<float>(average_), tensors[t]));
       TensorExchange& all = report.tensors[t];

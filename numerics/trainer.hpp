@@ -10,7 +10,9 @@
 ///   x_w <- opt_w(x_w, g_w);  x_sync <- x_sync + combine(c_w.compress(x_w - x_sync)) / W;  x_w <- x_sync
 /// with the error-feedback layer as their memory. Synchronous gossip compresses as CHOCO-SGD does
 /// (numerics/sync_config.hpp) and refuses a compressor with PowerGossip, which compresses itself; push-sum and Overlap Local-SGD refuse compression, and so does LAG (a skipped upload would leave the
-/// error feedback undefined).
+/// error feedback undefined). A compressor that wants the samples' second moment (variance_based) gets each worker's
+/// (Model::loss_gradient_and_second_moment) with its gradient, and is refused where no gradient is uploaded (model
+/// averaging, gossip) or where the server compresses an average (a compressed pull).
 #include <cstdint>
 #include <memory>
 #include <optional>

@@ -23,7 +23,8 @@ double Worker::gradient(Model& at, std::int64_t size) {
     batch_.row(b) = shard_.features.row(order_[cursor_]);
     labels_[static_cast<std::size_t>(b)] = shard_.labels[static_cast<std::size_t>(order_[cursor_])];
   }
-  return at.loss_and_gradient(batch_, labels_, grad);
+  return second_moment.empty() ? at.loss_and_gradient(batch_, labels_, grad)
+                               : at.loss_gradient_and_second_moment(batch_, labels_, grad, second_moment);
 }
 
 }  // namespace dtsim::numerics

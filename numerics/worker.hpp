@@ -17,14 +17,16 @@ struct Worker {
   /// A replica of `replica` with its own optimizer, training on `examples` in the order drawn from `seed`.
   Worker(const Model& replica, const OptimizerConfig& optimizer_config, Dataset examples, std::uint64_t seed);
 
-  /// Draws the next mini-batch of `size` examples and writes the gradient of `at` on it to `grad`;
-  /// returns the mini-batch loss. `at` is the replica, or a stale copy of the model (ssp).
+  /// Draws the next mini-batch of `size` examples and writes the gradient of `at` on it to `grad` (and its
+  /// per-example second moment to `second_moment` when that is sized); returns the mini-batch loss. `at` is the
+  /// replica, or a stale copy of the model (ssp).
   double gradient(Model& at, std::int64_t size);
 
   std::unique_ptr<Model> model;                        ///< the replica gradients are computed on
   std::unique_ptr<Optimizer> optimizer;                ///< applies this worker's updates to `model`
   std::unique_ptr<compressors::Compressor> compressor; ///< null without compression
   std::vector<float> grad;                             ///< the last mini-batch gradient, layout of model
+  std::vector<float> second_moment;                    ///< its per-example second moment; empty unless the compressor wants it
   std::vector<float> push_sum;                         ///< SGP: the push-sum numerator x_i (model = x_i / weight)
   double weight = 1.0;                                 ///< SGP: the push-sum weight w_i
 

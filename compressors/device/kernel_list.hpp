@@ -7,6 +7,7 @@
 #include "compressors/device/dgc_kernels.hpp"
 #include "compressors/device/ecqsgd_kernels.hpp"
 #include "compressors/device/eightbit_kernels.hpp"
+#include "compressors/device/fixed_proportion_kernels.hpp"
 #include "compressors/device/fp16_kernels.hpp"
 #include "compressors/device/gaussiank_kernels.hpp"
 #include "compressors/device/gradzip_kernels.hpp"
@@ -31,6 +32,7 @@
 #include "compressors/device/terngrad_kernels.hpp"
 #include "compressors/device/threshold_kernels.hpp"
 #include "compressors/device/topk_kernels.hpp"
+#include "compressors/device/variance_based_kernels.hpp"
 
 // clang-format off
 #define DTSIM_DEVICE_KERNELS(X)     \
@@ -63,5 +65,7 @@
   X("polar", PolarKernels)          \
   X("redsync", RedSyncKernels)      \
   X("aqsgd", AqsgdKernels)          \
-  X("gradzip", GradZipKernels)
+  X("gradzip", GradZipKernels)      \
+  X("variance_based", VarianceBasedKernels) \
+  X("fixed_proportion", FixedProportionKernels)
 // clang-format on

@@ -60,6 +60,50 @@ TEST(GradientCheck, TensorsDescribeTheBuffer) {
   EXPECT_TRUE(std::equal(cnn->parameters().begin(), cnn->parameters().end(), again->parameters().begin()));
 }
 
+struct Batch {
+  Matrix x;
+  std::vector<int> labels;
+};
+
+Batch random_batch(const InputShape& shape, Eigen::Index examples) {
+  compressors::Rng rng(8);
+  Batch b{Matrix(examples, shape.features()), {}};
+  for (Eigen::Index i = 0; i < b.x.size(); ++i) b.x.data()[i] = static_cast<float>(rng.normal());
+  for (Eigen::Index i = 0; i < examples; ++i)
+    b.labels.push_back(static_cast<int>(rng.below(static_cast<std::uint64_t>(shape.classes))));
+  return b;
+}
+
+TEST(SecondMoment, MlpClosedFormIsTheSumOverExamplesOfTheirSquaredShares) {
+  // dense_second_moment against Model's generic loop (one backward pass per example; fp32 sums in another order, so
+  // within 1e-5), and the same gradient.
+  for (const ModelSpec& spec : {ModelSpec{.name = "softmax_regression"}, ModelSpec{.name = "mlp", .hidden = {9, 5}}}) {
+    const InputShape shape{1, 1, 7, 4};
+    auto model = make_model(spec, shape, 3);
+    const Batch b = random_batch(shape, 6);
+    const std::size_t n = model->parameters().size();
+    std::vector<float> grad(n), m(n), loop_grad(n), loop_m(n), plain(n);
+    const double loss = model->loss_gradient_and_second_moment(b.x, b.labels, grad, m);
+    const double loop_loss = model->Model::loss_gradient_and_second_moment(b.x, b.labels, loop_grad, loop_m);
+    EXPECT_EQ(loss, model->loss_and_gradient(b.x, b.labels, plain));
+    EXPECT_EQ(loss, loop_loss);
+    EXPECT_EQ(grad, plain);
+    for (std::size_t i = 0; i < n; ++i) {
+      EXPECT_NEAR(m[i], loop_m[i], 1e-5 * loop_m[i] + 1e-12) << spec.name << " " << i;
+      EXPECT_GE(6 * m[i], grad[i] * grad[i] * (1 - 1e-5)) << i;  // B sum (g_z / B)^2 >= (sum g_z / B)^2
+    }
+  }
+}
+
+TEST(SecondMoment, OfOneExampleItIsTheSquaredGradientForTheCnnToo) {
+  const InputShape shape{2, 8, 12, 3};
+  auto cnn = make_model({.name = "cnn", .conv1_channels = 3, .conv2_channels = 4}, shape, 3);
+  const Batch b = random_batch(shape, 1);
+  std::vector<float> grad(cnn->parameters().size()), m(grad.size());
+  cnn->loss_gradient_and_second_moment(b.x, b.labels, grad, m);
+  for (std::size_t i = 0; i < grad.size(); ++i) EXPECT_EQ(m[i], grad[i] * grad[i]) << i;
+}
+
 TEST(GradientCheck, ModelErrors) {
   try {
     make_model({.name = "resnet"}, {1, 1, 4, 2}, 1);

@@ -136,5 +136,32 @@ TEST(Trainer, RejectsBadConfigurations) {
   }
 }
 
+TEST(Trainer, VarianceBasedDecidesFromEachWorkersSamplesAndOnlyOnGradientUploads) {
+  // With density 1 the time line's stand-in would send every non-zero element: the variance rule, fed each worker's
+  // per-example second moment, sends far fewer (alpha = 2 over batches of 32: a single step's gradient goes only
+  // where g^2 > 2 (Var / 32 + g^2 / 32): about a quarter of the elements here).
+  const Task task = small_task();
+  Trainer trainer(*task.model, task.train, task.shards,
+                  config(compression("variance_based", {{"density", 1.0}}, "none"), "sgd", 0.1));
+  const StepReport report = trainer.step();
+  const auto tensors = task.model->tensors();
+  std::int64_t sent = 0, elements = 0;
+  for (std::size_t t = 0; t < tensors.size(); ++t)
+    for (const core::Bytes bytes : report.tensors[t].wire_bytes) {
+      sent += 2 * (bytes - 4) / 9;  // 4 bytes of scale, 4.5 bytes an element
+      elements += tensors[t].numel();
+    }
+  EXPECT_LT(sent, elements / 2);
+  EXPECT_GT(sent, 0);
+  TrainerConfig averaging = config(compression("variance_based", {}, "none"), "sgd", 0.1);
+  averaging.sync.scheme = Scheme::kModelAverage;
+  try {
+    Trainer(*task.model, task.train, task.shards, averaging);
+    FAIL() << "no error";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.problem(), "compressor 'variance_based' with a scheme that exchanges models");
+  }
+}
+
 }  // namespace
 }  // namespace dtsim::numerics

@@ -31,6 +31,8 @@ std::vector<Options> option_sets(std::string_view name) {
   if (name == "srq") return {{}, {{"levels", std::int64_t{65536}}, {"seed", std::int64_t{7}}}};
   if (name == "ecqsgd") return {{}, {{"levels", std::int64_t{1000}}, {"norm", std::string("linf")}, {"alpha", 0.5}}};
   if (name == "powersgd") return {{}, {{"rank", std::int64_t{4}}, {"warm_start", false}}};
+  if (name == "variance_based") return {{}, {{"density", 0.5}}};
+  if (name == "fixed_proportion") return {{}, {{"proportion", 0.3}}};
   if (name == "polar") return {{}, {{"block", std::int64_t{64}}, {"rate", 0.3}, {"design", std::string("ku")}}};
   return {{}};
 }

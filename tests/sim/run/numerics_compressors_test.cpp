@@ -2,6 +2,7 @@
 // training on scenarios/time_to_accuracy.toml (softmax regression, 8 workers) shows it.
 #include <gtest/gtest.h>
 
+#include "sim/run/numerics_run.hpp"
 #include "sim/run/run_simulation.hpp"
 #include "sim/scenario/load.hpp"
 
@@ -109,6 +110,38 @@ TEST(NumericsCompressors, RedSyncAqsgdAndGradZipTrainWithinAPointOfDense) {
     EXPECT_NEAR(r.curve.back().accuracy, dense, 0.01);
   }
   EXPECT_LT(train("gradzip", {}, "none").curve.back().accuracy, dense - 0.1);
+}
+
+TEST(NumericsCompressors, VarianceBasedTrainsWithinAPointOfDenseOnAFewPercentOfTheElements) {
+  // Each worker's per-example second moments (softmax regression's closed form) drive Tsuzuku et al.'s rule with its
+  // defaults (alpha = 2, zeta = 0.999; no error feedback: r is its memory): it reaches the target and ends within a
+  // point of dense training, sending a small fraction of the elements (c of a message of b bytes: b = 4 + 4.5 c).
+  const double dense = train("none", {}, "none").curve.back().accuracy;
+  const RunResult variance = train("variance_based", {}, "none");
+  ASSERT_TRUE(variance.time_to_accuracy_s.has_value());
+  EXPECT_NEAR(variance.curve.back().accuracy, dense, 0.01);
+  auto s = scenario::load_scenario(std::string(DTSIM_SOURCE_DIR) + "/scenarios/time_to_accuracy.toml");
+  s.compression.compressor = "variance_based";
+  s.compression.options = {};
+  s.compression.error_feedback = "none";
+  double sent = 0, elements = 0;
+  for (const numerics::StepReport& step : train_numerics(s).steps)
+    for (const numerics::TensorExchange& t : step.tensors)
+      for (const core::Bytes b : t.wire_bytes) sent += static_cast<double>(2 * (b - 4) / 9);
+  const std::int64_t numel = 512 * 10 + 10;  // the scenario's softmax regression: 512 features, 10 classes
+  elements = static_cast<double>(numel) * s.workers * s.numerics.steps;
+  EXPECT_LT(sent / elements, 0.0) << "density " << sent / elements;
+  EXPECT_GT(sent / elements, 0.0);
+}
+
+TEST(NumericsCompressors, FixedProportionWithErrorFeedbackTrainsWithinAPointOfDense) {
+  // 1 % of each sign's elements, each side as its mean, the rest in the residual (Dryden et al.'s setting): it reaches
+  // the target and ends within a point of dense training; without the residual it ends far below.
+  const double dense = train("none", {}, "none").curve.back().accuracy;
+  const RunResult fed = train("fixed_proportion", {}, "residual");
+  ASSERT_TRUE(fed.time_to_accuracy_s.has_value());
+  EXPECT_NEAR(fed.curve.back().accuracy, dense, 0.01);
+  EXPECT_LT(train("fixed_proportion", {}, "none").curve.back().accuracy, dense - 0.1);
 }
 
 }  // namespace
