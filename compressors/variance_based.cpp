@@ -11,7 +11,9 @@
 /// nearest in the log domain (compressors/element_codecs.hpp, to_power_code); what rounding leaves stays in r_i.
 /// Without the samples' moment for a step (the time line's kernel measurement has no samples) it sends the
 /// max(1, floor(n density)) largest magnitudes of the gradient as they come (no state), coded the same way:
-/// `density` is the user's expectation of the fraction sent, which only numerics mode's training can measure.
+/// `density` is the user's expectation of the fraction sent, which only numerics mode's training can measure. (A
+/// scenario's time line always measures one kernel run per bucket size without samples, numerics scenarios too, so
+/// refusing that run would leave the method out of every scenario; the expected density is the honest stand-in.)
 /// Run it with error_feedback = "none": r is its own memory.
 /// Wire: [fp32 top][c x int32 index ascending (int64 when n >= 2^31)][c 4-bit codes, LSB first, ceil(c / 2)
 /// bytes]; aggregation allgather. Parameters: alpha (2.0, > 0), zeta (0.999, [0, 1]), density (0.01, (0, 1]).

@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "compressors/registry.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
 #include "sim/scenario/key_hints.hpp"
@@ -333,6 +334,15 @@ void check_strategy(const Scenario& s, const StrategyWhere& where) {
                            "numerics mode with sync = \"asp\" pulls the server's model, which pull = "
                            "\"compressed\" would send as compressed model differences (not implemented)",
                            "use pull = \"dense\" with asp in numerics mode");
+  const sync::Meeting meeting = s.sync.rules().meeting();
+  if (compressors::make_compressor(s.compression.compressor, s.compression.options)->wants_second_moment() &&
+      (meeting == sync::Meeting::kModels || s.architecture == "gossip" || s.ps.pull == "compressed"))
+    throw core::InputError(s.architecture == "gossip" || meeting == sync::Meeting::kModels ? where.sync : where.architecture,
+                           "compressor '" + s.compression.compressor + "' decides from each gradient's variance over "
+                           "a worker's mini-batch, but this scheme sends " +
+                               (s.ps.pull == "compressed" ? "a compressed average" : "models"),
+                           "gradient uploads: sync = \"bsp\", \"ssp\" or \"asp\" on allreduce, ps or byteps with "
+                           "pull = \"dense\"");
 }
 
 }  // namespace dtsim::scenario

@@ -115,7 +115,7 @@ TEST(NumericsCompressors, RedSyncAqsgdAndGradZipTrainWithinAPointOfDense) {
 TEST(NumericsCompressors, VarianceBasedTrainsWithinAPointOfDenseOnAFewPercentOfTheElements) {
   // Each worker's per-example second moments (softmax regression's closed form) drive Tsuzuku et al.'s rule with its
   // defaults (alpha = 2, zeta = 0.999; no error feedback: r is its memory): it reaches the target and ends within a
-  // point of dense training, sending a small fraction of the elements (c of a message of b bytes: b = 4 + 4.5 c).
+  // point of dense training, sending about 5 % of the elements (c of a message of b bytes: b = 4 + 4.5 c).
   const double dense = train("none", {}, "none").curve.back().accuracy;
   const RunResult variance = train("variance_based", {}, "none");
   ASSERT_TRUE(variance.time_to_accuracy_s.has_value());
@@ -130,8 +130,8 @@ TEST(NumericsCompressors, VarianceBasedTrainsWithinAPointOfDenseOnAFewPercentOfT
       for (const core::Bytes b : t.wire_bytes) sent += static_cast<double>(2 * (b - 4) / 9);
   const std::int64_t numel = 512 * 10 + 10;  // the scenario's softmax regression: 512 features, 10 classes
   elements = static_cast<double>(numel) * s.workers * s.numerics.steps;
-  EXPECT_LT(sent / elements, 0.0) << "density " << sent / elements;
-  EXPECT_GT(sent / elements, 0.0);
+  EXPECT_LT(sent / elements, 0.1);  // 5.2 % when written
+  EXPECT_GT(sent / elements, 0.02);
 }
 
 TEST(NumericsCompressors, FixedProportionWithErrorFeedbackTrainsWithinAPointOfDense) {
