@@ -60,7 +60,8 @@ class FixedProportion final : public Compressor {
       signed_[i] = s * grad[i] > 0.0f ? grad[i] : 0.0f;  // NaN fails the comparison
       count += signed_[i] != 0.0f ? 1 : 0;
     }
-    const auto k = count == 0 ? 0 : std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(count) * proportion_));
+    const auto share = static_cast<std::int64_t>(static_cast<double>(count) * proportion_);
+    const std::int64_t k = count == 0 ? 0 : std::max<std::int64_t>(1, share);
     select_top_k(signed_, static_cast<std::size_t>(k), indices);
     double sum = 0.0;
     for (const std::int64_t i : indices) sum += grad[static_cast<std::size_t>(i)];

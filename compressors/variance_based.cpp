@@ -85,7 +85,8 @@ class VarianceBased final : public Compressor {
     const float top = wire::get<float>(msg.payload, 0);
     const std::size_t codes = 8 * (4 + c * ib);
     for (std::size_t p = 0; p < c; ++p) {
-      const auto i = ib == 4 ? wire::get<std::int32_t>(msg.payload, 4 + 4 * p) : wire::get<std::int64_t>(msg.payload, 4 + 8 * p);
+      const auto i = ib == 4 ? wire::get<std::int32_t>(msg.payload, 4 + 4 * p)
+                             : wire::get<std::int64_t>(msg.payload, 4 + 8 * p);
       DTSIM_CHECK(i >= 0 && i < msg.numel, "variance_based index outside the tensor");
       out[static_cast<std::size_t>(i)] = from_power_code(bit_codes::get(msg.payload, codes, 4, p), top);
     }
@@ -99,7 +100,8 @@ class VarianceBased final : public Compressor {
   // The time line's stand-in: the max(1, floor(n density)) largest magnitudes, zeros left out.
   void expected_density(std::span<const float> grad) {
     const std::size_t n = grad.size();
-    const std::size_t k = n == 0 ? 0 : std::max<std::size_t>(1, static_cast<std::size_t>(static_cast<double>(n) * density_));
+    const auto share = static_cast<std::size_t>(static_cast<double>(n) * density_);
+    const std::size_t k = n == 0 ? 0 : std::max<std::size_t>(1, share);
     select_top_k(grad, k, indices_);
     std::erase_if(indices_, [&](std::int64_t i) { return grad[static_cast<std::size_t>(i)] == 0.0f; });
   }

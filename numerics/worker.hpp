@@ -26,7 +26,7 @@ struct Worker {
   std::unique_ptr<Optimizer> optimizer;                ///< applies this worker's updates to `model`
   std::unique_ptr<compressors::Compressor> compressor; ///< null without compression
   std::vector<float> grad;                             ///< the last mini-batch gradient, layout of model
-  std::vector<float> second_moment;                    ///< its per-example second moment; empty unless the compressor wants it
+  std::vector<float> second_moment;                    ///< its per-example second moment (if the compressor wants it)
   std::vector<float> push_sum;                         ///< SGP: the push-sum numerator x_i (model = x_i / weight)
   double weight = 1.0;                                 ///< SGP: the push-sum weight w_i
 

@@ -74,9 +74,11 @@ class FixedProportionKernels final : public SparseKernels<Launch> {
       side_.resize(static_cast<std::size_t>(n));
       const float sign = s == 0 ? 1.0f : -1.0f;
       Launch{}(grid_for(n), OneSide{grad, sign, side_.data(), n});
-      const auto count = static_cast<std::int64_t>(reduce_to_host<Launch>(device_, side_.data(), n, partial_, total_).count);
+      const auto count =
+          static_cast<std::int64_t>(reduce_to_host<Launch>(device_, side_.data(), n, partial_, total_).count);
       if (count == 0) continue;
-      this->largest(side_.data(), n, std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(count) * proportion_)));
+      const auto k = static_cast<std::int64_t>(static_cast<double>(count) * proportion_);
+      this->largest(side_.data(), n, std::max<std::int64_t>(1, k));
       kept[s] = this->count(side_.data(), n);
       this->write(side_.data(), n, kept[s], *scratch[s]);
       const auto* values = reinterpret_cast<const float*>(scratch[s]->data() + kept[s] * ib);

@@ -38,7 +38,8 @@ struct PowerCodes {
   int index_bytes;
   DTSIM_HOST_DEVICE void operator()(Thread t) const {
     const std::int64_t index_total = c * index_bytes;
-    for (std::int64_t b = t.tile_begin(index_total); b < t.tile_end(index_total); b += t.threads) payload[4 + b] = sparse[b];
+    for (std::int64_t b = t.tile_begin(index_total); b < t.tile_end(index_total); b += t.threads)
+      payload[4 + b] = sparse[b];
     const auto* values = reinterpret_cast<const float*>(sparse + index_total);
     const float top = *reinterpret_cast<const float*>(payload);
     const std::int64_t bytes = (c + 1) / 2;

@@ -334,15 +334,18 @@ void check_strategy(const Scenario& s, const StrategyWhere& where) {
                            "numerics mode with sync = \"asp\" pulls the server's model, which pull = "
                            "\"compressed\" would send as compressed model differences (not implemented)",
                            "use pull = \"dense\" with asp in numerics mode");
-  const sync::Meeting meeting = s.sync.rules().meeting();
+  const bool models_travel = s.sync.rules().meeting() == sync::Meeting::kModels || meets == sync::Meets::kNeighbours;
   if (compressors::make_compressor(s.compression.compressor, s.compression.options)->wants_second_moment() &&
-      (meeting == sync::Meeting::kModels || s.architecture == "gossip" || s.ps.pull == "compressed"))
-    throw core::InputError(s.architecture == "gossip" || meeting == sync::Meeting::kModels ? where.sync : where.architecture,
+      (models_travel || s.ps.pull == "compressed"))
+    throw core::InputError(models_travel ? where.sync : where.architecture,
                            "compressor '" + s.compression.compressor + "' decides from each gradient's variance over "
                            "a worker's mini-batch, but this scheme sends " +
-                               (s.ps.pull == "compressed" ? "a compressed average" : "models"),
-                           "gradient uploads: sync = \"bsp\", \"ssp\" or \"asp\" on allreduce, ps or byteps with "
-                           "pull = \"dense\"");
+                               (models_travel ? "models" : "a compressed average"),
+                           "gradient uploads: sync = \"bsp\", \"ssp\" or \"asp\" on " +
+                               sync::quoted_names([](const sync::ArchitectureTraits& a) {
+                                 return a.meets != sync::Meets::kNeighbours;
+                               }) +
+                               " with pull = \"dense\"");
 }
 
 }  // namespace dtsim::scenario
