@@ -43,6 +43,12 @@ constexpr std::int64_t kRankTrafficBytes = 16;
 constexpr std::int64_t kPlanTransferBytes = 128;
 constexpr double kPlanTransfer_s = 100e-9;
 
+/// Per transfer of the plan NCCL's tree builds for the alpha-beta probe, timed where it is built (the move plan and
+/// the plan on the wire, nothing fused): measured with the tree and LL forced at 4,096 GPUs (16.8 million
+/// transfers at 1 GiB), 855 MiB peak RSS against 57 MiB with the ring, and it ran under `ulimit -v 1000000`, not
+/// under 900000: about 54 bytes of address space a transfer.
+constexpr std::int64_t kProbeTransferBytes = 64;
+
 /// The analytic level's CPU time per host (its fabric, its links' loads, the report) and per worker and
 /// exchange (traffic totals, the time line): measured at 1,000,000 GPUs, 12.9 s user with one bucket (mlp,
 /// ddp), 21.0 s with 161 (ResNet-50, WFBP).
@@ -128,15 +134,33 @@ AnalyticCost analytic_cost(int workers, int hosts, std::int64_t exchanges, std::
               static_cast<double>(plan_transfers) * kPlanTransfer_s};
 }
 
-std::int64_t analytic_plan_transfers(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work) {
+std::int64_t tree_plan_transfers(const scenario::Scenario& s, const std::vector<std::int64_t>& sizes) {
   if (s.collective != "nccl" && s.collective != "auto") return 0;
   const collectives::NcclAllreduce nccl(s.collective, platform::link_costs(s.platform), s.nccl);
   std::int64_t most = 0;
+  for (const std::int64_t bytes : sizes)
+    most = std::max(most, nccl.analytic_plan_transfers({s.workers, s.platform.gpus_per_node}, bytes));
+  return most;
+}
+
+std::int64_t analytic_plan_transfers(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work) {
+  std::vector<std::int64_t> sizes;
   for (const scheduling::BucketWork& w : work)
     for (const scheduling::Exchange& e : w.exchanges)
-      if (e.kind == scheduling::Exchange::Kind::allreduce)
-        most = std::max(most, nccl.analytic_plan_transfers({s.workers, s.platform.gpus_per_node}, e.bytes));
-  return most;
+      if (e.kind == scheduling::Exchange::Kind::allreduce) sizes.push_back(e.bytes);
+  return tree_plan_transfers(s, sizes);
+}
+
+void refuse_oversized_probe(const scenario::Scenario& s, const std::vector<std::int64_t>& probe_bytes,
+                            const core::ProcessLimits& limits) {
+  const std::int64_t plan = tree_plan_transfers(s, probe_bytes);
+  if (plan == 0) return;
+  const auto hosts = static_cast<std::int64_t>(s.platform.hosts());
+  refuse_beyond(s, kEngineBytes + hosts * kFabricHostBytes + plan * kProbeTransferBytes,
+                fmt::format("NCCL's tree plan of {} transfers, which it builds to time the all-reduce for the scheduler "
+                            "(about {:.0f} s of CPU)",
+                            plan, static_cast<double>(plan) * kPlanTransfer_s),
+                limits, "fewer workers, or strategy.nccl_algo = \"ring\" (timed without a plan)");
 }
 
 void refuse_oversized_analytic(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work,

@@ -62,6 +62,16 @@ AnalyticCost analytic_cost(int workers, int hosts, std::int64_t exchanges, std::
 /// (collective "nccl" or "auto"); its ring, as the ring and the grid all-reduces, is timed without a plan.
 std::int64_t analytic_plan_transfers(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work);
 
+/// The transfers of the largest plan NCCL's tree builds to time an all-reduce of each of `sizes` bytes (collective
+/// "nccl" or "auto" where its tuner or NCCL_ALGO picks the tree; 0 otherwise).
+std::int64_t tree_plan_transfers(const scenario::Scenario& s, const std::vector<std::int64_t>& sizes);
+
+/// Refuses, before anything is built, a run whose all-reduce alpha-beta probe (the collective's closed form at
+/// each of `probe_bytes`, for the scheduler) would not fit: NCCL's tree builds its plan to time itself (at every
+/// fidelity level). Its estimate: the engine, the fabric's hosts and the probe's plan.
+void refuse_oversized_probe(const scenario::Scenario& s, const std::vector<std::int64_t>& probe_bytes,
+                            const core::ProcessLimits& limits);
+
 /// Refuses, as refuse_oversized, an analytic run whose cost (analytic_cost of the exchanges of `work`) would not fit.
 void refuse_oversized_analytic(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work,
                                const core::ProcessLimits& limits);

@@ -207,9 +207,10 @@ collectives::AlphaBeta allreduce_alpha_beta(const scenario::Scenario& s) {
   const collectives::LinkCosts costs = platform::link_costs(s.platform);
   const auto collective = collectives::make_collective(s.collective, costs, s.nccl);
   const collectives::Group group{s.workers, s.platform.gpus_per_node};
-  constexpr double kProbeBytes = 1 << 30;
+  constexpr std::int64_t kProbeBytes = 1 << 30;
+  refuse_oversized_probe(s, {0, kProbeBytes}, core::read_process_limits());
   const double a = collective->closed_form_s(group, 0, costs);
-  return {a, (collective->closed_form_s(group, kProbeBytes, costs) - a) / kProbeBytes};
+  return {a, (collective->closed_form_s(group, kProbeBytes, costs) - a) / static_cast<double>(kProbeBytes)};
 }
 
 scheduling::IterationPlan make_iteration_plan(const scenario::Scenario& s, std::string* compression_note,

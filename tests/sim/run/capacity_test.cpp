@@ -180,6 +180,32 @@ TEST(Capacity, AnAnalyticRunCountsNcclsTreePlanAndNotItsRing) {
   EXPECT_NO_THROW(refuse_oversized_analytic(s, work, limits));
 }
 
+TEST(Capacity, NcclsTreeProbePlanIsCountedBeforeItIsBuilt) {
+  // The scheduler's alpha-beta probe times an all-reduce of 0 and of 1 GiB; NCCL's tree forced with LL builds the
+  // plan of each, 4 x 1,024 segments (the most) x (p - 1) transfers at 1 GiB.
+  auto s = flow_run(4096);
+  s.fidelity = Fidelity::analytic;
+  s.collective = "nccl";
+  s.nccl = {collectives::NcclAlgorithm::tree, collectives::NcclProtocol::ll};
+  EXPECT_EQ(tree_plan_transfers(s, {0, std::int64_t{1} << 30}), std::int64_t{4} * 1024 * 4095);
+  core::ProcessLimits limits;
+  limits.address_space_bytes = std::int64_t{800} << 20;
+  const std::string what = refusal([&] { refuse_oversized_probe(s, {0, std::int64_t{1} << 30}, limits); });
+  EXPECT_NE(what.find("this analytic run needs about"), std::string::npos) << what;
+  EXPECT_NE(what.find("NCCL's tree plan of 16773120 transfers, which it builds to time the all-reduce"),
+            std::string::npos)
+      << what;
+  EXPECT_NE(what.find("; fewer workers, or strategy.nccl_algo = \"ring\" (timed without a plan), or raise ulimit -v"),
+            std::string::npos)
+      << what;
+  limits.address_space_bytes = std::int64_t{4} << 30;
+  EXPECT_NO_THROW(refuse_oversized_probe(s, {0, std::int64_t{1} << 30}, limits));
+  s.nccl.algorithm = collectives::NcclAlgorithm::ring;
+  limits.address_space_bytes = std::int64_t{800} << 20;
+  EXPECT_EQ(tree_plan_transfers(s, {0, std::int64_t{1} << 30}), 0);
+  EXPECT_NO_THROW(refuse_oversized_probe(s, {0, std::int64_t{1} << 30}, limits));
+}
+
 /// dtsim with `arguments` in a child process whose address space is limited to `limit_kib` (setrlimit
 /// RLIMIT_AS, what `ulimit -v` sets): its exit status (-1 when a signal ended it) and its stderr.
 std::pair<int, std::string> dtsim_under_limit(std::int64_t limit_kib, const std::vector<std::string>& arguments) {
@@ -271,6 +297,25 @@ TEST(Capacity, AMillionGpuAnalyticRunIsRefusedBeforeItsFabricIsBuilt) {
   EXPECT_EQ(code, 2) << err;
   EXPECT_NE(err.find("this analytic run needs about"), std::string::npos) << err;
   EXPECT_NE(err.find("s of CPU)"), std::string::npos) << err;
+}
+
+TEST(Capacity, ForcedNcclTreeAt4096GpusIsRefusedBeforeItsProbePlanIsBuilt) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves terabytes of shadow address space: an RLIMIT_AS test cannot run under it";
+#endif
+  // The probe's tree plan at 1 GiB (16.8 million transfers) took about 950 MB of address space: under 800,000 KiB
+  // it ended in "internal error: std::bad_alloc" before the analytic refusal could speak.
+  const fs::path out = fs::temp_directory_path() / ("capacity_test_out_" + std::to_string(getpid()));
+  const auto [code, err] = dtsim_under_limit(
+      800000, {"run", "--set", "platform=fat_tree_1024_a100_hdr", "--set", "platform.down=[10,52]", "--set",
+               "platform.up=[1,4]", "--set", "workers=4096", "--set", "strategy.collective=nccl", "--set",
+               "strategy.nccl_algo=tree", "--set", "strategy.nccl_proto=LL", "--set", "strategy.fidelity=analytic",
+               "--set", "iterations=1", "--set", "output.timeline=false", "--out", out});
+  fs::remove_all(out);
+  EXPECT_EQ(code, 2) << err;
+  EXPECT_NE(err.find("NCCL's tree plan of 16773120 transfers"), std::string::npos) << err;
+  EXPECT_NE(err.find("of address space this process has left (RLIMIT_AS"), std::string::npos) << err;
+  EXPECT_EQ(err.find("bad_alloc"), std::string::npos) << err;
 }
 
 }  // namespace
