@@ -25,11 +25,22 @@ sg4::Link* make_link(sg4::NetZone* zone, const Fabric& fabric, int up_id) {
   return link;
 }
 
+/// Every split-duplex link of the fabric, in the order of their ids, created in `zone`. SimGrid 3.32 checks each new
+/// link's name against every zone of the platform (StandardLinkImpl's constructor, through
+/// Engine::link_by_name_or_null): created before any node zone exists, a link costs one lookup, not one per node
+/// zone (quadratic: minutes at 100,000 GPUs). Routes may use links of any zone.
+std::vector<sg4::Link*> make_links(sg4::NetZone* zone, const Fabric& fabric) {
+  std::vector<sg4::Link*> links;
+  for (int up = 0; up < fabric.link_count(); up += 2) links.push_back(make_link(zone, fabric, up));
+  return links;
+}
+
 /// Hosts [first, first + count) in `zone`, each on its own link (Fabric's host links) towards the zone's centre.
-void add_star_hosts(sg4::NetZone* zone, const Fabric& fabric, int first, int count, std::vector<sg4::Host*>& hosts) {
+void add_star_hosts(sg4::NetZone* zone, const Fabric& fabric, const std::vector<sg4::Link*>& links, int first,
+                    int count, std::vector<sg4::Host*>& hosts) {
   for (int h = first; h < first + count; ++h) {
     sg4::Host* host = zone->create_host(fabric.vertices()[static_cast<std::size_t>(h)].name, kHostSpeed)->seal();
-    sg4::Link* link = make_link(zone, fabric, fabric.host_link(h));
+    sg4::Link* link = links[static_cast<std::size_t>(fabric.host_link(h) / 2)];
     zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, {{link, sg4::LinkInRoute::Direction::UP}}, true);
     hosts.push_back(host);
   }
@@ -41,8 +52,7 @@ std::vector<sg4::Host*> build_structured(const Fabric& fabric, const std::vector
   std::vector<sg4::Host*> hosts;
   for (int h = 0; h < fabric.spec().hosts(); ++h)
     hosts.push_back(root->create_host(fabric.vertices()[static_cast<std::size_t>(h)].name, kHostSpeed)->seal());
-  std::vector<sg4::Link*> links;
-  for (int up = 0; up < fabric.link_count(); up += 2) links.push_back(make_link(root, fabric, up));
+  const std::vector<sg4::Link*> links = make_links(root, fabric);
   for (const auto& [from, to] : std::set<std::pair<int, int>>(pairs.begin(), pairs.end())) {
     std::vector<sg4::LinkInRoute> route;
     for (int id : fabric.path(from, to).links)
@@ -65,26 +75,24 @@ std::vector<sg4::Host*> build_simgrid_platform(const PlatformSpec& spec,
   std::vector<sg4::Host*> hosts;
   if (spec.topology == Topology::star) {
     auto* root = sg4::create_star_zone("cluster");
-    add_star_hosts(root, fabric, 0, spec.hosts(), hosts);
+    add_star_hosts(root, fabric, make_links(root, fabric), 0, spec.hosts(), hosts);
     root->seal();
     return hosts;
   }
   auto* root = sg4::create_full_zone("cluster");
+  const std::vector<sg4::Link*> links = make_links(root, fabric);
   std::vector<sg4::NetZone*> nodes;
   std::vector<simgrid::kernel::routing::NetPoint*> gateways;
   for (int n = 0; n < spec.nodes; ++n) {
     auto* node = sg4::create_star_zone("node" + std::to_string(n));
     node->set_parent(root);
-    add_star_hosts(node, fabric, n * spec.gpus_per_node, spec.gpus_per_node, hosts);
+    add_star_hosts(node, fabric, links, n * spec.gpus_per_node, spec.gpus_per_node, hosts);
     gateways.push_back(node->create_router(fabric.vertices()[static_cast<std::size_t>(fabric.node_switch(n))].name));
     node->seal();
     nodes.push_back(node);
   }
   for (const Vertex& v : fabric.vertices())
     if (v.kind == VertexKind::network_switch) root->create_router(v.name);
-  std::vector<sg4::Link*> links(fabric.links().size() / 2, nullptr);
-  for (int up = 2 * spec.hosts(); up < fabric.link_count(); up += 2)
-    links[static_cast<std::size_t>(up / 2)] = make_link(root, fabric, up);
   std::set<std::pair<int, int>> node_pairs;
   for (const auto& [from, to] : pairs)
     if (from / spec.gpus_per_node != to / spec.gpus_per_node)
