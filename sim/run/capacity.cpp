@@ -99,6 +99,12 @@ std::int64_t simulation_bytes(const ActorCount& count, int hosts) {
   return kEngineBytes + actors::actor_bytes(count.actors) + static_cast<std::int64_t>(hosts) * kHostBytes;
 }
 
+std::int64_t route_table_bytes(const platform::PlatformSpec& platform) {
+  if (platform.topology == platform::Topology::star) return 0;
+  const auto netpoints = static_cast<std::int64_t>(platform.node.structured ? platform.hosts() : platform.nodes);
+  return netpoints * netpoints * static_cast<std::int64_t>(sizeof(void*));
+}
+
 namespace {
 
 /// Throws when `needed` more bytes exceed the address space left or the memory available.
@@ -182,9 +188,14 @@ void refuse_oversized_analytic(const scenario::Scenario& s, const std::vector<sc
 
 void refuse_oversized(const scenario::Scenario& s, const ActorCount& count, const core::ProcessLimits& limits,
                       const std::string& way_out) {
-  refuse_beyond(s, simulation_bytes(count, s.platform.hosts()),
-                fmt::format("SimGrid ({} actors alive at most: {}; {} hosts)", count.actors, count.why,
-                            s.platform.hosts()),
+  const std::int64_t table = route_table_bytes(s.platform);
+  refuse_beyond(s, simulation_bytes(count, s.platform.hosts()) + table,
+                fmt::format("SimGrid ({} actors alive at most: {}; {} hosts{})", count.actors, count.why,
+                            s.platform.hosts(),
+                            table >= (std::int64_t{64} << 20)
+                                ? fmt::format(", {} of them its root zone's route table",
+                                              core::format_bytes(static_cast<double>(table)))
+                                : ""),
                 limits, way_out);
 }
 

@@ -37,6 +37,11 @@ ActorCount layout_actors(const taskgraph::TaskGraph& graph, const std::vector<in
 /// actors' stacks and objects, its hosts, links and routes).
 std::int64_t simulation_bytes(const ActorCount& count, int hosts);
 
+/// Bytes of the route table of the platform's root zone (platform::build_simgrid_platform): a FullZone keeps a
+/// pointer for every ordered pair of its netpoints, one per node (structured nodes: per GPU) and per switch, whether
+/// a route is declared or not; counted for the nodes (or GPUs), switches being far fewer. Star: none.
+std::int64_t route_table_bytes(const platform::PlatformSpec& platform);
+
 /// Bytes the message level keeps for `messages` messages of its plans: each rank step (one per message on
 /// average) holds its flows, a send and a receive, in its own allocation.
 std::int64_t message_plan_bytes(std::int64_t messages);

@@ -83,6 +83,19 @@ TEST(Capacity, SimulationBytesAreTheActorsAndTheHosts) {
   EXPECT_GT(simulation_bytes({1000, ""}, 100), simulation_bytes({1000, ""}, 0));
 }
 
+TEST(Capacity, TheRootZonesRouteTableIsAPointerPerPairOfNodes) {
+  platform::PlatformSpec star;
+  star.nodes = 65536;
+  EXPECT_EQ(route_table_bytes(star), 0);
+  platform::PlatformSpec tree;
+  tree.topology = platform::Topology::fat_tree;
+  tree.nodes = 8192;
+  tree.gpus_per_node = 8;
+  EXPECT_EQ(route_table_bytes(tree), std::int64_t{8192} * 8192 * 8);  // 512 MiB at 65,536 GPUs
+  tree.node.structured = true;
+  EXPECT_EQ(route_table_bytes(tree), std::int64_t{65536} * 65536 * 8);
+}
+
 scenario::Scenario flow_run(int workers) {
   auto s = testing::synthetic(workers, {1000}, {1e-3}, {1e-3}, "wfbp", Fidelity::flow);
   s.source = "big.toml";
@@ -97,6 +110,21 @@ std::string refusal(const std::function<void()>& check) {
     return e.what();
   }
   return "";
+}
+
+TEST(Capacity, AFlowRunOnAFatTreeCountsItsRootZonesRouteTable) {
+  // 65,536 GPUs in 8,192 nodes: 131,072 actors (4.5 GiB), the hosts (256 MiB) and a 512 MiB route table.
+  auto s = flow_run(65536);
+  s.platform.topology = platform::Topology::fat_tree;
+  s.platform.nodes = 8192;
+  s.platform.gpus_per_node = 8;
+  core::ProcessLimits limits;
+  limits.address_space_bytes = std::int64_t{5} << 30;
+  const ActorCount count = allreduce_actors(plan_of({1}, 0), 65536);
+  EXPECT_GT(simulation_bytes(count, 65536) + route_table_bytes(s.platform), limits.address_space_bytes);
+  EXPECT_LT(simulation_bytes(count, 65536), limits.address_space_bytes);
+  const std::string what = refusal([&] { refuse_oversized(s, count, limits, "fewer workers"); });
+  EXPECT_NE(what.find("65536 hosts, 512.00 MiB of them its root zone's route table)"), std::string::npos) << what;
 }
 
 TEST(Capacity, ARunBeyondTheAddressSpaceLeftIsRefusedWithTheEstimateAndTheWayOut) {
