@@ -1,6 +1,7 @@
 #include "sim/actors/simgrid_run.hpp"
 
 #include <algorithm>
+#include <array>
 #include <deque>
 #include <map>
 #include <memory>
@@ -18,6 +19,7 @@
 #include <simgrid/s4u/Mailbox.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 
+#include "sim/actors/condition.hpp"
 #include "sim/actors/engine.hpp"
 #include "sim/actors/execute_steps.hpp"
 #include "sim/actors/rank_steps.hpp"
@@ -44,8 +46,11 @@ struct WorkerState {
   int exchanges_awaited = 0;                                  ///< FIFO: of those, waited for by the compute stream
   sg4::SemaphorePtr bucket_ready = sg4::Semaphore::create(0);  ///< FIFO: a data task's computation is done
   sg4::SemaphorePtr comm_done = sg4::Semaphore::create(0);     ///< FIFO: the data stream of an iteration done
-  std::vector<int> layer_pending;                             ///< priority: buckets of a layer not yet done
-  std::vector<sg4::SemaphorePtr> layer_synced;                ///< priority: a layer's buckets are done
+  /// Credit stream: per task of the iteration's program and its epilogue, when it ended (-1: not yet), for
+  /// iterations i % 2 (a job of iteration i ends before iteration i + 1's backward); worker 0's spans likewise.
+  std::array<std::vector<double>, 2> ends;
+  std::array<std::vector<taskgraph::Span>, 2> spans;
+  Condition job_ended;                                        ///< credit stream: a task of a job ended
   int exchanges_running = 0;                                  ///< exchanges between launch and end
   /// Wakes a compute phase waiting in `phase` when exchanges_running changes. No mutex: SimGrid actors run one
   /// at a time, and a lock and a condition variable would cost four simcalls per change and two per phase.
@@ -90,9 +95,57 @@ struct GraphWalk {
   }
 };
 
+/// How a worker walks an iteration graph whose data stream has a credit (ByteScheduler): its compute stream's
+/// tasks in order, then (after the last iteration) its epilogue; its data stream's jobs, each ready once the
+/// computations it waits for have ended.
+struct CreditWalk {
+  taskgraph::Program program;                ///< the iteration's program and its epilogue (with_epilogue)
+  std::size_t iteration_tasks = 0;           ///< of those, the iteration's (the rest: its epilogue)
+  std::vector<int> compute;                  ///< compute-stream tasks of the iteration, in order
+  std::vector<std::vector<int>> jobs;        ///< the data stream's jobs (credit_jobs)
+  std::vector<int> job_of;                   ///< [task]: its job, else -1
+  std::vector<std::vector<int>> releases;    ///< [task]: jobs whose last computation it is
+
+  explicit CreditWalk(const taskgraph::TaskGraph& graph) {
+    DTSIM_CHECK(graph.programs.size() == 1, "a data-parallel iteration is one program");
+    iteration_tasks = graph.programs[0].tasks.size();
+    program = taskgraph::with_epilogue(graph.programs[0]);
+    jobs = taskgraph::credit_jobs(program, taskgraph::Stream::data);
+    job_of.assign(program.tasks.size(), -1);
+    releases.resize(program.tasks.size());
+    for (std::size_t j = 0; j < jobs.size(); ++j)
+      for (int i : jobs[j]) job_of[static_cast<std::size_t>(i)] = static_cast<int>(j);
+    for (std::size_t i = 0; i < iteration_tasks; ++i) {
+      const taskgraph::Task& t = program.tasks[i];
+      if (t.stream == taskgraph::Stream::compute) {
+        compute.push_back(static_cast<int>(i));
+        continue;
+      }
+      DTSIM_CHECK(t.stream == taskgraph::Stream::data, "compute and data streams only");
+    }
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      int last_compute = -1;
+      for (int i : jobs[j])
+        for (const taskgraph::Dep& d : program.tasks[static_cast<std::size_t>(i)].deps) {
+          if (job_of[static_cast<std::size_t>(d.task)] == static_cast<int>(j)) continue;
+          DTSIM_CHECK(!d.previous && program.tasks[static_cast<std::size_t>(d.task)].stream == taskgraph::Stream::compute,
+                      "a job waits for computations of its iteration");
+          last_compute = std::max(last_compute, d.task);
+        }
+      DTSIM_CHECK(last_compute >= 0, "a job waits for a computation");
+      releases[static_cast<std::size_t>(last_compute)].push_back(static_cast<int>(j));
+    }
+  }
+};
+
 std::optional<GraphWalk> fifo_walk(const scheduling::IterationPlan& plan, const taskgraph::TaskGraph& graph) {
   if (plan.credit_bytes > 0) return std::nullopt;
   return GraphWalk(graph);
+}
+
+std::optional<CreditWalk> credit_walk(const scheduling::IterationPlan& plan, const taskgraph::TaskGraph& graph) {
+  if (plan.credit_bytes <= 0) return std::nullopt;
+  return CreditWalk(graph);
 }
 
 class IterationRun {
@@ -100,19 +153,21 @@ class IterationRun {
   IterationRun(const scheduling::IterationPlan& plan, const std::vector<LocalWork>& local, IterationGraphs& graphs,
                Exchanger& exchanger, const sync::SyncPolicy& sync, int workers, int trace_workers,
                const run::ComputeSpeed& speed, const run::CommOverlap& overlap, run::Timeline& timeline)
-      : plan_(plan), local_(local), graphs_(graphs), exchanging_(fifo_walk(plan, graphs.exchanging)),
-        local_walk_(fifo_walk(plan, graphs.local)),
+      : local_(local), graphs_(graphs), exchanging_(fifo_walk(plan, graphs.exchanging)),
+        local_walk_(fifo_walk(plan, graphs.local)), credit_(credit_walk(plan, graphs.exchanging)),
         exchanger_(exchanger), sync_(sync), workers_(workers), trace_workers_(trace_workers), speed_(speed),
         overlap_(overlap), states_(static_cast<std::size_t>(workers)), timeline_(timeline) {
-    buckets_per_layer_.assign(plan.layers.size(), 0);
-    for (const auto& b : plan.buckets) ++buckets_per_layer_[static_cast<std::size_t>(b.ready_layer)];
-    for (int r = 0; r < workers; ++r) {
-      WorkerState& w = states_[static_cast<std::size_t>(r)];
-      w.rank = r;
-      if (plan.credit_bytes <= 0) continue;  // FIFO: no per-layer synchronisation (161 semaphores a worker)
-      w.layer_pending = buckets_per_layer_;
-      for (std::size_t l = 0; l < plan.layers.size(); ++l) w.layer_synced.push_back(sg4::Semaphore::create(0));
-    }
+    for (int r = 0; r < workers; ++r) states_[static_cast<std::size_t>(r)].rank = r;
+  }
+
+  /// After the run: with a credit, worker 0's spans of the iteration it was last in (its jobs and epilogue end
+  /// after the iteration's computations; a stopped run's last iteration is partial, as on a FIFO stream).
+  void finish() {
+    if (!credit_ || trace_workers_ < 1) return;
+    WorkerState& w = states_[0];
+    graphs_.last_spans = std::move(w.spans[static_cast<std::size_t>(w.iteration % 2)]);
+    graphs_.last_exchanged = true;
+    graphs_.last_carried = w.iteration > 0;
   }
 
   void start(const std::vector<sg4::Host*>& hosts) {
@@ -120,8 +175,8 @@ class IterationRun {
     for (int r = 0; r < workers_; ++r) {
       sg4::Host* host = hosts[static_cast<std::size_t>(r)];
       WorkerState* w = &states_[static_cast<std::size_t>(r)];
-      if (plan_.credit_bytes > 0) {
-        sg4::Actor::create("compute" + std::to_string(r), host, [this, w] { compute_layerwise(*w); });
+      if (credit_) {
+        sg4::Actor::create("compute" + std::to_string(r), host, [this, w] { compute_credit(*w); });
       } else {
         sg4::Actor::create("compute" + std::to_string(r), host, [this, w] { compute_bsp(*w); });
         if (!exchanging_->data.empty())
@@ -223,16 +278,7 @@ class IterationRun {
           not_before = std::max(not_before, end_s[static_cast<std::size_t>(d.task)] + d.lag_s);
         if (not_before > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(not_before);
         const double start = sg4::Engine::get_clock();
-        if (t.op == taskgraph::Op::compute) {
-          lane_phase(w.rank, t.category.c_str(), t.name, t.duration_s);
-        } else {
-          exchanging(w, +1);
-          exchanger_.exchange(w.rank, it, static_cast<std::size_t>(t.item));
-          exchanging(w, -1);
-          if (w.rank < trace_workers_)
-            timeline_.events.push_back({w.rank, "comm", t.name, "comm", start, sg4::Engine::get_clock(),
-                                        local_[static_cast<std::size_t>(t.item)].payload_bytes});
-        }
+        run_data_task(w, it, t);
         end_s[i] = sg4::Engine::get_clock();
         // Worker 0's spans of the compute stream's iteration (not of an exchange still in flight from before).
         if (w.rank == 0 && w.rank < trace_workers_ && it == w.iteration) graphs_.last_spans[i] = {start, end_s[i]};
@@ -243,93 +289,120 @@ class IterationRun {
     }
   }
 
-  /// Priority: forward of layer l waits for layer l's buckets of the previous iteration and its update.
-  void compute_layerwise(WorkerState& w) {
-    const int layers = static_cast<int>(plan_.layers.size());
+  /// A credit stream's iterations (every one exchanges): the compute stream's tasks in order (the carried ones from
+  /// the second iteration on), each once the data tasks it waits for have ended, then the epilogue; each job
+  /// reported ready once its computations have ended.
+  void compute_credit(WorkerState& w) {
+    const CreditWalk& g = *credit_;
+    const bool spans = w.rank == 0 && w.rank < trace_workers_;
     int it = 0;
     for (; exchanger_.begin_iteration(w.rank, it); ++it) {
+      DTSIM_CHECK(sync_.exchanges(it), "a priority plan exchanges every iteration (the loader refuses local steps)");
       w.iteration = it;
+      w.ends[static_cast<std::size_t>(it % 2)].assign(g.program.tasks.size(), -1.0);
+      if (spans) w.spans[static_cast<std::size_t>(it % 2)].assign(g.program.tasks.size(), {});
       run::IterationMarks m;
       m.start_s = sg4::Engine::get_clock();
-      for (int l = 0; l < layers; ++l) {
-        if (it > 0) sync_and_update(w, l, m);
-        const auto& layer = plan_.layers[static_cast<std::size_t>(l)];
-        m.forward_s += phase(w, run::forward_event(layer), "forward", layer.forward_s);
-      }
-      std::size_t next_bucket = 0;
-      for (int l = layers - 1; l >= 0; --l) {
-        const auto& layer = plan_.layers[static_cast<std::size_t>(l)];
-        m.backward_s += phase(w, run::backward_event(layer), "backward", layer.backward_s);
-        for (; next_bucket < plan_.buckets.size() && plan_.buckets[next_bucket].ready_layer == l; ++next_bucket)
-          bucket_ready(it, next_bucket);
+      for (int i : g.compute) {
+        if (g.program.tasks[static_cast<std::size_t>(i)].carried && it == 0) {
+          w.ends[0][static_cast<std::size_t>(i)] = m.start_s;
+          continue;
+        }
+        credit_compute(w, it, i, m);
+        for (int job : g.releases[static_cast<std::size_t>(i)]) job_ready(it, job);
       }
       m.end_s = sg4::Engine::get_clock();
       timeline_.marks[static_cast<std::size_t>(w.rank)].push_back(m);
     }
-    // The last iteration's exchanges and updates belong to it.
+    // The last iteration's epilogue (its updates) belongs to it.
     run::IterationMarks& last = timeline_.marks[static_cast<std::size_t>(w.rank)].back();
-    for (int l = 0; l < layers; ++l) sync_and_update(w, l, last);
+    for (std::size_t i = g.iteration_tasks; i < g.program.tasks.size(); ++i)
+      credit_compute(w, it - 1, static_cast<int>(i), last);
     last.end_s = sg4::Engine::get_clock();
   }
 
-  void sync_and_update(WorkerState& w, int layer, run::IterationMarks& m) {
-    if (buckets_per_layer_[static_cast<std::size_t>(layer)] > 0) {
-      const double wait_start = sg4::Engine::get_clock();
-      w.layer_synced[static_cast<std::size_t>(layer)]->acquire();
-      m.comm_wait_s += sg4::Engine::get_clock() - wait_start;
-    }
-    const auto& phase_layer = plan_.layers[static_cast<std::size_t>(layer)];
-    m.update_s += phase(w, "update " + phase_layer.name, "update", phase_layer.update_s);
+  /// Compute task i of iteration it of a credit stream's program, once the data tasks it waits for have ended.
+  void credit_compute(WorkerState& w, int it, int i, run::IterationMarks& m) {
+    const taskgraph::Task& t = credit_->program.tasks[static_cast<std::size_t>(i)];
+    const double wait_start = sg4::Engine::get_clock();
+    w.job_ended.wait([&] {
+      for (const taskgraph::Dep& d : t.deps)
+        if ((!d.previous || it > 0) && w.ends[static_cast<std::size_t>((it - (d.previous ? 1 : 0)) % 2)][static_cast<std::size_t>(d.task)] < 0)
+          return false;
+      return true;
+    });
+    m.comm_wait_s += sg4::Engine::get_clock() - wait_start;
+    const double start = sg4::Engine::get_clock();
+    const double took = phase(w, t.name, t.category.c_str(), t.duration_s);
+    (t.category == "forward" ? m.forward_s : t.category == "backward" ? m.backward_s : m.update_s) += took;
+    const auto at = static_cast<std::size_t>(it % 2);
+    w.ends[at][static_cast<std::size_t>(i)] = sg4::Engine::get_clock();
+    if (w.rank == 0 && w.rank < trace_workers_) w.spans[at][static_cast<std::size_t>(i)] = {start, w.ends[at][static_cast<std::size_t>(i)]};
   }
 
-  /// A worker's gradients for bucket b of iteration it are ready. Once every worker's are (the negotiation of
-  /// Horovod and ByteScheduler), the bucket joins the priority queue.
-  void bucket_ready(int it, std::size_t b) {
-    if (++ready_count_[{it, b}] < workers_) return;
-    queue_.push({plan_.buckets[b].ready_layer, it, b});
+  /// A worker has job `job` of iteration `it` ready. Once every worker has (the negotiation of Horovod and
+  /// ByteScheduler), the job joins the priority queue.
+  void job_ready(int it, int job) {
+    if (++ready_count_[{it, job}] < workers_) return;
+    const auto& first = credit_->program.tasks[static_cast<std::size_t>(credit_->jobs[static_cast<std::size_t>(job)].front())];
+    queue_.push({first.priority, it, job});
     dispatch();
   }
 
-  /// Starts queued buckets, lowest layer first, while credit remains (one bucket may overdraw it).
+  /// Starts queued jobs, lowest priority first, while credit remains (one job may overdraw it).
   void dispatch() {
-    while (!queue_.empty() && in_flight_bytes_ < plan_.credit_bytes) {
-      const auto [layer, it, b] = queue_.top();
+    while (!queue_.empty() && in_flight_bytes_ < credit_->program.credit_bytes) {
+      const auto [priority, it, job] = queue_.top();
       queue_.pop();
-      in_flight_bytes_ += plan_.buckets[b].bytes;
+      const std::vector<int>& tasks = credit_->jobs[static_cast<std::size_t>(job)];
+      const std::int64_t charge = credit_->program.tasks[static_cast<std::size_t>(tasks.front())].credit_bytes;
+      in_flight_bytes_ += charge;
       const double issued = sg4::Engine::get_clock();
       for (int r = 0; r < workers_; ++r)
-        sg4::Actor::create("bucket", hosts_[static_cast<std::size_t>(r)], [this, r, it, b, issued] {
-          run_bucket(r, it, b, issued);
-          WorkerState& w = states_[static_cast<std::size_t>(r)];
-          const auto l = static_cast<std::size_t>(plan_.buckets[b].ready_layer);
-          if (--w.layer_pending[l] == 0) {
-            w.layer_pending[l] = buckets_per_layer_[l];
-            w.layer_synced[l]->release();
-          }
-          if (++done_count_[{it, b}] == workers_) {
-            in_flight_bytes_ -= plan_.buckets[b].bytes;
+        sg4::Actor::create("job", hosts_[static_cast<std::size_t>(r)], [this, r, it, job, issued, charge] {
+          run_job(states_[static_cast<std::size_t>(r)], it, job, issued);
+          if (++done_count_[{it, job}] == workers_) {
+            in_flight_bytes_ -= charge;
             dispatch();
           }
         });
     }
   }
 
-  /// One rank's part of bucket b of iteration it, issued at `issued_s`: compress, launch, exchange, decompress.
-  void run_bucket(int rank, int it, std::size_t b, double issued_s) {
-    const LocalWork& work = local_[b];
-    if (work.compress_s > 0) lane_phase(rank, "compress", run::compress_event(static_cast<int>(b)), work.compress_s);
-    const double launched = issued_s + overlap_.launch_s;
-    if (launched > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(launched);
-    WorkerState& w = states_[static_cast<std::size_t>(rank)];
-    exchanging(w, +1);
+  /// One rank's part of job `job` of iteration `it`, issued at `issued_s`: its tasks in order, each once its
+  /// dependencies in the job and its lags (counted from the issue for tasks outside the job) allow.
+  void run_job(WorkerState& w, int it, int job, double issued_s) {
+    DTSIM_CHECK(w.iteration <= it + 1, "a job ends before the next iteration's backward");
+    const auto at = static_cast<std::size_t>(it % 2);
+    for (int i : credit_->jobs[static_cast<std::size_t>(job)]) {
+      const taskgraph::Task& t = credit_->program.tasks[static_cast<std::size_t>(i)];
+      double not_before = 0;
+      for (const taskgraph::Dep& d : t.deps)
+        not_before = std::max(not_before, (credit_->job_of[static_cast<std::size_t>(d.task)] == job
+                                               ? w.ends[at][static_cast<std::size_t>(d.task)]
+                                               : issued_s) + d.lag_s);
+      if (not_before > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(not_before);
+      const double start = sg4::Engine::get_clock();
+      run_data_task(w, it, t);
+      w.ends[at][static_cast<std::size_t>(i)] = sg4::Engine::get_clock();
+      if (w.rank == 0 && w.rank < trace_workers_) w.spans[at][static_cast<std::size_t>(i)] = {start, w.ends[at][static_cast<std::size_t>(i)]};
+      w.job_ended.notify_all();
+    }
+  }
+
+  /// A data-stream task of worker w's iteration it: local work on the compression lane, or the bucket's exchange.
+  void run_data_task(WorkerState& w, int it, const taskgraph::Task& t) {
     const double start = sg4::Engine::get_clock();
-    exchanger_.exchange(rank, it, b);
+    if (t.op == taskgraph::Op::compute) {
+      lane_phase(w.rank, t.category.c_str(), t.name, t.duration_s);
+      return;
+    }
+    exchanging(w, +1);
+    exchanger_.exchange(w.rank, it, static_cast<std::size_t>(t.item));
     exchanging(w, -1);
-    if (rank < trace_workers_)
-      timeline_.events.push_back({rank, "comm", run::bucket_event(static_cast<int>(b)), "comm", start,
-                                  sg4::Engine::get_clock(), work.payload_bytes});
-    if (work.decompress_s > 0)
-      lane_phase(rank, "compress", run::decompress_event(static_cast<int>(b)), work.decompress_s);
+    if (w.rank < trace_workers_)
+      timeline_.events.push_back({w.rank, "comm", t.name, "comm", start, sg4::Engine::get_clock(),
+                                  local_[static_cast<std::size_t>(t.item)].payload_bytes});
   }
 
   /// Replays local work of the communication stream on the worker's compression lane.
@@ -381,13 +454,13 @@ class IterationRun {
     return duration_s;
   }
 
-  using Queued = std::tuple<int, int, std::size_t>;  ///< (layer, iteration, bucket): lowest first
+  using Queued = std::tuple<int, int, int>;  ///< (priority, iteration, job): lowest first
 
-  const scheduling::IterationPlan& plan_;
   const std::vector<LocalWork>& local_;
   IterationGraphs& graphs_;
   std::optional<GraphWalk> exchanging_;  ///< FIFO plans
   std::optional<GraphWalk> local_walk_;  ///< FIFO plans
+  std::optional<CreditWalk> credit_;     ///< priority plans
   Exchanger& exchanger_;
   const sync::SyncPolicy& sync_;
   int workers_;
@@ -396,9 +469,8 @@ class IterationRun {
   const run::CommOverlap& overlap_;
   std::vector<WorkerState> states_;
   std::vector<sg4::Host*> hosts_;
-  std::vector<int> buckets_per_layer_;
-  std::map<std::pair<int, std::size_t>, int> ready_count_;
-  std::map<std::pair<int, std::size_t>, int> done_count_;
+  std::map<std::pair<int, int>, int> ready_count_;  ///< (iteration, job): workers that have it ready
+  std::map<std::pair<int, int>, int> done_count_;   ///< (iteration, job): workers that have ended it
   std::priority_queue<Queued, std::vector<Queued>, std::greater<>> queue_;
   std::int64_t in_flight_bytes_ = 0;
   run::Timeline& timeline_;
@@ -534,6 +606,7 @@ run::Timeline simulate_iterations(const platform::PlatformSpec& platform, const 
   sim.start(hosts);
   injector.start();
   engine.run();
+  sim.finish();
   return timeline;
 }
 

@@ -40,29 +40,31 @@ struct FailureEvent {
   std::optional<double> duration_s;
 };
 
-/// A FIFO plan's iteration as task graphs (parallel::data_parallel_iteration): one program that exchanges and
-/// one that does not (a local-SGD step). Compute tasks run on the compute stream, compression and exchanges
-/// (item: the bucket) on the data stream.
+/// A plan's iteration as task graphs (parallel::data_parallel_iteration): one program that exchanges and, for
+/// FIFO plans, one that does not (a local-SGD step). Compute tasks run on the compute stream, compression and
+/// exchanges (item: the bucket) on the data stream.
 struct IterationGraphs {
   taskgraph::TaskGraph exchanging;
   taskgraph::TaskGraph local;
   /// Filled by simulate_iterations when worker 0 is traced: its spans of every task of its last iteration's
-  /// graph, for the critical path.
+  /// graph (with a credit: of taskgraph::with_epilogue's program), for the critical path.
   std::vector<taskgraph::Span> last_spans;
   bool last_exchanged = false;  ///< whether that iteration ran `exchanging`
+  bool last_carried = false;    ///< whether it ran its carried tasks (it was not the first)
 };
 
 /// Makes the architecture's exchanger once the SimGrid platform exists.
 using ExchangerFactory = std::function<std::unique_ptr<Exchanger>(RunContext&)>;
 
 /// Runs the iterations of `plan` on `workers` ranks placed on the first hosts of `platform`, for as long as
-/// the exchanger grants iterations. Each worker has a compute actor (forward, backward, update replayed with
-/// sleep_for). With a FIFO plan (credit_bytes == 0) each worker walks `graphs` (the iterations `sync`
-/// exchanges in run `exchanging`): its compute actor runs the compute stream's tasks, and a communication
-/// actor the data stream's (compress, exchange, decompress), each once its dependencies and their lags allow
-/// (a bucket once ready, not before its cycle and its launch); the update waits for the data stream. With a credit, a bucket is queued once every worker has it
-/// ready and started by layer priority while the bytes in flight stay below the credit (one actor per rank
-/// and bucket), and forward of layer l waits only for layer l's buckets and update. `pairs`: the host pairs
+/// the exchanger grants iterations. Each worker walks `graphs` (the iterations `sync` exchanges run
+/// `exchanging`): a compute actor runs the compute stream's tasks (replayed with sleep_for), each once the data
+/// tasks it waits for have ended. A FIFO data stream is a communication actor per worker that runs its tasks
+/// (compress, exchange, decompress) in order, each once its dependencies and their lags allow (a bucket once
+/// ready, not before its cycle and its launch). A data stream with a credit (ByteScheduler) runs its jobs by the
+/// graph's discipline (taskgraph::Program::credit_bytes): a job is queued once every worker has it ready, and
+/// started by priority while the bytes in flight stay below the credit, one actor per rank and job; carried
+/// tasks (the next forward's per-layer updates) run from the second iteration on and once after the last. `pairs`: the host pairs
 /// the exchanges use (their routes are built). Trace events are recorded for workers below `trace_workers`
 /// only; compute phases run at `speed`. `failures` happen at their times; when the exchanger cannot go
 /// on without the workers that are out, every actor is stopped and the timeline says why. `overlap`: each

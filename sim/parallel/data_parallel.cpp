@@ -25,14 +25,23 @@ Task compute(std::string name, const char* category, Stream stream, double durat
 }  // namespace
 
 taskgraph::TaskGraph data_parallel_iteration(const scheduling::IterationPlan& plan, bool exchanges, double launch_s) {
-  DTSIM_CHECK(plan.credit_bytes == 0, "a data-parallel task graph has one FIFO exchange stream");
+  const bool priority = plan.credit_bytes > 0;
+  DTSIM_CHECK(!priority || exchanges, "a priority plan exchanges every iteration");
   taskgraph::TaskGraph graph;
   taskgraph::Program& p = graph.programs.emplace_back();
   p.role = "worker";
+  p.credit_bytes = plan.credit_bytes;
   const int layers = static_cast<int>(plan.layers.size());
+  std::vector<int> update_of(plan.layers.size(), -1);  // priority: the carried update before each forward
   int previous = -1;  // on the compute stream
   for (int l = 0; l < layers; ++l) {
     const scheduling::LayerPhase& layer = plan.layers[static_cast<std::size_t>(l)];
+    if (priority) {
+      Task u = compute("update " + layer.name, "update", Stream::compute, layer.update_s, l);
+      u.carried = true;
+      if (previous >= 0) u.deps = {previous};
+      previous = update_of[static_cast<std::size_t>(l)] = p.add(std::move(u));
+    }
     Task t = compute(run::forward_event(layer), "forward", Stream::compute, layer.forward_s, l);
     if (previous >= 0) t.deps = {previous};
     previous = p.add(std::move(t));
@@ -55,10 +64,16 @@ taskgraph::TaskGraph data_parallel_iteration(const scheduling::IterationPlan& pl
       const scheduling::BucketWork* work = plan.work.empty() ? nullptr : &plan.work[b];
       std::vector<Dep> deps;
       for (const Dep& d : issued) deps.emplace_back(d.task, d.lag_s + launch_s);
+      // ByteScheduler: the bucket is one job of the credit stream, by its layer's priority.
+      auto job = [&](Task task) {
+        task.priority = priority ? l : 0;
+        task.credit_bytes = priority ? plan.buckets[b].bytes : 0;
+        return p.add(std::move(task));
+      };
       if (work && work->compress_s > 0) {
         Task c = compute(run::compress_event(id), "compress", Stream::data, work->compress_s, id);
         c.deps = issued;
-        deps.emplace_back(p.add(std::move(c)));
+        deps.emplace_back(job(std::move(c)));
       }
       Task x;
       x.op = Op::allreduce;
@@ -72,15 +87,18 @@ taskgraph::TaskGraph data_parallel_iteration(const scheduling::IterationPlan& pl
       else
         x.bytes = plan.buckets[b].bytes;
       x.deps = std::move(deps);
-      stream_last = p.add(std::move(x));
+      stream_last = job(std::move(x));
       if (work && work->decompress_s > 0) {
         Task d = compute(run::decompress_event(id), "compress", Stream::data, work->decompress_s, id);
         d.deps = {stream_last};
-        stream_last = p.add(std::move(d));
+        stream_last = job(std::move(d));
       }
+      // The next iteration's update of layer l applies the bucket.
+      if (priority) p.tasks[static_cast<std::size_t>(update_of[static_cast<std::size_t>(l)])].deps.push_back(Dep::of_previous(stream_last));
     }
   }
   DTSIM_CHECK(b == plan.buckets.size(), "buckets must be in non-increasing ready_layer order");
+  if (priority) return graph;
   double update_s = 0;
   for (const auto& layer : plan.layers) update_s += layer.update_s;
   Task step = compute("update", "update", Stream::compute, update_s, -1);

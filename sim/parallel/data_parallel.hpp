@@ -1,6 +1,6 @@
 #pragma once
 /// One iteration of data-parallel training as a task graph: what every worker runs, in the order DDP, Horovod
-/// and ByteScheduler-style FIFO schedulers issue it (Shi et al.'s WFBP model, INFOCOM'19).
+/// and ByteScheduler issue it (Shi et al.'s WFBP model, INFOCOM'19; Peng et al., SOSP'19).
 #include <vector>
 
 #include "sim/scheduling/iteration_plan.hpp"
@@ -8,14 +8,18 @@
 
 namespace dtsim::parallel {
 
-/// One iteration under `plan` (FIFO: plan.credit_bytes == 0). The compute stream runs every layer's forward, then
-/// the backward in reverse and the optimizer step. On the data stream, after the backward of bucket b's ready
-/// layer and not before plan.buckets[b].not_before_s after backward starts (a fusion cycle), each bucket is
-/// compressed, exchanged (one task: its collectives in order, item b) and decompressed (plan.work's times);
-/// the exchange itself starts `launch_s` after its gradients were issued at the earliest (CommOverlap: the launch
-/// overlaps the exchange before it). The step waits for backward and the last bucket. Without `exchanges` (a
-/// local-SGD step) there is no data stream. Compute tasks' item is their layer (-1 for the step); exchanges'
-/// bytes are their payload. The program is called "worker".
+/// One iteration under `plan`. The compute stream runs every layer's forward, then the backward in reverse and
+/// the optimizer step. On the data stream, after the backward of bucket b's ready layer and not before
+/// plan.buckets[b].not_before_s after backward starts (a fusion cycle), each bucket is compressed, exchanged (one
+/// task: its collectives in order, item b) and decompressed (plan.work's times); the exchange itself starts
+/// `launch_s` after its gradients were issued at the earliest (CommOverlap: the launch overlaps the exchange
+/// before it). FIFO (plan.credit_bytes == 0): the data stream runs in program order and the step waits for
+/// backward and the last bucket. Priority (ByteScheduler, P3): the data stream has plan.credit_bytes of credit,
+/// each bucket is a job with its ready layer's priority charging its tensor bytes, and each layer's update is
+/// a carried task just before its forward, after the previous iteration's buckets of that layer (the next
+/// forward of layer l waits only for them). Without `exchanges` (a local-SGD step; FIFO only) there is no data
+/// stream. Compute tasks' item is their layer (-1 for the FIFO step); exchanges' bytes are their payload. The
+/// program is called "worker".
 taskgraph::TaskGraph data_parallel_iteration(const scheduling::IterationPlan& plan, bool exchanges, double launch_s);
 
 /// The timeline lane of a data-parallel task: compute, compress (local work on the data stream) or comm.

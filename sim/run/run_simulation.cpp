@@ -294,30 +294,26 @@ RunResult simulate_time_line(const scenario::Scenario& s, const std::optional<nu
   const int trace_workers = std::min(s.workers, s.output.trace_workers);
   const Slowdown slowdown = slowdown_of(s.stragglers, s.workers);
   const CommOverlap overlap{launch_in_force_s(s, *collective), s.gpu.overlap_slowdown};
-  // The iteration as task graphs (FIFO schedulers; a priority plan's exchanges follow a global queue instead).
+  // The iteration as task graphs (a priority plan exchanges every iteration).
   actors::IterationGraphs graphs;
-  if (plan.credit_bytes == 0) {
-    graphs.exchanging = parallel::data_parallel_iteration(plan, true, overlap.launch_s);
-    graphs.local = parallel::data_parallel_iteration(plan, false, overlap.launch_s);
-  }
+  graphs.exchanging = parallel::data_parallel_iteration(plan, true, overlap.launch_s);
+  if (plan.credit_bytes == 0) graphs.local = parallel::data_parallel_iteration(plan, false, overlap.launch_s);
   LastIterationGraph analysed;
   Timeline timeline = s.fidelity == scenario::Fidelity::analytic
                           ? data_parallel_timeline(graphs.exchanging, graphs.local, prepared.costs, s.workers,
                                                    s.iterations, trace_workers, s.sync, slowdown, overlap, &analysed)
                           : simulate(s, plan, graphs, work, prepared, fabric, slowdown, overlap, trace_workers,
                                      training ? lag_skips(*training) : actors::SkipUpload{});
-  if (s.fidelity != scenario::Fidelity::analytic && !graphs.last_spans.empty()) {
-    analysed.graph = graphs.last_exchanged ? graphs.exchanging : graphs.local;
-    analysed.schedule = taskgraph::with_bindings(analysed.graph, {std::move(graphs.last_spans)});
-  }
+  if (s.fidelity != scenario::Fidelity::analytic && !graphs.last_spans.empty())
+    analysed = simulated_last_iteration(graphs.last_exchanged ? graphs.exchanging : graphs.local,
+                                    std::move(graphs.last_spans), graphs.last_carried);
   double single_worker_s = 0;
   for (const auto& layer : plan.layers) single_worker_s += layer.forward_s + layer.backward_s + layer.update_s;
   RunInfo info = make_info(s, plan);
   info.collective_launch_s = overlap.launch_s;
   info.compression = compression_note;
-  LastIteration last = plan.credit_bytes > 0 ? analyse_last_iteration(plan, timeline, 0)
-                                             : analyse_iteration_graph(analysed.graph, analysed.schedule, plan.buckets.size(),
-                                                                       analysed.worker_of_run);
+  LastIteration last =
+      analyse_iteration_graph(analysed.graph, analysed.schedule, plan.buckets.size(), analysed.worker_of_run);
   const int per_participant = s.ps.hierarchical ? s.platform.gpus_per_node : 1;
   RunResult result = assemble_result(std::move(info), std::move(timeline), single_worker_s,
                                      s.workers - s.sync.backup_workers * per_participant);

@@ -225,6 +225,12 @@ StrategyWhere load_strategy(Section& strategy, Scenario& s) {
                            "use fidelity = \"message\" with scheduler = \"priority\"");
   load_scheduler_options(strategy, s.scheduler, s.scheduler_options);
   load_sync_options(strategy, s.sync, s.workers);
+  if (s.scheduler == "priority" && (s.sync.rules().repeating_period(s.sync).value_or(1) > 1 ||
+                                    s.sync.rules().loss_rule(s.sync)))
+    throw core::InputError(strategy.where_key("scheduler"),
+                           "sync = \"" + s.sync.scheme + "\" has iterations that do not exchange, and scheduler "
+                           "'priority' applies each iteration's exchanges in the next one's forward",
+                           "use sync = \"bsp\" with scheduler 'priority', or a FIFO scheduler with local SGD");
   if (s.sync.exchanges_in_flight() > 0 && (s.fidelity == Fidelity::analytic || s.scheduler == "priority"))
     throw core::InputError(s.fidelity == Fidelity::analytic ? where.fidelity : strategy.where_key("scheduler"),
                            "sync = \"" + s.sync.scheme + "\" leaves an exchange running into the next iterations, " +

@@ -76,12 +76,14 @@ class BusySpans {
   std::vector<Span> spans_;
 };
 
-/// The task that ran on each stream before each task of `program` (-1: none).
+/// The task that ran on each stream before each task of `program` (-1: none; a stream with a credit keeps no
+/// order).
 std::vector<int> stream_predecessors(const Program& program) {
   std::vector<int> before(program.tasks.size(), -1);
   std::array<int, kStreams> last;
   last.fill(-1);
   for (std::size_t i = 0; i < program.tasks.size(); ++i) {
+    if (program.credit_bytes > 0 && program.tasks[i].stream == Stream::data) continue;
     int& previous = last[static_cast<std::size_t>(program.tasks[i].stream)];
     before[i] = previous;
     previous = static_cast<int>(i);
@@ -90,7 +92,8 @@ std::vector<int> stream_predecessors(const Program& program) {
 }
 
 /// When task i of a run may start (its dependencies with their lags, its stream) and the task that decides it:
-/// the first predecessor unless a later one ends later; {-1, -1} without predecessors.
+/// the first predecessor unless a later one ends later; {-1, -1} without predecessors. Dependencies on the
+/// previous iteration lie outside the schedule (a simulation that ran the iterations in turn met them).
 struct Ready {
   double at_s = 0;
   TaskRef by{-1, -1};
@@ -104,7 +107,8 @@ Ready ready_of(const Task& task, int stream_before, int run, const std::vector<S
       ready.by = {run, t};
     }
   };
-  for (const Dep& d : task.deps) bound_by(d.task, d.lag_s);
+  for (const Dep& d : task.deps)
+    if (!d.previous) bound_by(d.task, d.lag_s);
   if (stream_before >= 0) bound_by(stream_before, 0);
   return ready;
 }
@@ -119,6 +123,11 @@ GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, double
 
 GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, const ScheduleOptions& options) {
   check(graph);
+  for (const Program& p : graph.programs) {
+    DTSIM_CHECK(p.credit_bytes == 0, "a stream with a credit has no exact list schedule (the loader refuses it)");
+    for (const Task& t : p.tasks)
+      for (const Dep& d : t.deps) DTSIM_CHECK(!d.previous, "the list scheduler runs one iteration's graph");
+  }
   const std::size_t roles = graph.programs.size();
   std::vector<int> instances = options.instances.empty() ? std::vector<int>(roles, 1) : options.instances;
   DTSIM_CHECK(instances.size() == roles, "one instance count per role");

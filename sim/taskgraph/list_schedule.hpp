@@ -59,7 +59,8 @@ struct ScheduleOptions {
 };
 
 /// Schedules `graph` (check()ed) with durations from `cost`. A receive starts when its program reaches it and
-/// ends when its send has ended. A compute task integrates its work over the communication spans of its run
+/// ends when its send has ended. Refuses (DTSIM_CHECK) a data stream with a credit and dependencies on the
+/// previous iteration: the simulated levels run those. A compute task integrates its work over the communication spans of its run
 /// scheduled before it (those it can overlap, in a task graph whose communication is issued before the
 /// computation it hides behind); a collective's span on a run begins when that run was ready for it (its kernel
 /// waits for the others on the GPU). Throws core::InputError when the graph has a cycle (a program waits for a
@@ -69,7 +70,8 @@ GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, const 
 GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, double overlap_slowdown = 1);
 
 /// The schedule of tasks that ran at `spans` ([role][task], one instance per role: from a simulation), with the
-/// task that decided each one's start (or a receive's end) as list_schedule defines it.
+/// task that decided each one's start (or a receive's end) as list_schedule defines it (a job on a stream with a
+/// credit: its dependency that ended last).
 GraphSchedule with_bindings(const TaskGraph& graph, std::vector<std::vector<Span>> spans);
 
 }  // namespace dtsim::taskgraph

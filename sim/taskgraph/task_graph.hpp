@@ -22,18 +22,26 @@ enum class Op {
 
 /// A worker's streams: computation, tensor-parallel collectives, gradient reductions, parameter all-gathers
 /// (FSDP's unshard stream) and pipeline sends. Tasks on one stream run one at a time in program order (as kernels on a CUDA stream);
-/// tasks on different streams overlap.
+/// tasks on different streams overlap. A program may give its data stream a credit instead (Program::credit_bytes).
 enum class Stream { compute, tensor, data, gather, pipeline };
 inline constexpr int kStreams = 5;
 
 /// A dependency: the task waits until task `task` of its program has ended and `lag_s` more has passed (a
 /// finish-to-start precedence with a lag: a collective's launch after its gradients are ready, a fusion
-/// buffer's cycle after backward starts).
+/// buffer's cycle after backward starts). With `previous`, task `task` of the previous iteration's run of the
+/// same program (met in the first iteration): an update that applies the last iteration's exchange.
 struct Dep {
   int task = -1;
   double lag_s = 0;
+  bool previous = false;
   Dep() = default;
   Dep(int task_index, double lag = 0) : task(task_index), lag_s(lag) {}  // NOLINT: an index is a dependency
+  /// Task `task_index` of the previous iteration.
+  static Dep of_previous(int task_index) {
+    Dep d(task_index);
+    d.previous = true;
+    return d;
+  }
 };
 
 /// One task of a role's program.
@@ -49,12 +57,26 @@ struct Task {
   int match = -1;            ///< recv: index of the matching send in role `peer`'s program
   std::vector<Dep> deps;     ///< tasks of this program (lower indices) that must end before this one starts
   int item = -1;             ///< what the task stands for in its workload (a bucket, a layer), for cost models
+  /// Finishes the previous iteration's work (ByteScheduler's per-layer update before the next forward): runs from
+  /// the second iteration on, and once more after the last (with_epilogue).
+  bool carried = false;
+  /// On a stream with a credit: the task's job (the stream's consecutive tasks of one item: compress, exchange,
+  /// decompress of a partition) starts by `priority`, lowest first, and holds `credit_bytes` of the credit.
+  int priority = 0;
+  std::int64_t credit_bytes = 0;
 };
 
 /// The tasks of one role in program order.
 struct Program {
   std::string role;  ///< e.g. "stage 0"
   std::vector<Task> tasks;
+  /// 0: the data stream runs its tasks in program order. Else ByteScheduler's scheduler (Peng et al., SOSP'19):
+  /// the stream's jobs (Task::priority) start once every rank of the group has one ready (its first task's
+  /// dependencies met), lowest priority first, while the bytes of the group's jobs in flight stay below the
+  /// credit (one job may overdraw it); jobs in flight run at the same time, and a job's lags on tasks outside it
+  /// count from its start (its issue). No exact list schedule exists for it (concurrent collectives share
+  /// bandwidth): the simulated levels run it.
+  std::int64_t credit_bytes = 0;
   /// Appends `task` and returns its index.
   int add(Task task);
 };
@@ -64,8 +86,21 @@ struct TaskGraph {
   std::vector<Program> programs;
 };
 
-/// Throws core::InputError naming the task when a dependency points forward, a recv's match is not a send of
-/// its peer to this role, or a collective names no group.
+/// Throws core::InputError naming the task when a dependency points forward (or, on the previous iteration,
+/// outside the program), a recv's match is not a send of its peer to this role, or a collective names no group.
 void check(const TaskGraph& graph);
+
+/// The jobs of a stream with a credit: per job, its tasks in program order (consecutive tasks of one item).
+std::vector<std::vector<int>> credit_jobs(const Program& program, Stream stream);
+
+/// `program` followed by its carried tasks once more, for the last iteration: its own work they finish (its
+/// updates), each waiting for what it waited for in the previous iteration, now in this one, and for the
+/// carried tasks copied before it.
+Program with_epilogue(const Program& program);
+
+/// `program` without the tasks `drop` marks (per task: the carried ones of a first iteration, which has nothing
+/// to finish); a dependency on a dropped task becomes that task's dependencies in this iteration. `kept`: the
+/// old index of each task left.
+Program without(const Program& program, const std::vector<char>& drop, std::vector<int>& kept);
 
 }  // namespace dtsim::taskgraph

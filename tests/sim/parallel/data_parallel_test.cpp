@@ -70,5 +70,39 @@ TEST(DataParallelIteration, ScheduleFollowsTheWfbpRecurrence) {
   EXPECT_NEAR(s.makespan_s(), 19.505e-3, 1e-15);
 }
 
+TEST(DataParallelIteration, PriorityJobsAndCarriedUpdates) {
+  scheduling::IterationPlan p = plan();
+  p.buckets[1].not_before_s = 0;
+  p.credit_bytes = 2000000;
+  const taskgraph::TaskGraph g = data_parallel_iteration(p, true, 5e-6);
+  const auto& prog = g.programs[0];
+  EXPECT_EQ(prog.credit_bytes, 2000000);
+  const auto& t = prog.tasks;
+  // U a, F a, U b, F b, U c, F c, B c, compress 0, exchange 0, decompress 0, B b, B a, exchange 1: no step.
+  ASSERT_EQ(t.size(), 13u);
+  EXPECT_EQ(t[0].name, "update a");
+  EXPECT_TRUE(t[0].carried);
+  EXPECT_EQ(t[1].name, "forward a");
+  EXPECT_FALSE(t[1].carried);
+  // Layer a's update applies the previous iteration's bucket 1; layer c's its bucket 0 (after decompression).
+  ASSERT_EQ(t[0].deps.size(), 1u);
+  EXPECT_TRUE(t[0].deps[0].previous);
+  EXPECT_EQ(t[0].deps[0].task, 12);
+  EXPECT_EQ(t[2].deps.size(), 1u);  // layer b has no bucket of its own: only the stream before it
+  EXPECT_EQ(t[4].deps.back().task, 9);
+  EXPECT_TRUE(t[4].deps.back().previous);
+  // Each bucket is a job with its ready layer's priority, charging its tensor bytes whatever goes on the wire.
+  const auto jobs = taskgraph::credit_jobs(prog, Stream::data);
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[0], (std::vector<int>{7, 8, 9}));
+  for (int i : jobs[0]) {
+    EXPECT_EQ(t[static_cast<std::size_t>(i)].priority, 2);
+    EXPECT_EQ(t[static_cast<std::size_t>(i)].credit_bytes, 3000000);
+  }
+  EXPECT_EQ(t[12].priority, 0);
+  EXPECT_EQ(t[12].credit_bytes, 1000000);
+  EXPECT_NO_THROW(taskgraph::check(g));
+}
+
 }  // namespace
 }  // namespace dtsim::parallel

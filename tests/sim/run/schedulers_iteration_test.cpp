@@ -125,5 +125,35 @@ TEST(Priority, CreditChangesTheResult) {
     }
 }
 
+// ByteScheduler's critical path on its graph: one layer, one partition, a 20 us launch. The last iteration applies
+// the previous one's exchange (its carried update), runs forward and backward, launches and runs its exchange and
+// applies it (its epilogue); each task starts when the one before ends (the exchange a launch later), and the path
+// ends with the run. A single iteration has nothing to apply first. (The ring: 100,000 fp32 gradients.)
+void expect_priority_critical_path(int iterations) {
+  const double launch = 20e-6;
+  auto s = testing::synthetic(2, {100000}, {1e-3}, {2e-3}, "priority", Fidelity::message);
+  s.gpu.collective_launch_s = launch;
+  s.iterations = iterations;
+  const RunResult r = run_simulation(s);
+  std::vector<std::string> names;
+  for (const auto& e : r.critical_path) names.push_back(e.name);
+  std::vector<std::string> expected = {"forward layer0", "backward layer0", "exchange bucket 0", "update layer0"};
+  if (iterations > 1) expected.insert(expected.begin(), "update layer0");
+  ASSERT_EQ(names, expected);
+  const auto& path = r.critical_path;
+  for (std::size_t k = 1; k < path.size(); ++k) {
+    const double gap = path[k].name == "exchange bucket 0" ? launch : 0.0;
+    EXPECT_NEAR(path[k].start_s, path[k - 1].end_s + gap, 1e-12) << path[k].name;
+  }
+  EXPECT_NEAR(path.back().end_s, r.iterations.back().end_s, 1e-12);
+  // The last iteration starts when the previous backward ends; its update waits for that iteration's exchange.
+  const double wait = iterations > 1 ? launch + testing::ring_formula_s(2, 400000, testing::star_alpha_beta()) : 0.0;
+  EXPECT_NEAR(path.front().start_s, r.iterations.back().start_s + wait, 1e-12);
+}
+
+TEST(Priority, CriticalPathRunsThroughTheCarriedUpdates) { expect_priority_critical_path(3); }
+
+TEST(Priority, CriticalPathOfASingleIterationStartsAtItsForward) { expect_priority_critical_path(1); }
+
 }  // namespace
 }  // namespace dtsim::run

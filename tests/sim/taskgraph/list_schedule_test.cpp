@@ -131,6 +131,24 @@ TEST(ListSchedule, RefusesForwardDependenciesAndUnmatchedReceives) {
   EXPECT_THROW(check(h), core::InputError);  // task 0 of role 1 is no send
 }
 
+TEST(ListSchedule, BindingsOfASimulatedRunLeaveThePreviousIterationAndACreditStreamsOrderOut) {
+  TaskGraph g;
+  Program& p = g.programs.emplace_back();
+  p.credit_bytes = 1;
+  Task update = compute(1.0);
+  update.deps = {Dep::of_previous(3)};
+  p.add(update);
+  p.add(compute(1.0, {0}));
+  p.add(on(Stream::data, Op::allreduce, 1, {1}));
+  p.add(on(Stream::data, Op::allreduce, 1, {1}));
+  // The second exchange ran first (its priority); neither decides the other's start.
+  const GraphSchedule s = with_bindings(g, {{{0, 1}, {1, 2}, {4, 5}, {2, 3}}});
+  EXPECT_EQ(s.binding[0][0].role, -1);
+  EXPECT_EQ(s.binding[0][2].task, 1);
+  EXPECT_EQ(s.binding[0][3].task, 1);
+  EXPECT_THROW(list_schedule(g, cost), core::InternalError);
+}
+
 TEST(ListSchedule, ALagDelaysTheStartAfterItsDependencyAndDecidesTheBinding) {
   // An all-reduce issued 0.25 s after its gradient (a launch), and a second one whose cycle is 3 s after the
   // first computation: it starts at max(end of the first all-reduce, 1 + 3).
