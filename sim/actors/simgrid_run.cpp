@@ -66,6 +66,7 @@ struct GraphWalk {
   std::vector<int> data;          ///< data-stream tasks in order
   std::vector<int> releases;      ///< [task]: data tasks whose last computation it is
   std::vector<char> waits_data;   ///< [task]: a compute task that waits for a data task
+  std::vector<char> keeps_one;    ///< [task]: it waits for the previous run's data stream only (one stays in flight)
   std::vector<char> acquires;     ///< [task]: a data task that waits for a computation
 
   explicit GraphWalk(const taskgraph::TaskGraph& graph) {
@@ -74,6 +75,7 @@ struct GraphWalk {
     const auto& tasks = program->tasks;
     releases.assign(tasks.size(), 0);
     waits_data.assign(tasks.size(), 0);
+    keeps_one.assign(tasks.size(), 0);
     acquires.assign(tasks.size(), 0);
     int released_up_to = -1;
     for (std::size_t i = 0; i < tasks.size(); ++i) {
@@ -83,7 +85,11 @@ struct GraphWalk {
       int last_compute = -1;
       for (const taskgraph::Dep& d : tasks[i].deps) {
         const bool dep_on_compute = tasks[static_cast<std::size_t>(d.task)].stream == taskgraph::Stream::compute;
-        if (on_compute && !dep_on_compute) waits_data[i] = 1;
+        if (on_compute && !dep_on_compute) {
+          DTSIM_CHECK(!waits_data[i] || keeps_one[i] == d.previous, "a task waits for one run's data stream");
+          waits_data[i] = 1;
+          keeps_one[i] = d.previous;
+        }
         if (!on_compute && dep_on_compute) last_compute = std::max(last_compute, d.task);
       }
       if (last_compute < 0) continue;
@@ -208,7 +214,7 @@ class IterationRun {
       for (std::size_t k = 0; k < g.compute.size(); ++k) {
         const auto first = static_cast<std::size_t>(g.compute[k]);
         const taskgraph::Task& t = g.program->tasks[first];
-        if (g.waits_data[first]) m.comm_wait_s += wait_for_exchanges(w, sync_.exchanges_in_flight());
+        if (g.waits_data[first]) m.comm_wait_s += wait_for_exchanges(w, g.keeps_one[first]);
         // A worker without trace events runs the tasks that nothing separates (same kind, no data task released
         // or awaited between them) as one phase: the same work at the same speeds, one wait instead of one per
         // layer.

@@ -59,7 +59,8 @@ using ExchangerFactory = std::function<std::unique_ptr<Exchanger>(RunContext&)>;
 /// Runs the iterations of `plan` on `workers` ranks placed on the first hosts of `platform`, for as long as
 /// the exchanger grants iterations. Each worker walks `graphs` (the iterations `sync` exchanges run
 /// `exchanging`): a compute actor runs the compute stream's tasks (replayed with sleep_for), each once the data
-/// tasks it waits for have ended. A FIFO data stream is a communication actor per worker that runs its tasks
+/// tasks it waits for have ended (a task that waits for the previous run's data stream leaves this run's exchange
+/// in flight, Overlap Local-SGD; exchanges still in flight when the run ends belong to its last iteration). A FIFO data stream is a communication actor per worker that runs its tasks
 /// (compress, exchange, decompress) in order, each once its dependencies and their lags allow (a bucket once
 /// ready, not before its cycle and its launch). A data stream with a credit (ByteScheduler) runs its jobs by the
 /// graph's discipline (taskgraph::Program::credit_bytes): a job is queued once every worker has it ready, and

@@ -24,9 +24,11 @@ Task compute(std::string name, const char* category, Stream stream, double durat
 
 }  // namespace
 
-taskgraph::TaskGraph data_parallel_iteration(const scheduling::IterationPlan& plan, bool exchanges, double launch_s) {
+taskgraph::TaskGraph data_parallel_iteration(const scheduling::IterationPlan& plan, bool exchanges, double launch_s,
+                                             bool exchange_in_flight) {
   const bool priority = plan.credit_bytes > 0;
   DTSIM_CHECK(!priority || exchanges, "a priority plan exchanges every iteration");
+  DTSIM_CHECK(!priority || !exchange_in_flight, "a priority plan applies each exchange in the next forward");
   taskgraph::TaskGraph graph;
   taskgraph::Program& p = graph.programs.emplace_back();
   p.role = "worker";
@@ -103,7 +105,7 @@ taskgraph::TaskGraph data_parallel_iteration(const scheduling::IterationPlan& pl
   for (const auto& layer : plan.layers) update_s += layer.update_s;
   Task step = compute("update", "update", Stream::compute, update_s, -1);
   if (previous >= 0) step.deps.emplace_back(previous);
-  if (stream_last >= 0) step.deps.emplace_back(stream_last);
+  if (stream_last >= 0) step.deps.push_back(exchange_in_flight ? Dep::of_previous(stream_last) : Dep(stream_last));
   p.add(std::move(step));
   return graph;
 }

@@ -18,9 +18,12 @@ namespace dtsim::parallel {
 /// each bucket is a job with its ready layer's priority charging its tensor bytes, and each layer's update is
 /// a carried task just before its forward, after the previous iteration's buckets of that layer (the next
 /// forward of layer l waits only for them). Without `exchanges` (a local-SGD step; FIFO only) there is no data
-/// stream. Compute tasks' item is their layer (-1 for the FIFO step); exchanges' bytes are their payload. The
-/// program is called "worker".
-taskgraph::TaskGraph data_parallel_iteration(const scheduling::IterationPlan& plan, bool exchanges, double launch_s);
+/// stream. With `exchange_in_flight` (Overlap Local-SGD; FIFO only) the step waits for the data stream of the
+/// program's previous run instead of this one's: the exchange stays in flight until the next exchanging
+/// iteration's step. Compute tasks' item is their layer (-1 for the FIFO step); exchanges' bytes are their
+/// payload. The program is called "worker".
+taskgraph::TaskGraph data_parallel_iteration(const scheduling::IterationPlan& plan, bool exchanges, double launch_s,
+                                             bool exchange_in_flight = false);
 
 /// The timeline lane of a data-parallel task: compute, compress (local work on the data stream) or comm.
 const char* data_parallel_lane(const taskgraph::Task& task);

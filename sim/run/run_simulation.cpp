@@ -296,7 +296,8 @@ RunResult simulate_time_line(const scenario::Scenario& s, const std::optional<nu
   const CommOverlap overlap{launch_in_force_s(s, *collective), s.gpu.overlap_slowdown};
   // The iteration as task graphs (a priority plan exchanges every iteration).
   actors::IterationGraphs graphs;
-  graphs.exchanging = parallel::data_parallel_iteration(plan, true, overlap.launch_s);
+  graphs.exchanging =
+      parallel::data_parallel_iteration(plan, true, overlap.launch_s, s.sync.exchanges_in_flight() > 0);
   if (plan.credit_bytes == 0) graphs.local = parallel::data_parallel_iteration(plan, false, overlap.launch_s);
   LastIterationGraph analysed;
   Timeline timeline = s.fidelity == scenario::Fidelity::analytic

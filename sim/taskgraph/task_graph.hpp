@@ -28,8 +28,9 @@ inline constexpr int kStreams = 5;
 
 /// A dependency: the task waits until task `task` of its program has ended and `lag_s` more has passed (a
 /// finish-to-start precedence with a lag: a collective's launch after its gradients are ready, a fusion
-/// buffer's cycle after backward starts). With `previous`, task `task` of the previous iteration's run of the
-/// same program (met in the first iteration): an update that applies the last iteration's exchange.
+/// buffer's cycle after backward starts). With `previous`, task `task` of the program's previous run (the last
+/// iteration that ran the same program; met in its first run): an update that applies the last iteration's
+/// exchange (ByteScheduler), a step that waits for the last exchanging iteration's exchange (Overlap Local-SGD).
 struct Dep {
   int task = -1;
   double lag_s = 0;

@@ -44,6 +44,11 @@ TEST(DataParallelIteration, TasksStreamsAndLags) {
   EXPECT_DOUBLE_EQ(t[9].deps[1].lag_s, 11e-3 + 5e-6);
   EXPECT_EQ(t[10].name, "update");
   EXPECT_EQ(t[10].deps.back().task, 9);
+  // Overlap Local-SGD: the step waits for the previous exchanging run's last data task, not this one's.
+  const taskgraph::TaskGraph overlap = data_parallel_iteration(plan(), true, 5e-6, true);
+  EXPECT_EQ(overlap.programs[0].tasks[10].deps.back().task, 9);
+  EXPECT_TRUE(overlap.programs[0].tasks[10].deps.back().previous);
+  EXPECT_FALSE(t[10].deps.back().previous);
   // A local step has no data stream.
   const taskgraph::TaskGraph local = data_parallel_iteration(plan(), false, 5e-6);
   EXPECT_EQ(local.programs[0].tasks.size(), 7u);
