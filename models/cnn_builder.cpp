@@ -67,7 +67,8 @@ void CnnBuilder::linear(const std::string& name, std::int64_t out_features) {
   const std::int64_t in_features = shape_.elements();
   append_layer(model_, name, static_cast<double>(out_features) * (2.0 * in_features + 1), in_features,
                out_features,
-               {{name + ".weight", {out_features, in_features}}, {name + ".bias", {out_features}}});
+               {{name + ".weight", {out_features, in_features}}, {name + ".bias", {out_features}}})
+      .gemm = Gemm{1, out_features, in_features};
   shape_ = FeatureMap{out_features, 1, 1};
 }
 

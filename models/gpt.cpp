@@ -37,14 +37,17 @@ void block(SequenceBuilder& b, const std::string& p, const TransformerShape& c) 
   b.attention_dropout(p + "attn.attn_dropout", c.heads);
   b.attention_context(p + "attn.context", c.hidden, c.heads);
   b.conv1d(p + "attn.c_proj", c.hidden, c.hidden).split = TensorSplit::row;
-  b.elementwise(p + "attn.resid_dropout", activations, pointwise_flops_per_element, 1, Keeps::mask);
-  b.elementwise(p + "attn_residual", activations, pointwise_flops_per_element, 2, Keeps::nothing);
+  b.elementwise(p + "attn.resid_dropout", activations, pointwise_flops_per_element, 1, Keeps::mask).kernel =
+      Kernel::dropout;
+  b.elementwise(p + "attn_residual", activations, pointwise_flops_per_element, 2, Keeps::nothing).kernel =
+      Kernel::residual_add;
   b.layer_norm(p + "ln_2", c.hidden, false);
   b.conv1d(p + "mlp.c_fc", c.hidden, 4 * c.hidden).split = TensorSplit::column;
   b.elementwise(p + "mlp.act", 4 * activations, gelu_flops_per_element, 1, Keeps::operand).split = TensorSplit::sharded;
   b.conv1d(p + "mlp.c_proj", 4 * c.hidden, c.hidden).split = TensorSplit::row;
-  b.elementwise(p + "mlp.dropout", activations, pointwise_flops_per_element, 1, Keeps::mask);
-  b.elementwise(p + "mlp_residual", activations, pointwise_flops_per_element, 2, Keeps::nothing);
+  b.elementwise(p + "mlp.dropout", activations, pointwise_flops_per_element, 1, Keeps::mask).kernel = Kernel::dropout;
+  b.elementwise(p + "mlp_residual", activations, pointwise_flops_per_element, 2, Keeps::nothing).kernel =
+      Kernel::residual_add;
 }
 
 /// Embeddings, blocks and the final norm of a GPT with `positions` learned positions.

@@ -1,7 +1,17 @@
 /// Built-in GPU profiles: peak rates from NVIDIA datasheets and whitepapers (dense tensor-core rates, no
 /// structured sparsity) and the fractions of them that training kernels reach.
 ///
-/// compute_efficiency applies to every layer's FLOPs. cuBLAS reaches 70-90 % of tensor-core peak on large
+/// gemm_efficiency: the fraction of peak cuBLAS reaches on a large GEMM whose tiles fill whole waves, the GEMM model's
+/// ceiling (gemm_time.hpp). Bekman, "Machine Learning Engineering Open Book", compute/accelerator/README.md, "Maximum
+/// Achievable Matmul FLOPS comparison table" (mamf-finder.py: the best of a sweep of bf16 torch.matmul shapes, mean of
+/// 100 runs): A100 SXM 271.2 of 312 TFLOP/s (86.9 %, torch 2.6 / CUDA 12.6), H100 SXM 794.5 of 989 (80.3 %, torch
+/// 2.7 / CUDA 12.6). It is measured at bf16 and used at every precision (no published fp32 or tf32 sweep). No such
+/// measurement was found for the V100 or the RTX 2080 Ti: their GEMMs use compute_efficiency as the ceiling.
+///
+/// sm_count: the datasheets' and whitepapers' streaming multiprocessors of each board.
+///
+/// compute_efficiency applies to the FLOPs of layers that are not GEMMs (convolutions), and to GEMMs with
+/// gemm_model = "roofline". cuBLAS reaches 70-90 % of tensor-core peak on large
 /// square GEMMs (an 8192^3 bf16 product ran at about 800 of 989 TFLOP/s on an H100 SXM), but the
 /// convolutions and smaller GEMMs of real layers, and their weight-gradient kernels, sit below that;
 /// Megatron-LM (Narayanan et al., SC 2021) sustains 52 % of A100 peak end to end with fused kernels and
@@ -59,6 +69,8 @@ GpuProfile v100() {
   g.memory_Bps = 900 * giga;   // HBM2 "900 GB/sec"
   g.memory_bytes = 16 * gibi;  // "GPU Memory 32 GB/16 GB HBM2": the 16 GB board
   g.workspace_bytes = pre_hopper_workspace;
+  g.sm_count = 80;  // Volta whitepaper (2017), table 1: "SMs 80" (Tesla V100)
+  g.gemm_efficiency = 0.55;  // no published large-GEMM sweep: compute_efficiency
   g.compute_efficiency = 0.55;
   g.memory_efficiency = 0.8;
   return g;
@@ -75,6 +87,8 @@ GpuProfile a100() {
   g.memory_Bps = 1555 * giga;  // HBM2 "1,555 GB/s" (40GB)
   g.memory_bytes = 40 * gibi;  // "GPU Memory 40GB HBM2"
   g.workspace_bytes = pre_hopper_workspace;
+  g.sm_count = 108;  // NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020): 108 SMs
+  g.gemm_efficiency = 0.869;  // MAMF 271.2 of 312 TFLOP/s (this file's header)
   g.compute_efficiency = 0.55;
   g.memory_efficiency = 0.8;
   return g;
@@ -91,6 +105,8 @@ GpuProfile h100() {
   g.memory_Bps = 3352 * giga;   // HBM3 "Memory Bandwidth 3352 GB/sec" (datasheet: 3.35 TB/s)
   g.memory_bytes = 80 * gibi;   // "Memory Size 80 GB" (table 3)
   g.workspace_bytes = hopper_workspace;
+  g.sm_count = 132;  // H100 whitepaper (2022), table 3: "SMs 132" (H100 SXM5)
+  g.gemm_efficiency = 0.803;  // MAMF 794.5 of 989 TFLOP/s
   g.compute_efficiency = 0.5;
   g.memory_efficiency = 0.8;
   return g;
@@ -105,6 +121,8 @@ GpuProfile rtx2080ti() {
   g.memory_Bps = 616 * giga;   // GDDR6 "Memory Bandwidth 616 GB/sec"
   g.memory_bytes = 11 * gibi;  // "Frame Buffer Memory Size and Type 11264 MB GDDR6"
   g.workspace_bytes = pre_hopper_workspace;
+  g.sm_count = 68;  // Turing whitepaper (2018), table 1: "SMs 68" (RTX 2080 Ti)
+  g.gemm_efficiency = 0.55;  // no published large-GEMM sweep: compute_efficiency
   g.compute_efficiency = 0.55;
   g.memory_efficiency = 0.8;
   return g;
@@ -169,6 +187,16 @@ Precision parse_precision(std::string_view name) {
   std::vector<std::string> known;
   for (Precision p : precisions) known.emplace_back(precision_name(p));
   throw core::unknown_name("precision", name, known);
+}
+
+double element_bytes(Precision p) { return p == Precision::fp16 || p == Precision::bf16 ? 2 : 4; }
+
+std::vector<std::string> gemm_model_names() { return {"waves", "roofline"}; }
+
+GemmModel parse_gemm_model(std::string_view name) {
+  if (name == "waves") return GemmModel::waves;
+  if (name == "roofline") return GemmModel::roofline;
+  throw core::unknown_name("GEMM model", name, gemm_model_names());
 }
 
 std::string_view precision_name(Precision p) {

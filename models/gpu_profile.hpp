@@ -13,6 +13,12 @@ namespace dtsim::models {
 /// Arithmetic precision of the training run.
 enum class Precision { fp32, tf32, fp16, bf16 };
 
+/// How matrix-multiply layers (Layer::gemm) are timed.
+enum class GemmModel {
+  waves,     ///< by shape: cuBLAS tiles in waves over the SMs at the measured large-GEMM efficiency (gemm_time.hpp)
+  roofline,  ///< like every other layer: the roofline at compute_efficiency
+};
+
 /// Average compute slowdown under overlap with collectives measured on A100, H100, MI250 and MI210 (18.9 %).
 inline constexpr double kOverlapSlowdown = 1.189;
 /// NCCL's base latency of one ring all-reduce call with the Simple protocol, 8.4 us.
@@ -29,7 +35,11 @@ struct GpuProfile {
   double memory_Bps = 0;              ///< HBM/GDDR bandwidth, bytes/s
   double memory_bytes = 0;            ///< device memory capacity, bytes
   double workspace_bytes = 0;         ///< cuBLAS workspace PyTorch allocates per handle and stream, bytes
-  double compute_efficiency = 0;      ///< achieved / peak flop/s for dense layers
+  int sm_count = 0;                   ///< streaming multiprocessors (datasheet): the GEMM model's wave size
+  double compute_efficiency = 0;      ///< achieved / peak flop/s for dense layers that are not GEMMs (convolutions)
+  /// achieved / peak flop/s of a large GEMM that fills whole waves with whole tiles (measured; gemm_time.hpp)
+  double gemm_efficiency = 0;
+  GemmModel gemm_model = GemmModel::waves;  ///< how matrix-multiply layers are timed
   double memory_efficiency = 0;       ///< achieved / peak bandwidth for memory-bound layers
   /// Compute runs this many times slower while the GPU's collective runs beside it (SMs and memory bandwidth
   /// taken by the communication kernels); 1 = no interference. Default: gpu_profile.cpp.
@@ -49,14 +59,19 @@ struct LayerTime {
   double update_s = 0;  ///< optimizer step for this layer's parameters (memory-bound)
 };
 
-/// Roofline: time = max(flops / (peak * compute_efficiency), bytes / (memory_Bps * memory_efficiency)).
-/// Backward costs Layer::backward_ratio times the forward (twice its flops and memory traffic; fused attention 2.5). Layers with `measured` use those times. The
-/// optimizer step moves `optimizer`'s bytes per parameter.
+/// Roofline: time = max(flops / (peak * compute_efficiency), bytes / (memory_Bps * memory_efficiency)), the bytes
+/// counted Layer::passes times; backward costs Layer::backward_ratio times the forward (twice its flops and memory
+/// traffic; fused attention 2.5). Matrix multiplies (Layer::gemm) under GemmModel::waves: gemm_time_s of the forward
+/// product and, for backward, of the two products of the input and weight gradients (m x k over n, k x n over m).
+/// Layers with `measured` use those times. The optimizer step moves `optimizer`'s bytes per parameter.
+/// `tensor` > 1: the GEMMs are timed at one GPU's share under Megatron-LM's tensor parallelism (column: n / tensor,
+/// row: k / tensor, sharded heads: count / tensor, rounded up), and a split GEMM's times are `tensor` times its
+/// share's (the whole group's GPU time, which the parallel workload divides by the group size).
 /// When `measured_iteration_s` is set, every roofline time is scaled so that forward + backward + update
 /// of one GPU equals it (calibration to a measured single-GPU iteration).
 std::vector<LayerTime> layer_times(const Model& model, const GpuProfile& gpu, int batch_per_gpu, Precision p,
                                    std::optional<double> measured_iteration_s = std::nullopt,
-                                   const Optimizer& optimizer = models::optimizer("momentum"));
+                                   const Optimizer& optimizer = models::optimizer("momentum"), int tensor = 1);
 
 /// Names of the built-in GPU profiles (registry keys: "v100", "a100", "h100", "rtx2080ti").
 std::vector<std::string> gpu_names();
@@ -66,5 +81,11 @@ GpuProfile gpu_profile(std::string_view name);
 Precision parse_precision(std::string_view name);
 /// Name of a precision, as written in scenario files.
 std::string_view precision_name(Precision p);
+/// Bytes of one activation or weight element at `p` (2 at fp16/bf16, else 4).
+double element_bytes(Precision p);
+/// Names of the GEMM models ("waves", "roofline").
+std::vector<std::string> gemm_model_names();
+/// Parses a GEMM model name; throws core::InputError listing the known ones.
+GemmModel parse_gemm_model(std::string_view name);
 
 }  // namespace dtsim::models

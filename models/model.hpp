@@ -39,6 +39,26 @@ enum class TensorSplit {
   sharded,     ///< work on split heads, a split intermediate or a split vocabulary: work and what it keeps split
 };
 
+/// A module that is one matrix multiply C = A B per sample, or `count` of them (a batched GEMM over attention heads):
+/// C is m x n, A m x k, B k x n. Under tensor parallelism its columns (column), its inner dimension (row) or its
+/// products (sharded heads) divide over the group.
+struct Gemm {
+  std::int64_t m = 0;
+  std::int64_t n = 0;
+  std::int64_t k = 0;
+  std::int64_t count = 1;  ///< products per sample (attention heads)
+  bool batched = false;    ///< true: one product per sample and head (cuBLAS strided batched GEMM); false: the
+                           ///< samples' rows stack into one m (a linear layer on every token of the batch)
+};
+
+/// What a parameter-free module does, where Megatron-LM's fused kernels (kernels = "fused") change it.
+enum class Kernel {
+  other,
+  softmax,       ///< attention softmax with its scale and mask (FusedScaleMaskSoftmax)
+  dropout,       ///< dropout of a projection's output, before its residual add (bias-dropout-add)
+  residual_add,  ///< the residual add after that dropout (bias-dropout-add)
+};
+
 /// One module, in forward order. Its backward produces the gradients of all its tensors at once.
 struct Layer {
   std::string name;
@@ -53,6 +73,11 @@ struct Layer {
   TensorSplit split = TensorSplit::replicated;  ///< under tensor parallelism
   int heads = 0;                         ///< attention-core modules: the attention heads
   double backward_ratio = 2;             ///< backward time over forward time (roofline; fused attention differs)
+  std::optional<Gemm> gemm;              ///< set when the module is a matrix multiply (timed by its shape)
+  Kernel kernel = Kernel::other;         ///< role for kernel fusion
+  /// Element-wise kernels the module launches, each reading its input and writing its output once (eager PyTorch's
+  /// attention scale, mask and softmax: 3); the memory roofline counts its traffic this many times.
+  int passes = 1;
   /// Sum of the tensors' element counts.
   std::int64_t parameter_count() const;
 };

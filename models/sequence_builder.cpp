@@ -34,6 +34,7 @@ Layer& SequenceBuilder::linear(const std::string& name, std::int64_t in, std::in
   Layer& l = add(name, static_cast<double>(rows * out) * (2.0 * in + (bias ? 1 : 0)), rows * in, rows * out,
                  std::move(tensors));
   if (keeps_input) l.saved.elements = rows * in;
+  l.gemm = Gemm{rows, out, in};
   return l;
 }
 
@@ -41,12 +42,14 @@ Layer& SequenceBuilder::conv1d(const std::string& name, std::int64_t in, std::in
   Layer& l = add(name, static_cast<double>(tokens_ * out) * (2.0 * in + 1), tokens_ * in, tokens_ * out,
                  {{name + ".weight", {in, out}}, {name + ".bias", {out}}});
   l.saved.elements = tokens_ * in;
+  l.gemm = Gemm{tokens_, out, in};
   return l;
 }
 
 void SequenceBuilder::tied_projection(const std::string& name, std::int64_t in, std::int64_t out) {
   Layer& l = add(name, 2.0 * static_cast<double>(tokens_ * out * in), tokens_ * in, tokens_ * out);
   l.saved.elements = tokens_ * in;
+  l.gemm = Gemm{tokens_, out, in};
   l.split = TensorSplit::column;  // split over the vocabulary, as Megatron's output layer
 }
 
@@ -75,6 +78,7 @@ void SequenceBuilder::attention_scores(const std::string& name, std::int64_t dim
   Layer& l =
       add(name, 2.0 * static_cast<double>(tokens_ * tokens_ * dim), 2 * tokens_ * dim, heads * tokens_ * tokens_);
   l.saved.elements = 2 * tokens_ * dim;
+  l.gemm = Gemm{tokens_, tokens_, dim / heads, heads, true};
   l.attention_core = true;
   l.split = TensorSplit::sharded;
   l.heads = static_cast<int>(heads);
@@ -84,6 +88,8 @@ void SequenceBuilder::attention_softmax(const std::string& name, std::int64_t he
   const std::int64_t n = heads * tokens_ * tokens_;
   Layer& l = add(name, softmax_flops_per_element * static_cast<double>(n), n, n);
   l.saved.elements = l.saved.attention_elements = n;
+  l.kernel = Kernel::softmax;
+  l.passes = eager_softmax_passes;
   l.attention_core = true;
   l.split = TensorSplit::sharded;
   l.heads = static_cast<int>(heads);
@@ -104,6 +110,7 @@ void SequenceBuilder::attention_context(const std::string& name, std::int64_t di
                  tokens_ * dim);
   l.saved.attention_elements = dropout ? probabilities : 0;
   l.saved.elements = l.saved.attention_elements + tokens_ * dim;
+  l.gemm = Gemm{tokens_, dim / heads, tokens_, heads, true};
   l.attention_core = true;
   l.split = TensorSplit::sharded;
   l.heads = static_cast<int>(heads);

@@ -1,13 +1,20 @@
 #pragma once
 /// Builds transformer layer tables module by module for one sample of a fixed number of tokens. Every module
 /// records what it keeps for backward as Korthikanti et al. 2022 (section 4.1) count it: a matrix multiply its
-/// input, a norm its input, GeLU and SiLU their input, softmax its output, dropout a one-byte mask.
+/// input, a norm its input, GeLU and SiLU their input, softmax its output, dropout a one-byte mask. Matrix multiplies
+/// carry their GEMM shape (Layer::gemm).
 #include <cstdint>
 #include <string>
 
 #include "models/model.hpp"
 
 namespace dtsim::models {
+
+/// Kernels eager PyTorch launches over the attention scores before the probabilities: the scale by 1/sqrt(d), the
+/// mask (causal or padding) and the softmax, each reading and writing the heads x tokens x tokens scores (Hugging Face
+/// GPT2Attention._attn, BertSelfAttention.forward, eager_attention_forward of Llama; Megatron-LM's
+/// FusedScaleMaskSoftmax.forward_torch_softmax when its fusion is off).
+inline constexpr int eager_softmax_passes = 3;
 
 /// The size of a BERT- or GPT-style transformer.
 struct TransformerShape {
@@ -55,7 +62,7 @@ class SequenceBuilder {
                    Keeps keeps);
   /// Q K^T of all heads: reads Q and K (tokens x dim), writes heads x tokens x tokens scores.
   void attention_scores(const std::string& name, std::int64_t dim, std::int64_t heads);
-  /// Softmax over the scores of all heads; keeps its output.
+  /// Scale, mask and softmax over the scores of all heads, as eager_softmax_passes kernels; keeps its output.
   void attention_softmax(const std::string& name, std::int64_t heads);
   /// Dropout on the attention probabilities; keeps a one-byte mask.
   void attention_dropout(const std::string& name, std::int64_t heads);

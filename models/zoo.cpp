@@ -16,6 +16,7 @@ struct SequenceEntry {
   Model (*build)(std::int64_t tokens);
   std::int64_t tokens;     ///< default sequence length
   std::int64_t positions;  ///< the longest sequence the model takes
+  std::string_view kernels = "eager";  ///< what its reference implementation runs
 };
 
 // The registries: the key is the name scenario files use.
@@ -29,10 +30,10 @@ constexpr ZooEntry zoo[] = {
 constexpr SequenceEntry sequence_zoo[] = {
     {"bert_base", build_bert_base, 128, 512},        {"bert_large", build_bert_large, 128, 512},
     {"gpt2_small", build_gpt2_small, 1024, 1024},    {"gpt2_medium", build_gpt2_medium, 1024, 1024},
-    {"gpt3_125m", build_gpt3_125m, 2048, 2048},      {"gpt3_350m", build_gpt3_350m, 2048, 2048},
-    {"gpt3_760m", build_gpt3_760m, 2048, 2048},      {"gpt3_1_3b", build_gpt3_1_3b, 2048, 2048},
-    {"gpt3_2_7b", build_gpt3_2_7b, 2048, 2048},      {"gpt3_6_7b", build_gpt3_6_7b, 2048, 2048},
-    {"gpt3_13b", build_gpt3_13b, 2048, 2048},        {"gpt3_175b", build_gpt3_175b, 2048, 2048},
+    {"gpt3_125m", build_gpt3_125m, 2048, 2048, "fused"},      {"gpt3_350m", build_gpt3_350m, 2048, 2048, "fused"},
+    {"gpt3_760m", build_gpt3_760m, 2048, 2048, "fused"},      {"gpt3_1_3b", build_gpt3_1_3b, 2048, 2048, "fused"},
+    {"gpt3_2_7b", build_gpt3_2_7b, 2048, 2048, "fused"},      {"gpt3_6_7b", build_gpt3_6_7b, 2048, 2048, "fused"},
+    {"gpt3_13b", build_gpt3_13b, 2048, 2048, "fused"},        {"gpt3_175b", build_gpt3_175b, 2048, 2048, "fused"},
     {"llama2_7b", build_llama2_7b, 4096, 4096},      {"llama2_13b", build_llama2_13b, 4096, 4096},
     {"llama2_70b", build_llama2_70b, 4096, 4096},    {"llama3_8b", build_llama3_8b, 8192, 8192},
     {"llama3_70b", build_llama3_70b, 8192, 8192},    {"llama3_405b", build_llama3_405b, 8192, 131072},
@@ -64,6 +65,12 @@ Model make_model(std::string_view name, std::optional<std::int64_t> tokens) {
     return e.build();
   }
   throw core::unknown_name("model", name, model_names());
+}
+
+std::string_view default_kernels(std::string_view name) {
+  for (const SequenceEntry& e : sequence_zoo)
+    if (e.name == name) return e.kernels;
+  return "eager";
 }
 
 std::vector<std::string> sequence_model_names() {

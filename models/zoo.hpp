@@ -18,5 +18,8 @@ std::vector<std::string> sequence_model_names();
 /// absent); throws core::InputError listing the known names, or when `tokens` is out of range or given to a
 /// model without a sequence.
 Model make_model(std::string_view name, std::optional<std::int64_t> tokens = std::nullopt);
+/// The kernels the model's reference implementation runs: "fused" for GPT-3 (Megatron-LM, fused_kernels.hpp),
+/// "eager" for the others (Hugging Face and torchvision modules).
+std::string_view default_kernels(std::string_view name);
 
 }  // namespace dtsim::models

@@ -2,10 +2,6 @@
 
 namespace dtsim::memory {
 
-double element_bytes(models::Precision p) {
-  return p == models::Precision::fp16 || p == models::Precision::bf16 ? 2 : 4;
-}
-
 ModelStates model_states(std::int64_t parameters, models::Precision p, const models::Optimizer& optimizer) {
   constexpr double fp32 = 4;
   const auto n = static_cast<double>(parameters);

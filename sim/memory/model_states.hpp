@@ -15,7 +15,7 @@ struct ModelStates {
 };
 
 /// Bytes of one activation element at `p`: 2 for fp16 and bf16, else 4 (tf32 is stored as fp32).
-double element_bytes(models::Precision p);
+using models::element_bytes;
 /// The model states of `parameters` parameters trained with `optimizer` at precision `p`. fp32 and tf32: 4 bytes
 /// of weight and of gradient per parameter plus the optimizer's fp32 state. fp16 and bf16 (mixed precision,
 /// Micikevicius et al. 2018): 2 + 2 bytes of half-precision weight and gradient, plus an fp32 master copy of

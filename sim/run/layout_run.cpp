@@ -61,7 +61,7 @@ parallel::Workload workload_of(const scenario::Scenario& s, int iterations) {
   parallel::WorkloadInput in;
   in.model = &s.model;
   in.times = models::layer_times(s.model, s.gpu, layout.micro_batch, s.precision, std::nullopt,
-                                 models::optimizer(s.memory.optimizer));
+                                 models::optimizer(s.memory.optimizer), layout.tensor);
   in.recomputed = memory::recomputed_layers(s.model, s.memory.recomputation);
   in.precision = s.precision;
   in.micro_batches = scenario::micro_batches(s);

@@ -45,6 +45,7 @@ std::vector<std::string> feedback_names() {
 }
 std::vector<std::string> memory_checks() { return {"refuse", "warn"}; }
 std::vector<std::string> attentions() { return {"eager", "flash"}; }
+std::vector<std::string> kernel_choices() { return {"fused", "eager"}; }
 std::vector<std::string> placements() { return {"dedicated", "colocated"}; }
 std::vector<std::string> pulls() { return {"dense", "compressed"}; }
 std::vector<std::string> gossip_exchanges() { return {"models", "powergossip"}; }
@@ -128,6 +129,13 @@ std::vector<KeySpec> make_scenario_keys() {
        "a built-in transformer's attention core: eager (Q K^T, softmax, dropout and attention over V, each in memory, as "
        "Hugging Face's eager implementation) or flash (FlashAttention-2: one fused kernel, no score matrices kept)",
        0, 0, attentions},
+      {"model", "kernels", "string", "model's",
+       "a built-in transformer's element-wise kernels: fused (Megatron-LM's: scale, mask and softmax one pass over the "
+       "attention scores instead of three; bias, dropout and residual add one kernel instead of dropout then add; bias "
+       "and GeLU as the zoo already counts them, the bias inside the GEMM; the attention dropout stays its own kernel) "
+       "or eager (each its own kernel, as PyTorch eager runs them). Default: fused for GPT-3 (Megatron-LM), eager for "
+       "the others (Hugging Face)",
+       0, 0, kernel_choices},
       {"model", "file", "string", "-",
        "CSV layer table instead of a built-in model: name,parameters,forward_flops or name,parameters,forward_ms,"
        "backward_ms",
@@ -152,6 +160,17 @@ std::vector<KeySpec> make_scenario_keys() {
        "rtx2080ti 11GiB)", 0, 0, nullptr},
       {"gpu", "compute_efficiency", "number", "profile's", "fraction of peak FLOP/s reached (0.001 to 1)", 0, 1,
        nullptr},
+      {"gpu", "sm_count", "integer", "profile's",
+       "streaming multiprocessors: the wave size of the GEMM model (v100 80, a100 108, h100 132, rtx2080ti 68)", 1,
+       4096, nullptr},
+      {"gpu", "gemm_model", "string", "waves",
+       "how matrix multiplies are timed: waves (by shape: cuBLAS tiles in waves over the SMs, tile and wave "
+       "quantisation, up to gemm_efficiency of peak) or roofline (at compute_efficiency, like other layers)",
+       0, 0, models::gemm_model_names},
+      {"gpu", "gemm_efficiency", "number", "profile's",
+       "fraction of peak FLOP/s a large GEMM filling whole waves reaches (0.001 to 1; a100 0.869 and h100 0.803 "
+       "measured, v100 and rtx2080ti their compute_efficiency)",
+       0, 1, nullptr},
       {"gpu", "memory_efficiency", "number", "profile's", "fraction of memory bandwidth reached (0.001 to 1)", 0, 1,
        nullptr},
       {"gpu", "overlap_slowdown", "number", "1.189",

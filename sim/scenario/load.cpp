@@ -24,6 +24,7 @@
 #include "sim/scenario/key_hints.hpp"
 #include "sim/scenario/keys.hpp"
 #include "models/flash_attention.hpp"
+#include "models/fused_kernels.hpp"
 #include "sim/scenario/numerics_section.hpp"
 #include "sim/scenario/parallel_section.hpp"
 #include "sim/scenario/section.hpp"
@@ -90,7 +91,7 @@ models::Layer table_layer(Section& s) {
 
 models::Model load_model(Section& m, const fs::path& base) {
   allow_keys(m, "model");
-  for (const char* key : {"sequence_length", "attention"})
+  for (const char* key : {"sequence_length", "attention", "kernels"})
     if (m.has(key) && (m.has("layers") || m.has("file")))
       throw core::InputError(m.where_key(key), std::string(key) + " is given for a layer table",
                              "leave it out: a layer table states its own FLOPs; it applies to built-in transformers");
@@ -124,6 +125,15 @@ models::Model load_model(Section& m, const fs::path& base) {
     model = models::make_model(name, tokens);
   } catch (const core::InputError& e) {
     throw e.at(m.where_key(tokens ? "sequence_length" : "name"));
+  }
+  const std::string kernels = m.choice("kernels", std::string(models::default_kernels(name)),
+                                       key_spec("model", "kernels").choices());
+  if (kernels == "fused") {
+    try {
+      model = models::with_fused_kernels(std::move(model));
+    } catch (const core::InputError& e) {
+      throw e.at(m.where_key("kernels"));
+    }
   }
   if (choice_key(m, "model", "attention") == "eager") return model;
   try {
@@ -173,6 +183,9 @@ void load_gpu(Section& g, Scenario& s, const fs::path& base) {
       throw core::InputError(g.where_key("memory"), "gpu.memory is 0", "a capacity > 0, e.g. \"32GiB\"");
   }
   if (g.has("compute_efficiency")) s.gpu.compute_efficiency = g.number("compute_efficiency", 1e-3, 1.0);
+  if (g.has("sm_count")) s.gpu.sm_count = static_cast<int>(g.integer("sm_count", 0, 1, 4096));
+  s.gpu.gemm_model = models::parse_gemm_model(choice_key(g, "gpu", "gemm_model"));
+  if (g.has("gemm_efficiency")) s.gpu.gemm_efficiency = g.number("gemm_efficiency", 1e-3, 1.0);
   if (g.has("memory_efficiency")) s.gpu.memory_efficiency = g.number("memory_efficiency", 1e-3, 1.0);
   if (g.has("overlap_slowdown")) s.gpu.overlap_slowdown = g.number("overlap_slowdown", 1.0, 100.0);
   if (auto launch = g.optional_duration("collective_launch")) s.gpu.collective_launch_s = *launch;

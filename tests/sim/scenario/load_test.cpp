@@ -228,6 +228,46 @@ TEST(GoodScenarios, GpuFieldsOverrideTheNamedProfile) {
                core::InputError);
 }
 
+TEST(GoodScenarios, GemmModelAndKernelsKeys) {
+  const std::string path = (kHere / "good/minimal.toml").string();
+  const Scenario d = load_scenario(path);
+  EXPECT_EQ(d.gpu.gemm_model, models::GemmModel::waves);
+  EXPECT_EQ(d.gpu.sm_count, 80);  // the v100 profile's
+  const Scenario s =
+      load_scenario(path, {"gpu.gemm_model=roofline", "gpu.sm_count=100", "gpu.gemm_efficiency=0.7"});
+  EXPECT_EQ(s.gpu.gemm_model, models::GemmModel::roofline);
+  EXPECT_EQ(s.gpu.sm_count, 100);
+  EXPECT_DOUBLE_EQ(s.gpu.gemm_efficiency, 0.7);
+  // GPT-3 is fused by default (Megatron-LM), GPT-2 eager (Hugging Face); either can be asked for.
+  auto softmax_passes = [&](const std::vector<std::string>& sets) {
+    for (const models::Layer& l : load_scenario(path, sets).model.layers)
+      if (l.kernel == models::Kernel::softmax) return l.passes;
+    return 0;
+  };
+  EXPECT_EQ(softmax_passes({"model.name=gpt3_125m"}), 1);
+  EXPECT_EQ(softmax_passes({"model.name=gpt3_125m", "model.kernels=eager"}), 3);
+  EXPECT_EQ(softmax_passes({"model.name=gpt2_small"}), 3);
+  EXPECT_EQ(softmax_passes({"model.name=gpt2_small", "model.kernels=fused"}), 1);
+  auto message = [&](const std::vector<std::string>& sets) {
+    try {
+      load_scenario(path, sets);
+    } catch (const core::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message({"model.kernels=\"fast\""}),
+            "--set model.kernels=\"fast\": unknown model.kernels 'fast'; known: fused, eager");
+  EXPECT_NE(message({"model.kernels=fused"}).find("kernels = \"fused\" on model 'resnet18', which has no kernels "
+                                                  "Megatron-LM fuses"),
+            std::string::npos)
+      << message({"model.kernels=fused"});
+  EXPECT_NE(message({"gpu.gemm_model=tiles"}).find("waves, roofline"), std::string::npos)
+      << message({"gpu.gemm_model=tiles"});
+  EXPECT_NE(message({"gpu.sm_count=0"}).find("sm_count"), std::string::npos) << message({"gpu.sm_count=0"});
+  EXPECT_NE(message({"gpu.gemm_efficiency=1.5"}).find("gemm_efficiency"), std::string::npos);
+}
+
 TEST(GoodScenarios, OverlapSettingsDefaultToTheirSourcesAndOverride) {
   const Scenario d = load_scenario((kHere / "good/minimal.toml").string());
   EXPECT_EQ(d.gpu.overlap_slowdown, 1.189);
