@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include <map>
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Barrier.hpp>
 #include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
 
 namespace dtsim::actors {
@@ -25,8 +28,16 @@ void execute_steps(int rank, const std::vector<RankStep>& steps, const platform:
     if (!cached) cached = by_name();
     return cached;
   };
+  // A switch endpoint has no actor: the rank moves its own data to and from the reduction unit's host, and the
+  // ranks sharing a step with the switch meet at a barrier after it (the switch sends the next step's sums once
+  // it has all of this step's inputs: schedule_time_s's rule for the endpoint).
+  static std::map<std::pair<std::string, int>, sg4::BarrierPtr> barriers;
+  auto unit = [&](int id) {
+    return sg4::Host::by_name(fabric.vertices()[static_cast<std::size_t>(fabric.endpoint_vertex(-1 - id))].name);
+  };
   std::vector<sg4::CommPtr> pending;
   simgrid::kernel::actor::ActorImpl* self = sg4::Actor::self()->get_impl();
+  sg4::Host* here = sg4::this_actor::get_host();
   for (const RankStep& step : steps) {
     pending.clear();
     double startups_s = 0;
@@ -39,22 +50,33 @@ void execute_steps(int rank, const std::vector<RankStep>& steps, const platform:
             std::max(startups_s, f.latency_s + (f.steps - 1) * fabric.path(f.transfer.from, f.transfer.to).latency_s);
     if (startups_s > 0) sg4::this_actor::sleep_for(startups_s);
     for (const Flow& f : sends) {
-      pending.push_back(mailbox(f.transfer.to, rank)->put_async(&payload, static_cast<uint64_t>(f.transfer.bytes)));
+      const auto bytes = static_cast<uint64_t>(f.transfer.bytes);
+      pending.push_back(collectives::is_switch(f.transfer.to) ? sg4::Comm::sendto_async(here, unit(f.transfer.to), bytes)
+                                                              : mailbox(f.transfer.to, rank)->put_async(&payload, bytes));
       traffic.bytes_sent += f.transfer.bytes;
     }
-    // The last receive is one blocking simcall without an s4u::Comm (Comm::recv); Mailbox::get is two
+    // The last receive from a rank is one blocking simcall without an s4u::Comm (Comm::recv); Mailbox::get is two
     // (get_async, then wait).
-    if (!receives.empty()) {
-      for (const Flow& f : receives.first(receives.size() - 1))
-        pending.push_back(mailbox(rank, f.transfer.from)->get_async<char>(&sink));
-      sg4::Comm::recv(self, mailbox(rank, receives.back().transfer.from), nullptr, nullptr, nullptr, nullptr, nullptr,
-                      -1, -1);
+    const Flow* last = nullptr;
+    for (const Flow& f : receives) {
+      if (collectives::is_switch(f.transfer.from))
+        pending.push_back(sg4::Comm::sendto_async(unit(f.transfer.from), here, static_cast<uint64_t>(f.transfer.bytes)));
+      else if (last)
+        pending.push_back(mailbox(rank, last->transfer.from)->get_async<char>(&sink));
+      if (!collectives::is_switch(f.transfer.from)) last = &f;
     }
+    if (last)
+      sg4::Comm::recv(self, mailbox(rank, last->transfer.from), nullptr, nullptr, nullptr, nullptr, nullptr, -1, -1);
     for (const Flow& f : receives) traffic.bytes_received += f.transfer.bytes;
     for (const sg4::CommPtr& c : pending) c->wait();
+    if (step.switch_ranks > 0) {
+      sg4::BarrierPtr& meet = barriers[{channel, step.switch_ranks}];
+      if (!meet) meet = sg4::Barrier::create(static_cast<unsigned>(step.switch_ranks));
+      meet->wait();
+    }
     if (arrows)
       for (std::size_t i = 0; i < sends.size(); ++i)
-        if (sends[i].transfer.to < trace_workers)
+        if (!collectives::is_switch(sends[i].transfer.to) && sends[i].transfer.to < trace_workers)
           arrows->push_back({rank, sends[i].transfer.to, pending[i]->get_start_time(), pending[i]->get_finish_time(),
                              sends[i].transfer.bytes});
   }

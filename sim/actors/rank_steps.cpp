@@ -58,9 +58,13 @@ collectives::Schedule as_schedule(const std::vector<std::vector<Flow>>& steps, i
 std::vector<std::vector<RankStep>> split_by_rank(const std::vector<std::vector<Flow>>& steps, int ranks) {
   std::vector<std::vector<RankStep>> by_rank(static_cast<std::size_t>(ranks), std::vector<RankStep>(steps.size()));
   std::vector<std::size_t> flow_count(static_cast<std::size_t>(ranks), 0);  // of the current step
+  std::vector<int> with_switch;  // ranks exchanging with a switch endpoint in the current step
   for (std::size_t s = 0; s < steps.size(); ++s) {
+    with_switch.clear();
     for (const Flow& f : steps[s])
-      for (int r : {f.transfer.from, f.transfer.to}) ++flow_count[static_cast<std::size_t>(r)];
+      for (int r : {f.transfer.from, f.transfer.to})
+        if (!collectives::is_switch(r)) ++flow_count[static_cast<std::size_t>(r)];
+        else with_switch.push_back(f.transfer.from + f.transfer.to - r);
     // Each rank step allocates its flows once: sends first, then receives.
     auto add = [&](int rank, const Flow& f) {
       RankStep& part = by_rank[static_cast<std::size_t>(rank)][s];
@@ -68,10 +72,17 @@ std::vector<std::vector<RankStep>> split_by_rank(const std::vector<std::vector<F
       part.flows.push_back(f);
       return &part;
     };
-    for (const Flow& f : steps[s]) ++add(f.transfer.from, f)->send_count;
-    for (const Flow& f : steps[s]) add(f.transfer.to, f);
+    // A switch endpoint has no actor: the rank drives its transfers with the switch (execute_steps).
     for (const Flow& f : steps[s])
-      for (int r : {f.transfer.from, f.transfer.to}) flow_count[static_cast<std::size_t>(r)] = 0;
+      if (!collectives::is_switch(f.transfer.from)) ++add(f.transfer.from, f)->send_count;
+    for (const Flow& f : steps[s])
+      if (!collectives::is_switch(f.transfer.to)) add(f.transfer.to, f);
+    std::sort(with_switch.begin(), with_switch.end());
+    with_switch.erase(std::unique(with_switch.begin(), with_switch.end()), with_switch.end());
+    for (int r : with_switch) by_rank[static_cast<std::size_t>(r)][s].switch_ranks = static_cast<int>(with_switch.size());
+    for (const Flow& f : steps[s])
+      for (int r : {f.transfer.from, f.transfer.to})
+        if (!collectives::is_switch(r)) flow_count[static_cast<std::size_t>(r)] = 0;
   }
   return by_rank;
 }

@@ -31,13 +31,17 @@ collectives::Schedule as_schedule(const std::vector<std::vector<Flow>>& steps, i
 struct RankStep {
   std::vector<Flow> flows;  ///< the sends, then the receives, each in plan order
   std::size_t send_count = 0;  ///< how many of `flows` are sends
+  /// Ranks exchanging with the plan's switch endpoint in this step (this one among them), 0 where this rank does
+  /// not: the switch sends the step after only once all of them are done (execute_steps).
+  int switch_ranks = 0;
   /// The flows this rank sends in the step.
   std::span<const Flow> sends() const { return std::span<const Flow>(flows).first(send_count); }
   /// The flows this rank receives in the step.
   std::span<const Flow> receives() const { return std::span<const Flow>(flows).subspan(send_count); }
 };
 
-/// by_rank[r][s]: rank r's flows in step s (steps where r is idle are kept, empty).
+/// by_rank[r][s]: rank r's flows in step s (steps where r is idle are kept, empty). A flow between a rank and a
+/// switch endpoint is the rank's alone (a send when it goes up, a receive when it comes down).
 std::vector<std::vector<RankStep>> split_by_rank(const std::vector<std::vector<Flow>>& steps, int ranks);
 
 /// Adds every (from, to) pair of `schedule` to `pairs` (sorted, without duplicates).

@@ -7,7 +7,9 @@
 #include "sim/cli/commands.hpp"
 #include "sim/collectives/auto_allreduce.hpp"
 #include "sim/collectives/bus_bandwidth.hpp"
+#include "sim/collectives/in_network.hpp"
 #include "sim/collectives/nccl_allreduce.hpp"
+#include "sim/collectives/nccl_in_network.hpp"
 #include "sim/collectives/schedule_time.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
@@ -104,8 +106,17 @@ int collective_command(const CollectiveArguments& args) {
       throw e.at(std::string(flag) + " " + value);
     }
   }
-  const auto collective = collectives::make_collective(args.algorithm, costs, force);
   const collectives::Group group{args.workers, spec.gpus_per_node};
+  const bool forced_in_network = force.algorithm && collectives::nccl_in_network(*force.algorithm);
+  if (args.algorithm == "in_network" || forced_in_network)
+    if (const std::string why = collectives::in_network_refusal(group, costs); !why.empty())
+      throw core::InputError(forced_in_network ? "--nccl-algo " + args.nccl_algo : "--algorithm in_network",
+                             "it sums at a switch: " + why + " on platform '" + spec.name + "'",
+                             "a platform whose switch sums, or another algorithm");
+  if (forced_in_network && force.protocol && *force.protocol != collectives::NcclProtocol::simple)
+    throw core::InputError("--nccl-proto " + args.nccl_proto, "NCCL runs " + args.nccl_algo + " with Simple only",
+                           "--nccl-proto Simple, or no --nccl-proto");
+  const auto collective = collectives::make_collective(args.algorithm, costs, force);
   std::vector<collectives::Schedule> plans;
   for (std::int64_t bytes : sizes) plans.push_back(collective->plan(group, bytes));
   std::vector<double> times;

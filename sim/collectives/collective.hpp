@@ -47,8 +47,20 @@ struct LinkCosts {
   /// NVLinks from each GPU to the NVSwitches of an NVSwitch node (NCCL's graph prices each at 20 GB/s and searches
   /// its ring channels over them); 0 where the node is no NVSwitch node.
   int nvswitch_nvlinks = 0;
+  /// Where a switch joining every GPU sums in the network (platform keys `sharp`, `node.nvls`): one message's cost
+  /// from a GPU to it (its way up; the way down is the mirror image), alone on its links. Unset elsewhere.
+  std::optional<AlphaBeta> to_switch = std::nullopt;
+  /// Whether that switch is a node's NVSwitch (NVLink SHARP, NCCL's NVLS) rather than the network's (SHARP, NCCL's
+  /// CollNet).
+  bool switch_in_node = false;
+  /// Time per byte of the switch's summing, all inputs together: 1 / switch_reduce_bandwidth (0: line rate).
+  double switch_reduce_s_per_byte = 0;
   /// The same cost everywhere.
-  static LinkCosts uniform(AlphaBeta ab) { return {ab, ab, {}, {}, {}}; }
+  static LinkCosts uniform(AlphaBeta ab) {
+    LinkCosts costs;
+    costs.intra = costs.inter = ab;
+    return costs;
+  }
 };
 
 /// The ranks taking part: ranks 0 .. ranks-1, placed ranks_per_node to a node in rank order.

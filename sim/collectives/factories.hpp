@@ -21,6 +21,8 @@ std::unique_ptr<Collective> make_double_binary_tree(const LinkCosts& tuned_for);
 std::unique_ptr<Collective> make_hierarchical();
 /// torus2d.cpp
 std::unique_ptr<Collective> make_torus2d();
+/// in_network.cpp; chunks tuned for `tuned_for` (its reducing switch)
+std::unique_ptr<Collective> make_in_network(const LinkCosts& tuned_for);
 
 /// ring_allgatherv.cpp
 std::unique_ptr<BlockCollective> make_ring_allgatherv();

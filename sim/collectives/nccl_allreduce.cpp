@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/collectives/in_network.hpp"
+#include "sim/collectives/nccl_in_network.hpp"
 #include "sim/collectives/nccl_tree.hpp"
 #include "sim/collectives/phases.hpp"
 #include "sim/core/error.hpp"
@@ -90,6 +92,14 @@ std::optional<NcclRingPlan> NcclAllreduce::ring_plan(const Group& group, std::in
                       extra_latency_s(group, n, steps * link.alpha_s) / steps};
 }
 
+std::optional<NcclAllreduce::InNetwork> NcclAllreduce::in_network_steps(const Group& group, double bytes) const {
+  if (!nccl_in_network(chosen(group, bytes).algorithm)) return std::nullopt;
+  const AlphaBeta to_switch = switch_cost(group, tuned_for_);
+  const int chunks = in_network_chunks(bytes, to_switch);
+  const double steps = chunks + 1;
+  return InNetwork{chunks, extra_latency_s(group, bytes, steps * to_switch.alpha_s) / steps};
+}
+
 std::optional<std::vector<FusedStep>> NcclAllreduce::fused_plan(const Group& group, std::int64_t bytes) const {
   if (group.ranks <= 1) return std::vector<FusedStep>{};
   if (const auto ring = ring_plan(group, bytes)) return nccl_ring_fused(*ring);
@@ -107,6 +117,7 @@ std::int64_t NcclAllreduce::analytic_plan_transfers(const Group& group, std::int
   const auto n = static_cast<double>(bytes);
   const NcclChoice c = chosen(group, n);
   if (group.ranks <= 1 || c.algorithm == NcclAlgorithm::ring) return 0;
+  if (const auto in_network = in_network_steps(group, n)) return std::int64_t{2} * in_network->chunks * group.ranks;
   return std::int64_t{4} * nccl_tree_segments(n / 2, c.protocol) * (group.ranks - 1);
 }
 
@@ -114,6 +125,8 @@ Schedule NcclAllreduce::plan(const Group& group, std::int64_t bytes) const {
   if (group.ranks <= 1) return Schedule{group.ranks, {}};
   if (const auto ring = ring_plan(group, bytes)) return nccl_ring_schedule(*ring);
   const auto n = static_cast<double>(bytes);
+  if (const auto in_network = in_network_steps(group, n))
+    return in_network_plan(group.ranks, bytes, in_network->chunks, in_network->step_latency_s);
   const NcclChoice c = chosen(group, n);
   const double efficiency = nccl_efficiency(c, group);
   const NcclTreePlan tree = nccl_tree_plan(group, bytes, nccl_tree_segments(n / 2, c.protocol));
@@ -150,6 +163,8 @@ double NcclAllreduce::closed_form_s(const Group& group, double bytes, const Link
     return extra_latency_s(group, bytes, 2.0 * (p - 1) * flat_cost(group, tuned_for_).alpha_s) +
            2.0 * (p - 1) * (link.alpha_s + chunk_s);
   }
+  if (const auto in_network = in_network_steps(group, bytes))
+    return in_network_time_s(std::llround(bytes), in_network->chunks, group, costs, in_network->step_latency_s);
   return contention_free_s(plan(group, std::llround(bytes)), group, costs);
 }
 

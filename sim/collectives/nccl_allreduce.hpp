@@ -12,6 +12,8 @@
 ///     network's per-call time (LinkCosts::call_s, platform key `call_latency`, 0 unless calibrated) is spread
 ///     the same way, on top, and so is the time of the caller's buffers (2n x LinkCosts::buffer_s_per_byte, key
 ///     `buffer_bandwidth`, 0 unless set: the input read and the output written once per GPU, at any GPU count).
+/// CollNet and NVLS (nccl_in_network.hpp), where the platform's switch sums, run the in-network plan
+/// (in_network.hpp) with NCCL's latency term spread over its steps as above; closed form in_network_time_s.
 /// The tree (nccl_tree.hpp) is pipelined in segments of what one channel has in flight: NCCL_STEPS (8) steps
 /// of its protocol's buffer (src/include/devcomm.h), data only: LL 8 x 32 KiB (a step is 8 lines x 512 threads
 /// x 16 B, half of it flags), LL128 8 x 576000 B (120 x 640 x 8 B, 15 of 16 words data), Simple the whole
@@ -69,6 +71,14 @@ class NcclAllreduce final : public Collective {
   /// The network's per-call time (LinkCosts::call_s) and buffer time (2 `bytes` x buffer_s_per_byte) plus NCCL's
   /// latency term less `link_latency_s`, the links' latency the plan's steps already pay (that part never < 0).
   double extra_latency_s(const Group& group, double bytes, double link_latency_s) const;
+  /// An in-network algorithm's plan (in_network_plan): its chunks and each step's share of the extra latency.
+  struct InNetwork {
+    int chunks = 1;
+    double step_latency_s = 0;
+  };
+  /// The in-network plan's shape when NCCL picks CollNet or NVLS for `bytes`: chunks as in_network_chunks on the
+  /// way to the switch, NCCL's latency beyond the k + 1 steps' path latencies spread over them.
+  std::optional<InNetwork> in_network_steps(const Group& group, double bytes) const;
   /// The ring's channels and what its plan's steps carry (NcclRingPlan), when NCCL picks the ring for `bytes`.
   std::optional<NcclRingPlan> ring_plan(const Group& group, std::int64_t bytes) const;
   std::string name_;

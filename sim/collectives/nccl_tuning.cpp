@@ -8,6 +8,8 @@
 #include <numeric>
 #include <set>
 
+#include "sim/collectives/in_network.hpp"
+#include "sim/collectives/nccl_in_network.hpp"
 #include "sim/collectives/nvlink_rings.hpp"
 #include "sim/collectives/phases.hpp"
 #include "sim/core/error.hpp"
@@ -44,12 +46,13 @@ int log2i(double n) { return n < 2 ? 0 : floor_log2(static_cast<int>(std::min(n,
 
 std::string NcclChoice::name() const { return nccl_algorithm_name(algorithm) + "/" + nccl_protocol_name(protocol); }
 
-std::vector<std::string> nccl_algorithm_names() { return {"tree", "ring"}; }
+std::vector<std::string> nccl_algorithm_names() { return {"tree", "ring", "collnet_direct", "collnet_chain", "nvls"}; }
 std::vector<std::string> nccl_protocol_names() { return {"LL", "LL128", "Simple"}; }
 
 NcclAlgorithm parse_nccl_algorithm(std::string_view name) {
-  if (name == "tree") return NcclAlgorithm::tree;
-  if (name == "ring") return NcclAlgorithm::ring;
+  const std::vector<std::string> names = nccl_algorithm_names();
+  for (std::size_t a = 0; a < names.size(); ++a)
+    if (names[a] == name) return static_cast<NcclAlgorithm>(a);
   throw core::unknown_name("NCCL algorithm", name, nccl_algorithm_names());
 }
 
@@ -60,10 +63,11 @@ NcclProtocol parse_nccl_protocol(std::string_view name) {
   throw core::unknown_name("NCCL protocol", name, nccl_protocol_names());
 }
 
-std::string nccl_algorithm_name(NcclAlgorithm a) { return nccl_algorithm_names()[static_cast<std::size_t>(index(a))]; }
+std::string nccl_algorithm_name(NcclAlgorithm a) { return nccl_algorithm_names()[static_cast<std::size_t>(a)]; }
 std::string nccl_protocol_name(NcclProtocol p) { return nccl_protocol_names()[static_cast<std::size_t>(index(p))]; }
 
 double nccl_latency_s(NcclChoice c, const Group& group, double bytes) {
+  if (nccl_in_network(c.algorithm)) return nccl_in_network_latency_s(c.algorithm, group);
   const int a = index(c.algorithm), p = index(c.protocol);
   const int nodes = group.nodes();
   double intra_us = group.ranks_per_node > 1 ? kNvlinkLat_us[a][p] : kNetLat_us[a][p];
@@ -82,6 +86,7 @@ double nccl_latency_s(NcclChoice c, const Group& group, double bytes) {
 }
 
 double nccl_efficiency(NcclChoice c, const Group& group) {
+  if (nccl_in_network(c.algorithm)) return 1.0;  // Simple only; the ratios are nccl_in_network_bandwidth_Bps's
   const bool one_gpu_per_node = group.ranks_per_node < 2;
   if (c.algorithm == NcclAlgorithm::ring) {
     switch (c.protocol) {
@@ -135,6 +140,7 @@ bool relays(const std::vector<std::vector<int>>& rings, const NvlinkCounts& link
 }  // namespace
 
 bool nccl_enabled(NcclChoice c, const Group& group, const LinkCosts& network) {
+  if (nccl_in_network(c.algorithm)) return c.protocol == NcclProtocol::simple && nccl_in_network_enabled(c.algorithm, group, network);
   if (c.protocol != NcclProtocol::ll128) return true;
   if (group.nodes() == 1 && on_mesh(group, network) && relays(nvlink_rings(network.nvlinks, group.ranks), network.nvlinks))
     return false;
@@ -243,6 +249,9 @@ std::vector<std::vector<int>> nccl_rings(const Group& group, const LinkCosts& ne
 }
 
 double nccl_predicted_s(NcclChoice c, const Group& group, const LinkCosts& network, double bytes) {
+  if (nccl_in_network(c.algorithm))
+    return nccl_in_network_latency_s(c.algorithm, group) +
+           bytes / nccl_in_network_bandwidth_Bps(c.algorithm, group, 1 / switch_cost(group, network).beta_s_per_byte);
   const double channels = c.algorithm == NcclAlgorithm::ring ? nccl_ring_channels(group, network) : 1;
   const NcclSwitchGraph graph = nccl_on_nvswitch(group, network) ? nccl_nvswitch_graph(network.nvswitch_nvlinks)
                                                                  : NcclSwitchGraph{};
@@ -267,12 +276,16 @@ double nccl_predicted_s(NcclChoice c, const Group& group, const LinkCosts& netwo
 NcclChoice nccl_tune(const Group& group, const LinkCosts& network, double bytes, const NcclForce& force) {
   NcclChoice best;
   double best_s = std::numeric_limits<double>::infinity();
-  for (NcclAlgorithm a : {NcclAlgorithm::tree, NcclAlgorithm::ring}) {
+  for (NcclAlgorithm a : {NcclAlgorithm::tree, NcclAlgorithm::ring, NcclAlgorithm::collnet_direct,
+                          NcclAlgorithm::collnet_chain, NcclAlgorithm::nvls}) {
     if (force.algorithm && *force.algorithm != a) continue;
     for (NcclProtocol p : {NcclProtocol::ll, NcclProtocol::ll128, NcclProtocol::simple}) {
       if (force.protocol && *force.protocol != p) continue;
       const NcclChoice c{a, p};
-      if (!force.protocol && !nccl_enabled(c, group, network)) continue;
+      // In-network algorithms run Simple where the platform has their switch, forced or not (the scenario refuses
+      // forcing them elsewhere).
+      if (nccl_in_network(a) ? !nccl_enabled(c, group, network) : !force.protocol && !nccl_enabled(c, group, network))
+        continue;
       const double t = nccl_predicted_s(c, group, network, bytes);
       if (t < best_s) {
         best = c;

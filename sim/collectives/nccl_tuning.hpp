@@ -17,8 +17,10 @@
 
 namespace dtsim::collectives {
 
-/// NCCL_ALGO values dtsim models (CollNet needs in-network reduction, which no platform has).
-enum class NcclAlgorithm { tree, ring };
+/// NCCL_ALGO values dtsim models, in NCCL's order: ring and tree, and where the platform has a switch that sums
+/// (nccl_in_network.hpp) CollNet Direct, CollNet Chain and NVLS (NVLS Tree, NVLS across nodes over CollNet, is not
+/// modelled).
+enum class NcclAlgorithm { tree, ring, collnet_direct, collnet_chain, nvls };
 /// NCCL_PROTO values: LL (8-byte lines of 4 data + 4 flag bytes), LL128 (128-byte lines, 120 data bytes),
 /// Simple (plain copies behind a fence).
 enum class NcclProtocol { ll, ll128, simple };
@@ -37,7 +39,7 @@ struct NcclForce {
   std::optional<NcclProtocol> protocol;
 };
 
-/// "tree", "ring".
+/// "tree", "ring", "collnet_direct", "collnet_chain", "nvls".
 std::vector<std::string> nccl_algorithm_names();
 /// "LL", "LL128", "Simple".
 std::vector<std::string> nccl_protocol_names();

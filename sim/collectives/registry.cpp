@@ -38,6 +38,7 @@ const Table<Collective, LinkCosts>& allreduce() {
       {"double_binary_tree", make_double_binary_tree},
       {"hierarchical", [](const LinkCosts&) { return make_hierarchical(); }},
       {"torus2d", [](const LinkCosts&) { return make_torus2d(); }},
+      {"in_network", make_in_network},
       {"nccl", [](const LinkCosts& c) { return std::make_unique<NcclAllreduce>("nccl", c); }},
       {"mpich_auto", [](const LinkCosts& c) { return std::make_unique<AutoAllreduce>(c); }},
       // dtsim's hosts are GPUs, whose users all-reduce with NCCL: `auto` is NCCL's choice.

@@ -5,7 +5,16 @@
 
 namespace dtsim::collectives {
 
-/// One point-to-point message inside a step.
+/// Id of a plan's reduction endpoint `j` (a switch that sums what the ranks send it and sends the sum back:
+/// SHARP, NVLink SHARP, SwitchML): -1 - j, so that ranks keep their ids 0 .. ranks-1. The platform says where it
+/// is (platform::Fabric::path); switch endpoint 0 is the reducing switch joining all the plan's ranks.
+constexpr int switch_endpoint(int j) { return -1 - j; }
+/// Whether a transfer end `id` is a switch endpoint rather than a rank.
+constexpr bool is_switch(int id) { return id < 0; }
+/// Index of endpoint `id` among ranks then switches: a rank its id, switch endpoint j ranks + j.
+constexpr int endpoint_index(int id, int ranks) { return id >= 0 ? id : ranks - 1 - id; }
+
+/// One point-to-point message inside a step, between two ranks or a rank and a switch endpoint.
 struct Transfer {
   int from = 0;
   int to = 0;
@@ -33,6 +42,9 @@ struct FusedStep {
 struct Schedule {
   int ranks = 0;
   std::vector<Step> steps;
+  /// Switch endpoints the plan sends to (ids switch_endpoint(0 .. switches-1)); a switch endpoint takes part
+  /// in a step as a rank does: it sends the step's sums once all its transfers of the step before are done.
+  int switches = 0;
   /// Sum of the bytes of all transfers.
   std::int64_t total_bytes() const;
 };

@@ -43,7 +43,11 @@ std::vector<TransferCost> pair_costs(const std::vector<std::pair<int, int>>& pai
 
 double schedule_time_s(const Schedule& schedule, const core::PathModel& network) {
   std::vector<int> flows_on_link(static_cast<std::size_t>(network.link_count()), 0);
-  std::vector<double> ready(static_cast<std::size_t>(schedule.ranks), 0.0);
+  // Ranks, then the switch endpoints (endpoint_index).
+  std::vector<double> ready(static_cast<std::size_t>(schedule.ranks + schedule.switches), 0.0);
+  auto at = [&](std::vector<double>& times, int id) -> double& {
+    return times[static_cast<std::size_t>(endpoint_index(id, schedule.ranks))];
+  };
   std::vector<double> next_ready;
   // Plans repeat the same rank pairs step after step: each pair's path is computed once, and a step between
   // the same pairs as the one before it (a ring's 2(p-1) steps) reuses its transfers' costs.
@@ -67,10 +71,9 @@ double schedule_time_s(const Schedule& schedule, const core::PathModel& network)
     for (std::size_t i = 0; i < step.transfers.size(); ++i) {
       const Transfer& t = step.transfers[i];
       const double bytes = static_cast<double>(t.bytes);
-      const double start = std::max(ready[static_cast<std::size_t>(t.from)], ready[static_cast<std::size_t>(t.to)]);
+      const double start = std::max(at(ready, t.from), at(ready, t.to));
       const double end = transfer_end_s(start, step.latency_s, costs[i], bytes);
-      for (int rank : {t.from, t.to})
-        next_ready[static_cast<std::size_t>(rank)] = std::max(next_ready[static_cast<std::size_t>(rank)], end);
+      for (int id : {t.from, t.to}) at(next_ready, id) = std::max(at(next_ready, id), end);
     }
     ready.swap(next_ready);
   }

@@ -8,7 +8,7 @@
 
 namespace dtsim::collectives {
 
-/// Replays the plan's dependencies without a simulator. A rank is ready for step s when its own transfers of
+/// Replays the plan's dependencies without a simulator. A rank (or switch endpoint) is ready for step s when its own transfers of
 /// step s-1 are done; a transfer starts when both its ranks are ready and takes the step's latency, its path
 /// latency and its bytes over its bottleneck share: min over its links of (link bandwidth / transfers of this step on the
 /// link). Returns when the last rank finishes. Exact (equal to SimGrid's alpha-beta) when no link is shared

@@ -52,8 +52,13 @@ Fabric::Fabric(const PlatformSpec& spec) : spec_(spec) {
       graph.add_link((star ? "link" : "gpu") + std::to_string(h), h, node_switch(h / spec.gpus_per_node), spec.intra);
     router_ = build_network(spec, graph, node_switches);
   }
+  add_reduction_units(graph);
   vertices_ = graph.vertices();
   links_ = graph.links();
+  // A reduction unit sums its inputs (its link's DOWN direction) at most at the switch's aggregation rate.
+  for (int up : reduce_link_)
+    if (spec.switch_reduce_bandwidth_Bps > 0)
+      links_[static_cast<std::size_t>(up + 1)].bandwidth_Bps = spec.switch_reduce_bandwidth_Bps;
   for (DirectedLink& l : links_)
     if (auto slow = spec.link_slowdown.find(l.name); slow != spec.link_slowdown.end()) l.bandwidth_Bps /= slow->second;
 }
@@ -64,11 +69,48 @@ std::vector<int> Fabric::node_route(int a, int b) const {
   return links;
 }
 
+void Fabric::add_reduction_units(FabricGraph& graph) {
+  if (!reduction_refusal(spec_).empty() || !spec_.reduces_in_network()) return;
+  // The switch every GPU's way up ends at, and the ports bringing the inputs (every GPU's, or every node's NIC).
+  std::vector<int> up;
+  up_to_switch(0, up);
+  const DirectedLink& last = graph.links()[static_cast<std::size_t>(up.back())];
+  const LinkSpec& port = spec_.node.structured ? spec_.node.nvlink : spec_.topology == Topology::star ? spec_.intra
+                                                                                                      : spec_.inter;
+  const int ports = spec_.node.structured ? spec_.gpus_per_node : spec_.topology == Topology::star ? spec_.hosts()
+                                                                                                   : spec_.nodes;
+  const std::string name = graph.vertices()[static_cast<std::size_t>(last.to)].name + "_reduce";
+  const int unit = graph.add_vertex(name, VertexKind::reduction);
+  const double line_rate_Bps = ports * port.bandwidth_Bps;
+  reduce_link_.push_back(graph.add_link(name, unit, last.to, {line_rate_Bps, 0.0}));
+}
+
+void Fabric::up_to_switch(int h, std::vector<int>& links) const {
+  const int node = h / spec_.gpus_per_node;
+  if (structured_) {
+    DTSIM_CHECK(node == 0, "an NVSwitch reduces for the GPUs of its own node (node 0)");
+    links.push_back(structured_->nvswitch_port(node, h % spec_.gpus_per_node));
+    return;
+  }
+  links.push_back(host_link(h));
+  if (spec_.topology != Topology::star) links.push_back(2 * spec_.hosts() + 2 * node);  // nic<node> UP
+}
+
 core::Path Fabric::path(int from, int to) const {
-  DTSIM_CHECK(from != to && from >= 0 && to >= 0 && from < spec_.hosts() && to < spec_.hosts(),
+  using collectives::is_switch;
+  DTSIM_CHECK(from != to && from < spec_.hosts() && to < spec_.hosts() && !(is_switch(from) && is_switch(to)) &&
+                  (from >= 0 || -1 - from < switch_endpoints()) && (to >= 0 || -1 - to < switch_endpoints()),
               "path between invalid hosts");
   core::Path p;
-  if (structured_) {
+  if (is_switch(to)) {
+    up_to_switch(from, p.links);
+    p.links.push_back(FabricGraph::direction(endpoint_link(-1 - to), false));
+  } else if (is_switch(from)) {
+    p.links.push_back(endpoint_link(-1 - from));
+    std::vector<int> up;
+    up_to_switch(to, up);
+    for (auto it = up.rbegin(); it != up.rend(); ++it) p.links.push_back(FabricGraph::direction(*it, false));
+  } else if (structured_) {
     structured_->route(from, to, p.links);
   } else {
     p.links.push_back(host_link(from));
@@ -133,7 +175,47 @@ PlatformSpec first_two_nodes(const PlatformSpec& spec) {
   return sample;
 }
 
+/// The way to the fabric's reducing switch, if it has one, into `costs` (LinkCosts::to_switch and its fields).
+void add_switch_costs(const Fabric& fabric, collectives::LinkCosts& costs) {
+  if (fabric.switch_endpoints() == 0) return;
+  std::vector<int> up;
+  fabric.up_to_switch(0, up);
+  collectives::AlphaBeta ab{0, 0};
+  for (int l : up) {
+    ab.alpha_s += fabric.links()[static_cast<std::size_t>(l)].latency_s;
+    ab.beta_s_per_byte = std::max(ab.beta_s_per_byte, 1 / fabric.link_bandwidth_Bps(l));
+  }
+  ab.alpha_s += fabric.links()[static_cast<std::size_t>(fabric.endpoint_link(0))].latency_s;
+  costs.to_switch = ab;
+  costs.switch_in_node = fabric.spec().node.structured;
+  const double reduce_Bps = fabric.spec().switch_reduce_bandwidth_Bps;
+  costs.switch_reduce_s_per_byte = reduce_Bps > 0 ? 1 / reduce_Bps : 0.0;
+}
+
 }  // namespace
+
+std::string reduction_refusal(const PlatformSpec& spec) {
+  if (spec.sharp) {
+    if (spec.node.structured)
+      return "sharp = true on structured nodes ([platform.node]): the aggregation tree over their NICs is not "
+             "modelled; use nodes without [platform.node] (intra_link, inter_link)";
+    const bool one_switch = spec.topology == Topology::star || spec.topology == Topology::two_level ||
+                            (spec.topology == Topology::fat_tree && spec.fat_tree.down.size() == 1);
+    if (!one_switch)
+      return "sharp = true on a " + topology_name(spec.topology) +
+             ": in-network reduction is modelled where one switch joins all nodes (star, two_level, fat_tree with "
+             "one switch level)";
+  }
+  if (spec.node.nvls) {
+    if (!spec.node.structured || spec.node.fabric != NodeFabric::nvswitch)
+      return "nvls = true without an NVSwitch: NVLink SHARP is a function of the NVSwitch (fabric = \"nvswitch\")";
+    if (spec.gpu != "h100")
+      return "nvls = true with gpu = \"" + spec.gpu +
+             "\": NVLink SHARP needs third-generation NVSwitch and Hopper GPUs (DGX H100 and later; DGX A100's "
+             "second-generation and DGX-1's NVLinks do not reduce); set gpu = \"h100\"";
+  }
+  return "";
+}
 
 int nvswitch_nvlinks(const NodeSpec& node) {
   return std::max(1, static_cast<int>(std::lround(node.nvlink.bandwidth_Bps / kNvlinkLine_Bps)));
@@ -151,6 +233,7 @@ collectives::LinkCosts link_costs(const PlatformSpec& whole) {
     if (spec.node.fabric == NodeFabric::nvswitch) costs.nvswitch_nvlinks = nvswitch_nvlinks(spec.node);
     costs.call_s = spec.call_latency_s;
     costs.buffer_s_per_byte = buffer_s_per_byte(spec);
+    add_switch_costs(fabric, costs);
     return costs;
   }
   const LinkSpec& gpu = spec.intra;
@@ -159,6 +242,7 @@ collectives::LinkCosts link_costs(const PlatformSpec& whole) {
   if (spec.topology != Topology::star && spec.nodes >= 2) costs.inter = route_cost(Fabric(spec), 0, spec.gpus_per_node);
   costs.call_s = spec.call_latency_s;
   costs.buffer_s_per_byte = buffer_s_per_byte(spec);
+  if (spec.reduces_in_network()) add_switch_costs(Fabric(spec), costs);
   return costs;
 }
 

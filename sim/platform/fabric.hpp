@@ -2,6 +2,7 @@
 /// The links and routes of a platform, computed by dtsim without SimGrid. The SimGrid builder creates exactly
 /// these links and replays these routes, so the `analytic` level and the simulated levels see one network.
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "sim/collectives/collective.hpp"
@@ -21,6 +22,13 @@ namespace dtsim::platform {
 ///                    switch                                      | nic0 (inter; graph: the edges)
 ///                                                           network (see each topology's .cpp)
 ///
+/// A reducing switch (spec.sharp: the star's switch, two_level's top_switch, a one-level fat tree's sw1_0;
+/// node.nvls on one node: node0_nvswitch) has its reduction unit beside it, vertex "<switch>_reduce" on link
+/// "<switch>_reduce" (UP: unit -> switch, the sums going out at the ports' summed rate; DOWN: switch -> unit, the
+/// inputs, at switch_reduce_bandwidth or the ports' summed rate): collectives::switch_endpoint(0). Route GPU ->
+/// unit: the GPU's way up to the switch (star: link UP; two_level, fat tree: gpu UP, nic UP; NVSwitch: port UP),
+/// then the unit's link DOWN; unit -> GPU the mirror image.
+///
 /// Host h is GPU h % G of node h / G. Routes: star gpu_i -> gpu_j = link_i_UP, link_j_DOWN; otherwise
 /// gpu_i_UP, [node route between the two nodes' switches, when they differ], gpu_j_DOWN. Structured nodes
 /// (spec.node.structured) have no GPU link or node switch: after the GPUs come their own vertices and links
@@ -30,6 +38,7 @@ class Fabric final : public core::PathModel {
   /// Builds the graph and the router; throws core::InputError for a graph that names unknown vertices or
   /// does not connect every node.
   explicit Fabric(const PlatformSpec& spec);
+  /// Also between a GPU and a switch endpoint (collectives::switch_endpoint, negative ids).
   core::Path path(int from, int to) const override;
   double link_bandwidth_Bps(int link) const override;
   int link_count() const override { return static_cast<int>(links_.size()); }
@@ -46,6 +55,14 @@ class Fabric final : public core::PathModel {
   /// Directed links from node a's switch to node b's switch; empty when a == b (and on a star); not for
   /// structured nodes.
   std::vector<int> node_route(int a, int b) const;
+  /// Number of switch endpoints (reduction units): 1 where a switch joining every GPU reduces, else 0.
+  int switch_endpoints() const { return static_cast<int>(reduce_link_.size()); }
+  /// Vertex id of switch endpoint j's reduction unit (its SimGrid host).
+  int endpoint_vertex(int j) const { return links_[static_cast<std::size_t>(reduce_link_[static_cast<std::size_t>(j)])].from; }
+  /// Appends the links from GPU h up to the reducing switch (not its unit's link).
+  void up_to_switch(int h, std::vector<int>& links) const;
+  /// UP id (unit -> switch) of switch endpoint j's link.
+  int endpoint_link(int j) const { return reduce_link_[static_cast<std::size_t>(j)]; }
 
  private:
   PlatformSpec spec_;
@@ -53,6 +70,10 @@ class Fabric final : public core::PathModel {
   std::vector<DirectedLink> links_;
   std::shared_ptr<const NodeRouter> router_;  ///< null for star and structured nodes
   std::shared_ptr<const NodeFabricRouter> structured_;  ///< structured nodes only
+  std::vector<int> reduce_link_;  ///< per switch endpoint: UP id of its reduction unit's link
+
+  /// Adds the reduction unit of the reducing switch (see the class comment).
+  void add_reduction_units(FabricGraph& graph);
 };
 
 /// Alpha-beta cost of one message between two GPUs of one node and between GPUs of different nodes
@@ -60,6 +81,10 @@ class Fabric final : public core::PathModel {
 /// route of nodes 0 and 1 (the neighbours a collective's plan uses most), exact for star and two_level.
 /// Structured nodes: the routes GPU 0 -> GPU 1 and GPU 0 of node 0 -> GPU 0 of node 1.
 collectives::LinkCosts link_costs(const PlatformSpec& spec);
+/// Why `spec` cannot have the reducing switches it asks for (sharp, node.nvls), or "" when it can: sharp needs one
+/// switch joining every node (star, two_level, a fat tree of one switch level) and nodes without structure; nvls an
+/// NVSwitch node (the NVLink SHARP of third-generation NVSwitch) and a GPU profile of the Hopper generation or later.
+std::string reduction_refusal(const PlatformSpec& spec);
 /// NVLinks from each GPU of an NVSwitch node to its switches: the GPU's port bandwidth over an NVLink's 25 GB/s.
 int nvswitch_nvlinks(const NodeSpec& node);
 

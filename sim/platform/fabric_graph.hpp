@@ -8,8 +8,9 @@
 
 namespace dtsim::platform {
 
-/// What a vertex is: a GPU (SimGrid host), a node switch (a node's gateway) or a switch of the network.
-enum class VertexKind { gpu, node_switch, network_switch };
+/// What a vertex is: a GPU (SimGrid host), a node switch (a node's gateway), a switch of the network, or the
+/// reduction unit of a switch that sums in the network (a SimGrid host beside it: collectives::switch_endpoint).
+enum class VertexKind { gpu, node_switch, network_switch, reduction };
 
 /// One vertex of the fabric, named as in SimGrid.
 struct Vertex {

@@ -17,6 +17,10 @@ class NodeFabricRouter {
   NodeFabricRouter(const PlatformSpec& spec, FabricGraph& graph);
   /// Appends the directed links from GPU `from` to GPU `to` (from != to).
   void route(int from, int to, std::vector<int>& links) const;
+  /// UP id (GPU -> NVSwitch) of local GPU g's NVSwitch port in node n (nvswitch nodes).
+  int nvswitch_port(int n, int g) const {
+    return gpu_nvswitch_[static_cast<std::size_t>(n)][static_cast<std::size_t>(g)];
+  }
 
  private:
   /// Adds node n's host, PCIe switches, NVSwitch or NVLinks and NICs (NIC k on network[k]).

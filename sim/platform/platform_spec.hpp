@@ -82,6 +82,9 @@ struct NodeSpec {
   std::vector<int> gpu_nic;               ///< NIC used by each local GPU (G entries)
   bool gpudirect = true;                  ///< false: GPU <-> NIC traffic goes through host memory
   bool rails = false;                     ///< NIC k of every node on switch rail<k>, rails joined by a spine
+  /// nvswitch: the NVSwitch sums what the GPUs send it and multicasts the sum (NVLink SHARP, third-generation
+  /// NVSwitch: DGX H100 and later; NCCL's NVLS algorithm).
+  bool nvls = false;
   /// PCIe switch of local GPU g.
   int gpu_switch(int g, int gpus) const { return g * pcie_switches / gpus; }
   /// PCIe switch of NIC k.
@@ -117,6 +120,15 @@ struct PlatformSpec {
   /// Rate of an all-reduce's input reads and output writes on each GPU beside the links (nccl / auto); 0: not
   /// charged.
   double buffer_bandwidth_Bps = 0;
+  /// The network's switch sums what the nodes send it and returns the sum (InfiniBand SHARP, SwitchML, ATP;
+  /// NCCL's CollNet): key `sharp`. Modelled where one switch joins all nodes (star, two_level, a fat tree of one
+  /// switch level).
+  bool sharp = false;
+  /// Bytes per second a reducing switch (sharp, node.nvls) can sum, all its inputs together (key
+  /// `switch_reduce_bandwidth`); 0: as fast as its ports bring them (line rate).
+  double switch_reduce_bandwidth_Bps = 0;
+  /// Whether some switch of the platform reduces (sharp or node.nvls).
+  bool reduces_in_network() const { return sharp || node.nvls; }
   /// Number of GPUs (hosts) in the cluster.
   int hosts() const { return nodes * gpus_per_node; }
 };

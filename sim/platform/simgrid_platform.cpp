@@ -46,6 +46,23 @@ void add_star_hosts(sg4::NetZone* zone, const Fabric& fabric, const std::vector<
   }
 }
 
+/// The links of Fabric's directed ids `ids` as a SimGrid route over `links` (indexed by id / 2).
+std::vector<sg4::LinkInRoute> as_route(const std::vector<int>& ids, const std::vector<sg4::Link*>& links) {
+  std::vector<sg4::LinkInRoute> route;
+  for (int id : ids)
+    route.emplace_back(links[static_cast<std::size_t>(id / 2)],
+                       id % 2 == 0 ? sg4::LinkInRoute::Direction::UP : sg4::LinkInRoute::Direction::DOWN);
+  return route;
+}
+
+/// Switch endpoint j's reduction unit as a host of `zone` on its own link (Fabric::endpoint_link).
+sg4::Host* add_reduction_unit(sg4::NetZone* zone, const Fabric& fabric, const std::vector<sg4::Link*>& links, int j) {
+  sg4::Host* host = zone->create_host(fabric.vertices()[static_cast<std::size_t>(fabric.endpoint_vertex(j))].name,
+                                      kHostSpeed)->seal();
+  zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, as_route({fabric.endpoint_link(j)}, links), true);
+  return host;
+}
+
 /// Structured nodes: one FullZone of all GPUs and links, with the Fabric route of each pair in `pairs`.
 std::vector<sg4::Host*> build_structured(const Fabric& fabric, const std::vector<std::pair<int, int>>& pairs) {
   auto* root = sg4::create_full_zone("cluster");
@@ -53,14 +70,23 @@ std::vector<sg4::Host*> build_structured(const Fabric& fabric, const std::vector
   for (int h = 0; h < fabric.spec().hosts(); ++h)
     hosts.push_back(root->create_host(fabric.vertices()[static_cast<std::size_t>(h)].name, kHostSpeed)->seal());
   const std::vector<sg4::Link*> links = make_links(root, fabric);
-  for (const auto& [from, to] : std::set<std::pair<int, int>>(pairs.begin(), pairs.end())) {
-    std::vector<sg4::LinkInRoute> route;
-    for (int id : fabric.path(from, to).links)
-      route.emplace_back(links[static_cast<std::size_t>(id / 2)],
-                         id % 2 == 0 ? sg4::LinkInRoute::Direction::UP : sg4::LinkInRoute::Direction::DOWN);
-    root->add_route(hosts[static_cast<std::size_t>(from)]->get_netpoint(),
-                    hosts[static_cast<std::size_t>(to)]->get_netpoint(), nullptr, nullptr, route, false);
-  }
+  // Switch endpoints: the unit is a host of the zone, routed to and from the GPUs of its NVSwitch's node (node 0).
+  std::vector<sg4::Host*> units;
+  for (int j = 0; j < fabric.switch_endpoints(); ++j)
+    units.push_back(root->create_host(
+        fabric.vertices()[static_cast<std::size_t>(fabric.endpoint_vertex(j))].name, kHostSpeed)->seal());
+  auto host_of = [&](int id) {
+    return id >= 0 ? hosts[static_cast<std::size_t>(id)] : units[static_cast<std::size_t>(-1 - id)];
+  };
+  std::set<std::pair<int, int>> routed(pairs.begin(), pairs.end());
+  for (int j = 0; j < fabric.switch_endpoints(); ++j)
+    for (int h = 0; h < fabric.spec().gpus_per_node; ++h) {
+      routed.emplace(h, -1 - j);
+      routed.emplace(-1 - j, h);
+    }
+  for (const auto& [from, to] : routed)
+    root->add_route(host_of(from)->get_netpoint(), host_of(to)->get_netpoint(), nullptr, nullptr,
+                    as_route(fabric.path(from, to).links, links), false);
   root->seal();
   return hosts;
 }
@@ -75,7 +101,9 @@ std::vector<sg4::Host*> build_simgrid_platform(const PlatformSpec& spec,
   std::vector<sg4::Host*> hosts;
   if (spec.topology == Topology::star) {
     auto* root = sg4::create_star_zone("cluster");
-    add_star_hosts(root, fabric, make_links(root, fabric), 0, spec.hosts(), hosts);
+    const std::vector<sg4::Link*> links = make_links(root, fabric);
+    add_star_hosts(root, fabric, links, 0, spec.hosts(), hosts);
+    for (int j = 0; j < fabric.switch_endpoints(); ++j) add_reduction_unit(root, fabric, links, j);
     root->seal();
     return hosts;
   }
@@ -95,16 +123,29 @@ std::vector<sg4::Host*> build_simgrid_platform(const PlatformSpec& spec,
     if (v.kind == VertexKind::network_switch) root->create_router(v.name);
   std::set<std::pair<int, int>> node_pairs;
   for (const auto& [from, to] : pairs)
-    if (from / spec.gpus_per_node != to / spec.gpus_per_node)
+    if (from >= 0 && to >= 0 && from / spec.gpus_per_node != to / spec.gpus_per_node)
       node_pairs.emplace(from / spec.gpus_per_node, to / spec.gpus_per_node);
-  for (const auto& [a, b] : node_pairs) {
-    std::vector<sg4::LinkInRoute> route;
-    for (int id : fabric.node_route(a, b))
-      route.emplace_back(links[static_cast<std::size_t>(id / 2)],
-                         id % 2 == 0 ? sg4::LinkInRoute::Direction::UP : sg4::LinkInRoute::Direction::DOWN);
+  for (const auto& [a, b] : node_pairs)
     root->add_route(nodes[static_cast<std::size_t>(a)]->get_netpoint(),
                     nodes[static_cast<std::size_t>(b)]->get_netpoint(), gateways[static_cast<std::size_t>(a)],
-                    gateways[static_cast<std::size_t>(b)], route, false);
+                    gateways[static_cast<std::size_t>(b)], as_route(fabric.node_route(a, b), links), false);
+  // A switch endpoint: its unit in a zone of its own, whose gateway is the switch; each node reaches it over its
+  // NIC (Fabric::path between a GPU and the endpoint, less the GPU's and the unit's own links).
+  for (int j = 0; j < fabric.switch_endpoints(); ++j) {
+    auto* zone = sg4::create_star_zone(fabric.vertices()[static_cast<std::size_t>(fabric.endpoint_vertex(j))].name);
+    zone->set_parent(root);
+    add_reduction_unit(zone, fabric, links, j);
+    auto* gateway = zone->create_router(zone->get_name() + "_gateway");
+    zone->seal();
+    for (int n = 0; n < spec.nodes; ++n) {
+      std::vector<int> up;  // the node's GPU link, then its NIC
+      fabric.up_to_switch(n * spec.gpus_per_node, up);
+      const int nic = up.back();
+      root->add_route(nodes[static_cast<std::size_t>(n)]->get_netpoint(), zone->get_netpoint(),
+                      gateways[static_cast<std::size_t>(n)], gateway, as_route({nic}, links), false);
+      root->add_route(zone->get_netpoint(), nodes[static_cast<std::size_t>(n)]->get_netpoint(), gateway,
+                      gateways[static_cast<std::size_t>(n)], as_route({nic + 1}, links), false);
+    }
   }
   root->seal();
   return hosts;

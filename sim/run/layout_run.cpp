@@ -70,13 +70,22 @@ parallel::Workload workload_of(const scenario::Scenario& s, int iterations) {
   return parallel::build_workload(layout, in);
 }
 
+/// The link costs the layout's groups are tuned for: the platform's, without its reducing switch (a group may sit
+/// on any node, and the plans' switch endpoint is the one switch joining all GPUs; the scenario refuses
+/// in_network and forced CollNet / NVLS with [parallel] groups).
+collectives::LinkCosts group_costs(const platform::PlatformSpec& platform) {
+  collectives::LinkCosts costs = platform::link_costs(platform);
+  costs.to_switch.reset();
+  return costs;
+}
+
 /// Times, traffic and link loads of the graph's communication, each distinct (role, operation, group, bytes)
 /// planned once on the representative rank's group.
 class CommCosts {
  public:
   CommCosts(const scenario::Scenario& s, const platform::Fabric& fabric, const parallel::Placement& placement)
       : s_(s), fabric_(fabric), placement_(placement),
-        links_(platform::link_costs(s.platform)), allreduce_(collectives::make_collective(s.collective, links_, s.nccl)) {
+        links_(group_costs(s.platform)), allreduce_(collectives::make_collective(s.collective, links_, s.nccl)) {
     launch_s_ = s.gpu.collective_launch_s ? *s.gpu.collective_launch_s : models::kCollectiveLaunch_s;
   }
 

@@ -70,9 +70,12 @@ constexpr CoverageRow kRows[] = {
      "tests/sim/run/numerics_sync_test.cpp NumericsSync.ParameterServerWithDensePullTrainsExactlyLikeAllReduce", ""},
     {"architectures", "GeePS", "Cui et al., EuroSys 2016", kOut, "", "", "",
      "manages a parameter server's use of GPU memory; dtsim does not model memory capacity"},
-    {"architectures", "In-network aggregation (SwitchML, ATP, SHARP)", "Sapio et al., NSDI 2021", kMissing, "", "", "",
-     "a switch that sums: each GPU sends its gradient once and receives the sum; plans move data between ranks only "
-     "(sim/collectives/schedule.hpp), so it needs a switch endpoint that reduces in the plans and the flow executor"},
+    {"architectures", "In-network aggregation (SwitchML, ATP, SHARP)", "Sapio et al., NSDI 2021", kYes,
+     "strategy.collective", "in_network",
+     "tests/sim/actors/in_network_simgrid_test.cpp InNetworkOnSimGrid.EqualsTheAnalyticReplayAndTheClosedForm",
+     "on platforms whose switch sums (platform sharp = true, [platform.node] nvls = true); the plan's switch endpoint "
+     "is a host at the switch's place; also NCCL's CollNet and NVLS in nccl/auto; SwitchML's packet loss recovery "
+     "and ATP's multi-tenant switch memory are not modelled"},
     {"architectures", "Ring all-reduce", "Patarasuk & Yuan, JPDC 2009", kYes, "strategy.collective", "ring",
      "tests/sim/collectives/ring_allreduce_test.cpp RingAllreduce.AnalyticOnStarEqualsClosedForm", ""},
     {"architectures", "Binary-tree all-reduce", "Thakur et al., IJHPCA 2005", kYes, "strategy.collective", "binary_tree",

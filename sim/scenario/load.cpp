@@ -13,6 +13,7 @@
 #include "models/zoo.hpp"
 #include "sim/memory/activations.hpp"
 #include "sim/collectives/collective.hpp"
+#include "sim/collectives/nccl_in_network.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
 #include "sim/core/digest.hpp"
@@ -439,6 +440,12 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
   load_memory(memory_table, s);
   s.parallel.data = s.workers;
   if (auto parallel = top.table("parallel")) load_parallel(*parallel, s);
+  const bool in_network = s.collective == "in_network" || (s.nccl.algorithm && collectives::nccl_in_network(*s.nccl.algorithm));
+  if (in_network && !s.parallel.data_parallel_only())
+    throw core::InputError(strategy_where.architecture,
+                           "in-network reduction (collective \"in_network\", nccl_algo CollNet or NVLS) sums all "
+                           "workers at one switch, and [parallel] splits them into tensor, pipeline or sharded groups",
+                           "plain data parallelism with it, or another collective with [parallel]");
   Section output = *top.table("output");
   allow_keys(output, "output");
   s.output.dir = output.string("dir", s.output.dir);

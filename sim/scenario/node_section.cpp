@@ -1,6 +1,7 @@
 #include "sim/scenario/node_section.hpp"
 
 #include "sim/core/error.hpp"
+#include "sim/platform/fabric.hpp"
 
 namespace dtsim::scenario {
 namespace {
@@ -111,7 +112,7 @@ platform::LinkSpec load_link(Section& parent, const std::string& prefix, const s
 }
 
 void load_node(Section& s, toml::table& table, platform::PlatformSpec& spec) {
-  s.allow({"fabric", "nvlink", "nvlinks", "pcie", "pcie_switches", "nics", "gpu_nic", "gpudirect", "rails"});
+  s.allow({"fabric", "nvlink", "nvlinks", "pcie", "pcie_switches", "nics", "gpu_nic", "gpudirect", "rails", "nvls"});
   platform::NodeSpec& node = spec.node;
   const int gpus = spec.gpus_per_node;
   node.structured = true;
@@ -130,6 +131,9 @@ void load_node(Section& s, toml::table& table, platform::PlatformSpec& spec) {
   if (node.rails && node.nics < 2)
     throw core::InputError(s.where_key("rails"), "rails = true with one NIC per node",
                            "rails put NIC k of every node on switch k: give nics >= 2, or rails = false");
+  if (table.contains("nvls")) node.nvls = s.boolean("nvls", false);  // looked up only when present, as sharp
+  if (const std::string why = platform::reduction_refusal(spec); !why.empty())
+    throw core::InputError(s.where_key("nvls"), why, "nvls = false, or a node that has it");
   s.finish();
 }
 

@@ -221,7 +221,7 @@ platform::PlatformSpec load_platform(toml::table& table) {
   s.allow({"name",       "description",      "gpu",      "topology", "hosts", "link",     "nodes", "gpus_per_node", "intra_link",
            "inter_link", "network_link",     "down",     "up",    "parallel", "dims",  "groups",        "chassis",
            "routers",    "nodes_per_router", "switches", "edges", "network", "node", "call_latency",
-           "buffer_bandwidth"});
+           "buffer_bandwidth", "sharp", "switch_reduce_bandwidth"});
   platform::PlatformSpec spec;
   spec.name = s.required_string("name");
   spec.description = s.string("description", "");
@@ -243,6 +243,16 @@ platform::PlatformSpec load_platform(toml::table& table) {
   }
   if (auto call = s.optional_duration("call_latency")) spec.call_latency_s = *call;
   if (auto buffers = s.optional_bandwidth("buffer_bandwidth")) spec.buffer_bandwidth_Bps = *buffers;
+  // Looked up only when present: keys a platform uses are listed in "does not apply here" messages.
+  if (table.contains("sharp")) spec.sharp = s.boolean("sharp", false);
+  if (const std::string why = platform::reduction_refusal(spec); !why.empty())
+    throw core::InputError(s.where_key("sharp"), why, "sharp = false, or a platform whose switch can reduce");
+  if (auto reduce = s.optional_bandwidth("switch_reduce_bandwidth")) {
+    if (!spec.reduces_in_network())
+      throw core::InputError(s.where_key("switch_reduce_bandwidth"), "switch_reduce_bandwidth without a reducing switch",
+                             "set sharp = true (or [platform.node] nvls = true) first, or drop the key");
+    spec.switch_reduce_bandwidth_Bps = *reduce;
+  }
   if (auto network = s.table("network")) {
     network->allow({"model"});
     spec.network_model =

@@ -3,8 +3,10 @@
 #include <optional>
 
 #include "compressors/registry.hpp"
+#include "sim/collectives/nccl_in_network.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
+#include "sim/platform/fabric.hpp"
 #include "sim/scenario/key_hints.hpp"
 #include "sim/scenario/keys.hpp"
 #include "sim/sync/architecture_traits.hpp"
@@ -200,6 +202,19 @@ void load_nccl_force(Section& strategy, Scenario& s) {
     if (std::string_view(key) == "nccl_algo") s.nccl.algorithm = collectives::parse_nccl_algorithm(value);
     else s.nccl.protocol = collectives::parse_nccl_protocol(value);
   }
+  // CollNet and NVLS need their switch (NCCL would ignore the setting; dtsim says why).
+  if (!s.nccl.algorithm || !collectives::nccl_in_network(*s.nccl.algorithm)) return;
+  const std::string algorithm = collectives::nccl_algorithm_name(*s.nccl.algorithm);
+  const collectives::Group group{s.workers, s.platform.gpus_per_node};
+  if (!collectives::nccl_in_network_enabled(*s.nccl.algorithm, group, platform::link_costs(s.platform)))
+    throw core::InputError(strategy.where_key("nccl_algo"),
+                           "nccl_algo = \"" + algorithm + "\" sums at a switch that platform '" + s.platform.name +
+                               "' does not give " + std::to_string(s.workers) + " workers",
+                           "nvls: [platform.node] nvls = true and the workers in one node; collnet_chain: sharp = "
+                           "true and workers on several nodes; collnet_direct: also NVSwitch nodes");
+  if (s.nccl.protocol && *s.nccl.protocol != collectives::NcclProtocol::simple)
+    throw core::InputError(strategy.where_key("nccl_proto"), "NCCL runs " + algorithm + " with Simple only",
+                           "nccl_proto = \"Simple\", or no nccl_proto");
 }
 
 }  // namespace
@@ -211,6 +226,21 @@ StrategyWhere load_strategy(Section& strategy, Scenario& s) {
   s.sync.scheme = choice_key(strategy, "strategy", "sync");
   s.collective = choice_key(strategy, "strategy", "collective");
   load_nccl_force(strategy, s);
+  if (s.collective == "in_network") {
+    const platform::PlatformSpec& p = s.platform;
+    if (!p.reduces_in_network())
+      throw core::InputError(strategy.where_key("collective"),
+                             "collective \"in_network\" sums at a switch, and platform '" + p.name +
+                                 "' has no switch that reduces",
+                             "a platform with sharp = true (InfiniBand SHARP, a SwitchML switch) or [platform.node] "
+                             "nvls = true (NVLink SHARP), or another collective");
+    if (!p.sharp && s.workers > p.gpus_per_node)
+      throw core::InputError(strategy.where_key("collective"),
+                             "collective \"in_network\" on NVLink SHARP sums inside one node, and " +
+                                 std::to_string(s.workers) + " workers span several nodes of " +
+                                 std::to_string(p.gpus_per_node) + " GPUs",
+                             "at most " + std::to_string(p.gpus_per_node) + " workers, or sharp = true on the network");
+  }
   s.scheduler = choice_key(strategy, "strategy", "scheduler");
   s.fidelity = parse_fidelity(choice_key(strategy, "strategy", "fidelity"));
   if (s.fidelity == Fidelity::analytic && s.platform.network_model != platform::NetworkModel::alpha_beta)

@@ -16,6 +16,13 @@ inline platform::PlatformSpec star(int hosts, double bandwidth_Bps = 12.5e9, dou
   return spec;
 }
 
+/// star(...) whose switch sums (sharp = true): its reduction unit at the switch, switch endpoint 0.
+inline platform::PlatformSpec sharp_star(int hosts, double bandwidth_Bps = 12.5e9, double latency_s = 5e-6) {
+  platform::PlatformSpec spec = star(hosts, bandwidth_Bps, latency_s);
+  spec.sharp = true;
+  return spec;
+}
+
 /// `nodes` nodes of `gpus` GPUs: GPU links of `intra`, one NIC per node of `inter`.
 inline platform::PlatformSpec two_level(int nodes, int gpus, platform::LinkSpec intra = {50e9, 1e-6},
                                         platform::LinkSpec inter = {12.5e9, 5e-6}) {

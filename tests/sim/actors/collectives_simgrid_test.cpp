@@ -16,7 +16,7 @@ class EveryPlanOnSimGrid : public ::testing::TestWithParam<std::tuple<std::strin
 
 TEST_P(EveryPlanOnSimGrid, EqualsTheAnalyticReplay) {
   const auto [name, p, fuse] = GetParam();
-  const auto spec = testing::star(p);
+  const auto spec = testing::sharp_star(p);  // its switch sums: in_network and NCCL's CollNet have it
   // Divisible by p, by every power of two up to 2^20 and by the largest power of two below p: equal chunks
   // and segments, so SimGrid's 1 ns time resolution rounds nothing.
   const std::int64_t bytes = std::int64_t{p} * 3 * (1 << 20);

@@ -20,7 +20,13 @@ namespace {
 
 using namespace collectives::testing;
 
-const LinkCosts kStar = LinkCosts::uniform(dtsim::testing::star_alpha_beta());
+/// The star's costs; its switch sums (sharp_star): one link (5 us, 12.5 GB/s) from a rank to it.
+LinkCosts star_costs() {
+  LinkCosts costs = LinkCosts::uniform(dtsim::testing::star_alpha_beta());
+  costs.to_switch = AlphaBeta{5e-6, 1 / 12.5e9};
+  return costs;
+}
+const LinkCosts kStar = star_costs();
 
 class AllreduceContract : public ::testing::TestWithParam<std::string> {
  protected:
@@ -51,7 +57,7 @@ TEST_P(AllreduceContract, ReplayOnDataGivesEveryRankTheSum) {
 TEST_P(AllreduceContract, AnalyticOnStarEqualsClosedFormForEvenSizes) {
   const auto c = algorithm();
   for (int p : kRanks) {
-    const platform::Fabric star(dtsim::testing::star(p));
+    const platform::Fabric star(dtsim::testing::sharp_star(p));
     for (std::int64_t n : even_sizes(p)) {
       const double closed = c->closed_form_s({p, 1}, static_cast<double>(n), kStar);
       EXPECT_NEAR(schedule_time_s(c->plan({p, 1}, n), star), closed, 1e-9 * closed)
@@ -64,7 +70,7 @@ TEST_P(AllreduceContract, UnevenSizesCostLessThanPBytesPerStepMore) {
   // Closed forms are continuous in n; plans cut whole bytes, so a step's largest message is off by < p bytes.
   const auto c = algorithm();
   for (int p : kRanks) {
-    const platform::Fabric star(dtsim::testing::star(p));
+    const platform::Fabric star(dtsim::testing::sharp_star(p));
     for (std::int64_t n : kUnevenSizes) {
       const Schedule s = c->plan({p, 1}, n);
       const double closed = c->closed_form_s({p, 1}, static_cast<double>(n), kStar);
@@ -92,6 +98,7 @@ std::int64_t expected_total_bytes(const std::string& name, int p, std::int64_t n
   const Fold fold(p);
   if (name == "recursive_doubling") return fold.pof2 * floor_log2(fold.pof2) * n + 2 * fold.rem * n;
   if (name == "rabenseifner") return 2 * (fold.pof2 - 1) * n + 5 * fold.rem * n / 2;  // fold: n swapped, n/2 in, n out
+  if (name == "in_network") return p > 1 ? p * n : 0;  // n up from each rank (and n down to each: received)
   // ring, hierarchical, torus2d: 2 (p-1)/p n per rank; the trees: every non-root sends n up and gets n back.
   return 2 * (p - 1) * n;
 }
@@ -131,7 +138,8 @@ TEST(AllreduceTraffic, BandwidthOptimalOnesSendTwoPMinusOneOverPOfTheVectorPerRa
 TEST(AllreduceRegistry, ListsEveryAlgorithmAndRejectsOthers) {
   EXPECT_EQ(collective_names(),
             (std::vector<std::string>{"ring", "recursive_doubling", "rabenseifner", "binomial_tree", "binary_tree",
-                                      "double_binary_tree", "hierarchical", "torus2d", "nccl", "mpich_auto", "auto"}));
+                                      "double_binary_tree", "hierarchical", "torus2d", "in_network", "nccl", "mpich_auto",
+                                      "auto"}));
   EXPECT_THROW(make_collective("rabenseifer"), core::InputError);
 }
 

@@ -69,9 +69,9 @@ inline int max_messages_per_rank_and_step(const Schedule& s) {
   int most = 0;
   for (const Step& step : s.steps) {
     std::vector<int> out(static_cast<std::size_t>(s.ranks)), in(static_cast<std::size_t>(s.ranks));
-    for (const Transfer& t : step.transfers) {
-      most = std::max(most, ++out[static_cast<std::size_t>(t.from)]);
-      most = std::max(most, ++in[static_cast<std::size_t>(t.to)]);
+    for (const Transfer& t : step.transfers) {  // a switch endpoint takes every rank's message: not counted
+      if (!is_switch(t.from)) most = std::max(most, ++out[static_cast<std::size_t>(t.from)]);
+      if (!is_switch(t.to)) most = std::max(most, ++in[static_cast<std::size_t>(t.to)]);
     }
   }
   return most;

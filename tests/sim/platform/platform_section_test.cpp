@@ -152,7 +152,7 @@ TEST(PlatformSection, StructuredNodeLoads) {
 TEST(PlatformSection, ExactMessagesForBadStructuredNodes) {
   EXPECT_EQ(error_of(structured_file("fabric = \"nvswitch\"\nnvswitch = 1\n" + kNvlink)),
             "p.toml:10:1: unknown key 'platform.node.nvswitch'; allowed in [platform.node]: fabric, nvlink, nvlinks, "
-            "pcie, pcie_switches, nics, gpu_nic, gpudirect, rails");
+            "pcie, pcie_switches, nics, gpu_nic, gpudirect, rails, nvls");
   EXPECT_EQ(error_of(structured_file("nics = 2\n")),
             "p.toml:8:1: missing key 'platform.node.fabric'; what joins the GPUs: nvswitch, nvlink_mesh, pcie");
   std::string fat_tree = structured_file("fabric = \"nvswitch\"\n" + kNvlink);
