@@ -1,5 +1,7 @@
 #include "numerics/consensus.hpp"
 
+#include <algorithm>
+
 #include "sim/core/error.hpp"
 
 namespace dtsim::numerics {
@@ -23,6 +25,22 @@ void average(const Models& models, std::span<float> out) {
   const std::vector<double> m = mean(models);
   DTSIM_CHECK(out.size() == m.size(), "average: output size differs");
   for (std::size_t k = 0; k < m.size(); ++k) out[k] = static_cast<float>(m[k]);
+}
+
+void weighted_average(const Models& models, std::span<const double> weights, std::span<float> out) {
+  DTSIM_CHECK(weights.size() == models.size() && !weights.empty(), "one weight per model");
+  if (std::all_of(weights.begin(), weights.end(), [&](double w) { return w == weights.front(); })) {
+    average(models, out);
+    return;
+  }
+  std::vector<double> sum(out.size(), 0.0);
+  double total = 0.0;
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    DTSIM_CHECK(models[i].size() == sum.size() && weights[i] > 0, "models of the output's size, positive weights");
+    total += weights[i];
+    for (std::size_t k = 0; k < sum.size(); ++k) sum[k] += weights[i] * models[i][k];
+  }
+  for (std::size_t k = 0; k < sum.size(); ++k) out[k] = static_cast<float>(sum[k] / total);
 }
 
 void mix(std::span<const double> mixing, const Models& models, std::span<const std::span<float>> out) {

@@ -13,6 +13,9 @@ using Models = std::vector<std::span<const float>>;
 /// out = (1/n) sum_i models[i].
 void average(const Models& models, std::span<float> out);
 
+/// out = sum_i weights[i] models[i] / sum_i weights[i] (weights > 0); equal weights give average() bit for bit.
+void weighted_average(const Models& models, std::span<const double> weights, std::span<float> out);
+
 /// out[i] = sum_j mixing[i n + j] models[j] for the row-major n x n `mixing`; out[i] may not alias a model.
 void mix(std::span<const double> mixing, const Models& models, std::span<const std::span<float>> out);
 

@@ -41,6 +41,10 @@ class Momentum final : public Optimizer {
  public:
   Momentum(const OptimizerConfig& config, bool nesterov) : Optimizer(config), nesterov_(nesterov) {}
   std::string_view name() const override { return nesterov_ ? "nesterov" : "momentum"; }
+  std::span<float> momentum_buffer(std::size_t parameters) override {
+    v_.resize(parameters, 0.0f);
+    return v_;
+  }
   void update(std::span<float> x, std::span<const float> g, float lr, std::int64_t) override {
     v_.resize(x.size(), 0.0f);
     const auto m = static_cast<float>(config().momentum);

@@ -43,6 +43,9 @@ class Optimizer {
   std::int64_t steps() const { return steps_; }
   /// Learning rate of step t (1-based), warm-up included.
   double learning_rate(std::int64_t t) const;
+  /// The momentum buffer v of a rule that keeps one (momentum, nesterov), sized for `parameters` values (zero
+  /// before the first step); empty for the others.
+  virtual std::span<float> momentum_buffer(std::size_t /*parameters*/) { return {}; }
 
  protected:
   /// The rule itself on the decayed gradient `g`, with learning rate `lr` at step `t` (1-based).

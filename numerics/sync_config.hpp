@@ -11,7 +11,11 @@
 ///   kAsyncPushes       asp on a parameter server: pushes arrive round robin, each one server step
 ///                      opt(x, g_i / n); worker i then pulls x, so its next gradient is n - 1 updates old
 ///   kModelAverage      local_sgd, post_local_sgd: x_i <- opt_i(x_i, g_i), and on an exchanging iteration
-///                      x_i <- opt_i(mean_j x_j, mean_j g_j), for SGD the model average 1/n sum_j (x_j - lr g_j)
+///                      x_i <- opt_i(mean_j x_j, mean_j g_j), for SGD the model average 1/n sum_j (x_j - lr g_j);
+///                      with average_momentum (Yu, Jin & Yang, ICML 2019) v_i <- mean_j v_j first. With
+///                      `participants` (FedAvg, McMahan et al. 2017): only the iteration's participants P draw
+///                      mini-batches and step; an exchange forms x <- opt_i(sum_P n_j x_j / sum_P n_j, sum_P n_j
+///                      g_j / sum_P n_j), n_j worker j's shard size, and every worker, sampled or not, takes x
 ///   kOverlapAverage    Overlap Local-SGD (Wang, Liang & Joshi, ICASSP 2020; their distoptim/OverlapLocalSGD.py with
 ///                      no global momentum): x_i <- opt_i(x_i, g_i); on an exchanging iteration x_i <- x_i -
 ///                      pull (x_i - z), then z <- mean_j x_j; z starts at the initial model, so the average a pull
@@ -24,7 +28,7 @@
 ///                      P_ij (rank 1 of x_i - x_j per matrix), then x_i <- opt_i(x_i, g_i at the unmixed x_i)
 ///   kPushSum           SGP (Assran et al. 2019): x_i <- opt_i(x_i, g_i at z_i = x_i / w_i), then every
 ///                      worker keeps half of (x_i, w_i) and sends half to its peer; z_i is the model
-/// Optimizer state (momentum, Adam moments) stays with its worker or server and is never averaged.
+/// Optimizer state (momentum, Adam moments) stays with its worker or server and is averaged only where said.
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -50,6 +54,9 @@ struct SyncConfig {
   double consensus_step = 1.0;   ///< kGossip with compression or power_gossip: the consensus step gamma
   bool power_gossip = false;     ///< kGossip: PowerGossip's rank-1 edge differences instead of whole models
   double pull = 0.2;             ///< kOverlapAverage: alpha, how far the anchor pulls each worker
+  /// kModelAverage: the workers that compute in an iteration (increasing); empty: all, unweighted.
+  std::function<std::vector<int>(std::int64_t iteration)> participants;
+  bool average_momentum = false;  ///< kModelAverage: average the momentum buffers with the models
 };
 
 }  // namespace dtsim::numerics

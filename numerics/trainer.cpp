@@ -63,6 +63,17 @@ Trainer::Trainer(const Model& model, const Dataset& train, const Shards& shards,
                            "it decides from each gradient's variance over the worker's mini-batch, so it compresses "
                            "gradient uploads: bsp, ssp or asp with a dense pull");
   }
+  if (sync.average_momentum && config.optimizer.name != "momentum" && config.optimizer.name != "nesterov")
+    throw core::InputError("momentum averaging with optimizer '" + config.optimizer.name + "'",
+                           "optimizer momentum or nesterov: the rules that keep a momentum buffer");
+  if (sync.participants && (config.optimizer.name != "sgd" || config.optimizer.warmup_steps > 0))
+    throw core::InputError("sampled participants with optimizer '" + config.optimizer.name + "'" +
+                               (config.optimizer.warmup_steps > 0 ? " and warm-up" : ""),
+                           "plain SGD without warm-up: a worker's optimizer steps only when it is sampled");
+  if ((sync.participants || sync.average_momentum) && (sync.scheme != Scheme::kModelAverage || config.compression)) {
+    throw core::InputError(sync.participants ? "sampled participants" : "momentum averaging",
+                           "dense model averaging (kModelAverage without compression)");
+  }
   const auto n = static_cast<std::size_t>(config.workers);
   DTSIM_CHECK(sync.scheme != Scheme::kGossip || sync.mixing.size() == n * n, "gossip needs an n x n mixing matrix");
   DTSIM_CHECK(sync.scheme != Scheme::kPushSum || sync.peer, "push-sum needs a peer function");
@@ -76,6 +87,7 @@ Trainer::Trainer(const Model& model, const Dataset& train, const Shards& shards,
     const auto x = model.parameters();
     if (sync.scheme == Scheme::kPushSum) worker->push_sum.assign(x.begin(), x.end());
     workers_.push_back(std::move(worker));
+    shard_sizes_.push_back(static_cast<double>(rows.size()));
   }
   if (sync.compressed_pull) server_ = make_compressor(model);
   if (sync.lag_threshold > 0.0)
@@ -136,7 +148,8 @@ StepReport Trainer::step() {
     if (history_.size() > static_cast<std::size_t>(sync.staleness) + 1) history_.erase(history_.begin());
     copy_into(history_.front(), stale_->parameters());
   }
-  report.loss = gradients(stale_.get());
+  const std::vector<int> active = sync.participants ? sync.participants(iteration) : std::vector<int>{};
+  report.loss = gradients(stale_.get(), active);
   if (sync.observe) sync.observe(iteration, report.loss);
   const bool exchanges = !sync.exchanges || sync.exchanges(iteration);
   switch (sync.scheme) {
@@ -151,17 +164,23 @@ StepReport Trainer::step() {
       break;
     case Scheme::kModelAverage:
       if (!exchanges) {
-        apply_own_gradients();
+        apply_own_gradients(active);
         break;
       }
       if (config_.compression) {
         average_progress(report);
         break;
       }
+      if (sync.participants) {
+        sampled_average(active, report);
+        break;
+      }
       average(models(), average_);
       for (const auto& w : workers_) copy_into(average_, w->model->parameters());
+      if (sync.average_momentum) average_momentum();
       exchange(uploads(), {}, report);
-      apply_average();
+      // Momentum buffers or Adam moments kept per worker step the equal models apart again.
+      apply_average(sync.average_momentum || config_.optimizer.name == "sgd");
       break;
     case Scheme::kOverlapAverage:
       apply_own_gradients();
@@ -184,8 +203,15 @@ StepReport Trainer::step() {
   return report;
 }
 
-double Trainer::gradients(Model* at) {
+double Trainer::gradients(Model* at, const std::vector<int>& active) {
   double loss = 0.0;
+  if (!active.empty()) {
+    for (const int i : active) {
+      Worker& w = *workers_[static_cast<std::size_t>(i)];
+      loss += w.gradient(*w.model, config_.batch_size);
+    }
+    return loss / static_cast<double>(active.size());
+  }
   for (const auto& w : workers_) loss += w->gradient(at ? *at : *w->model, config_.batch_size);
   return loss / static_cast<double>(workers_.size());
 }
@@ -238,8 +264,9 @@ std::vector<bool> Trainer::lazy_uploads() {
                     optimizer.learning_rate(optimizer.steps() + 1));
 }
 
-void Trainer::apply_average() {
+void Trainer::apply_average(bool replicas_equal) {
   for (const auto& w : workers_) w->optimizer->step(w->model->parameters(), average_);
+  if (!replicas_equal) return;
   const std::span<const float> reference = std::as_const(*workers_.front()->model).parameters();
   for (const auto& w : workers_) {
     DTSIM_CHECK(std::memcmp(w->model->parameters().data(), reference.data(), reference.size_bytes()) == 0,
@@ -247,8 +274,57 @@ void Trainer::apply_average() {
   }
 }
 
-void Trainer::apply_own_gradients() {
+void Trainer::apply_own_gradients(const std::vector<int>& active) {
+  if (!active.empty()) {
+    for (const int i : active) {
+      Worker& w = *workers_[static_cast<std::size_t>(i)];
+      w.optimizer->step(w.model->parameters(), w.grad);
+    }
+    return;
+  }
   for (const auto& w : workers_) w->optimizer->step(w->model->parameters(), w->grad);
+}
+
+void Trainer::average_momentum() {
+  Models buffers;
+  for (const auto& w : workers_) buffers.push_back(w->optimizer->momentum_buffer(average_.size()));
+  std::vector<float> mean(average_.size());
+  average(buffers, mean);
+  for (const auto& w : workers_) copy_into(mean, w->optimizer->momentum_buffer(average_.size()));
+}
+
+void Trainer::sampled_average(const std::vector<int>& active, StepReport& report) {
+  std::vector<bool> kept(workers_.size(), false);
+  Models models, grads;
+  std::vector<double> weights;
+  for (const int i : active) {
+    const Worker& w = *workers_[static_cast<std::size_t>(i)];
+    kept[static_cast<std::size_t>(i)] = true;
+    models.push_back(std::as_const(*w.model).parameters());
+    grads.emplace_back(w.grad);
+    weights.push_back(shard_sizes_[static_cast<std::size_t>(i)]);
+  }
+  exchange(uploads(), kept, report);  // the sampled workers' wire bytes; average_: their plain mean gradient
+  for (TensorExchange& t : report.tensors)
+    for (std::size_t w = 0; w < kept.size(); ++w)
+      if (!kept[w]) t.wire_bytes[w] = 0;
+  if (std::any_of(weights.begin(), weights.end(), [&](double n) { return n != weights.front(); }))
+    weighted_average(grads, weights, average_);
+  std::vector<float> x(average_.size());
+  weighted_average(models, weights, x);
+  for (const int i : active) {
+    Worker& w = *workers_[static_cast<std::size_t>(i)];
+    copy_into(x, w.model->parameters());
+    w.optimizer->step(w.model->parameters(), average_);
+  }
+  const std::span<const float> global =
+      std::as_const(*workers_[static_cast<std::size_t>(active.front())]->model).parameters();
+  for (std::size_t w = 0; w < workers_.size(); ++w) {
+    DTSIM_CHECK(!kept[w] ||
+                    std::memcmp(workers_[w]->model->parameters().data(), global.data(), global.size_bytes()) == 0,
+                "the sampled replicas diverged");
+    if (!kept[w]) copy_into(global, workers_[w]->model->parameters());
+  }
 }
 
 void Trainer::async_pushes(StepReport& report) {

@@ -80,24 +80,27 @@ class Trainer {
 
  private:
   std::unique_ptr<compressors::Compressor> make_compressor(const Model& model) const;
-  double gradients(Model* at);
+  double gradients(Model* at, const std::vector<int>& active = {});
   void exchange(const std::vector<std::span<const float>>& from, const std::vector<bool>& kept, StepReport& report);
   std::vector<std::span<const float>> uploads() const;
   void average_progress(StepReport& report);
   std::vector<bool> lazy_uploads();
-  void apply_average();
+  void apply_average(bool replicas_equal = true);
   void async_pushes(StepReport& report);
   void overlap_average();
   void gossip();
   void push_sum(std::int64_t iteration);
   void choco(StepReport& report);
   void power_gossip(StepReport& report);
-  void apply_own_gradients();
+  void apply_own_gradients(const std::vector<int>& active = {});
+  void average_momentum();
+  void sampled_average(const std::vector<int>& active, StepReport& report);
   Models models() const;
 
   TrainerConfig config_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<float> average_;                          ///< the averaged update of a gradient exchange
+  std::vector<double> shard_sizes_;                     ///< per worker: its examples (FedAvg's weights)
   std::unique_ptr<compressors::Compressor> server_;     ///< pull = "compressed": the server's compressor
   std::unique_ptr<Model> stale_;                        ///< ssp: the model gradients are taken at
   std::vector<std::vector<float>> history_;             ///< ssp: the models of the last staleness + 1 steps

@@ -1,5 +1,7 @@
 #include "sim/actors/collective_exchanger.hpp"
 
+#include <utility>
+
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
 
@@ -8,10 +10,9 @@
 namespace dtsim::actors {
 namespace sg4 = simgrid::s4u;
 
-CollectiveExchanger::CollectiveExchanger(RunContext& context, const BucketFlows& flows, int workers, int iterations,
-                                         bool fuse, bool concurrent)
-    : context_(context), flows_(flows), workers_(workers), iterations_(iterations), fuse_(fuse),
-      concurrent_(concurrent) {}
+CollectiveExchanger::CollectiveExchanger(RunContext& context, FlowsOf flows, int iterations, bool fuse,
+                                         bool concurrent)
+    : context_(context), flows_(std::move(flows)), iterations_(iterations), fuse_(fuse), concurrent_(concurrent) {}
 
 bool CollectiveExchanger::begin_iteration(int, int iteration) { return iteration < iterations_; }
 
@@ -20,7 +21,8 @@ void CollectiveExchanger::exchange(int rank, int iteration, std::size_t bucket) 
   // the order the plans send them. Concurrent buckets need their own mailboxes.
   const std::string channel =
       concurrent_ ? "i" + std::to_string(iteration) + "b" + std::to_string(bucket) + "e" : std::string();
-  const auto& exchanges = flows_[bucket];
+  const IterationFlows of = flows_(iteration);
+  const auto& exchanges = (*of.buckets)[bucket];
   for (std::size_t e = 0; e < exchanges.size(); ++e) {
     const ExchangeFlows& exchange = exchanges[e];
     if (exchange.before_s > 0) sg4::this_actor::sleep_for(exchange.before_s);
@@ -36,7 +38,7 @@ void CollectiveExchanger::exchange(int rank, int iteration, std::size_t bucket) 
     }
     if (fuse_) {
       auto& barrier = barriers_[{iteration, bucket, e}];
-      if (!barrier) barrier = sg4::Barrier::create(static_cast<unsigned>(workers_));
+      if (!barrier) barrier = sg4::Barrier::create(static_cast<unsigned>(of.participants));
       barrier->wait();
     }
   }

@@ -198,6 +198,10 @@ class IterationRun {
   void compute_bsp(WorkerState& w) {
     for (int it = 0; exchanger_.begin_iteration(w.rank, it); ++it) {
       w.iteration = it;
+      if (!takes_part(w.rank, it)) {
+        sit_out(w.rank, it);
+        continue;
+      }
       const bool exchanges = sync_.exchanges(it);
       const GraphWalk& g = exchanges ? *exchanging_ : *local_walk_;
       std::vector<double>& end_s =
@@ -240,6 +244,7 @@ class IterationRun {
       m.skipped = exchanges && exchanger_.skipped(w.rank, it);
       timeline_.marks[static_cast<std::size_t>(w.rank)].push_back(m);
       forget_awaited(w);
+      ended(it);
     }
     // Exchanges left in flight belong to the last iteration.
     if (w.exchanges.size() > static_cast<std::size_t>(w.exchanges_awaited)) {
@@ -250,6 +255,36 @@ class IterationRun {
     }
     w.finished = true;
     w.bucket_ready->release();
+  }
+
+  /// Whether worker `rank` computes in iteration `it` (sync::Scheme::participants: all, but a sample of them
+  /// under client sampling).
+  bool takes_part(int rank, int it) {
+    auto [at, fresh] = sitting_out_.try_emplace(it);
+    if (fresh) {
+      at->second.member.assign(static_cast<std::size_t>(workers_), 0);
+      for (const int p : sync_.participants(workers_, it)) at->second.member[static_cast<std::size_t>(p)] = 1;
+      at->second.running = static_cast<int>(std::count(at->second.member.begin(), at->second.member.end(), 1));
+    }
+    return at->second.member[static_cast<std::size_t>(rank)] != 0;
+  }
+
+  /// A worker that sits iteration `it` out: an empty iteration where it stands, then it waits for the last
+  /// participant to end it.
+  void sit_out(int rank, int it) {
+    const double now = sg4::Engine::get_clock();
+    timeline_.marks[static_cast<std::size_t>(rank)].push_back({.start_s = now, .end_s = now});
+    SittingOut& s = sitting_out_.at(it);
+    if (s.running == 0) return;
+    ++s.waiting;
+    s.done->acquire();
+  }
+
+  /// A participant has ended iteration `it`; the last one frees the workers that sat it out.
+  void ended(int it) {
+    SittingOut& s = sitting_out_.at(it);
+    if (--s.running == 0)
+      for (; s.waiting > 0; --s.waiting) s.done->release();
   }
 
   /// Waits until at most `may_stay` of the worker's exchanges are in flight; returns the time waited.
@@ -462,6 +497,14 @@ class IterationRun {
 
   using Queued = std::tuple<int, int, int>;  ///< (priority, iteration, job): lowest first
 
+  /// An iteration's participants, those still running it, and the workers waiting for its end.
+  struct SittingOut {
+    std::vector<char> member;
+    int running = 0;
+    int waiting = 0;
+    sg4::SemaphorePtr done = sg4::Semaphore::create(0);
+  };
+
   const std::vector<LocalWork>& local_;
   IterationGraphs& graphs_;
   std::optional<GraphWalk> exchanging_;  ///< FIFO plans
@@ -477,6 +520,7 @@ class IterationRun {
   std::vector<sg4::Host*> hosts_;
   std::map<std::pair<int, int>, int> ready_count_;  ///< (iteration, job): workers that have it ready
   std::map<std::pair<int, int>, int> done_count_;   ///< (iteration, job): workers that have ended it
+  std::map<int, SittingOut> sitting_out_;  ///< FIFO: per iteration
   std::priority_queue<Queued, std::vector<Queued>, std::greater<>> queue_;
   std::int64_t in_flight_bytes_ = 0;
   run::Timeline& timeline_;

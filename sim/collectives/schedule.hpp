@@ -49,4 +49,7 @@ struct Schedule {
   std::int64_t total_bytes() const;
 };
 
+/// `plan` (over ranks 0 .. hosts.size() - 1) run by a subset of `ranks` ranks: its rank i is rank hosts[i].
+Schedule on_hosts(const Schedule& plan, const std::vector<int>& hosts, int ranks);
+
 }  // namespace dtsim::collectives

@@ -109,6 +109,7 @@ struct RunInfo {
   int trace_workers = 0;       ///< workers whose events and per-worker breakdowns are reported
   int batch_per_worker = 0;   ///< samples per worker, or per data-parallel replica under a layout
   int replicas = 0;           ///< data-parallel replicas sharing the global batch; 0: every worker is one
+  int sampled = 0;            ///< workers that compute an iteration under client sampling (FedAvg); 0: all
   int iterations = 0;
   std::int64_t parameters = 0;
   std::int64_t gradient_tensors = 0;

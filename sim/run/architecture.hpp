@@ -36,7 +36,7 @@ struct ExchangeInput {
   const scenario::Scenario& scenario;
   const scheduling::IterationPlan& plan;
   const std::vector<scheduling::BucketWork>& work;
-  const actors::BucketFlows& flows;                    ///< collective architectures: each bucket's planned flows
+  const actors::FlowsOf& flows;                        ///< collective architectures: each iteration's bucket flows
   const std::vector<std::pair<int, int>>& flow_pairs;  ///< collective architectures: the pairs those flows use
   const platform::Fabric& fabric;
   std::vector<double>& link_bytes;                     ///< per directed link: add one iteration's traffic

@@ -47,7 +47,7 @@ RunResult assemble_result(RunInfo info, Timeline timeline, double single_worker_
   r.single_worker_iteration_s = single_worker_iteration_s;
   const auto workers = timeline.marks.size();
   DTSIM_CHECK(workers == static_cast<std::size_t>(r.info.workers), "one mark list per worker");
-  const int replicas = r.info.replicas > 0 ? r.info.replicas : r.info.workers;
+  const int replicas = r.info.sampled > 0 ? r.info.sampled : r.info.replicas > 0 ? r.info.replicas : r.info.workers;
   const double global_batch = static_cast<double>(replicas) * r.info.batch_per_worker;
   const double single_rate = r.info.batch_per_worker / single_worker_iteration_s;
   const std::vector<double> ends = iteration_ends(timeline, r.info.iterations, gradients_per_step);

@@ -38,7 +38,7 @@ IterationMarks marks_of(const taskgraph::Program& program, const std::vector<tas
 }  // namespace
 
 Timeline data_parallel_timeline(const taskgraph::TaskGraph& exchanging, const taskgraph::TaskGraph& local,
-                                const std::vector<BucketCost>& costs, int workers, int iterations, int trace_workers,
+                                const CostsOf& costs_of, int workers, int iterations, int trace_workers,
                                 const sync::SyncPolicy& sync, const Slowdown& slowdown, const CommOverlap& overlap,
                                 LastIterationGraph* last) {
   DTSIM_CHECK(sync.exchanges_in_flight() == 0, "the loader keeps exchanges in flight off the analytic level");
@@ -47,12 +47,6 @@ Timeline data_parallel_timeline(const taskgraph::TaskGraph& exchanging, const ta
   timeline.marks.assign(W, {});
   timeline.traffic.assign(W, {});
   const auto traced = static_cast<std::size_t>(std::clamp(trace_workers, 0, workers));
-  std::vector<collectives::RankTraffic> exchange_traffic(W);  // of one exchanging iteration
-  for (const BucketCost& cost : costs)
-    for (std::size_t w = 0; w < W; ++w) {
-      exchange_traffic[w].sent += cost.traffic[w].sent;
-      exchange_traffic[w].received += cost.traffic[w].received;
-    }
   // Workers that start an iteration together and compute at nominal speed in it run the same timeline, bit for
   // bit: the graph runs once for all of them (one instance), and once for each other worker.
   std::vector<double> start(W, 0.0);
@@ -69,12 +63,19 @@ Timeline data_parallel_timeline(const taskgraph::TaskGraph& exchanging, const ta
     return slowdown.profile(static_cast<int>(representative[r]))
         .finish_s(start_s, t.duration_s * factor[r], overlap.slowdown != 1 ? busy : none, overlap.slowdown);
   };
-  const auto cost = [&](int, const Task& t) { return costs[static_cast<std::size_t>(t.item)].time_s; };
+  const std::vector<BucketCost>* costs = nullptr;  // the iteration's
+  const auto cost = [&](int, const Task& t) { return (*costs)[static_cast<std::size_t>(t.item)].time_s; };
+  std::vector<char> takes_part(W);
   for (int it = 0; it < iterations; ++it) {
+    const bool exchanges = sync.exchanges(it);
+    costs = &costs_of(it);
+    std::fill(takes_part.begin(), takes_part.end(), 0);
+    for (const int w : sync.participants(workers, it)) takes_part[static_cast<std::size_t>(w)] = 1;
     representative.clear();
     factor.clear();
     std::map<double, std::size_t> nominal_run;  // by start time
     for (std::size_t w = 0; w < W; ++w) {
+      if (!takes_part[w]) continue;
       const double f = slowdown ? slowdown.factor(static_cast<int>(w), it) : 1.0;
       if (f == 1.0 && slowdown.profile(static_cast<int>(w)).nominal()) {
         const auto [at, fresh] = nominal_run.try_emplace(start[w], representative.size());
@@ -89,30 +90,42 @@ Timeline data_parallel_timeline(const taskgraph::TaskGraph& exchanging, const ta
     options.instances = {static_cast<int>(representative.size())};
     options.start_s.clear();
     for (const std::size_t w : representative) options.start_s.push_back(start[w]);
-    const bool exchanges = sync.exchanges(it);
     const taskgraph::TaskGraph& graph = exchanges ? exchanging : local;
     taskgraph::GraphSchedule schedule = taskgraph::list_schedule(graph, cost, options);
     const auto& tasks = graph.programs[0].tasks;
     for (std::size_t w = 0; w < traced; ++w) {
+      if (!takes_part[w]) continue;
       const auto& spans = schedule.spans[run_of[w]];
       for (std::size_t i = 0; i < tasks.size(); ++i) {
         const Task& t = tasks[i];
-        std::int64_t bytes = t.op == Op::compute ? 0 : costs[static_cast<std::size_t>(t.item)].payload_bytes;
+        std::int64_t bytes = t.op == Op::compute ? 0 : (*costs)[static_cast<std::size_t>(t.item)].payload_bytes;
         timeline.events.push_back({static_cast<int>(w), parallel::data_parallel_lane(t), t.name, t.category,
                                    spans[i].start_s, spans[i].end_s, bytes});
       }
     }
-    // A run's workers start together, so its marks are theirs.
+    // A run's workers start together, so its marks are theirs. A worker that sits the iteration out has an empty
+    // one where it stands, and is free when the last participant ends it.
     std::vector<IterationMarks> marks;
-    for (std::size_t run = 0; run < representative.size(); ++run)
+    double last_end = 0;
+    for (std::size_t run = 0; run < representative.size(); ++run) {
       marks.push_back(marks_of(graph.programs[0], schedule.spans[run], options.start_s[run]));
+      last_end = std::max(last_end, marks.back().end_s);
+    }
     for (std::size_t w = 0; w < W; ++w) {
+      if (!takes_part[w]) {
+        timeline.marks[w].push_back({.start_s = start[w], .end_s = start[w]});
+        continue;
+      }
       timeline.marks[w].push_back(marks[run_of[w]]);
       start[w] = timeline.marks[w].back().end_s;
       if (!exchanges) continue;
-      timeline.traffic[w].bytes_sent += exchange_traffic[w].sent;
-      timeline.traffic[w].bytes_received += exchange_traffic[w].received;
+      for (const BucketCost& c : *costs) {
+        timeline.traffic[w].bytes_sent += c.traffic[w].sent;
+        timeline.traffic[w].bytes_received += c.traffic[w].received;
+      }
     }
+    for (std::size_t w = 0; w < W; ++w)
+      if (!takes_part[w]) start[w] = std::max(start[w], last_end);
     if (last && it + 1 == iterations)
       *last = {graph, std::move(schedule), std::vector<int>(representative.begin(), representative.end())};
   }

@@ -1,6 +1,7 @@
 #pragma once
 /// The `analytic` level of data-parallel training: each iteration's task graph (parallel/data_parallel) run by
 /// the list scheduler, no SimGrid.
+#include <functional>
 #include <vector>
 
 #include "sim/collectives/rank_traffic.hpp"
@@ -19,6 +20,10 @@ struct BucketCost {
   std::vector<collectives::RankTraffic> traffic;  ///< indexed by rank
 };
 
+/// The bucket costs of an iteration's exchanges (a scheme that samples its workers exchanges among a different
+/// subset from round to round).
+using CostsOf = std::function<const std::vector<BucketCost>&(int iteration)>;
+
 /// What the analytic level leaves besides the timeline: the last iteration's graph and its schedule (worker 0's
 /// run first), for the critical path.
 struct LastIterationGraph {
@@ -28,7 +33,9 @@ struct LastIterationGraph {
 };
 
 /// Iterations of `exchanging` (or `local` where `sync` does not exchange), the graphs of
-/// parallel::data_parallel_iteration, whose exchanges (item b) cost costs[b]. With one FIFO communication stream
+/// parallel::data_parallel_iteration, whose exchanges (item b) cost costs_of(iteration)[b]. Only the iteration's
+/// participants (sync.participants) run it; the others sit it out, an empty iteration at their start, and are
+/// free again when the last participant ends it. With one FIFO communication stream
 /// per worker this is Shi et al.'s WFBP recurrence:
 ///   issued[b] = max(end of backward of bucket b's ready layer, backward start + not_before)
 ///   start[b] = max(end[b-1], issued[b] + launch),  end[b] = start[b] + cost[b]
@@ -40,7 +47,8 @@ struct LastIterationGraph {
 /// of the exchange to the end; the launch cost is in the graphs). `last` (optional) receives the last
 /// iteration's graph and schedule.
 Timeline data_parallel_timeline(const taskgraph::TaskGraph& exchanging, const taskgraph::TaskGraph& local,
-                                const std::vector<BucketCost>& costs, int workers, int iterations, int trace_workers, const sync::SyncPolicy& sync = {},
+                                const CostsOf& costs_of, int workers, int iterations, int trace_workers,
+                                const sync::SyncPolicy& sync = {},
                                 const Slowdown& slowdown = {}, const CommOverlap& overlap = {},
                                 LastIterationGraph* last = nullptr);
 

@@ -60,7 +60,15 @@ numerics::SyncConfig numerics_sync(const scenario::Scenario& s, std::uint64_t se
   const sync::Meeting meeting = policy.rules().meeting();
   const Architecture& architecture = architecture_named(s.architecture);
   if (architecture.set_meeting(c, s, meeting)) return c;
+  if (meeting == sync::Meeting::kSampledModels) {
+    c.scheme = Scheme::kModelAverage;
+    c.participants = [policy, workers = s.workers](std::int64_t iteration) {
+      return policy.participants(workers, static_cast<int>(iteration));
+    };
+    return c;
+  }
   if (meeting == sync::Meeting::kModels || meeting == sync::Meeting::kOverlapModels) {
+    c.average_momentum = policy.rules().averages_momentum(policy);
     c.scheme = meeting == sync::Meeting::kModels ? Scheme::kModelAverage : Scheme::kOverlapAverage;
     c.pull = meeting == sync::Meeting::kOverlapModels ? policy.parameter("alpha") : c.pull;
     return c;

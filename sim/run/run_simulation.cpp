@@ -101,14 +101,21 @@ void refuse_oversized_allreduce(const scenario::Scenario& s, const scheduling::I
                            : "strategy.fidelity = \"analytic\", or fewer workers");
 }
 
+/// The plans of the buckets' exchanges among `participants` (increasing worker numbers). All workers: the
+/// collective's plans on the platform's nodes. A subset (a scheme's sample of the workers): the plans over as
+/// many ranks, one per node (a sample seldom fills whole nodes), run by the subset's hosts, and timed at the
+/// analytic level over those hosts' routes.
 PreparedPlans prepare_collectives(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work,
-                                  const collectives::Collective& collective, const platform::Fabric& fabric) {
+                                  const collectives::Collective& collective, const platform::Fabric& fabric,
+                                  const std::vector<int>& participants) {
   using Key = std::pair<scheduling::Exchange::Kind, std::int64_t>;
   std::map<Key, int> uses;
   for (const scheduling::BucketWork& w : work)
     for (const scheduling::Exchange& e : w.exchanges) ++uses[{e.kind, e.bytes}];
   const bool analytic = s.fidelity == scenario::Fidelity::analytic;
-  const collectives::Group group{s.workers, s.platform.gpus_per_node};
+  const int ranks = static_cast<int>(participants.size());
+  const bool whole = ranks == s.workers;
+  const collectives::Group group{ranks, whole ? s.platform.gpus_per_node : 1};
   const auto allgather = collectives::make_allgatherv("ring");
   const auto tree = collectives::make_collective("binomial_tree", platform::link_costs(s.platform));
   PreparedPlans prepared;
@@ -119,7 +126,7 @@ PreparedPlans prepare_collectives(const scenario::Scenario& s, const std::vector
     using Kind = scheduling::Exchange::Kind;
     // A collective that knows its fused plan and its time spares building the plan (2(p-1) x p transfers
     // for a ring) where the level does not run every message.
-    const bool compact = kind == Kind::allreduce && s.fidelity != scenario::Fidelity::message;
+    const bool compact = whole && kind == Kind::allreduce && s.fidelity != scenario::Fidelity::message;
     std::optional<std::vector<collectives::FusedStep>> fused_plan = compact ? collective.fused_plan(group, bytes)
                                                                             : std::nullopt;
     std::optional<double> time_s =
@@ -128,7 +135,9 @@ PreparedPlans prepare_collectives(const scenario::Scenario& s, const std::vector
     if (!fused_plan || (analytic && !time_s))
       schedule = kind == Kind::allreduce ? collective.plan(group, bytes)
                  : kind == Kind::gtopk   ? tree->plan(group, bytes)
-                                         : allgather->plan(group, std::vector<std::int64_t>(static_cast<std::size_t>(s.workers), bytes));
+                                         : allgather->plan(group, std::vector<std::int64_t>(
+                                                                      static_cast<std::size_t>(ranks), bytes));
+    if (schedule && !whole) schedule = collectives::on_hosts(*schedule, participants, s.workers);
     // Fused flows carry the same bytes between the same pairs in far fewer transfers (a ring: one per rank),
     // so link and pair accounting walk them rather than every step.
     const std::vector<std::vector<actors::Flow>> fused =
@@ -222,12 +231,13 @@ scheduling::IterationPlan make_iteration_plan(const scenario::Scenario& s, std::
   const std::vector<bool> again = memory::recomputed_layers(s.model, s.memory.recomputation);
   scheduling::SchedulingInput input;
   input.allreduce = allreduce_alpha_beta(s);
+  const std::int64_t copies = s.sync.rules().exchanged_copies(s.sync);  // the momentum buffers too (Yu et al.)
   for (std::size_t l = 0; l < s.model.layers.size(); ++l) {
     const models::Layer& layer = s.model.layers[l];
     plan.layers.push_back({layer.name, times[l].forward_s, times[l].backward_s + (again[l] ? times[l].forward_s : 0),
                            times[l].update_s});
     for (const models::Tensor& t : layer.tensors)
-      input.tensors.push_back({static_cast<int>(l), t.numel() * kGradientElementBytes});
+      input.tensors.push_back({static_cast<int>(l), t.numel() * kGradientElementBytes * copies});
   }
   input.backward_end_s.assign(plan.layers.size(), 0.0);
   double backward = 0;
@@ -258,13 +268,40 @@ actors::SkipUpload lag_skips(const numerics::TrainingRun& run) {
 }
 
 /// The simulated levels: the architecture's exchanger on SimGrid.
+/// The iterations' sets of participants (Scheme::participants): the distinct sets, and the one of each iteration.
+struct ParticipantSets {
+  std::vector<std::vector<int>> sets;
+  std::vector<std::size_t> of_iteration;
+};
+
+ParticipantSets participant_sets(const scenario::Scenario& s) {
+  ParticipantSets p;
+  std::map<std::vector<int>, std::size_t> index;
+  for (int it = 0; it < s.iterations; ++it) {
+    const auto [at, fresh] = index.try_emplace(s.sync.participants(s.workers, it), p.sets.size());
+    if (fresh) p.sets.push_back(at->first);
+    p.of_iteration.push_back(at->second);
+  }
+  return p;
+}
+
 Timeline simulate(const scenario::Scenario& s, const scheduling::IterationPlan& plan, actors::IterationGraphs& graphs,
-                  const std::vector<scheduling::BucketWork>& work, PreparedPlans& prepared,
-                  const platform::Fabric& fabric, const Slowdown& slowdown, const CommOverlap& overlap,
-                  int trace_workers, const actors::SkipUpload& skip) {
+                  const std::vector<scheduling::BucketWork>& work, std::vector<PreparedPlans>& prepared,
+                  const ParticipantSets& sets, const platform::Fabric& fabric, const Slowdown& slowdown,
+                  const CommOverlap& overlap, int trace_workers, const actors::SkipUpload& skip) {
   std::vector<actors::FailureEvent> failures;
   for (const scenario::Failure& f : s.failures) failures.push_back({f.at_s, f.worker, f.link, f.duration_s});
-  ExchangeInput in{s, plan, work, prepared.flows, prepared.pairs, fabric, prepared.link_bytes, skip};
+  std::vector<std::pair<int, int>> pairs = prepared.front().pairs;
+  if (prepared.size() > 1) {
+    for (const PreparedPlans& p : prepared) pairs.insert(pairs.end(), p.pairs.begin(), p.pairs.end());
+    std::sort(pairs.begin(), pairs.end());
+    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  }
+  const actors::FlowsOf flows = [&prepared, &sets](int iteration) {
+    const std::size_t set = sets.of_iteration[static_cast<std::size_t>(iteration)];
+    return actors::IterationFlows{&prepared[set].flows, static_cast<int>(sets.sets[set].size())};
+  };
+  ExchangeInput in{s, plan, work, flows, pairs, fabric, prepared.front().link_bytes, skip};
   const SimulatedExchange exchange = architecture_named(s.architecture).simulated(in);
   return actors::simulate_iterations(s.platform, plan, local_work(work), graphs, exchange.make, exchange.pairs,
                                      s.workers, s.sync, trace_workers, slowdown, failures, overlap,
@@ -288,9 +325,12 @@ RunResult simulate_time_line(const scenario::Scenario& s, const std::optional<nu
   if (collective_exchanges && s.fidelity == scenario::Fidelity::analytic)
     refuse_oversized_analytic(s, work, core::read_process_limits());
   const platform::Fabric fabric(s.platform);
-  PreparedPlans prepared;
-  if (collective_exchanges) prepared = prepare_collectives(s, work, *collective, fabric);
-  else prepared.link_bytes.assign(static_cast<std::size_t>(fabric.link_count()), 0.0);
+  const ParticipantSets sets = participant_sets(s);
+  std::vector<PreparedPlans> prepared(sets.sets.size());
+  for (std::size_t k = 0; k < sets.sets.size(); ++k) {
+    if (collective_exchanges) prepared[k] = prepare_collectives(s, work, *collective, fabric, sets.sets[k]);
+    else prepared[k].link_bytes.assign(static_cast<std::size_t>(fabric.link_count()), 0.0);
+  }
   const int trace_workers = std::min(s.workers, s.output.trace_workers);
   const Slowdown slowdown = slowdown_of(s.stragglers, s.workers);
   const CommOverlap overlap{launch_in_force_s(s, *collective), s.gpu.overlap_slowdown};
@@ -301,9 +341,13 @@ RunResult simulate_time_line(const scenario::Scenario& s, const std::optional<nu
   if (plan.credit_bytes == 0) graphs.local = parallel::data_parallel_iteration(plan, false, overlap.launch_s);
   LastIterationGraph analysed;
   Timeline timeline = s.fidelity == scenario::Fidelity::analytic
-                          ? data_parallel_timeline(graphs.exchanging, graphs.local, prepared.costs, s.workers,
-                                                   s.iterations, trace_workers, s.sync, slowdown, overlap, &analysed)
-                          : simulate(s, plan, graphs, work, prepared, fabric, slowdown, overlap, trace_workers,
+                          ? data_parallel_timeline(
+                                graphs.exchanging, graphs.local,
+                                [&](int it) -> const std::vector<BucketCost>& {
+                                  return prepared[sets.of_iteration[static_cast<std::size_t>(it)]].costs;
+                                },
+                                s.workers, s.iterations, trace_workers, s.sync, slowdown, overlap, &analysed)
+                          : simulate(s, plan, graphs, work, prepared, sets, fabric, slowdown, overlap, trace_workers,
                                      training ? lag_skips(*training) : actors::SkipUpload{});
   if (s.fidelity != scenario::Fidelity::analytic && !graphs.last_spans.empty())
     analysed = simulated_last_iteration(graphs.last_exchanged ? graphs.exchanging : graphs.local,
@@ -312,21 +356,28 @@ RunResult simulate_time_line(const scenario::Scenario& s, const std::optional<nu
   for (const auto& layer : plan.layers) single_worker_s += layer.forward_s + layer.backward_s + layer.update_s;
   RunInfo info = make_info(s, plan);
   info.collective_launch_s = overlap.launch_s;
+  // Under client sampling only a round's sample computes: the global batch is theirs.
+  if (const auto sampled = static_cast<int>(sets.sets.front().size()); sampled < s.workers) info.sampled = sampled;
   info.compression = compression_note;
   LastIteration last =
       analyse_iteration_graph(analysed.graph, analysed.schedule, plan.buckets.size(), analysed.worker_of_run);
   const int per_participant = s.ps.hierarchical ? s.platform.gpus_per_node : 1;
   RunResult result = assemble_result(std::move(info), std::move(timeline), single_worker_s,
                                      s.workers - s.sync.backup_workers * per_participant);
-  int exchanging = 0;
-  for (int it = 0; it < s.iterations; ++it) exchanging += s.sync.exchanges(it) ? 1 : 0;
-  for (double& bytes : prepared.link_bytes) bytes *= static_cast<double>(exchanging) / s.iterations;
+  // Per iteration on average: each participant set's plans, as often as an iteration of that set exchanges.
+  std::vector<int> exchanging(sets.sets.size(), 0);
+  for (int it = 0; it < s.iterations; ++it)
+    if (s.sync.exchanges(it)) ++exchanging[sets.of_iteration[static_cast<std::size_t>(it)]];
+  std::vector<double> link_bytes(prepared.front().link_bytes.size(), 0.0);
+  for (std::size_t k = 0; k < sets.sets.size(); ++k)
+    for (std::size_t l = 0; l < link_bytes.size(); ++l)
+      link_bytes[l] += prepared[k].link_bytes[l] * (static_cast<double>(exchanging[k]) / s.iterations);
   result.critical_path = std::move(last.critical_path);
   result.exposed_comm_per_bucket_s = std::move(last.exposed_comm_per_bucket_s);
   if (const auto* nccl = dynamic_cast<const collectives::NcclAllreduce*>(collective.get());
       nccl && collective_exchanges)
     result.nccl_choice_per_bucket = nccl_choices(*nccl, work, {s.workers, s.platform.gpus_per_node});
-  result.links = link_uses(prepared.link_bytes, fabric, result.mean_iteration_s);
+  result.links = link_uses(link_bytes, fabric, result.mean_iteration_s);
   result.memory = std::move(memory);
   set_utilisation(s, result);
   if (training) attach_training(s, *training, result);

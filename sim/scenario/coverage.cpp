@@ -37,8 +37,10 @@ constexpr CoverageRow kRows[] = {
      "tests/sim/run/numerics_sync_test.cpp NumericsSync.LocalSgdWithPeriodOneIsBspAndLongerPeriodsDrift", ""},
     {"synchronisation", "Post-local SGD", "Lin et al., ICLR 2020", kYes, "strategy.sync", "post_local_sgd",
      "tests/sim/run/numerics_sync_test.cpp NumericsSync.PostLocalSgdIsBspUntilTheSwitch", ""},
-    {"synchronisation", "Momentum local SGD", "Yu, Jin & Yang, ICML 2019", kMissing, "", "", "",
-     "local SGD with numerics.optimizer = momentum runs, but momentum buffers are never averaged; Yu et al. average them"},
+    {"synchronisation", "Momentum local SGD", "Yu, Jin & Yang, ICML 2019", kYes, "strategy.local_sgd.average_momentum",
+     "", "tests/numerics/fedavg_test.cpp MomentumLocalSgd.AveragingTheBuffersKeepsTheReplicasEqualAfterAnAverage",
+     "local SGD averages the momentum buffers with the models; an exchange moves both (twice the bytes); without "
+     "it each worker keeps its own buffer"},
     {"synchronisation", "Quantized local SGD (Qsparse-local-SGD)", "Jiang & Agrawal, NeurIPS 2018; Basu et al., NeurIPS 2019",
      kYes, "strategy.sync", "local_sgd", "tests/numerics/compressed_local_sgd_test.cpp CompressedLocalSgd.ErrorFeedbackCarriesTheUnsentProgress",
      "with [compression]: each worker's progress since the last average is compressed"},
@@ -57,9 +59,11 @@ constexpr CoverageRow kRows[] = {
     {"synchronisation", "3PC (three point compressors): CLAG", "Richtarik et al., ICML 2022", kYes,
      "compression.error_feedback", "clag", "tests/compressors/shifted_test.cpp ThreePc.ClagSkipsWhenTheEstimateIsCloserThanZetaTimesTheGradientChange",
      "EF21 with LAG's skip rule; zeta in compression.error_feedback_options"},
-    {"synchronisation", "FedAvg with client sampling", "McMahan et al., AISTATS 2017", kMissing, "", "", "",
-     "a random subset of workers per round, each training whole epochs over its shard: the time line needs "
-     "collectives over a different subset of hosts each round, and numerics mode workers that sit a round out"},
+    {"synchronisation", "FedAvg with client sampling", "McMahan et al., AISTATS 2017", kYes, "strategy.sync", "fedavg",
+     "tests/sim/run/fedavg_run_test.cpp FedAvgRun.ARoundIsItsLocalStepsThenTheSampledRingOnAStar",
+     "a seeded sample of max(floor(C K), 1) workers a round runs E epochs over its shard, then averages in a "
+     "collective over its hosts (numerics: weighted by shard size); all-reduce only: the server's push and pull "
+     "by a sample are not modelled"},
     {"synchronisation", "CMFL (relevance-filtered uploads)", "Wang, Wang & Li, ICDCS 2019", kMissing, "", "", "",
      "uploads only when the local update agrees in sign with the last global update"},
 
@@ -69,7 +73,9 @@ constexpr CoverageRow kRows[] = {
     {"architectures", "BytePS", "Jiang et al., OSDI 2020", kYes, "strategy.architecture", "byteps",
      "tests/sim/run/numerics_sync_test.cpp NumericsSync.ParameterServerWithDensePullTrainsExactlyLikeAllReduce", ""},
     {"architectures", "GeePS", "Cui et al., EuroSys 2016", kOut, "", "", "",
-     "manages a parameter server's use of GPU memory; dtsim does not model memory capacity"},
+     "a GPU parameter-server runtime that stages data between GPU and CPU memory to train models larger than the "
+     "GPU; dtsim checks a worker's memory against its GPU's (sim/memory, memory check) and refuses what does not "
+     "fit, but does not model swapping to host memory"},
     {"architectures", "In-network aggregation (SwitchML, ATP, SHARP)", "Sapio et al., NSDI 2021", kYes,
      "strategy.collective", "in_network",
      "tests/sim/actors/in_network_simgrid_test.cpp InNetworkOnSimGrid.EqualsTheAnalyticReplayAndTheClosedForm",
@@ -256,8 +262,10 @@ constexpr CoverageRow kRows[] = {
      "dtsim simulates one training job"},
     {"scheduling", "Global ordering of collectives", "Romero et al., NSDI 2022", kOut, "", "", "",
      "dtsim's workers issue collectives in one order by construction"},
-    {"scheduling", "Pipeline model parallelism (GPipe, PipeDream)", "Huang et al., NeurIPS 2019; Harlap et al., SOSP 2019", kOut,
-     "", "", "", "model parallelism; dtsim simulates data parallelism"},
+    {"scheduling", "Pipeline model parallelism (GPipe, PipeDream)", "Huang et al., NeurIPS 2019; Harlap et al., SOSP 2019", kYes,
+     "parallel.schedule", "gpipe", "tests/sim/parallel/workload_test.cpp PipelineBubble.OneFOneBAndGPipeTakeMPlusPMinusOneSlots",
+     "GPipe's synchronous micro-batch schedule, and 1F1B and interleaved ones ([parallel] pipeline); PipeDream's "
+     "asynchronous weight stashing (several weight versions in flight) is not modelled"},
 };
 
 std::string_view status_text(Coverage status) {

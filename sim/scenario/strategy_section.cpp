@@ -85,15 +85,17 @@ double scheme_option(std::optional<Section>& t, Section& strategy, const sync::S
                              "add " + table + " with " + o.key + " = <" + o.placeholder + ">");
     return static_cast<double>(t->required_integer(o.key, 0, 0));  // throws: missing key
   }
-  if (!t || !t->has(o.key)) return std::stod(o.default_text);
+  if (!t || !t->has(o.key)) return sync::default_value(o);
+  if (o.type == "boolean") return t->boolean(o.key, false) ? 1 : 0;
   if (o.type == "integer")
     return static_cast<double>(
         t->integer(o.key, 0, static_cast<std::int64_t>(o.min), static_cast<std::int64_t>(o.max)));
   return t->number(o.key, o.min, o.max);
 }
 
-/// The chosen scheme's [strategy.<name>] table (every other scheme's table is refused) and its checks.
-void load_sync_options(Section& strategy, sync::SyncPolicy& p, int workers) {
+/// The chosen scheme's [strategy.<name>] table (every other scheme's table is refused), its checks and what
+/// follows from it.
+void load_sync_options(Section& strategy, sync::SyncPolicy& p, int workers, int batch_size) {
   std::optional<Section> chosen;
   for (const sync::SchemeEntry& e : sync::scheme_registry()) {
     if (e.scheme().options().empty()) continue;
@@ -112,6 +114,7 @@ void load_sync_options(Section& strategy, sync::SyncPolicy& p, int workers) {
                                ? strategy.where_key("sync")
                                : chosen->where_key(problem->key),
                            problem->problem, problem->allowed);
+  scheme.derive(p, batch_size);
 }
 
 /// A server architecture may change the parameter server's defaults (BytePS: sync::ArchitectureTraits).
@@ -254,7 +257,7 @@ StrategyWhere load_strategy(Section& strategy, Scenario& s) {
                            "analytic level (one collective at a time) cannot model",
                            "use fidelity = \"message\" with scheduler = \"priority\"");
   load_scheduler_options(strategy, s.scheduler, s.scheduler_options);
-  load_sync_options(strategy, s.sync, s.workers);
+  load_sync_options(strategy, s.sync, s.workers, s.batch_size);
   if (s.scheduler == "priority" && (s.sync.rules().repeating_period(s.sync).value_or(1) > 1 ||
                                     s.sync.rules().loss_rule(s.sync)))
     throw core::InputError(strategy.where_key("scheduler"),
@@ -323,6 +326,36 @@ void check_strategy(const Scenario& s, const StrategyWhere& where) {
                            "timing mode does not have",
                            "add [numerics] (its periods then shape the simulated time line), or use sync = "
                            "\"local_sgd\"");
+  if (s.sync.participants(s.workers, 0).size() < static_cast<std::size_t>(s.workers)) {
+    const std::string sampled = "sync = \"" + s.sync.scheme + "\" lets only a sample of the workers compute and "
+                                "exchange each round";
+    if (s.scheduler == "priority")
+      throw core::InputError(where.sync, sampled + "; scheduler 'priority' queues each bucket once every worker has it",
+                             "use a FIFO scheduler (wfbp, fusion, ddp, ...)");
+    if (!s.failures.empty())
+      throw core::InputError(where.sync, sampled + "; a failure would have to be matched against each round's sample, "
+                                                   "which is not modelled",
+                             "remove [[failures]], or sample every worker (fraction = 1)");
+    if (s.numerics.enabled && (s.numerics.optimizer != "sgd" || s.numerics.warmup_steps > 0))
+      throw core::InputError(where.sync, sampled + "; a worker's optimizer steps only in the rounds it is sampled, so "
+                                                   "its momentum or warm-up would follow its sampling history",
+                             "numerics.optimizer = \"sgd\" without warmup_steps (McMahan et al.'s clients run plain "
+                             "SGD), or sample every worker (fraction = 1)");
+    if (s.numerics.enabled && !s.compression.compressor.empty())
+      throw core::InputError(where.sync, sampled + "; numerics mode averages the sampled models dense (compressing "
+                                                   "their progress is not implemented)",
+                             "remove [compression]");
+  }
+  if (s.sync.rules().averages_momentum(s.sync) && s.numerics.enabled) {
+    if (s.numerics.optimizer != "momentum" && s.numerics.optimizer != "nesterov")
+      throw core::InputError(where.sync, "average_momentum averages the workers' momentum buffers, and numerics."
+                                         "optimizer = \"" + s.numerics.optimizer + "\" keeps none",
+                             "numerics.optimizer = \"momentum\" or \"nesterov\", or average_momentum = false");
+    if (!s.compression.compressor.empty())
+      throw core::InputError(where.sync, "average_momentum with [compression]: compressing the momentum buffers' "
+                                         "average is not implemented",
+                             "remove [compression], or average_momentum = false");
+  }
   if (s.sync.lag_threshold > 0 && !s.compression.compressor.empty())
     throw core::InputError(where.architecture, "LAG compares a worker's exact gradient with the one the server "
                                                "holds, which compression leaves undefined",

@@ -15,7 +15,7 @@ namespace dtsim::sync {
 
 /// Where the workers' updates meet.
 enum class Meets {
-  kCollective,  ///< in collectives among all workers (all-reduce)
+  kCollective,  ///< in collectives among all workers, or an iteration's participants (all-reduce)
   kServers,     ///< at parameter servers, one push and pull per worker
   kNeighbours,  ///< with graph neighbours only, no global model (gossip)
 };

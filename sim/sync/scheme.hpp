@@ -18,7 +18,7 @@ namespace dtsim::sync {
 /// One key of a scheme's option table [strategy.<scheme>], as the loader reads it and the key reference lists it.
 struct SchemeOption {
   std::string key;
-  std::string type;          ///< "integer" or "number"
+  std::string type;          ///< "integer", "number" or "boolean" (kept as 0 or 1)
   std::string default_text;  ///< as written in a file; "required" when the scheme cannot run without it
   std::string description;
   double min = 0;            ///< inclusive range
@@ -27,6 +27,12 @@ struct SchemeOption {
   std::string needed = "";       ///< required keys: what the scheme misses without it ("its switch point")
   std::string placeholder = "";  ///< required keys: the value in words for the error ("iterations")
 };
+
+/// An option's default as a number (a boolean's "true" is 1, "false" 0); not for required options.
+inline double default_value(const SchemeOption& o) {
+  if (o.type == "boolean") return o.default_text == "true" ? 1 : 0;
+  return std::stod(o.default_text);
+}
 
 /// Why a loaded policy cannot run: the option key to point at ("" for the sync key), the problem, what is allowed.
 struct OptionProblem {
@@ -42,6 +48,7 @@ enum class Meeting {
   kAsyncPushes,     ///< each push is one server step; on gossip, push-sum (asp)
   kModels,          ///< the workers step alone and average their models when they exchange (local SGD family)
   kOverlapModels,   ///< as kModels, the average arriving one period late and pulling through an anchor model
+  kSampledModels,   ///< as kModels among each round's participants, weighted by their shard sizes (FedAvg)
 };
 
 /// Told iteration after iteration (from 0, in order) the mean mini-batch loss, whether the iteration exchanges.
@@ -57,6 +64,21 @@ class Scheme {
   virtual std::vector<SchemeOption> options() const { return {}; }
   /// A loaded policy the scheme cannot run on `workers` workers, or nothing.
   virtual std::optional<OptionProblem> check(const SyncPolicy&, int /*workers*/) const { return std::nullopt; }
+  /// Sets the fields that follow from the options and the job once they are loaded and checked (FedAvg's round
+  /// length, from its clients' shard, their epochs and `batch_size`).
+  virtual void derive(SyncPolicy&, int /*batch_size*/) const {}
+  /// The workers that compute and exchange in iteration `iteration` (from 0), in increasing order; the others
+  /// sit it out and wait for its end. Its exchanges are collectives over these workers' hosts alone (or their
+  /// pushes and pulls). Every scheme but client sampling: all `workers`.
+  virtual std::vector<int> participants(const SyncPolicy&, int workers, int /*iteration*/) const {
+    std::vector<int> all(static_cast<std::size_t>(workers));
+    for (int w = 0; w < workers; ++w) all[static_cast<std::size_t>(w)] = w;
+    return all;
+  }
+  /// How many model-sized vectors an exchange moves: 1, or 2 where the momentum buffers are averaged too.
+  virtual int exchanged_copies(const SyncPolicy&) const { return 1; }
+  /// Numerics mode: whether a model average also averages the workers' momentum buffers (Yu, Jin & Yang 2019).
+  virtual bool averages_momentum(const SyncPolicy&) const { return false; }
   /// The scheme with its parameters, e.g. "ssp (staleness 3)".
   virtual std::string describe(const SyncPolicy& p) const { return p.scheme; }
   /// Why the scheme cannot run on `architecture` (survey Table 5), or "".

@@ -14,6 +14,7 @@ const Scheme& post_local_sgd_scheme();
 const Scheme& overlap_local_sgd_scheme();
 const Scheme& adacomm_scheme();
 const Scheme& r2sp_scheme();
+const Scheme& fedavg_scheme();
 
 namespace {
 
@@ -26,6 +27,7 @@ constexpr SchemeEntry kSchemes[] = {
     {"overlap_local_sgd", &overlap_local_sgd_scheme},
     {"adacomm", &adacomm_scheme},
     {"r2sp", &r2sp_scheme},
+    {"fedavg", &fedavg_scheme},
 };
 
 }  // namespace

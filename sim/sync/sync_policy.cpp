@@ -14,12 +14,16 @@ std::optional<int> SyncPolicy::staleness_bound() const { return rules().stalenes
 
 int SyncPolicy::exchanges_in_flight() const { return rules().exchanges_in_flight(*this); }
 
+std::vector<int> SyncPolicy::participants(int workers, int iteration) const {
+  return rules().participants(*this, workers, iteration);
+}
+
 const Scheme& SyncPolicy::rules() const { return scheme_named(scheme); }
 
 double SyncPolicy::parameter(std::string_view key) const {
   if (const auto it = parameters.find(key); it != parameters.end()) return it->second;
   for (const SchemeOption& o : rules().options())
-    if (o.key == key && o.default_text != "required") return std::stod(o.default_text);
+    if (o.key == key && o.default_text != "required") return default_value(o);
   DTSIM_CHECK(false, "scheme " + scheme + " has no default for option " + std::string(key));
 }
 

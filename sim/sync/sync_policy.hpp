@@ -44,6 +44,8 @@ struct SyncPolicy {
   /// How many later exchanging iterations may begin before an exchange must be complete: 0 (a worker waits at
   /// the end of the iteration that exchanges) or 1 (Overlap Local-SGD: at the end of the next one).
   int exchanges_in_flight() const;
+  /// The workers that compute and exchange in iteration `iteration` of `workers` (increasing; Scheme::participants).
+  std::vector<int> participants(int workers, int iteration) const;
   /// The scheme `scheme` names, which answers everything else (sim/sync/scheme.hpp).
   const Scheme& rules() const;
   /// Option `key` of the scheme: parameters[key], else the scheme's documented default.

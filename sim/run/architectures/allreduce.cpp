@@ -17,9 +17,9 @@ class Allreduce final : public Architecture {
     const scenario::Scenario& s = in.scenario;
     const bool fuse = s.fidelity == scenario::Fidelity::flow;
     const bool priority = in.plan.credit_bytes > 0;
-    const actors::BucketFlows& flows = in.flows;
+    const actors::FlowsOf& flows = in.flows;
     return {[&flows, &s, fuse, priority](actors::RunContext& c) {
-              return std::make_unique<actors::CollectiveExchanger>(c, flows, s.workers, s.iterations, fuse, priority);
+              return std::make_unique<actors::CollectiveExchanger>(c, flows, s.iterations, fuse, priority);
             },
             in.flow_pairs, allreduce_actors(in.plan, s.workers).actors};
   }
