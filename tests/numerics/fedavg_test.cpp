@@ -13,12 +13,6 @@ namespace {
 
 using namespace testing;
 
-std::vector<float> trained(const Task& task, const TrainerConfig& c, int steps) {
-  Trainer trainer(*task.model, task.train, task.shards, c);
-  for (int s = 0; s < steps; ++s) trainer.step();
-  return parameters(trainer);
-}
-
 TrainerConfig every(int period, TrainerConfig c) {
   c.sync.scheme = Scheme::kModelAverage;
   c.sync.exchanges = [period](std::int64_t it) { return (it + 1) % period == 0; };

@@ -11,13 +11,6 @@ namespace {
 
 using namespace testing;
 
-/// Parameters of the evaluated model after `steps` steps.
-std::vector<float> trained(const Task& task, const TrainerConfig& c, int steps) {
-  Trainer trainer(*task.model, task.train, task.shards, c);
-  for (int s = 0; s < steps; ++s) trainer.step();
-  return parameters(trainer);
-}
-
 TrainerConfig with(TrainerConfig c, Scheme scheme) {
   c.sync.scheme = scheme;
   return c;

@@ -56,6 +56,13 @@ inline std::vector<float> parameters(const Trainer& trainer) {
   return {p.begin(), p.end()};
 }
 
+/// Parameters of the evaluated model after `steps` steps.
+inline std::vector<float> trained(const Task& task, const TrainerConfig& c, int steps) {
+  Trainer trainer(*task.model, task.train, task.shards, c);
+  for (int s = 0; s < steps; ++s) trainer.step();
+  return parameters(trainer);
+}
+
 /// Worker i talks to i - 1 and i + 1 with Metropolis-Hastings weights 1/3.
 inline std::vector<double> ring(int n) {
   std::vector<double> w(static_cast<std::size_t>(n * n), 0.0);
