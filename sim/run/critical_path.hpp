@@ -16,8 +16,11 @@ struct LastIteration {
 };
 /// The last iteration from its task graph (parallel::data_parallel_iteration) and its schedule, whose run 0
 /// is worker 0: the critical path follows the tasks that decided each start (GraphSchedule::critical_path; with a
-/// run per worker, through the worker that was last ready for a collective), and a bucket's exposure is its
-/// exchange's overlap with run 0's gaps between compute-stream tasks. `buckets`: how many the plan has;
+/// run per worker, through the worker that was last ready for a collective, and from a task of an earlier
+/// iteration that decided a start: the exchange an Overlap Local-SGD step waits for; or that task alone where it
+/// ends after every task of the iteration, which waits for it at the end of the run), and a bucket's exposure is
+/// its exchange's overlap (and that of its exchange in the previous run of the graph, still in flight) with run
+/// 0's gaps between compute-stream tasks and after the last of them. `buckets`: how many the plan has;
 /// `worker_of_run`: the worker each run stands for (empty: run r is worker r).
 LastIteration analyse_iteration_graph(const taskgraph::TaskGraph& graph, const taskgraph::GraphSchedule& schedule,
                                       std::size_t buckets, const std::vector<int>& worker_of_run = {});

@@ -39,10 +39,13 @@ struct LastIterationGraph {
 /// per worker this is Shi et al.'s WFBP recurrence:
 ///   issued[b] = max(end of backward of bucket b's ready layer, backward start + not_before)
 ///   start[b] = max(end[b-1], issued[b] + launch),  end[b] = start[b] + cost[b]
-/// The next iteration starts after the last bucket and the optimizer step.
-/// Trace events are recorded for workers below `trace_workers` only. Workers that start an iteration together and
-/// compute at nominal speed in it share one instance of the graph; every other worker has its own, each compute
-/// phase stretched by the worker's factor and speed profile (`slowdown`); a bucket's collective starts when the
+/// The next iteration starts after the last bucket and the optimizer step. What an iteration leaves in flight
+/// carries over to the worker's next (taskgraph::Carried): an exchange whose step waits only in the next run of
+/// the graph (Overlap Local-SGD) holds the data stream, and slows computation, while the iterations after it
+/// run; what is still in flight when the run ends belongs to the last iteration, which ends with it.
+/// Trace events are recorded for workers below `trace_workers` only. Workers that start an iteration together
+/// (with the same carry-over) and compute at nominal speed in it share one instance of the graph; every other
+/// worker has its own, each compute phase stretched by the worker's factor and speed profile (`slowdown`); a bucket's collective starts when the
 /// last instance has it ready. `overlap.slowdown`: the slowdown of a worker's backward while its exchanges run (from its own start
 /// of the exchange to the end; the launch cost is in the graphs). `last` (optional) receives the last
 /// iteration's graph and schedule.

@@ -264,14 +264,11 @@ StrategyWhere load_strategy(Section& strategy, Scenario& s) {
                            "sync = \"" + s.sync.scheme + "\" has iterations that do not exchange, and scheduler "
                            "'priority' applies each iteration's exchanges in the next one's forward",
                            "use sync = \"bsp\" with scheduler 'priority', or a FIFO scheduler with local SGD");
-  if (s.sync.exchanges_in_flight() > 0 && (s.fidelity == Fidelity::analytic || s.scheduler == "priority"))
-    throw core::InputError(s.fidelity == Fidelity::analytic ? where.fidelity : strategy.where_key("scheduler"),
-                           "sync = \"" + s.sync.scheme + "\" leaves an exchange running into the next iterations, " +
-                               (s.fidelity == Fidelity::analytic
-                                    ? "and the analytic level schedules one iteration's graph at a time"
-                                    : "and scheduler 'priority' waits for each layer's exchange before its forward"),
-                           s.fidelity == Fidelity::analytic ? "use fidelity = \"flow\" (or \"message\")"
-                                                            : "use any other scheduler: each iteration's exchanges in order (FIFO)");
+  if (s.sync.exchanges_in_flight() > 0 && s.scheduler == "priority")
+    throw core::InputError(strategy.where_key("scheduler"),
+                           "sync = \"" + s.sync.scheme + "\" leaves an exchange running into the next iterations, "
+                           "and scheduler 'priority' waits for each layer's exchange before its forward",
+                           "use any other scheduler: each iteration's exchanges in order (FIFO)");
   if (auto t = strategy.table("lag")) {
     allow_keys(*t, "strategy.lag");
     s.sync.lag_threshold = t->number("threshold", 1e-12, 1e12);

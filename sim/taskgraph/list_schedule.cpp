@@ -27,10 +27,28 @@ std::vector<TaskRef> GraphSchedule::critical_path() const {
       }
   std::vector<TaskRef> path;
   for (TaskRef at = last; at.role >= 0;
-       at = binding[static_cast<std::size_t>(at.role)][static_cast<std::size_t>(at.task)])
+       at = at.earlier != Earlier::none ? TaskRef{-1, -1}
+                                        : binding[static_cast<std::size_t>(at.role)][static_cast<std::size_t>(at.task)])
     path.push_back(at);
   std::reverse(path.begin(), path.end());
   return path;
+}
+
+const Task& GraphSchedule::task(const TaskGraph& graph, const TaskRef& at) const {
+  const auto run = static_cast<std::size_t>(at.role);
+  if (at.earlier == Earlier::stream) return carried[run].stream_tail[static_cast<std::size_t>(at.task)]->task;
+  return graph.programs[static_cast<std::size_t>(role_of_run[run])].tasks[static_cast<std::size_t>(at.task)];
+}
+
+Span GraphSchedule::span(const TaskRef& at) const {
+  const auto run = static_cast<std::size_t>(at.role);
+  const auto i = static_cast<std::size_t>(at.task);
+  switch (at.earlier) {
+    case Earlier::previous: return carried[run].previous[i];
+    case Earlier::stream: return carried[run].stream_tail[i]->span;
+    case Earlier::none: break;
+  }
+  return spans[run][i];
 }
 
 namespace {
@@ -92,13 +110,15 @@ std::vector<int> stream_predecessors(const Program& program) {
 }
 
 /// When task i of a run may start (its dependencies with their lags, its stream) and the task that decides it:
-/// the first predecessor unless a later one ends later; {-1, -1} without predecessors. Dependencies on the
-/// previous iteration lie outside the schedule (a simulation that ran the iterations in turn met them).
+/// the first predecessor unless a later one ends later; {-1, -1} without predecessors. What earlier runs left
+/// (`carried`: a dependency on the previous run, the stream's tail) decides only where it ends after all else;
+/// without it, dependencies on the previous run are met (a first run, or a simulation that met them).
 struct Ready {
   double at_s = 0;
   TaskRef by{-1, -1};
 };
-Ready ready_of(const Task& task, int stream_before, int run, const std::vector<Span>& spans, double floor_s) {
+Ready ready_of(const Task& task, int stream_before, int run, const std::vector<Span>& spans, double floor_s,
+               const Carried* carried) {
   Ready ready{floor_s, {-1, -1}};
   auto bound_by = [&](int t, double lag) {
     const double at = spans[static_cast<std::size_t>(t)].end_s + lag;
@@ -107,9 +127,21 @@ Ready ready_of(const Task& task, int stream_before, int run, const std::vector<S
       ready.by = {run, t};
     }
   };
+  auto bound_by_earlier = [&](double at, int t, Earlier where) {
+    if (at <= ready.at_s) return;
+    ready.at_s = at;
+    ready.by = {run, t, where};
+  };
   for (const Dep& d : task.deps)
-    if (!d.previous) bound_by(d.task, d.lag_s);
-  if (stream_before >= 0) bound_by(stream_before, 0);
+    if (!d.previous)
+      bound_by(d.task, d.lag_s);
+    else if (carried && !carried->previous.empty())
+      bound_by_earlier(carried->previous[static_cast<std::size_t>(d.task)].end_s + d.lag_s, d.task, Earlier::previous);
+  const auto stream = static_cast<std::size_t>(task.stream);
+  if (stream_before >= 0)
+    bound_by(stream_before, 0);
+  else if (carried && carried->stream_tail[stream])
+    bound_by_earlier(carried->stream_tail[stream]->span.end_s, static_cast<int>(stream), Earlier::stream);
   return ready;
 }
 
@@ -123,11 +155,8 @@ GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, double
 
 GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, const ScheduleOptions& options) {
   check(graph);
-  for (const Program& p : graph.programs) {
+  for (const Program& p : graph.programs)
     DTSIM_CHECK(p.credit_bytes == 0, "a stream with a credit has no exact list schedule (the loader refuses it)");
-    for (const Task& t : p.tasks)
-      for (const Dep& d : t.deps) DTSIM_CHECK(!d.previous, "the list scheduler runs one iteration's graph");
-  }
   const std::size_t roles = graph.programs.size();
   std::vector<int> instances = options.instances.empty() ? std::vector<int>(roles, 1) : options.instances;
   DTSIM_CHECK(instances.size() == roles, "one instance count per role");
@@ -138,6 +167,7 @@ GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, const 
   }
   const auto runs = static_cast<std::size_t>(first_run[roles]);
   DTSIM_CHECK(options.start_s.empty() || options.start_s.size() == runs, "one start time per run");
+  DTSIM_CHECK(options.carried.empty() || options.carried.size() == runs, "one carry-over per run");
   GraphSchedule schedule;
   for (std::size_t r = 0; r < roles; ++r) schedule.role_of_run.insert(schedule.role_of_run.end(), static_cast<std::size_t>(instances[r]), static_cast<int>(r));
 
@@ -174,6 +204,14 @@ GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, const 
   schedule.binding.resize(runs);
   std::vector<std::vector<int>> waiting(runs);
   std::vector<BusySpans> busy(runs);
+  schedule.carried = options.carried;
+  for (std::size_t run = 0; run < options.carried.size(); ++run) {
+    const Carried& c = options.carried[run];
+    DTSIM_CHECK(c.previous.empty() ||
+                    c.previous.size() == graph.programs[static_cast<std::size_t>(schedule.role_of_run[run])].tasks.size(),
+                "the previous run ran the same program");
+    for (const Span& s : c.communication) busy[run].add(s.start_s, s.end_s);
+  }
   std::vector<std::vector<int>> joined(roles);  // [role][collective]: instances ready for it
   std::deque<TaskRef> ready;
   for (std::size_t run = 0; run < runs; ++run) {
@@ -215,7 +253,8 @@ GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, const 
       continue;
     }
     const Ready when = ready_of(task, stream_before[r][i], at.role, schedule.spans[run],
-                                options.start_s.empty() ? 0.0 : options.start_s[run]);
+                                options.start_s.empty() ? 0.0 : options.start_s[run],
+                                options.carried.empty() ? nullptr : &options.carried[run]);
     Span& span = schedule.spans[run][i];
     span.start_s = when.at_s;
     schedule.binding[run][i] = when.by;
@@ -265,7 +304,27 @@ GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, const 
   if (done != total)
     throw core::InputError("the task graph has a cycle: " + std::to_string(total - done) + " tasks never become ready",
                            "programs whose receives can be satisfied in order (check the pipeline schedule)");
+  for (const BusySpans& b : busy) schedule.communication.push_back(b.spans());
   return schedule;
+}
+
+Carried carry_over(const TaskGraph& graph, const GraphSchedule& schedule, int run, Carried before,
+                   double next_start_s) {
+  const auto r = static_cast<std::size_t>(run);
+  const auto& tasks = graph.programs[static_cast<std::size_t>(schedule.role_of_run[r])].tasks;
+  const auto& spans = schedule.spans[r];
+  std::array<int, kStreams> last;
+  last.fill(-1);
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    int& at = last[static_cast<std::size_t>(tasks[i].stream)];
+    if (at < 0 || spans[i].end_s >= spans[static_cast<std::size_t>(at)].end_s) at = static_cast<int>(i);
+  }
+  for (std::size_t k = 0; k < kStreams; ++k)
+    if (const auto i = static_cast<std::size_t>(last[k]); last[k] >= 0) before.stream_tail[k] = EarlierTask{tasks[i], spans[i]};
+  before.communication.clear();
+  for (const Span& s : schedule.communication[r])
+    if (s.end_s > next_start_s) before.communication.push_back({std::max(s.start_s, next_start_s), s.end_s});
+  return before;
 }
 
 GraphSchedule with_bindings(const TaskGraph& graph, std::vector<std::vector<Span>> spans) {
@@ -277,7 +336,7 @@ GraphSchedule with_bindings(const TaskGraph& graph, std::vector<std::vector<Span
     const std::vector<int> before = stream_predecessors(graph.programs[r]);
     schedule.binding[r].assign(tasks.size(), TaskRef{-1, -1});
     for (std::size_t i = 0; i < tasks.size(); ++i) {
-      const Ready when = ready_of(tasks[i], before[i], static_cast<int>(r), spans[r], 0.0);
+      const Ready when = ready_of(tasks[i], before[i], static_cast<int>(r), spans[r], 0.0, nullptr);
       TaskRef& binding = schedule.binding[r][i];
       binding = when.by;
       if (tasks[i].op == Op::recv &&

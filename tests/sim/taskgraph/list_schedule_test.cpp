@@ -217,6 +217,70 @@ TEST(ListSchedule, AnInstanceWaitingAtACollectiveSlowsItsComputationInsideIt) {
   EXPECT_DOUBLE_EQ(s.spans[1][2].end_s, 3.0 + 2.0 * 2.0);  // instance 1: inside from 3
 }
 
+/// An iteration whose step waits for the previous run's exchange (Overlap Local-SGD): backward 1 s, its
+/// all-reduce 5 s on the data stream, and a 0.5 s step after backward and the previous run's all-reduce.
+TaskGraph exchange_in_flight() {
+  TaskGraph g;
+  Program& p = g.programs.emplace_back();
+  const int backward = p.add(compute(1.0));
+  const int exchange = p.add(on(Stream::data, Op::allreduce, 5000, {backward}));
+  Task step = compute(0.5, {backward});
+  step.deps.push_back(Dep::of_previous(exchange));
+  p.add(step);
+  return g;
+}
+
+TEST(ListSchedule, AFirstRunMeetsItsDependenciesOnThePreviousRun) {
+  const GraphSchedule s = list_schedule(exchange_in_flight(), cost);
+  EXPECT_DOUBLE_EQ(s.spans[0][1].start_s, 1.0);
+  EXPECT_DOUBLE_EQ(s.spans[0][1].end_s, 6.0);
+  EXPECT_DOUBLE_EQ(s.spans[0][2].start_s, 1.0);  // the step does not wait for this run's all-reduce
+  EXPECT_EQ(s.binding[0][2].task, 0);
+}
+
+TEST(ListSchedule, ARunStartsWhereThePreviousLeftItsStreamsAndWaitsForItsPreviousDependencies) {
+  // Run 1 ends its step at 1.5 and leaves its all-reduce (1 .. 6) in flight. Run 2 starts at 1.5: backward
+  // 1.5 .. 2.5, its all-reduce after the data stream's tail (6 .. 11), its step after run 1's all-reduce
+  // (6 .. 6.5). The run ends with its all-reduce, whose start the tail decided.
+  const TaskGraph g = exchange_in_flight();
+  const GraphSchedule first = list_schedule(g, cost);
+  Carried carried = carry_over(g, first, 0, {}, 1.5);
+  ASSERT_TRUE(carried.stream_tail[static_cast<std::size_t>(Stream::data)]);
+  EXPECT_DOUBLE_EQ(carried.stream_tail[static_cast<std::size_t>(Stream::data)]->span.end_s, 6.0);
+  ASSERT_EQ(carried.communication.size(), 1u);
+  EXPECT_DOUBLE_EQ(carried.communication[0].start_s, 1.5);  // what runs before the next run slows nothing in it
+  EXPECT_DOUBLE_EQ(carried.communication[0].end_s, 6.0);
+  carried.previous = first.spans[0];
+  ScheduleOptions options;
+  options.start_s = {1.5};
+  options.carried = {carried};
+  const GraphSchedule s = list_schedule(g, cost, options);
+  EXPECT_DOUBLE_EQ(s.spans[0][0].end_s, 2.5);
+  EXPECT_DOUBLE_EQ(s.spans[0][1].start_s, 6.0);
+  EXPECT_DOUBLE_EQ(s.spans[0][1].end_s, 11.0);
+  EXPECT_DOUBLE_EQ(s.spans[0][2].start_s, 6.0);
+  EXPECT_EQ(s.binding[0][1].earlier, Earlier::stream);
+  EXPECT_EQ(s.binding[0][2].earlier, Earlier::previous);
+  EXPECT_EQ(s.binding[0][2].task, 1);
+  const std::vector<TaskRef> path = s.critical_path();
+  ASSERT_EQ(path.size(), 2u);  // run 1's all-reduce, then run 2's
+  EXPECT_EQ(path[0].earlier, Earlier::stream);
+  EXPECT_EQ(s.task(g, path[0]).op, Op::allreduce);
+  EXPECT_DOUBLE_EQ(s.span(path[0]).start_s, 1.0);
+  EXPECT_DOUBLE_EQ(s.span(path[1]).end_s, 11.0);
+  // Under the overlap slowdown, backward runs at half speed inside run 1's all-reduce: 1.5 .. 3.5.
+  options.overlap_slowdown = 2.0;
+  EXPECT_DOUBLE_EQ(list_schedule(g, cost, options).spans[0][0].end_s, 3.5);
+  // A tail and a previous run that end before the run's start decide nothing.
+  options.overlap_slowdown = 1.0;
+  options.start_s = {20.0};
+  const GraphSchedule late = list_schedule(g, cost, options);
+  EXPECT_DOUBLE_EQ(late.spans[0][1].start_s, 21.0);
+  EXPECT_DOUBLE_EQ(late.spans[0][2].start_s, 21.0);
+  EXPECT_EQ(late.binding[0][1].earlier, Earlier::none);
+  EXPECT_EQ(late.binding[0][2].earlier, Earlier::none);
+}
+
 TEST(ListSchedule, RefusesReceivingAcrossDifferentInstanceCounts) {
   TaskGraph g;
   g.programs.resize(2);
