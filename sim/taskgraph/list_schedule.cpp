@@ -4,10 +4,16 @@
 #include <array>
 #include <deque>
 #include <iterator>
+#include <utility>
 
 #include "sim/core/error.hpp"
 
 namespace dtsim::taskgraph {
+
+bool Carried::empty() const {
+  return previous.empty() && communication.empty() &&
+         std::none_of(stream_tail.begin(), stream_tail.end(), [](const auto& tail) { return tail.has_value(); });
+}
 
 double GraphSchedule::makespan_s() const {
   double end = 0;
@@ -53,6 +59,12 @@ Span GraphSchedule::span(const TaskRef& at) const {
 
 namespace {
 
+/// A task of a run in the scheduler's queue (a TaskRef of this run).
+struct RunTask {
+  int role = 0;
+  int task = 0;
+};
+
 bool joins_instances(Op op) { return op == Op::allreduce || op == Op::allgather || op == Op::reduce_scatter; }
 
 /// The union of a run's communication spans, in time order and disjoint.
@@ -89,6 +101,7 @@ class BusySpans {
     return now + left;
   }
   const std::vector<Span>& spans() const { return spans_; }
+  std::vector<Span> release() { return std::move(spans_); }
 
  private:
   std::vector<Span> spans_;
@@ -213,7 +226,7 @@ GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, const 
     for (const Span& s : c.communication) busy[run].add(s.start_s, s.end_s);
   }
   std::vector<std::vector<int>> joined(roles);  // [role][collective]: instances ready for it
-  std::deque<TaskRef> ready;
+  std::deque<RunTask> ready;
   for (std::size_t run = 0; run < runs; ++run) {
     const auto r = static_cast<std::size_t>(schedule.role_of_run[run]);
     schedule.spans[run].resize(graph.programs[r].tasks.size());
@@ -238,10 +251,10 @@ GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, const 
   // A run waiting for the other instances at a collective computes nothing meanwhile: its computation after that
   // point may overlap the collective, whose span is known only once the last instance is ready.
   std::vector<int> joining(runs, 0);
-  std::vector<std::vector<TaskRef>> parked(runs);
+  std::vector<std::vector<RunTask>> parked(runs);
   std::size_t done = 0;
   while (!ready.empty()) {
-    const TaskRef at = ready.front();
+    const RunTask at = ready.front();
     ready.pop_front();
     const auto run = static_cast<std::size_t>(at.role);
     const auto i = static_cast<std::size_t>(at.task);
@@ -304,7 +317,7 @@ GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, const 
   if (done != total)
     throw core::InputError("the task graph has a cycle: " + std::to_string(total - done) + " tasks never become ready",
                            "programs whose receives can be satisfied in order (check the pipeline schedule)");
-  for (const BusySpans& b : busy) schedule.communication.push_back(b.spans());
+  for (BusySpans& b : busy) schedule.communication.push_back(b.release());
   return schedule;
 }
 
@@ -319,8 +332,16 @@ Carried carry_over(const TaskGraph& graph, const GraphSchedule& schedule, int ru
     int& at = last[static_cast<std::size_t>(tasks[i].stream)];
     if (at < 0 || spans[i].end_s >= spans[static_cast<std::size_t>(at)].end_s) at = static_cast<int>(i);
   }
-  for (std::size_t k = 0; k < kStreams; ++k)
-    if (const auto i = static_cast<std::size_t>(last[k]); last[k] >= 0) before.stream_tail[k] = EarlierTask{tasks[i], spans[i]};
+  for (std::size_t k = 0; k < kStreams; ++k) {
+    std::optional<EarlierTask>& tail = before.stream_tail[k];
+    if (last[k] >= 0) {
+      const auto i = static_cast<std::size_t>(last[k]);
+      if (spans[i].end_s > next_start_s) tail = EarlierTask{tasks[i], spans[i]};
+      else tail.reset();
+    } else if (tail && tail->span.end_s <= next_start_s) {
+      tail.reset();
+    }
+  }
   before.communication.clear();
   for (const Span& s : schedule.communication[r])
     if (s.end_s > next_start_s) before.communication.push_back({std::max(s.start_s, next_start_s), s.end_s});

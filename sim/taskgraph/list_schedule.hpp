@@ -49,6 +49,8 @@ struct Carried {
   std::array<std::optional<EarlierTask>, kStreams> stream_tail;  ///< [stream]
   std::vector<Span> previous;       ///< [task]; empty: the program's first run (its previous dependencies are met)
   std::vector<Span> communication;  ///< in time order, disjoint
+  /// Nothing carried over.
+  bool empty() const;
 };
 
 /// The schedule of every task, and for each the task that decided its start (or, for a receive, its end):
@@ -110,10 +112,10 @@ GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, const 
 /// list_schedule with one instance per role, from time zero.
 GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, double overlap_slowdown = 1);
 
-/// What run `run` of `schedule` (of `graph`) and the runs before it (`before`) leave the worker's next run: per
-/// stream, the run's task that ends last on it (else the earlier tail), and the communication spans that end
-/// after `next_start_s` (when the next run starts: earlier ones slow nothing). `previous` stays `before`'s: the
-/// caller sets it to the spans of the next run's program's previous run.
+/// What run `run` of `schedule` (of `graph`) and the runs before it (`before`) leave the worker's next run, which
+/// starts at `next_start_s` or later: per stream, the run's task that ends last on it (else the earlier tail),
+/// and the communication spans, where they end after next_start_s (what ends before decides and slows nothing).
+/// `previous` stays `before`'s: the caller sets it to the spans of the next run's program's previous run.
 Carried carry_over(const TaskGraph& graph, const GraphSchedule& schedule, int run, Carried before,
                    double next_start_s);
 

@@ -1,6 +1,7 @@
 #pragma once
 // SimGrid allows one engine per process: tests that compare several simulated runs run each in a forked child
-// and get back the parts of the result they check (times, traffic, worker and server summaries, staleness).
+// and get back the parts of the result they check (times, per-worker breakdowns, traffic, worker and server
+// summaries, staleness).
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,14 +37,18 @@ inline run::RunResult run_in_child(const scenario::Scenario& s) {
     close(fds[0]);
     const run::RunResult r = run::run_simulation(s);
     std::vector<double> out{r.mean_iteration_s};
-    std::vector<double> ends, traffic, workers, servers, staleness;
-    for (const auto& it : r.iterations) ends.push_back(it.end_s);
+    std::vector<double> ends, breakdowns, traffic, workers, servers, staleness;
+    for (const auto& it : r.iterations) {
+      ends.push_back(it.end_s);
+      for (const auto& b : it.per_worker)
+        breakdowns.insert(breakdowns.end(), {b.forward_s, b.backward_s, b.update_s, b.exposed_comm_s, b.idle_s});
+    }
     for (const auto& t : r.traffic) traffic.insert(traffic.end(), {double(t.bytes_sent), double(t.bytes_received)});
     for (const auto& w : r.workers) workers.insert(workers.end(), {double(w.iterations), double(w.dropped), w.waiting_s});
     for (const auto& v : r.servers)
       servers.insert(servers.end(), {double(v.host), double(v.bytes_in), double(v.bytes_out), v.busy_s});
     for (auto count : r.staleness) staleness.push_back(double(count));
-    for (const auto* section : {&ends, &traffic, &workers, &servers, &staleness}) detail::put(out, *section);
+    for (const auto* section : {&ends, &breakdowns, &traffic, &workers, &servers, &staleness}) detail::put(out, *section);
     const auto* bytes = reinterpret_cast<const char*>(out.data());
     std::size_t left = out.size() * sizeof(double);
     while (left > 0) {
@@ -72,6 +77,11 @@ inline run::RunResult run_in_child(const scenario::Scenario& s) {
     r.iterations.push_back({static_cast<int>(r.iterations.size()), previous, end, end - previous, 0, 0, {}});
     previous = end;
   }
+  const auto breakdowns = detail::take(in, at);
+  const std::size_t per_iteration = r.iterations.empty() ? 0 : breakdowns.size() / r.iterations.size();
+  for (std::size_t i = 0; i < breakdowns.size(); i += 5)
+    r.iterations[i / per_iteration].per_worker.push_back(
+        {breakdowns[i], breakdowns[i + 1], breakdowns[i + 2], breakdowns[i + 3], breakdowns[i + 4]});
   const auto traffic = detail::take(in, at);
   for (std::size_t i = 0; i < traffic.size(); i += 2)
     r.traffic.push_back({static_cast<std::int64_t>(traffic[i]), static_cast<std::int64_t>(traffic[i + 1])});

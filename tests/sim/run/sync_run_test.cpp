@@ -9,6 +9,7 @@
 #include "sim/core/error.hpp"
 #include "sim/platform/fabric.hpp"
 #include "sim/run/run_simulation.hpp"
+#include "sim/scenario/load.hpp"
 #include "tests/sim/run/run_in_child.hpp"
 #include "tests/sim/run/scenario_fixture.hpp"
 
@@ -188,8 +189,9 @@ std::pair<double, double> ready_and_update_s(const scenario::Scenario& s) {
 }
 
 TEST(OverlapLocalSgd, TheAverageRunsDuringTheNextPeriodAndOnlyTheNextSyncPointWaitsForIt) {
-  for (const auto& [fidelity, architecture] : {std::pair{Fidelity::message, "allreduce"},
-                                               std::pair{Fidelity::flow, "allreduce"}, std::pair{Fidelity::flow, "ps"}}) {
+  for (const auto& [fidelity, architecture] :
+       {std::pair{Fidelity::analytic, "allreduce"}, std::pair{Fidelity::message, "allreduce"},
+        std::pair{Fidelity::flow, "allreduce"}, std::pair{Fidelity::flow, "ps"}}) {
     SCOPED_TRACE(architecture);
     const auto on = [&, architecture = architecture](scenario::Scenario s) {
       s.fidelity = fidelity;
@@ -230,6 +232,114 @@ TEST(OverlapLocalSgd, TheAverageRunsDuringTheNextPeriodAndOnlyTheNextSyncPointWa
     const RunResult r = testing::run_in_child(slow);
     EXPECT_NEAR(r.iterations.back().end_s, 3 * compute_s(slow) + R + 2 * Xs, 1e-9);
   }
+}
+
+// Overlap Local-SGD at the analytic level against its closed form. One bucket of N bytes at the end of backward
+// R, the update U, C = R + U per iteration; the exchange takes the ring's E = 2 (p - 1) alpha + 2 (p - 1) / p N
+// beta; period tau. Exchange k starts after its iteration's backward and after exchange k - 1 (one data stream);
+// the step of the iteration that starts exchange k waits for exchange k - 1. With exchange k - 1 ending at D:
+// the iteration starts exchange k at max(S + R, D), steps at max(S + R, D) and the next period starts U + (tau
+// - 1) C later. Hidden (E <= tau C): D <= S + R, every iteration takes C and a period tau C. Exposed (E > tau C):
+// D = S + R + E - tau C from the second period on, whose exchanging iteration takes E - (tau - 1) C, E - tau C
+// of it waiting; a period takes E. The run's last exchange, which nothing follows, ends the last iteration.
+TEST(OverlapLocalSgd, AnalyticPeriodIsTheLongerOfItsComputeAndItsExchange) {
+  constexpr int kTau = 4, kIterations = 12;
+  constexpr std::int64_t kParams = 40'000'000;
+  const double E = testing::ring_formula_s(4, 4.0 * kParams, testing::star_alpha_beta(kBandwidth, kLatency));
+  for (const double forward : {1.8e-2, 1e-3}) {
+    auto s = testing::synthetic(4, {kParams}, {forward}, {2 * forward}, "none", Fidelity::analytic);
+    s.platform = testing::star(4, kBandwidth, kLatency);
+    s.sync.scheme = "overlap_local_sgd";
+    s.sync.period = kTau;
+    s.iterations = kIterations;
+    const auto [R, U] = ready_and_update_s(s);
+    const double C = R + U;
+    const bool hidden = E <= kTau * C;
+    SCOPED_TRACE(hidden ? "hidden" : "exposed");
+    if (hidden) {
+      ASSERT_GT(E, (kTau - 1) * C);  // still running when the next exchanging iteration starts
+    }
+    const RunResult r = run_simulation(s);
+    ASSERT_EQ(r.iterations.size(), static_cast<std::size_t>(kIterations));
+    const auto near = [](double actual, double expected) { EXPECT_NEAR(actual, expected, 1e-9 * expected); };
+    const double wait = std::max(0.0, E - kTau * C);
+    for (int it = 0; it < kIterations; ++it) {
+      SCOPED_TRACE(it);
+      const bool later_sync = it % kTau == kTau - 1 && it >= kTau;
+      double time = later_sync ? C + wait : C, waited = later_sync ? wait : 0.0;
+      if (it == kIterations - 1) {  // and its own exchange, after its step
+        time += E - U - wait;
+        waited += E - U - wait;
+        if (!hidden) time = 2 * E - U - (kTau - 1) * C, waited = wait + E - U;
+      }
+      near(r.iterations[static_cast<std::size_t>(it)].time_s, time);
+      for (const Breakdown& b : r.iterations[static_cast<std::size_t>(it)].per_worker) {
+        EXPECT_NEAR(b.exposed_comm_s, waited, 1e-9 * time);
+        EXPECT_NEAR(b.update_s, U, 1e-12);
+      }
+    }
+    near(r.iterations[8].start_s - r.iterations[4].start_s, std::max(kTau * C, E));
+    // The last iteration ends with its exchange: from its backward when hidden, from the previous exchange's end
+    // (which held the data stream) when exposed.
+    ASSERT_FALSE(r.critical_path.empty());
+    const TraceEvent& last = r.critical_path.back();
+    EXPECT_EQ(last.name, "exchange bucket 0");
+    near(last.end_s, r.iterations.back().end_s);
+    if (hidden) {
+      EXPECT_EQ(r.critical_path.front().name, "forward layer0");
+      near(r.critical_path.front().start_s, r.iterations.back().start_s);
+    } else {
+      ASSERT_EQ(r.critical_path.size(), 2u);
+      near(r.critical_path[0].end_s, last.start_s);
+      near(r.critical_path[0].end_s - r.critical_path[0].start_s, E);
+      // One more (local) iteration: the exchange still in flight ends it, E - U after it started.
+      s.iterations = kIterations + 1;
+      const RunResult more = run_simulation(s);
+      near(more.iterations.back().time_s, E - U);
+      ASSERT_EQ(more.critical_path.size(), 1u);
+      EXPECT_EQ(more.critical_path[0].category, "comm");
+      near(more.critical_path[0].end_s, more.iterations.back().end_s);
+    }
+  }
+}
+
+// On a star without contention the three levels agree on the shipped Overlap Local-SGD scenarios, iteration by
+// iteration and worker by worker, with the exchange hidden (10 Gb/s) and exposed (1 Gb/s), the overlap slowdown
+// and launch cost of the V100 profile in force.
+TEST(OverlapLocalSgd, LevelsAgreeOnTheShippedScenariosWithoutContention) {
+  for (const char* file : {"overlap_local_sgd.toml"})
+    for (const double bandwidth : {kBandwidth, kBandwidth / 10}) {
+      SCOPED_TRACE(std::string(file) + " at " + std::to_string(bandwidth) + " B/s");
+      std::vector<RunResult> runs;
+      for (const char* level : {"analytic", "flow", "message"}) {
+        scenario::Scenario s = scenario::load_scenario(std::string(DTSIM_SOURCE_DIR) + "/scenarios/" + file,
+                                                       {"workers=4", "iterations=12",
+                                                        std::string("strategy.fidelity=") + level});
+        s.platform = testing::star(4, bandwidth, kLatency);
+        runs.push_back(testing::run_in_child(s));
+      }
+      const RunResult& analytic = runs[0];
+      ASSERT_EQ(analytic.iterations.size(), 12u);
+      for (std::size_t k = 1; k < runs.size(); ++k)
+        for (std::size_t it = 0; it < analytic.iterations.size(); ++it) {
+          SCOPED_TRACE(std::to_string(k) + " iteration " + std::to_string(it));
+          const IterationResult &a = analytic.iterations[it], &b = runs[k].iterations.at(it);
+          EXPECT_NEAR(b.end_s, a.end_s, 1e-9 * a.end_s);
+          ASSERT_EQ(b.per_worker.size(), a.per_worker.size());
+          for (std::size_t w = 0; w < a.per_worker.size(); ++w) {
+            EXPECT_NEAR(b.per_worker[w].forward_s, a.per_worker[w].forward_s, 1e-9 * a.time_s);
+            EXPECT_NEAR(b.per_worker[w].backward_s, a.per_worker[w].backward_s, 1e-9 * a.time_s);
+            EXPECT_NEAR(b.per_worker[w].update_s, a.per_worker[w].update_s, 1e-9 * a.time_s);
+            EXPECT_NEAR(b.per_worker[w].exposed_comm_s, a.per_worker[w].exposed_comm_s, 1e-9 * a.time_s);
+          }
+        }
+      // The second period's step waits for the first period's exchange only at 1 Gb/s.
+      const double waited = analytic.iterations[7].per_worker[0].exposed_comm_s;
+      if (bandwidth == kBandwidth)
+        EXPECT_EQ(waited, 0.0);
+      else
+        EXPECT_GT(waited, analytic.iterations[6].time_s);
+    }
 }
 
 TEST(R2sp, EachWorkersCycleIsItsComputePushAndPullOrTheServersPushesWhicheverIsLonger) {

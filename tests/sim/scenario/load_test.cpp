@@ -104,6 +104,18 @@ TEST(GoodScenarios, PlatformCallLatencyReachesTheCollectivesCosts) {
   EXPECT_DOUBLE_EQ(platform::link_costs(star.platform).call_s, 3e-6);
 }
 
+TEST(GoodScenarios, OverlapLocalSgdLoadsAtEveryLevel) {
+  // Its exchange stays in flight into the next period: the analytic level carries it over between iterations
+  // (tests/sim/run/sync_run_test.cpp OverlapLocalSgd.* runs it); only the priority scheduler refuses it
+  // (bad/overlap_priority.toml).
+  const std::string path = (kHere / "good/minimal.toml").string();
+  for (const char* level : {"analytic", "flow", "message"}) {
+    const Scenario s = load_scenario(path, {"strategy.sync=overlap_local_sgd", std::string("strategy.fidelity=") + level});
+    EXPECT_EQ(fidelity_name(s.fidelity), std::string(level));
+    EXPECT_EQ(s.sync.exchanges_in_flight(), 1);
+  }
+}
+
 TEST(GoodScenarios, LocalSgdTimingRunsCoverWholePeriods) {
   // The mean iteration of a timing run that stops inside a period leaves the model average out (or counts it
   // too often): the default iterations round up to whole periods, a given count that does not is refused.
