@@ -126,13 +126,11 @@ Timeline data_parallel_timeline(const taskgraph::TaskGraph& exchanging, const ta
     options.instances = {static_cast<int>(representative.size())};
     options.start_s.clear();
     options.carried.clear();
-    bool carries = false;
+    const bool carries = std::any_of(representative.begin(), representative.end(),
+                                     [&](std::size_t w) { return !carry[w]->empty() || previous[g][w]; });
     for (const std::size_t w : representative) {
       options.start_s.push_back(start[w]);
-      carries = carries || !carry[w]->empty() || previous[g][w];
-    }
-    for (const std::size_t w : representative) {
-      if (!carries) break;
+      if (!carries) continue;
       options.carried.push_back(*carry[w]);
       if (previous[g][w]) options.carried.back().previous = *previous[g][w];
     }
