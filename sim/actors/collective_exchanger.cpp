@@ -29,7 +29,7 @@ void CollectiveExchanger::exchange(int rank, int iteration, std::size_t bucket) 
     // Message arrows: the message level, the first iteration, between traced workers.
     const bool arrows = !fuse_ && iteration == 0 && rank < context_.trace_workers;
     try {
-      execute_steps(rank, (*exchange.flows)[static_cast<std::size_t>(rank)], context_.fabric,
+      execute_steps(rank, (*exchange.flows)[static_cast<std::size_t>(rank)], context_.steps,
                     concurrent_ ? channel + std::to_string(e) : channel,
                     context_.timeline.traffic[static_cast<std::size_t>(rank)],
                     arrows ? &context_.timeline.messages : nullptr, context_.trace_workers);

@@ -1,6 +1,7 @@
 #pragma once
 /// What a worker's communication stream does with a bucket, per architecture (all-reduce collective,
-/// parameter server, gossip). The iteration executor (simgrid_run.cpp) calls it from SimGrid actors.
+/// parameter server, gossip). The data-parallel client of the graph walker (simgrid_run.cpp, graph_walker.hpp)
+/// calls it from SimGrid actors.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -11,14 +12,14 @@
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Host.hpp>
 
-#include "sim/platform/fabric.hpp"
+#include "sim/actors/execute_steps.hpp"
 #include "sim/results/timeline.hpp"
 
 namespace dtsim::actors {
 
 /// What every exchanger may use while the simulation runs.
 struct RunContext {
-  const platform::Fabric& fabric;
+  StepContext& steps;  ///< the fabric, and what execute_steps keeps for the run
   const std::vector<simgrid::s4u::Host*>& hosts;  ///< host of rank r (and of the servers after the workers)
   run::Timeline& timeline;                        ///< traffic, messages, staleness and server loads go here
   int trace_workers = 0;

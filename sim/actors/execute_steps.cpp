@@ -1,37 +1,30 @@
 #include "sim/actors/execute_steps.hpp"
 
 #include <algorithm>
-#include <unordered_map>
 
-#include <map>
 #include <simgrid/s4u/Actor.hpp>
-#include <simgrid/s4u/Barrier.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Host.hpp>
-#include <simgrid/s4u/Mailbox.hpp>
 
 namespace dtsim::actors {
 namespace sg4 = simgrid::s4u;
 
-void execute_steps(int rank, const std::vector<RankStep>& steps, const platform::Fabric& fabric,
+void execute_steps(int rank, const std::vector<RankStep>& steps, StepContext& context,
                    const std::string& channel, run::WorkerTraffic& traffic,
                    std::vector<run::MessageArrow>* arrows, int trace_workers) {
   static char payload = 0;
   static char* sink = nullptr;
-  // Mailboxes of the default channel are looked up by name once per (to, from) pair and then cached: building
-  // and hashing a name per message would cost as much as the simulation of the message.
-  static std::unordered_map<std::uint64_t, sg4::Mailbox*> cache;
+  const platform::Fabric& fabric = context.fabric;
   auto mailbox = [&](int to, int from) {
     auto by_name = [&] { return sg4::Mailbox::by_name(channel + std::to_string(to) + "<" + std::to_string(from)); };
     if (!channel.empty()) return by_name();
-    sg4::Mailbox*& cached = cache[(static_cast<std::uint64_t>(to) << 32) | static_cast<std::uint32_t>(from)];
+    sg4::Mailbox*& cached = context.mailboxes[(static_cast<std::uint64_t>(to) << 32) | static_cast<std::uint32_t>(from)];
     if (!cached) cached = by_name();
     return cached;
   };
   // A switch endpoint has no actor: the rank moves its own data to and from the reduction unit's host, and the
   // ranks sharing a step with the switch meet at a barrier after it (the switch sends the next step's sums once
   // it has all of this step's inputs: schedule_time_s's rule for the endpoint).
-  static std::map<std::pair<std::string, int>, sg4::BarrierPtr> barriers;
   auto unit = [&](int id) {
     return sg4::Host::by_name(fabric.vertices()[static_cast<std::size_t>(fabric.endpoint_vertex(-1 - id))].name);
   };
@@ -70,7 +63,7 @@ void execute_steps(int rank, const std::vector<RankStep>& steps, const platform:
     for (const Flow& f : receives) traffic.bytes_received += f.transfer.bytes;
     for (const sg4::CommPtr& c : pending) c->wait();
     if (step.switch_ranks > 0) {
-      sg4::BarrierPtr& meet = barriers[{channel, step.switch_ranks}];
+      sg4::BarrierPtr& meet = context.barriers[{channel, step.switch_ranks}];
       if (!meet) meet = sg4::Barrier::create(static_cast<unsigned>(step.switch_ranks));
       meet->wait();
     }

@@ -1,8 +1,8 @@
 #pragma once
-/// The SimGrid executor of a task graph (the `flow` and `message` levels of a parallel layout): every rank runs
-/// its role's program, one actor per stream it uses, each running its stream's tasks in program order once
-/// their dependencies on the same rank have ended. Collectives run the rank's part of its group's plan, so
-/// groups that share links (NICs, switches) slow each other down as they would on the platform.
+/// The `flow` and `message` levels of a parallel layout, a client of the graph walker (graph_walker.hpp): every
+/// rank runs its role's program once, one actor per stream it uses, each running its stream's tasks in program
+/// order once their dependencies on the same rank have ended. Collectives run the rank's part of its group's
+/// plan, so groups that share links (NICs, switches) slow each other down as they would on the platform.
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -25,7 +25,7 @@ struct RankPart {
   int peer = -1;        ///< sends: the receiving rank
 };
 
-/// What the executor needs to know about the ranks, as plain data.
+/// What the layout's client needs to know about the ranks, as plain data.
 struct GraphRanks {
   std::vector<int> role;                      ///< per rank: the program it runs
   std::vector<std::vector<int>> part_of;      ///< [role][task]: index into parts[rank] of a communication task, else -1
@@ -39,7 +39,7 @@ struct GraphRun {
   std::vector<run::WorkerTraffic> traffic;
 };
 
-/// Actors the executor keeps alive: one per rank and stream its role's program uses.
+/// Actors the walker keeps alive: one per rank and stream its role's program uses (walk_actors).
 std::int64_t graph_actors(const taskgraph::TaskGraph& graph, const std::vector<int>& role);
 
 /// Runs `graph` (check()ed) on `platform`, rank r on host r. Compute tasks sleep their duration; a collective

@@ -57,21 +57,21 @@ struct IterationGraphs {
 using ExchangerFactory = std::function<std::unique_ptr<Exchanger>(RunContext&)>;
 
 /// Runs the iterations of `plan` on `workers` ranks placed on the first hosts of `platform`, for as long as
-/// the exchanger grants iterations. Each worker walks `graphs` (the iterations `sync` exchanges run
-/// `exchanging`): a compute actor runs the compute stream's tasks (replayed with sleep_for), each once the data
-/// tasks it waits for have ended (a task that waits for the previous run's data stream leaves this run's exchange
-/// in flight, Overlap Local-SGD; exchanges still in flight when the run ends belong to its last iteration). A FIFO data stream is a communication actor per worker that runs its tasks
-/// (compress, exchange, decompress) in order, each once its dependencies and their lags allow (a bucket once
-/// ready, not before its cycle and its launch). A data stream with a credit (ByteScheduler) runs its jobs by the
-/// graph's discipline (taskgraph::Program::credit_bytes): a job is queued once every worker has it ready, and
-/// started by priority while the bytes in flight stay below the credit, one actor per rank and job; carried
-/// tasks (the next forward's per-layer updates) run from the second iteration on and once after the last. `pairs`: the host pairs
-/// the exchanges use (their routes are built). Trace events are recorded for workers below `trace_workers`
-/// only; compute phases run at `speed`. `failures` happen at their times; when the exchanger cannot go
-/// on without the workers that are out, every actor is stopped and the timeline says why. `overlap`: each
-/// exchange starts no earlier than its launch cost after it was issued, and a worker computes slower while its
-/// exchanges run (run::CommOverlap). `peak_actors`: how many actors the run keeps alive at most (it lays out
-/// their stacks, actor_contexts.hpp). Creates the process's one SimGrid engine: call at most once per process.
+/// the exchanger grants iterations: a client of the graph walker (graph_walker.hpp), each iteration a run of
+/// `graphs` (the iterations `sync` exchanges run `exchanging`, the others `local`; workers outside an iteration's
+/// participants sit it out). The compute stream's tasks run as compute phases; the data stream's local work
+/// (compression) sleeps its time and its exchanges run by the exchanger, the iteration's exchanges ending with
+/// Exchanger::finish_iteration; a task that waits for the previous run's data stream leaves this run's exchange in
+/// flight (Overlap Local-SGD; exchanges still in flight when the run ends belong to its last iteration). A data
+/// stream with a credit (ByteScheduler) runs its jobs by the walker's credit discipline; carried tasks (the next
+/// forward's per-layer updates) run from the second iteration on and once after the last. `pairs`: the host pairs
+/// the exchanges use (their routes are built). Trace events are recorded for workers below `trace_workers` only
+/// (the others run each stretch of same-kind computations as one phase); compute phases run at `speed`.
+/// `failures` happen at their times; when the exchanger cannot go on without the workers that are out, every actor
+/// is stopped and the timeline says why. `overlap`: each exchange starts no earlier than its launch cost after it
+/// was issued, and a worker computes slower while its exchanges run (run::CommOverlap). `peak_actors`: how many
+/// actors the run keeps alive at most (it lays out their stacks, actor_contexts.hpp). Creates the process's one
+/// SimGrid engine: call at most once per process.
 run::Timeline simulate_iterations(const platform::PlatformSpec& platform, const scheduling::IterationPlan& plan,
                                   const std::vector<LocalWork>& local, IterationGraphs& graphs,
                                   const ExchangerFactory& make_exchanger,
