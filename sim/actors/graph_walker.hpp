@@ -9,6 +9,11 @@
 /// and how a communication task executes: data parallelism (simgrid_run.cpp: a run per iteration, exchanges by the
 /// architecture's Exchanger) and parallel layouts (graph_run.cpp: one run of the whole graph, collectives by their
 /// plans' steps, sends and receives by mailboxes).
+///
+/// The lead stream's computations are phases at the rank's straggler speed, slowed while the rank communicates
+/// (run::CommOverlap); computations on other streams (compression) take their time beside it. A stream waits for
+/// exactly the task it needs: a semaphore per stream, released only when that task ends (a token per task, or a
+/// condition woken at every end, would cost simcalls whether or not anyone waits).
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -77,7 +82,8 @@ class WalkClient {
   virtual void communicate(int rank, int it, int index, const taskgraph::Task& task) = 0;
   /// A unit of `rank`'s run `it` on stream `stream` ended.
   virtual void ended(int /*rank*/, int /*it*/, taskgraph::Stream /*stream*/, const Ran& /*ran*/) {}
-  /// Stream `stream` of `rank` has run its tasks of run `it`; its last task counts as ended only when this returns.
+  /// Stream `stream` of `rank` has run its tasks of run `it` (the lead stream: also where it has none); its last
+  /// task counts as ended only when this returns (an iteration's exchanges end with Exchanger::finish_iteration).
   virtual void stream_done(int /*rank*/, int /*it*/, taskgraph::Stream /*stream*/) {}
   /// After its last run (and that run's epilogue) `rank`'s lead stream waited `waited_s` for work that no task
   /// of it had waited for (left in flight: Overlap Local-SGD); also called, with 0, after an epilogue.
