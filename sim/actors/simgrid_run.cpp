@@ -38,9 +38,9 @@ class IterationClient final : public WalkClient {
         open_(static_cast<std::size_t>(workers), 0) {
     DTSIM_CHECK(graphs.exchanging.programs.size() == 1 && (credit_ || graphs.local.programs.size() == 1),
                 "a data-parallel iteration is one program");
-    // With a credit, the carried tasks (the next forward's per-layer updates) finish the last iteration once more.
-    epilogue_ = taskgraph::with_epilogue(graphs.exchanging.programs.front());
     if (credit_) {
+      // The carried tasks (the next forward's per-layer updates) finish the last iteration once more.
+      epilogue_ = taskgraph::with_epilogue(graphs.exchanging.programs.front());
       walks_.emplace_back(epilogue_, graphs.exchanging.programs.front().tasks.size());
     } else {
       walks_.emplace_back(graphs.exchanging.programs.front());
@@ -97,7 +97,7 @@ class IterationClient final : public WalkClient {
     if (exchanges && !walks_.front().others) exchanger_.finish_iteration(rank, it);
     run::IterationMarks& m = marks_[static_cast<std::size_t>(rank)];
     m.end_s = sg4::Engine::get_clock();
-    if (!credit_) {
+    if (!credit_) {  // a credit's jobs start once every worker has them ready: none skipped or dropped
       m.dropped = exchanges && exchanger_.dropped(rank, it);
       m.skipped = exchanges && exchanger_.skipped(rank, it);
     }
