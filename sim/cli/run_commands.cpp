@@ -35,7 +35,8 @@ int run_command(const std::string& file, const std::vector<std::string>& overrid
   if (!out_dir.empty()) s.output.dir = out_dir;
   run::check_memory(s);  // a run that does not fit leaves an earlier run's outputs alone
   const std::vector<std::string> removed = viz::claim_run_folder(s.output.dir);
-  run::RunResult result = run::run_simulation(s);
+  run::RunResult result =
+      run::run_simulation(s, [](const std::string& note) { std::cerr << "dtsim: note: " << note << '\n'; });
   result.info.command_line = command_line;
   viz::print_console_summary(std::cout, result);
   if (!removed.empty()) std::cout << "removed " << removed.size() << " outputs of an earlier run in " << s.output.dir << '\n';

@@ -1,6 +1,7 @@
 #include "sim/run/capacity.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <utility>
 
@@ -55,6 +56,32 @@ constexpr std::int64_t kProbeTransferBytes = 64;
 constexpr double kAnalyticHost_s = 13e-6;
 constexpr double kAnalyticExchange_s = 50e-9;
 
+/// The flow level's CPU time per worker and exchange (a fused all-reduce of one bucket), measured on the 2-core
+/// machine (bench/RESULTS.md, "The analytic level linear on fat trees": ResNet-50, WFBP, ring, one iteration, 161
+/// all-reduces, fat tree): 1.36 s user at 1,024 GPUs (8.3 us each), 13.7 s at 4,096 (20.7 us), 104 s at 16,384
+/// (39.5 us). From 1,024 workers on it grows as workers^0.57 (every context switch touches another of 2 x workers
+/// actor stacks: caches and TLB); below, about 5 to 8 us (0.2 s at 256 GPUs, 4.9 us). Within 15 % of those runs.
+constexpr double kFlowExchange_s = 8.3e-6;
+constexpr double kFlowFrom = 1024;
+constexpr double kFlowGrowth = 0.57;
+
+/// The message level's CPU time per message (a step of a rank), measured the same way ("The analytic level linear
+/// on fat trees", message level, ResNet-50, WFBP, ring, fat tree): 2.50 s user at 64 GPUs for 1.30 million messages
+/// (1.93 us each), 65.6 s at 256 for 21.0 million (3.12 us): growing as workers^0.35 from 64 on.
+constexpr double kMessage_s = 1.93e-6;
+constexpr double kMessageFrom = 64;
+constexpr double kMessageGrowth = 0.35;
+
+/// Above this estimate a simulated run says, before it starts, how long it will take and the ways out.
+constexpr double kLongRun_s = 600;
+
+/// `cpu_s` in words: seconds, minutes or hours.
+std::string cpu_in_words(double cpu_s) {
+  if (cpu_s < 120) return fmt::format("{:.0f} s", cpu_s);
+  if (cpu_s < 7200) return fmt::format("{:.0f} minutes", cpu_s / 60);
+  return fmt::format("{:.1f} hours", cpu_s / 3600);
+}
+
 }  // namespace
 
 ActorCount allreduce_actors(const scheduling::IterationPlan& plan, int workers) {
@@ -100,9 +127,28 @@ std::int64_t simulation_bytes(const ActorCount& count, int hosts) {
 }
 
 std::int64_t route_table_bytes(const platform::PlatformSpec& platform) {
-  if (platform.topology == platform::Topology::star) return 0;
-  const auto netpoints = static_cast<std::int64_t>(platform.node.structured ? platform.hosts() : platform.nodes);
+  if (platform.topology == platform::Topology::star || !platform.node.structured) return 0;
+  const auto netpoints = static_cast<std::int64_t>(platform.hosts());
   return netpoints * netpoints * static_cast<std::int64_t>(sizeof(void*));
+}
+
+double flow_cpu_s(int workers, std::int64_t rank_exchanges) {
+  return static_cast<double>(rank_exchanges) * kFlowExchange_s *
+         std::pow(std::max(1.0, workers / kFlowFrom), kFlowGrowth);
+}
+
+double message_cpu_s(int workers, std::int64_t messages) {
+  return static_cast<double>(messages) * kMessage_s * std::pow(std::max(1.0, workers / kMessageFrom), kMessageGrowth);
+}
+
+std::string long_run_note(const scenario::Scenario& s, double cpu_s) {
+  if (cpu_s <= kLongRun_s) return "";
+  return fmt::format("this {} run will take about {} of CPU (estimated from bench/RESULTS.md); {}, or fewer iterations "
+                     "(iterations = {}) or workers",
+                     scenario::fidelity_name(s.fidelity), cpu_in_words(cpu_s),
+                     s.fidelity == scenario::Fidelity::message ? "strategy.fidelity = \"flow\" or \"analytic\""
+                                                               : "strategy.fidelity = \"analytic\" answers in seconds",
+                     s.iterations);
 }
 
 namespace {
@@ -187,15 +233,16 @@ void refuse_oversized_analytic(const scenario::Scenario& s, const std::vector<sc
 }
 
 void refuse_oversized(const scenario::Scenario& s, const ActorCount& count, const core::ProcessLimits& limits,
-                      const std::string& way_out) {
+                      const std::string& way_out, std::optional<double> cpu_s) {
   const std::int64_t table = route_table_bytes(s.platform);
   refuse_beyond(s, simulation_bytes(count, s.platform.hosts()) + table,
-                fmt::format("SimGrid ({} actors alive at most: {}; {} hosts{})", count.actors, count.why,
+                fmt::format("SimGrid ({} actors alive at most: {}; {} hosts{}){}", count.actors, count.why,
                             s.platform.hosts(),
                             table >= (std::int64_t{64} << 20)
                                 ? fmt::format(", {} of them its root zone's route table",
                                               core::format_bytes(static_cast<double>(table)))
-                                : ""),
+                                : "",
+                            cpu_s ? fmt::format(" (about {} of CPU)", cpu_in_words(*cpu_s)) : ""),
                 limits, way_out);
 }
 
@@ -205,9 +252,11 @@ std::int64_t message_plan_bytes(std::int64_t messages) {
   return messages * per_message;
 }
 
-void refuse_oversized_plans(const scenario::Scenario& s, std::int64_t messages, const core::ProcessLimits& limits) {
+void refuse_oversized_plans(const scenario::Scenario& s, std::int64_t messages, const core::ProcessLimits& limits,
+                            std::optional<double> cpu_s) {
   refuse_beyond(s, message_plan_bytes(messages),
-                fmt::format("the plans of its distinct bucket sizes ({} messages, each a step of a rank)", messages),
+                fmt::format("the plans of its distinct bucket sizes ({} messages, each a step of a rank){}", messages,
+                            cpu_s ? fmt::format(" (about {} of CPU)", cpu_in_words(*cpu_s)) : ""),
                 limits, "strategy.fidelity = \"flow\" or \"analytic\", fewer workers, or fewer distinct bucket sizes "
                 "(scheduler = \"ddp\" or \"fusion\")");
 }

@@ -3,6 +3,7 @@
 /// estimated from its setup before SimGrid starts and checked against the process's limits (address space,
 /// memory, mappings), so that a run too large for the machine is refused with the way out instead of aborting.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,9 +38,9 @@ ActorCount layout_actors(const taskgraph::TaskGraph& graph, const std::vector<in
 /// actors' stacks and objects, its hosts, links and routes).
 std::int64_t simulation_bytes(const ActorCount& count, int hosts);
 
-/// Bytes of the route table of the platform's root zone (platform::build_simgrid_platform): a FullZone keeps a
-/// pointer for every ordered pair of its netpoints, one per node (structured nodes: per GPU) and per switch, whether
-/// a route is declared or not; counted for the nodes (or GPUs), switches being far fewer. Star: none.
+/// Bytes of the route table of the platform's root zone (platform::build_simgrid_platform): structured nodes' FullZone
+/// keeps a pointer for every ordered pair of its GPUs, whether a route is declared or not. Other platforms: none (a
+/// StarZone, or a FabricZone holding the declared node pairs' routes only, counted in the hosts' bytes).
 std::int64_t route_table_bytes(const platform::PlatformSpec& platform);
 
 /// Bytes the message level keeps for `messages` messages of its plans: each rank step (one per message on
@@ -47,8 +48,9 @@ std::int64_t route_table_bytes(const platform::PlatformSpec& platform);
 std::int64_t message_plan_bytes(std::int64_t messages);
 
 /// Refuses, as refuse_oversized, a message-level run whose plans (`messages` messages over its distinct bucket
-/// sizes) would not fit.
-void refuse_oversized_plans(const scenario::Scenario& s, std::int64_t messages, const core::ProcessLimits& limits);
+/// sizes) would not fit, with its CPU time `cpu_s` when known.
+void refuse_oversized_plans(const scenario::Scenario& s, std::int64_t messages, const core::ProcessLimits& limits,
+                            std::optional<double> cpu_s = std::nullopt);
 
 /// What an analytic all-reduce run takes: peak bytes and CPU seconds on the 2-core machine of bench/RESULTS.md.
 struct AnalyticCost {
@@ -81,9 +83,19 @@ void refuse_oversized_probe(const scenario::Scenario& s, const std::vector<std::
 void refuse_oversized_analytic(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work,
                                const core::ProcessLimits& limits);
 
-/// Throws core::InputError at the scenario, with the estimate and the ways out (`way_out`, then a larger limit), when the run
-/// would exceed `limits`: the address space left under RLIMIT_AS or the memory available.
+/// Throws core::InputError at the scenario, with the estimate (and the CPU time `cpu_s`, when known) and the ways out
+/// (`way_out`, then a larger limit), when the run would exceed `limits`: the address space left under RLIMIT_AS or
+/// the memory available.
 void refuse_oversized(const scenario::Scenario& s, const ActorCount& count, const core::ProcessLimits& limits,
-                      const std::string& way_out);
+                      const std::string& way_out, std::optional<double> cpu_s = std::nullopt);
+
+/// CPU seconds of a flow-level run with `rank_exchanges` exchanges (a worker's fused all-reduce of a bucket) in all,
+/// on the 2-core machine of bench/RESULTS.md: a measured cost per exchange that grows with the workers past 1,024.
+double flow_cpu_s(int workers, std::int64_t rank_exchanges);
+/// CPU seconds of a message-level run sending `messages` messages in all, as flow_cpu_s (growing past 64 workers).
+double message_cpu_s(int workers, std::int64_t messages);
+/// The note a simulated run of `s` estimated at `cpu_s` CPU seconds prints before it starts when that exceeds 10
+/// minutes: the estimate and the ways out (a lower fidelity level, fewer iterations or workers). Empty otherwise.
+std::string long_run_note(const scenario::Scenario& s, double cpu_s);
 
 }  // namespace dtsim::run

@@ -78,27 +78,41 @@ std::vector<actors::LocalWork> local_work(const std::vector<scheduling::BucketWo
 
 /// Refuses, before the fabric and the plans are built, a simulated all-reduce run that would not fit in this
 /// process: its actors, and at the message level every message of its distinct plans (counted from the fused
-/// plans where the collective knows them).
-void refuse_oversized_allreduce(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
-                                const std::vector<scheduling::BucketWork>& work,
-                                const collectives::Collective& collective) {
+/// plans where the collective knows them). Returns its CPU time estimate (capacity.hpp): per worker and exchange at
+/// the flow level, per message of every exchange at the message level (only the all-reduces whose fused plan the
+/// collective knows: a lower bound otherwise), every iteration exchanging.
+double refuse_oversized_allreduce(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
+                                  const std::vector<scheduling::BucketWork>& work,
+                                  const collectives::Collective& collective) {
   const core::ProcessLimits limits = core::read_process_limits();
   const bool message = s.fidelity == scenario::Fidelity::message;
+  std::int64_t exchanges = 0;
+  for (const scheduling::BucketWork& w : work) exchanges += static_cast<std::int64_t>(w.exchanges.size());
+  double cpu_s = flow_cpu_s(s.workers, static_cast<std::int64_t>(s.workers) * exchanges * s.iterations);
   if (message) {
-    std::set<std::int64_t> sizes;
+    std::map<std::int64_t, std::int64_t> messages_of;  // per distinct all-reduce size
     for (const scheduling::BucketWork& w : work)
       for (const scheduling::Exchange& e : w.exchanges)
-        if (e.kind == scheduling::Exchange::Kind::allreduce) sizes.insert(e.bytes);
+        if (e.kind == scheduling::Exchange::Kind::allreduce) messages_of.emplace(e.bytes, 0);
     std::int64_t messages = 0;
-    for (const std::int64_t bytes : sizes)
+    for (auto& [bytes, count] : messages_of) {
       if (const auto fused = collective.fused_plan({s.workers, s.platform.gpus_per_node}, bytes))
         for (const collectives::FusedStep& step : *fused)
-          messages += static_cast<std::int64_t>(step.steps) * static_cast<std::int64_t>(step.transfers.size());
-    refuse_oversized_plans(s, messages, limits);
+          count += static_cast<std::int64_t>(step.steps) * static_cast<std::int64_t>(step.transfers.size());
+      messages += count;
+    }
+    std::int64_t sent = 0;
+    for (const scheduling::BucketWork& w : work)
+      for (const scheduling::Exchange& e : w.exchanges)
+        if (e.kind == scheduling::Exchange::Kind::allreduce) sent += messages_of.at(e.bytes);
+    cpu_s = message_cpu_s(s.workers, sent * s.iterations);
+    refuse_oversized_plans(s, messages, limits, cpu_s);
   }
   refuse_oversized(s, allreduce_actors(plan, s.workers), limits,
                    message ? "strategy.fidelity = \"flow\" or \"analytic\", or fewer workers"
-                           : "strategy.fidelity = \"analytic\", or fewer workers");
+                           : "strategy.fidelity = \"analytic\", or fewer workers",
+                   cpu_s);
+  return cpu_s;
 }
 
 /// The plans of the buckets' exchanges among `participants` (increasing worker numbers). All workers: the
@@ -311,7 +325,8 @@ Timeline simulate(const scenario::Scenario& s, const scheduling::IterationPlan& 
 namespace {
 
 /// The time line of `s`, after numerics mode's `training` when there is one.
-RunResult simulate_time_line(const scenario::Scenario& s, const std::optional<numerics::TrainingRun>& training) {
+RunResult simulate_time_line(const scenario::Scenario& s, const std::optional<numerics::TrainingRun>& training,
+                             const Notes& notes) {
   std::string compression_note;
   const std::vector<float> real_gradient =
       s.compression.gradient == "numerics" ? numerics_gradient(s) : std::vector<float>{};
@@ -320,8 +335,10 @@ RunResult simulate_time_line(const scenario::Scenario& s, const std::optional<nu
   const auto collective = collectives::make_collective(s.collective, platform::link_costs(s.platform), s.nccl);
   const std::vector<scheduling::BucketWork> work = bucket_work(plan);
   const bool collective_exchanges = sync::architecture_named(s.architecture).meets == sync::Meets::kCollective;
-  if (collective_exchanges && s.fidelity != scenario::Fidelity::analytic)
-    refuse_oversized_allreduce(s, plan, work, *collective);
+  if (collective_exchanges && s.fidelity != scenario::Fidelity::analytic) {
+    const std::string note = long_run_note(s, refuse_oversized_allreduce(s, plan, work, *collective));
+    if (!note.empty() && notes) notes(note);
+  }
   if (collective_exchanges && s.fidelity == scenario::Fidelity::analytic)
     refuse_oversized_analytic(s, work, core::read_process_limits());
   const platform::Fabric fabric(s.platform);
@@ -386,17 +403,17 @@ RunResult simulate_time_line(const scenario::Scenario& s, const std::optional<nu
 
 }  // namespace
 
-RunResult run_simulation(const scenario::Scenario& s) {
+RunResult run_simulation(const scenario::Scenario& s, const Notes& notes) {
   if (scenario::uses_layout(s)) return run_layout(s);
   // Numerics mode trains first: its decisions (LAG's skipped uploads, AdaComm's periods) shape the time line.
   std::optional<numerics::TrainingRun> training;
   if (s.numerics.enabled) training = train_numerics(s);
-  if (!training || !s.sync.rules().loss_rule(s.sync)) return simulate_time_line(s, training);
+  if (!training || !s.sync.rules().loss_rule(s.sync)) return simulate_time_line(s, training, notes);
   std::vector<double> losses;
   for (const numerics::StepReport& step : training->steps) losses.push_back(step.loss);
   scenario::Scenario decided = s;
   decided.sync.decided = std::make_shared<const std::vector<bool>>(sync::decided_exchanges(s.sync, losses));
-  return simulate_time_line(decided, training);
+  return simulate_time_line(decided, training, notes);
 }
 
 }  // namespace dtsim::run

@@ -1,5 +1,6 @@
 #pragma once
 /// The library's front door: a validated scenario in, a RunResult out.
+#include <functional>
 #include <string>
 
 #include <span>
@@ -19,8 +20,11 @@ scheduling::IterationPlan make_iteration_plan(const scenario::Scenario& scenario
 
 /// The exchanges of each bucket: its compression work, or one plain all-reduce of its bytes.
 std::vector<scheduling::BucketWork> bucket_work(const scheduling::IterationPlan& plan);
-/// Simulates the scenario at its fidelity. The `message` level creates this process's SimGrid engine,
-/// so call it at most once per process at that level.
-RunResult run_simulation(const scenario::Scenario& scenario);
+/// Receives a one-line note for the user before a run starts (a simulated run estimated above 10 minutes of CPU).
+using Notes = std::function<void(const std::string& note)>;
+
+/// Simulates the scenario at its fidelity, telling `notes` what the user should know before it starts. The
+/// `message` level creates this process's SimGrid engine, so call it at most once per process at that level.
+RunResult run_simulation(const scenario::Scenario& scenario, const Notes& notes = {});
 
 }  // namespace dtsim::run

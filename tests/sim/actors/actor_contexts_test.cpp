@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace dtsim::actors {
 namespace {
 
@@ -22,7 +24,7 @@ TEST(ActorContexts, GuardPagesWhileTheirMappingsFitInHalfWhatIsLeft) {
 TEST(ActorContexts, ArgumentsSetTheStackAndTheGuard) {
   const auto few = context_arguments(10, limits_with(65530, 500));
   ASSERT_EQ(few.size(), 2U);
-  EXPECT_EQ(few[0], "--cfg=contexts/stack-size:32");
+  EXPECT_EQ(few[0], "--cfg=contexts/stack-size:" + std::to_string(kActorStackBytes / 1024));
   EXPECT_EQ(few[1], "--cfg=contexts/guard-size:1");
   // 16,384 workers at two actors each: guard pages would need 65,536 mappings.
   EXPECT_EQ(context_arguments(32768, limits_with(65530, 500))[1], "--cfg=contexts/guard-size:0");
@@ -30,7 +32,7 @@ TEST(ActorContexts, ArgumentsSetTheStackAndTheGuard) {
 
 TEST(ActorContexts, BytesPerActorAreTheStackAndItsObjects) {
   EXPECT_EQ(actor_bytes(0), 0);
-  EXPECT_EQ(actor_bytes(1000), 1000 * (32 * 1024 + 4 * 1024));
+  EXPECT_EQ(actor_bytes(1000), 1000 * (kActorStackBytes + kActorObjectBytes));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <fstream>
@@ -83,7 +84,7 @@ TEST(Capacity, SimulationBytesAreTheActorsAndTheHosts) {
   EXPECT_GT(simulation_bytes({1000, ""}, 100), simulation_bytes({1000, ""}, 0));
 }
 
-TEST(Capacity, TheRootZonesRouteTableIsAPointerPerPairOfNodes) {
+TEST(Capacity, OnlyStructuredNodesKeepARouteTableOfEveryPair) {
   platform::PlatformSpec star;
   star.nodes = 65536;
   EXPECT_EQ(route_table_bytes(star), 0);
@@ -91,7 +92,7 @@ TEST(Capacity, TheRootZonesRouteTableIsAPointerPerPairOfNodes) {
   tree.topology = platform::Topology::fat_tree;
   tree.nodes = 8192;
   tree.gpus_per_node = 8;
-  EXPECT_EQ(route_table_bytes(tree), std::int64_t{8192} * 8192 * 8);  // 512 MiB at 65,536 GPUs
+  EXPECT_EQ(route_table_bytes(tree), 0);  // one FabricZone with the declared node pairs' routes only
   tree.node.structured = true;
   EXPECT_EQ(route_table_bytes(tree), std::int64_t{65536} * 65536 * 8);
 }
@@ -112,28 +113,71 @@ std::string refusal(const std::function<void()>& check) {
   return "";
 }
 
-TEST(Capacity, AFlowRunOnAFatTreeCountsItsRootZonesRouteTable) {
-  // 65,536 GPUs in 8,192 nodes: 131,072 actors (4.5 GiB), the hosts (256 MiB) and a 512 MiB route table.
-  auto s = flow_run(65536);
-  s.platform.topology = platform::Topology::fat_tree;
-  s.platform.nodes = 8192;
+TEST(Capacity, AFlowRunOnStructuredNodesCountsItsRouteTable) {
+  // 4,096 GPUs in 512 structured nodes: 8,192 actors, the hosts and a 128 MiB route table (a pointer per GPU pair).
+  auto s = flow_run(4096);
+  s.platform.topology = platform::Topology::two_level;
+  s.platform.nodes = 512;
   s.platform.gpus_per_node = 8;
+  s.platform.node.structured = true;
+  const ActorCount count = allreduce_actors(plan_of({1}, 0), 4096);
   core::ProcessLimits limits;
-  limits.address_space_bytes = std::int64_t{5} << 30;
-  const ActorCount count = allreduce_actors(plan_of({1}, 0), 65536);
-  EXPECT_GT(simulation_bytes(count, 65536) + route_table_bytes(s.platform), limits.address_space_bytes);
-  EXPECT_LT(simulation_bytes(count, 65536), limits.address_space_bytes);
+  limits.address_space_bytes = simulation_bytes(count, 4096) + (std::int64_t{64} << 20);
+  EXPECT_NO_THROW(refuse_oversized(flow_run(4096), count, limits, "fewer workers"));
   const std::string what = refusal([&] { refuse_oversized(s, count, limits, "fewer workers"); });
-  EXPECT_NE(what.find("65536 hosts, 512.00 MiB of them its root zone's route table)"), std::string::npos) << what;
+  EXPECT_NE(what.find("4096 hosts, 128.00 MiB of them its root zone's route table)"), std::string::npos) << what;
+}
+
+TEST(Capacity, TheFlowLevelsCpuTimeIsPerWorkerAndExchangeGrowingPast1024Workers) {
+  EXPECT_DOUBLE_EQ(flow_cpu_s(64, 1000), 1000 * 8.3e-6);
+  EXPECT_DOUBLE_EQ(flow_cpu_s(1024, 1000), 1000 * 8.3e-6);
+  EXPECT_DOUBLE_EQ(flow_cpu_s(16384, 1000), 1000 * 8.3e-6 * std::pow(16.0, 0.57));
+  // Against the runs it comes from (ResNet-50, 161 all-reduces, one iteration): 1.36 s, 13.7 s, 104 s of CPU.
+  EXPECT_NEAR(flow_cpu_s(1024, std::int64_t{1024} * 161), 1.36, 0.15 * 1.36);
+  EXPECT_NEAR(flow_cpu_s(4096, std::int64_t{4096} * 161), 13.7, 0.15 * 13.7);
+  EXPECT_NEAR(flow_cpu_s(16384, std::int64_t{16384} * 161), 104, 0.15 * 104);
+}
+
+TEST(Capacity, TheMessageLevelsCpuTimeIsPerMessageGrowingPast64Workers) {
+  EXPECT_DOUBLE_EQ(message_cpu_s(16, 1000), 1000 * 1.93e-6);
+  EXPECT_DOUBLE_EQ(message_cpu_s(256, 1000), 1000 * 1.93e-6 * std::pow(4.0, 0.35));
+  // Against the runs it comes from: 2.50 s at 64 GPUs (1.30 million messages), 65.6 s at 256 (21.0 million).
+  EXPECT_NEAR(message_cpu_s(64, std::int64_t{161} * 126 * 64), 2.50, 0.15 * 2.50);
+  EXPECT_NEAR(message_cpu_s(256, std::int64_t{161} * 510 * 256), 65.6, 0.15 * 65.6);
+}
+
+TEST(Capacity, ASimulatedRunPastTenMinutesSaysSoWithTheWaysOut) {
+  auto s = flow_run(65536);
+  s.iterations = 1;
+  EXPECT_EQ(long_run_note(s, 600), "");
+  EXPECT_EQ(long_run_note(s, 937),
+            "this flow run will take about 16 minutes of CPU (estimated from bench/RESULTS.md); strategy.fidelity = "
+            "\"analytic\" answers in seconds, or fewer iterations (iterations = 1) or workers");
+  s.fidelity = Fidelity::message;
+  s.iterations = 10;
+  EXPECT_EQ(long_run_note(s, 3.0 * 3600),
+            "this message run will take about 3.0 hours of CPU (estimated from bench/RESULTS.md); strategy.fidelity = "
+            "\"flow\" or \"analytic\", or fewer iterations (iterations = 10) or workers");
+}
+
+TEST(Capacity, ARefusalOfASimulatedRunGivesItsCpuTime) {
+  core::ProcessLimits limits;
+  limits.address_space_bytes = std::int64_t{1} << 30;
+  const ActorCount count = allreduce_actors(plan_of({1}, 0), 100000);
+  const std::string what = refusal([&] { refuse_oversized(flow_run(100000), count, limits, "fewer workers", 90.0); });
+  EXPECT_NE(what.find("100000 hosts) (about 90 s of CPU)"), std::string::npos) << what;
+  const std::string without = refusal([&] { refuse_oversized(flow_run(100000), count, limits, "fewer workers"); });
+  EXPECT_EQ(without.find("of CPU"), std::string::npos) << without;
 }
 
 TEST(Capacity, ARunBeyondTheAddressSpaceLeftIsRefusedWithTheEstimateAndTheWayOut) {
+  const ActorCount count = allreduce_actors(plan_of({1}, 0), 100000);
   core::ProcessLimits limits;
-  limits.address_space_bytes = std::int64_t{6000000} * 1024;
   limits.address_space_used_bytes = std::int64_t{1} << 30;
-  EXPECT_NO_THROW(refuse_oversized(flow_run(1024), allreduce_actors(plan_of({1}, 0), 1024), limits, "fewer workers"));
-  const std::string what = refusal(
-      [&] { refuse_oversized(flow_run(100000), allreduce_actors(plan_of({1}, 0), 100000), limits, "fewer workers"); });
+  limits.address_space_bytes = limits.address_space_used_bytes + simulation_bytes(count, 100000);
+  EXPECT_NO_THROW(refuse_oversized(flow_run(100000), count, limits, "fewer workers"));
+  limits.address_space_bytes = *limits.address_space_bytes - 1;
+  const std::string what = refusal([&] { refuse_oversized(flow_run(100000), count, limits, "fewer workers"); });
   EXPECT_NE(what.find("big.toml: this flow run needs about"), std::string::npos) << what;
   EXPECT_NE(what.find("200000 actors alive at most: 100000 workers x 2"), std::string::npos) << what;
   EXPECT_NE(what.find("RLIMIT_AS"), std::string::npos) << what;
@@ -158,6 +202,9 @@ TEST(Capacity, MessageLevelPlansBeyondTheMemoryAvailableAreRefusedBeforeTheyAreB
   const std::string what = refusal([&] { refuse_oversized_plans(s, messages, limits); });
   EXPECT_NE(what.find("this message run needs about"), std::string::npos) << what;
   EXPECT_NE(what.find("(536838144 messages"), std::string::npos) << what;
+  EXPECT_EQ(what.find("of CPU"), std::string::npos) << what;
+  const std::string timed = refusal([&] { refuse_oversized_plans(s, messages, limits, 4000.0); });
+  EXPECT_NE(timed.find("each a step of a rank) (about 67 minutes of CPU)"), std::string::npos) << timed;
   EXPECT_NE(what.find("strategy.fidelity = \"flow\""), std::string::npos) << what;
   EXPECT_NO_THROW(refuse_oversized_plans(s, 1000, limits));
 }
@@ -307,6 +354,7 @@ TEST(Capacity, AMillionWorkerFlowRunIsRefusedBeforeItsPlatformAndPlansAreBuilt) 
   fs::remove_all(out);
   EXPECT_EQ(code, 2) << err;
   EXPECT_NE(err.find("SimGrid (2000000 actors alive at most"), std::string::npos) << err;
+  EXPECT_NE(err.find("hours of CPU)"), std::string::npos) << err;
   EXPECT_NE(err.find("strategy.fidelity = \"analytic\""), std::string::npos) << err;
 }
 
