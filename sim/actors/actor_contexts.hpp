@@ -15,23 +15,18 @@
 
 namespace dtsim::actors {
 
-/// Stack of one actor. Every actor of the test suite and the shipped scenarios fits in 8 KiB and not in 6 KiB
-/// (measured with a guard page, Release build, SimGrid 3.32, raw contexts: the deepest is a killed actor
-/// unwinding its stop exception; the parameter server's push actors need 6 KiB). Optimised builds take 16 KiB,
-/// twice that (the test suite runs with guard pages, so a deeper path faults there); unoptimised builds, whose
-/// frames are larger, 32 KiB. The whole stack is resident whatever the actor uses: without guard pages SimGrid
-/// allocates it with calloc, which clears it (a flow run of 16,384 workers, 32,768 actors, had 1.10 GiB of heap
-/// resident with 32 KiB stacks). A multiple of 16, as SimGrid requires.
-#if defined(__OPTIMIZE__)
-inline constexpr std::int64_t kActorStackBytes = 16 * 1024;
-#else
+/// Stack of one actor. Most actors need under 8 KiB (measured with a guard page, Release build, SimGrid 3.32, raw
+/// contexts); the deepest of the test suite, an actor whose comm fails when a link goes down and unwinds SimGrid's
+/// exception (Failures.LinkDownBreaksTheAllReduceAcrossIt), faults in 20 KiB and runs in 24 KiB (measured
+/// 2026-11-25). The whole stack is resident whatever the actor uses: without guard pages SimGrid allocates it with
+/// calloc, which clears it (a flow run of 16,384 workers, 32,768 actors: 1.15 GiB peak RSS with 32 KiB stacks,
+/// 0.70 GiB with 16 KiB). A multiple of 16, as SimGrid requires.
 inline constexpr std::int64_t kActorStackBytes = 32 * 1024;
-#endif
 static_assert(kActorStackBytes % 16 == 0, "SimGrid's contexts/stack-size is a multiple of 16");
 
 /// SimGrid's objects per actor besides its stack (ActorImpl, s4u::Actor, context, closure, name), measured: a flow
-/// run (mlp, ddp, one iteration, fat tree, no guard pages) takes 43.7 KiB more resident memory per worker from 1,024
-/// to 16,384 workers: two 16 KiB stacks, its host (about 3 KiB, run/capacity.cpp) and about 4 KiB per actor.
+/// run (mlp, ddp, one iteration, fat tree, no guard pages) with 16 KiB stacks took 43.7 KiB more resident memory per
+/// worker from 1,024 to 16,384 workers: two stacks, its host (about 3 KiB, run/capacity.cpp) and about 4 KiB per actor.
 inline constexpr std::int64_t kActorObjectBytes = 4 * 1024;
 
 /// Mappings one guard page costs: the page protected inside the heap block splits the heap's mapping.

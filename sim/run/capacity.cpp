@@ -57,13 +57,16 @@ constexpr double kAnalyticHost_s = 13e-6;
 constexpr double kAnalyticExchange_s = 50e-9;
 
 /// The flow level's CPU time per worker and exchange (a fused all-reduce of one bucket), measured on the 2-core
-/// machine (bench/RESULTS.md, "The analytic level linear on fat trees": ResNet-50, WFBP, ring, one iteration, 161
-/// all-reduces, fat tree): 1.36 s user at 1,024 GPUs (8.3 us each), 13.7 s at 4,096 (20.7 us), 104 s at 16,384
-/// (39.5 us). From 1,024 workers on it grows as workers^0.57 (every context switch touches another of 2 x workers
-/// actor stacks: caches and TLB); below, about 5 to 8 us (0.2 s at 256 GPUs, 4.9 us). Within 15 % of those runs.
+/// machine (bench/RESULTS.md, ResNet-50, WFBP, ring, one iteration, 161 all-reduces, fat tree): 1.36 s user at 1,024
+/// GPUs (8.3 us each), 13.7 s at 4,096 (20.7 us), 104 s at 16,384 (39.5 us; "The analytic level linear on fat
+/// trees"), then with 16 KiB stacks 94.6 s at 16,384 (35.9 us) and 370.5 s at 65,536 (35.1 us; "SimGrid's platform in
+/// one zone"). From 1,024 workers on it grows as workers^0.57 while the actors' stacks and objects outgrow the
+/// caches (every context switch touches another of 2 x workers), and is flat from 16,384 on, where every switch
+/// misses; below 1,024, about 5 to 8 us (0.2 s at 256 GPUs, 4.9 us). Within 15 % of those runs.
 constexpr double kFlowExchange_s = 8.3e-6;
 constexpr double kFlowFrom = 1024;
 constexpr double kFlowGrowth = 0.57;
+constexpr double kFlowFlatFrom = 16384;
 
 /// The message level's CPU time per message (a step of a rank), measured the same way ("The analytic level linear
 /// on fat trees", message level, ResNet-50, WFBP, ring, fat tree): 2.50 s user at 64 GPUs for 1.30 million messages
@@ -80,6 +83,11 @@ std::string cpu_in_words(double cpu_s) {
   if (cpu_s < 120) return fmt::format("{:.0f} s", cpu_s);
   if (cpu_s < 7200) return fmt::format("{:.0f} minutes", cpu_s / 60);
   return fmt::format("{:.1f} hours", cpu_s / 3600);
+}
+
+/// " (about ... of CPU)" when the CPU time is known.
+std::string cpu_clause(std::optional<double> cpu_s) {
+  return cpu_s ? fmt::format(" (about {} of CPU)", cpu_in_words(*cpu_s)) : "";
 }
 
 }  // namespace
@@ -133,8 +141,8 @@ std::int64_t route_table_bytes(const platform::PlatformSpec& platform) {
 }
 
 double flow_cpu_s(int workers, std::int64_t rank_exchanges) {
-  return static_cast<double>(rank_exchanges) * kFlowExchange_s *
-         std::pow(std::max(1.0, workers / kFlowFrom), kFlowGrowth);
+  const double scale = std::clamp(workers / kFlowFrom, 1.0, kFlowFlatFrom / kFlowFrom);
+  return static_cast<double>(rank_exchanges) * kFlowExchange_s * std::pow(scale, kFlowGrowth);
 }
 
 double message_cpu_s(int workers, std::int64_t messages) {
@@ -242,7 +250,7 @@ void refuse_oversized(const scenario::Scenario& s, const ActorCount& count, cons
                                 ? fmt::format(", {} of them its root zone's route table",
                                               core::format_bytes(static_cast<double>(table)))
                                 : "",
-                            cpu_s ? fmt::format(" (about {} of CPU)", cpu_in_words(*cpu_s)) : ""),
+                            cpu_clause(cpu_s)),
                 limits, way_out);
 }
 
@@ -256,7 +264,7 @@ void refuse_oversized_plans(const scenario::Scenario& s, std::int64_t messages, 
                             std::optional<double> cpu_s) {
   refuse_beyond(s, message_plan_bytes(messages),
                 fmt::format("the plans of its distinct bucket sizes ({} messages, each a step of a rank){}", messages,
-                            cpu_s ? fmt::format(" (about {} of CPU)", cpu_in_words(*cpu_s)) : ""),
+                            cpu_clause(cpu_s)),
                 limits, "strategy.fidelity = \"flow\" or \"analytic\", fewer workers, or fewer distinct bucket sizes "
                 "(scheduler = \"ddp\" or \"fusion\")");
 }

@@ -90,7 +90,8 @@ void refuse_oversized(const scenario::Scenario& s, const ActorCount& count, cons
                       const std::string& way_out, std::optional<double> cpu_s = std::nullopt);
 
 /// CPU seconds of a flow-level run with `rank_exchanges` exchanges (a worker's fused all-reduce of a bucket) in all,
-/// on the 2-core machine of bench/RESULTS.md: a measured cost per exchange that grows with the workers past 1,024.
+/// on the 2-core machine of bench/RESULTS.md: a measured cost per exchange that grows with the workers from 1,024 to
+/// 16,384 (caches) and stays flat beyond.
 double flow_cpu_s(int workers, std::int64_t rank_exchanges);
 /// CPU seconds of a message-level run sending `messages` messages in all, as flow_cpu_s (growing past 64 workers).
 double message_cpu_s(int workers, std::int64_t messages);

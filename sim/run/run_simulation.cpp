@@ -9,7 +9,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"

@@ -83,6 +83,30 @@ TEST(SimGridPlatform, OnlyTheNeededNodePairsAreDeclared) {
   expect_same_route(fabric, hosts, 2, 3);   // inside node 1: no network route needed
 }
 
+TEST(SimGridPlatform, AReductionUnitRoutesAsFabricSaysFromEveryNode) {
+  // SHARP on a two-level cluster: the unit hangs off the top switch; each GPU reaches it over its node's NIC.
+  PlatformSpec spec = testing::small_platform(Topology::two_level);
+  spec.sharp = true;
+  sg4::Engine engine = make_engine();
+  const std::vector<sg4::Host*> hosts = build_simgrid_platform(spec, {});
+  const Fabric fabric(spec);
+  ASSERT_EQ(fabric.switch_endpoints(), 1);
+  sg4::Host* unit = sg4::Host::by_name(fabric.vertices()[static_cast<std::size_t>(fabric.endpoint_vertex(0))].name);
+  for (int h = 0; h < spec.hosts(); ++h)
+    for (const bool to_unit : {true, false}) {
+      std::vector<sg4::Link*> links;
+      double latency_s = 0;
+      const core::Path p = to_unit ? fabric.path(h, -1) : fabric.path(-1, h);
+      (to_unit ? hosts[static_cast<std::size_t>(h)] : unit)
+          ->route_to(to_unit ? unit : hosts[static_cast<std::size_t>(h)], links, &latency_s);
+      std::vector<std::string> simgrid_names, fabric_names;
+      for (const sg4::Link* l : links) simgrid_names.push_back(l->get_name());
+      for (int l : p.links) fabric_names.push_back(fabric.links()[static_cast<std::size_t>(l)].name);
+      EXPECT_EQ(simgrid_names, fabric_names) << h << (to_unit ? " -> unit" : " <- unit");
+      EXPECT_NEAR(latency_s, p.latency_s, 1e-15) << h;
+    }
+}
+
 class SimGridXml : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SimGridXml, ExportLoadsInSimGridWithFabricsHostsLinksAndRoutes) {
