@@ -128,6 +128,20 @@ std::string link_text(const LinkSpec& l) {
   return core::format_bytes(l.bandwidth_Bps) + "/s, " + core::format_duration(l.latency_s);
 }
 
+/// Where a structured node's NICs go: one switch, or rails whose leaves have uplinks to a spine.
+std::string rail_network(const PlatformSpec& spec) {
+  const NodeSpec& n = spec.node;
+  if (!n.rails) return "every NIC on top_switch";
+  const std::string head = "rail-optimised: nic<k> of every node on rail<k>, rails joined by spine";
+  if (n.nodes_per_leaf == 0)
+    return head + " (rail<k>_spine " + link_text(spec.network) + ": one leaf uplink per rail at any node count, " +
+           "nodes_per_leaf not set)";
+  const int leaves = spec.rail_leaves();
+  return head + " (rail<k>_spine " + link_text(spec.rail_spine()) + ": " + std::to_string(leaves) +
+         (leaves == 1 ? " leaf" : " leaves") + " of up to " + std::to_string(n.nodes_per_leaf) +
+         " nodes, each with an uplink of " + link_text(spec.network) + ")";
+}
+
 /// What one structured node holds and how its GPUs reach each other and the network.
 std::string node_structure(const PlatformSpec& spec) {
   const NodeSpec& n = spec.node;
@@ -160,10 +174,7 @@ std::string node_structure(const PlatformSpec& spec) {
   out << "\nnics          " << n.nics << " per node, " << link_text(spec.inter) << "; GPUDirect RDMA "
       << (n.gpudirect ? "on" : "off (through host memory)") << ":";
   for (int i = 0; i < g; ++i) out << " gpu" << i << "->nic" << n.gpu_nic[static_cast<std::size_t>(i)];
-  out << "\nnetwork       "
-      << (n.rails ? "rail-optimised: nic<k> of every node on rail<k>, rails joined by spine (" +
-                        link_text(spec.network) + ")"
-                  : std::string("every NIC on top_switch"))
+  out << "\nnetwork       " << rail_network(spec)
       << "\nnode links    gpu<h>_pcie, node<n>_pcie<s>_host, node<n>_nic<k>_pcie, node<n>_nic<k>"
       << (n.fabric == NodeFabric::nvswitch ? ", gpu<h>_nvlink" : "")
       << (n.fabric == NodeFabric::nvlink_mesh ? ", node<n>_nvlink<i>-<j>" : "") << (n.rails ? ", rail<k>_spine" : "")

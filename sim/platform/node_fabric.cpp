@@ -20,6 +20,11 @@ namespace dtsim::platform {
 ///           |                    |                      with rails (rail<k>_spine: rail<k> <-> spine)
 ///        rail0 ---- spine ---- rail1   (or one top_switch for every NIC)
 ///
+/// With rails, rail<k> stands for the rail's leaves, ceil(nodes / nodes_per_leaf) of them (one when
+/// nodes_per_leaf is not set), and rail<k>_spine for their uplinks together: leaves x network_link. Traffic
+/// between two leaves of one rail is not routed over the uplinks: only traffic across rails is. With leaves as
+/// in a DGX SuperPOD (half the ports up: the uplinks carry all the leaf's NICs can send) that changes no bound.
+///
 /// GPU g is on PCIe switch g S / G and uses NIC gpu_nic[g]; NIC k is on switch k S / K. Routes, i -> j in one
 /// node: the NVSwitch (port up, port down), else the pair's NVLinks, else through the GPU k that has NVLinks to
 /// both (i -> k -> j, as NCCL's P2P does over PATH_NVB; collectives::nvlink_relay picks k), else PCIe (GPU up,
@@ -35,7 +40,7 @@ NodeFabricRouter::NodeFabricRouter(const PlatformSpec& spec, FabricGraph& graph)
     const int spine = graph.add_vertex("spine", VertexKind::network_switch);
     for (int k = 0; k < node_.nics; ++k)
       rail_spine_.push_back(graph.add_link("rail" + std::to_string(k) + "_spine", network[static_cast<std::size_t>(k)],
-                                           spine, spec.network));
+                                           spine, spec.rail_spine()));
   } else {
     network.assign(static_cast<std::size_t>(node_.nics), graph.add_vertex("top_switch", VertexKind::network_switch));
   }

@@ -82,6 +82,9 @@ struct NodeSpec {
   std::vector<int> gpu_nic;               ///< NIC used by each local GPU (G entries)
   bool gpudirect = true;                  ///< false: GPU <-> NIC traffic goes through host memory
   bool rails = false;                     ///< NIC k of every node on switch rail<k>, rails joined by a spine
+  /// rails: nodes one leaf switch of a rail serves, each leaf with one `network` uplink to the spine (a DGX
+  /// SuperPOD scalable unit); 0: one leaf, so one uplink, for the whole rail at any node count.
+  int nodes_per_leaf = 0;
   /// nvswitch: the NVSwitch sums what the GPUs send it and multicasts the sum (NVLink SHARP, third-generation
   /// NVSwitch: DGX H100 and later; NCCL's NVLS algorithm).
   bool nvls = false;
@@ -131,6 +134,12 @@ struct PlatformSpec {
   bool reduces_in_network() const { return sharp || node.nvls; }
   /// Number of GPUs (hosts) in the cluster.
   int hosts() const { return nodes * gpus_per_node; }
+  /// Leaves of each rail: ceil(nodes / node.nodes_per_leaf), 1 when nodes_per_leaf is not set.
+  int rail_leaves() const {
+    return node.nodes_per_leaf > 0 ? (nodes + node.nodes_per_leaf - 1) / node.nodes_per_leaf : 1;
+  }
+  /// A rail's link to the spine: its leaves' `network` uplinks together (rail_leaves x bandwidth, one latency).
+  LinkSpec rail_spine() const { return {rail_leaves() * network.bandwidth_Bps, network.latency_s}; }
 };
 
 /// Name of a topology as written in platform files.

@@ -6,6 +6,9 @@
 namespace dtsim::scenario {
 namespace {
 
+/// Nodes one rail leaf serves at most: any count up to the 4,096 GPUs a structured platform has (one leaf).
+constexpr int kMaxNodesPerLeaf = 4096;
+
 /// NVLinks a GPU has at most: 18 on H100 (NVIDIA H100 Tensor Core GPU datasheet: 18 NVLink 4 links).
 constexpr int kMaxNvlinks = 18;
 
@@ -112,7 +115,8 @@ platform::LinkSpec load_link(Section& parent, const std::string& prefix, const s
 }
 
 void load_node(Section& s, toml::table& table, platform::PlatformSpec& spec) {
-  s.allow({"fabric", "nvlink", "nvlinks", "pcie", "pcie_switches", "nics", "gpu_nic", "gpudirect", "rails", "nvls"});
+  s.allow({"fabric", "nvlink", "nvlinks", "pcie", "pcie_switches", "nics", "gpu_nic", "gpudirect", "rails",
+           "nodes_per_leaf", "nvls"});
   platform::NodeSpec& node = spec.node;
   const int gpus = spec.gpus_per_node;
   node.structured = true;
@@ -131,6 +135,12 @@ void load_node(Section& s, toml::table& table, platform::PlatformSpec& spec) {
   if (node.rails && node.nics < 2)
     throw core::InputError(s.where_key("rails"), "rails = true with one NIC per node",
                            "rails put NIC k of every node on switch k: give nics >= 2, or rails = false");
+  if (table.contains("nodes_per_leaf")) {  // looked up only when present: absent, one leaf serves the whole rail
+    if (!node.rails)
+      throw core::InputError(s.where_key("nodes_per_leaf"), "nodes_per_leaf with rails = false",
+                             "it is the nodes under one leaf switch of a rail: set rails = true, or leave it out");
+    node.nodes_per_leaf = static_cast<int>(s.integer("nodes_per_leaf", 0, 1, kMaxNodesPerLeaf));
+  }
   if (table.contains("nvls")) node.nvls = s.boolean("nvls", false);  // looked up only when present, as sharp
   if (const std::string why = platform::reduction_refusal(spec); !why.empty())
     throw core::InputError(s.where_key("nvls"), why, "nvls = false, or a node that has it");

@@ -107,6 +107,50 @@ TEST(NodeFabric, RailOptimisedGpuIToGpuICrossesOnlyRailI) {
   EXPECT_DOUBLE_EQ(together_s(f, {{0, 4}, {1, 5}, {2, 6}, {3, 7}}), together_s(f, {{2, 6}}));
 }
 
+/// Bandwidth of rail 0's link to the spine on `nodes` rail-optimised nodes, `per_leaf` nodes to a leaf.
+double rail_spine_Bps(int nodes, int per_leaf) {
+  PlatformSpec spec = structured(NodeFabric::nvswitch, nodes, 4, 2, 4);
+  spec.node.rails = true;
+  spec.node.nodes_per_leaf = per_leaf;
+  const Fabric f(spec);
+  for (const DirectedLink& l : f.links())
+    if (l.name == "rail0_spine_UP") return l.bandwidth_Bps;
+  ADD_FAILURE() << "no rail0_spine_UP";
+  return 0;
+}
+
+TEST(NodeFabric, RailSpineUplinkIsOneNetworkLinkPerLeaf) {
+  const double uplink = 4 * kNicBps;  // structured(): network_link
+  EXPECT_EQ(rail_spine_Bps(4, 20), uplink);
+  EXPECT_EQ(rail_spine_Bps(20, 20), uplink);
+  EXPECT_EQ(rail_spine_Bps(21, 20), 2 * uplink);
+  EXPECT_EQ(rail_spine_Bps(192, 20), 10 * uplink);
+  EXPECT_EQ(rail_spine_Bps(192, 32), 6 * uplink);
+  EXPECT_EQ(rail_spine_Bps(192, 0), uplink);  // nodes_per_leaf not set: one uplink for the whole rail
+}
+
+/// GPU 0 of each of `nodes` nodes (rail 0) to GPU 1 of the next node (rail 1), all at once: every flow crosses
+/// rail0_spine_UP and rail1_spine_DOWN.
+double across_rails_s(int nodes, int per_leaf) {
+  PlatformSpec spec = structured(NodeFabric::nvswitch, nodes, 4, 2, 4);
+  spec.node.rails = true;
+  spec.node.nodes_per_leaf = per_leaf;
+  std::vector<std::pair<int, int>> pairs;
+  for (int a = 0; a < nodes; ++a) pairs.emplace_back(4 * a, 4 * ((a + 1) % nodes) + 1);
+  return together_s(Fabric(spec), pairs);
+}
+
+TEST(NodeFabric, FlowsAcrossRailsShareTheLeavesUplinks) {
+  const double latency_s = 4 * kPcieS + 2 * kNicS + 2 * kSpineS;
+  const auto near = [](double got, double want) { EXPECT_NEAR(got, want, 1e-9 * want); };
+  // One uplink of 4 NICs' bandwidth for the whole rail: 8 flows get half a NIC each.
+  near(across_rails_s(8, 0), latency_s + kBytes / (4 * kNicBps / 8));
+  // Four leaves of 2 nodes: 16 NICs' worth of uplinks, more than the 8 flows' NICs: NIC-bound.
+  near(across_rails_s(8, 2), latency_s + kBytes / kNicBps);
+  // Two leaves of up to 8 nodes (8 NICs of uplink, oversubscribed 2:1) and 12 flows: 2/3 of a NIC each.
+  near(across_rails_s(12, 8), latency_s + kBytes / (2 * 4 * kNicBps / 12));
+}
+
 TEST(NodeFabric, GpusSharingANicShareItsBandwidth) {
   const Fabric f(cube_mesh(2));  // GPUs 0 and 1 use NIC 0
   EXPECT_DOUBLE_EQ(together_s(f, {{0, 8}, {1, 9}}), 4 * kPcieS + 2 * kNicS + kBytes / (kNicBps / 2));
@@ -153,7 +197,18 @@ TEST(NodeFabric, ShowListsTheNodeStructure) {
   EXPECT_NE(d.node.find("pcie0 [gpu0 gpu1 nic0]"), std::string::npos);
   EXPECT_NE(d.node.find("gpu7->nic3"), std::string::npos);
   EXPECT_NE(d.node.find("rail-optimised"), std::string::npos);
+  EXPECT_NE(d.node.find("one leaf uplink per rail at any node count, nodes_per_leaf not set"), std::string::npos);
   EXPECT_NE(format_description(d).find("node links    gpu<h>_pcie"), std::string::npos);
+}
+
+TEST(NodeFabric, ShowGivesTheRailLeavesAndTheirUplinks) {
+  PlatformSpec spec = structured(NodeFabric::nvswitch, 5, 4, 2, 4);
+  spec.node.rails = true;
+  spec.node.nodes_per_leaf = 2;
+  // 3 x 4 NICs of 12.5 GB/s = 150 GB/s = 139.70 GiB/s.
+  EXPECT_NE(describe_platform(spec).node.find("rails joined by spine (rail<k>_spine 139.70 GiB/s, 0.500 us: 3 leaves "
+                                              "of up to 2 nodes, each with an uplink of 46.57 GiB/s, 0.500 us)"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -152,7 +152,7 @@ TEST(PlatformSection, StructuredNodeLoads) {
 TEST(PlatformSection, ExactMessagesForBadStructuredNodes) {
   EXPECT_EQ(error_of(structured_file("fabric = \"nvswitch\"\nnvswitch = 1\n" + kNvlink)),
             "p.toml:10:1: unknown key 'platform.node.nvswitch'; allowed in [platform.node]: fabric, nvlink, nvlinks, "
-            "pcie, pcie_switches, nics, gpu_nic, gpudirect, rails, nvls");
+            "pcie, pcie_switches, nics, gpu_nic, gpudirect, rails, nodes_per_leaf, nvls");
   EXPECT_EQ(error_of(structured_file("nics = 2\n")),
             "p.toml:8:1: missing key 'platform.node.fabric'; what joins the GPUs: nvswitch, nvlink_mesh, pcie");
   std::string fat_tree = structured_file("fabric = \"nvswitch\"\n" + kNvlink);
@@ -215,6 +215,26 @@ TEST(PlatformSection, StructuredNodeDefaultsAreRecorded) {
   EXPECT_EQ(node["rails"].value<bool>(), false);
 }
 
+const std::string kNetworkLink = "[network_link]\nbandwidth = \"1GBps\"\nlatency = \"1us\"\n";
+
+TEST(PlatformSection, NodesPerLeafLoadsWithRails) {
+  const auto load = [](const std::string& node) {
+    toml::table table = toml::parse(structured_file(node, kNetworkLink), std::string("p.toml"));
+    return load_platform(table).node.nodes_per_leaf;
+  };
+  EXPECT_EQ(load("fabric = \"pcie\"\nnics = 2\nrails = true\nnodes_per_leaf = 20\n"), 20);
+  EXPECT_EQ(load("fabric = \"pcie\"\nnics = 2\nrails = true\n"), 0);  // absent: one leaf for the whole rail
+}
+
+TEST(PlatformSection, NodesPerLeafOnlyWithRailsAndAtLeastOne) {
+  EXPECT_EQ(error_of(structured_file("fabric = \"pcie\"\nnics = 2\nnodes_per_leaf = 20\n")),
+            "p.toml:11:18: nodes_per_leaf with rails = false; it is the nodes under one leaf switch of a rail: set "
+            "rails = true, or leave it out");
+  EXPECT_EQ(error_of(structured_file("fabric = \"pcie\"\nnics = 2\nrails = true\nnodes_per_leaf = 0\n",
+                                     kNetworkLink)),
+            "p.toml:15:18: 'platform.node.nodes_per_leaf' = 0 is out of range; allowed: 1 to 4096");
+}
+
 TEST(PlatformSection, NetworkLinkOnlyWithRails) {
   EXPECT_EQ(error_of(structured_file("fabric = \"pcie\"\nnics = 2\n",
                                      "[network_link]\nbandwidth = \"1GBps\"\nlatency = \"1us\"\n")),
@@ -232,7 +252,9 @@ TEST(PlatformFiles, DgxPlatformsLoadWithTheirStructure) {
   EXPECT_DOUBLE_EQ(a100.node.nvlink.bandwidth_Bps, 300e9);
   EXPECT_EQ(a100.node.nics, 8);
   EXPECT_TRUE(a100.node.rails);
+  EXPECT_EQ(a100.node.nodes_per_leaf, 20);  // a DGX SuperPOD scalable unit
   const auto h100 = load_file("dgx_h100");
+  EXPECT_EQ(h100.node.nodes_per_leaf, 32);
   EXPECT_DOUBLE_EQ(h100.node.nvlink.bandwidth_Bps, 450e9);
   EXPECT_DOUBLE_EQ(h100.inter.bandwidth_Bps, 50e9);
   EXPECT_EQ(h100.node.pcie_switches, 8);
