@@ -82,12 +82,12 @@ struct NodeSpec {
   std::vector<int> gpu_nic;               ///< NIC used by each local GPU (G entries)
   bool gpudirect = true;                  ///< false: GPU <-> NIC traffic goes through host memory
   bool rails = false;                     ///< NIC k of every node on switch rail<k>, rails joined by a spine
-  /// rails: nodes one leaf switch of a rail serves, each leaf with one `network` uplink to the spine (a DGX
-  /// SuperPOD scalable unit); 0: one leaf, so one uplink, for the whole rail at any node count.
-  int nodes_per_leaf = 0;
   /// nvswitch: the NVSwitch sums what the GPUs send it and multicasts the sum (NVLink SHARP, third-generation
   /// NVSwitch: DGX H100 and later; NCCL's NVLS algorithm).
   bool nvls = false;
+  /// rails: nodes one leaf switch of a rail serves, each leaf with one `network` uplink to the spine (a DGX
+  /// SuperPOD scalable unit); 0: one leaf, so one uplink, for the whole rail at any node count.
+  int nodes_per_leaf = 0;
   /// PCIe switch of local GPU g.
   int gpu_switch(int g, int gpus) const { return g * pcie_switches / gpus; }
   /// PCIe switch of NIC k.
