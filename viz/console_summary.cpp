@@ -128,7 +128,7 @@ void print_console_summary(std::ostream& out, const run::RunResult& r) {
       time += e.end_s - e.start_s;
     }
     fmt::print(out, "critical path of the last iteration, {} tasks:", r.critical_path.size());
-    for (const char* category : {"forward", "recompute", "backward", "comm", "tp", "dp", "pp", "update"})
+    for (const char* category : {"forward", "recompute", "backward", "comm", "compress", "tp", "dp", "gather", "pp", "update"})
       if (auto it = by_category.find(category); it != by_category.end())
         fmt::print(out, "  {} {} x{}", category, core::format_duration(it->second.second), it->second.first);
     fmt::print(out, "\n");

@@ -6,6 +6,7 @@
 
 #include "sim/core/shell_quote.hpp"
 #include "sim/core/units.hpp"
+#include "viz/path_kinds.hpp"
 #include "viz/quantity_text.hpp"
 
 namespace dtsim::viz {
@@ -96,7 +97,22 @@ struct Context {
   std::string share(double seconds) const {
     return fmt::format("{} ({} of the iteration)", duration_text(seconds), percent_text(seconds / iteration_s));
   }
+  /// `seconds` of the critical path of the last iteration, `path_s` long.
+  std::string path_share(double seconds, double path_s) const {
+    return fmt::format("{} ({})", duration_text(seconds), percent_text(seconds / path_s));
+  }
 };
+
+/// The busiest link's bandwidth 4x faster, as the platform key that sets it (none where no key does).
+std::vector<std::string> faster_link(const Context& c) {
+  const auto& links = c.report["links"];
+  if (links.empty()) return {};
+  const json& hot = links[0];
+  const double utilisation = hot["utilisation"], bytes = hot["bytes_per_iteration"];
+  const std::string key = link_key(hot["name"], c.setup["topology"]);
+  if (key.empty() || utilisation <= 0) return {};
+  return {key + ".bandwidth=" + bandwidth_setting(4 * bytes / (utilisation * c.iteration_s))};
+}
 
 double critical_path_s(const json& report, const std::string& category, int* tasks = nullptr) {
   double total = 0;
@@ -110,11 +126,9 @@ double critical_path_s(const json& report, const std::string& category, int* tas
   return total;
 }
 
-void explain_communication(Context& c, double exposed_s) {
+/// The evidence and what-ifs of data-parallel gradient exchanges that cost the iteration `exposed_s`.
+void explain_exchanges(Context& c, double exposed_s) {
   const json& report = c.report;
-  c.d.bound = "communication";
-  c.d.answer = "Bounded by exposed communication: " + c.share(exposed_s) +
-               " is spent waiting for gradients after backward.";
   const auto& per_bucket = report["exposed_comm_per_bucket_s"];
   std::vector<std::pair<double, std::size_t>> exposed;
   for (std::size_t b = 0; b < per_bucket.size(); ++b)
@@ -138,7 +152,7 @@ void explain_communication(Context& c, double exposed_s) {
   const auto buckets = c.setup["buckets"].get<std::int64_t>();
   // Start-up latency (paid per step of every bucket's collective) against transfer time on the busiest link.
   double latency_share = buckets > 8 ? 0.5 : 0.0;
-  std::vector<std::string> faster_link;
+  const std::vector<std::string> link_4x = faster_link(c);
   const auto& links = report["links"];
   if (!links.empty()) {
     const json& hot = links[0];
@@ -158,8 +172,6 @@ void explain_communication(Context& c, double exposed_s) {
         "each of the {} buckets' collectives: the exchange is mostly {}.",
         duration_text(busy_s), duration_text(communicating_s), c.share(communicating_s - busy_s), buckets,
         latency_share >= 0.5 ? "latency-bound" : "bandwidth-bound"));
-    if (const std::string key = link_key(hot["name"], topology); !key.empty() && utilisation > 0)
-      faster_link = {key + ".bandwidth=" + bandwidth_setting(4 * bytes / busy_s)};
   }
   const auto fewer_start_ups = [&] {
     for (const char* s : {"mg_wfbp", "ddp", "fusion"})
@@ -174,8 +186,8 @@ void explain_communication(Context& c, double exposed_s) {
       c.propose({"strategy.collective=recursive_doubling"}, "log2(p) start-ups per collective instead of the ring's 2(p-1)");
   };
   const auto fewer_bytes = [&] {
-    if (!faster_link.empty())
-      c.propose(faster_link, "the busiest link's kind 4x faster: what bandwidth alone buys");
+    if (!link_4x.empty())
+      c.propose(link_4x, "the busiest link's kind 4x faster: what bandwidth alone buys");
     const std::string sync = c.setup["sync"];
     if (c.setup["compression"].get<std::string>().empty() && architecture.find("gossip") == std::string::npos &&
         (starts_with(sync, "bsp") || starts_with(sync, "ssp") || starts_with(sync, "asp"))) {
@@ -192,6 +204,14 @@ void explain_communication(Context& c, double exposed_s) {
     fewer_bytes();
     if (latency_share >= 0.25) fewer_start_ups();
   }
+}
+
+/// Exposed communication, the compute stream's wait for the exchanges, bounds a run read from its breakdown.
+void explain_communication(Context& c, double exposed_s) {
+  c.d.bound = "communication";
+  c.d.answer = "Bounded by exposed communication: " + c.share(exposed_s) +
+               " is spent waiting for gradients after backward.";
+  explain_exchanges(c, exposed_s);
 }
 
 void explain_stragglers(Context& c, std::size_t slowest, double median_s) {
@@ -215,15 +235,24 @@ void explain_stragglers(Context& c, std::size_t slowest, double median_s) {
   }
 }
 
-void explain_compute(Context& c) {
+/// Compute (or the memory-bound optimizer step) bounds: `compute_s` of it, `update_s` in the optimizer step;
+/// `path`: the critical path of the last iteration when the verdict is read from it.
+void explain_compute(Context& c, double compute_s, double update_s, const PathKinds* path) {
   const Phases& m = c.workers.mean;
-  const bool memory = m.update_s >= 0.25 * m.compute_s();
+  const bool memory = update_s >= 0.25 * compute_s;
   c.d.bound = memory ? "memory" : "compute";
-  c.d.answer = fmt::format("Bounded by {}: compute is {}; communication is hidden behind it or small.",
-                           memory ? "memory bandwidth" : "compute", c.share(m.compute_s()));
+  const char* what = memory ? "memory bandwidth" : "compute";
+  if (path)
+    c.d.answer = fmt::format("Bounded by {}: computation is {} of the critical path of the last iteration; "
+                             "communication {}.",
+                             what, c.path_share(compute_s, path->length_s),
+                             c.path_share(path->communication_s(), path->length_s));
+  else
+    c.d.answer = fmt::format("Bounded by {}: compute is {}; communication is hidden behind it or small.", what,
+                             c.share(compute_s));
   c.d.evidence.push_back(fmt::format("The optimizer step, memory-bound (it streams weights, gradients and momentum), "
                                      "takes {}, {} of compute.",
-                                     duration_text(m.update_s), percent_text(m.update_s / m.compute_s())));
+                                     duration_text(update_s), percent_text(update_s / compute_s)));
   if (const auto& links = c.report["links"]; !links.empty())
     c.d.evidence.push_back(fmt::format("Exposed communication is {}; the busiest link, {}, is busy {} of the iteration.",
                                        c.share(m.exposed_s), links[0]["name"].get<std::string>(),
@@ -238,25 +267,32 @@ void explain_compute(Context& c) {
                      : "the built-in DGX A100 cluster: faster GPUs (and a faster network)");
 }
 
-/// A 3D-parallel layout: what the critical path of the last iteration spends its time on, by kind of task.
-void explain_layout(Context& c) {
-  const double compute_s = critical_path_s(c.report, "forward") + critical_path_s(c.report, "backward") +
-                           critical_path_s(c.report, "recompute") + critical_path_s(c.report, "update");
-  const double tp_s = critical_path_s(c.report, "tp"), dp_s = critical_path_s(c.report, "dp");
-  const double pp_s = critical_path_s(c.report, "pp");
-  const double waiting_s = std::max(0.0, c.iteration_s - compute_s - tp_s - dp_s - pp_s);
-  const std::vector<std::pair<double, std::string>> parts{
-      {compute_s, "computation"},
-      {tp_s, "tensor-parallel collectives"},
-      {dp_s, "data-parallel reductions and gathers"},
-      {pp_s + waiting_s, "pipeline sends and waiting for other stages (the bubble)"}};
-  const auto largest = *std::max_element(parts.begin(), parts.end());
-  c.d.bound = largest.second == "computation" ? "compute" : "communication";
-  c.d.answer = "Bounded by " + largest.second + ": " + c.share(largest.first) + " of the critical path.";
-  for (const auto& [seconds, what] : parts)
-    if (seconds > 0) c.d.evidence.push_back(fmt::format("The critical path spends {} on {}.", c.share(seconds), what));
-  const std::string layout = c.setup["architecture"];
-  if (tp_s > 0.1 * c.iteration_s && layout.find("sequence parallel") == std::string::npos)
+/// Communication bounds a run whose verdict is read from its critical path: the kind that holds the most of it
+/// names the answer; `exposed_s`: the compute stream's wait for it (the mean worker's).
+void explain_path_communication(Context& c, const PathKinds& path, double exposed_s) {
+  const PathKind* largest = nullptr;
+  for (const PathKind& k : path.kinds)
+    if (!is_compute(k.category) && (!largest || k.seconds > largest->seconds)) largest = &k;
+  c.d.bound = "communication";
+  c.d.answer = fmt::format("Bounded by {}: {} of the critical path of the last iteration; communication {} in all, "
+                           "computation {}.",
+                           communication_text(largest->category), c.path_share(largest->seconds, path.length_s),
+                           c.path_share(path.communication_s(), path.length_s),
+                           c.path_share(path.compute_s(), path.length_s));
+  for (const PathKind& k : path.kinds)
+    if (!is_compute(k.category) && k.seconds > 0)
+      c.d.evidence.push_back(fmt::format("The critical path spends {} on {}.", c.path_share(k.seconds, path.length_s),
+                                         communication_text(k.category)));
+  c.d.evidence.push_back(fmt::format("The compute stream waits {} for communication (mean worker).",
+                                     duration_text(exposed_s)));
+  if (largest->category == "comm" || largest->category == "compress") {
+    explain_exchanges(c, exposed_s);
+    return;
+  }
+  if (const auto link_4x = faster_link(c); !link_4x.empty())
+    c.propose(link_4x, "the busiest link's kind 4x faster: what bandwidth alone buys");
+  if (path.seconds("tp") > 0.1 * path.length_s &&
+      c.setup["architecture"].get<std::string>().find("sequence parallel") == std::string::npos)
     c.propose({"parallel.sequence_parallel=true"},
               "splits norms and dropout over the tensor group (all-gather and reduce-scatter instead of all-reduce)");
 }
@@ -268,31 +304,46 @@ Diagnosis diagnose(const json& report) {
   if (report["iterations"].empty())
     return {"none", "No iteration completed, so there is no iteration time to explain.", {}, {}};
   Context c{report, report["setup"], summary["mean_iteration_s"].get<double>(), workers_of(report), {}};
-  if (c.setup.contains("replicas") && c.setup["replicas"] != c.setup["workers"]) {
-    explain_layout(c);
-    return c.d;
-  }
   const Phases& mean = c.workers.mean;
   c.d.evidence.push_back(fmt::format(
       "Per iteration, mean over workers: forward {}, backward {}, update {}, exposed communication {}, idle {}.",
       duration_text(mean.forward_s), duration_text(mean.backward_s), duration_text(mean.update_s),
       duration_text(mean.exposed_s), duration_text(mean.idle_s)));
-  // The median traced worker's compute is the work; a slower worker's surplus is the stragglers' cost, and the
-  // slowest worker's own exposed communication is what the network costs (the others' includes their wait).
+  // Where every worker is a whole replica, the median traced worker's compute is the work and a slower worker's
+  // surplus the stragglers' cost (the stages of a layout differ by design); the slowest worker's own exposed
+  // communication is what the network costs (the others' includes their wait for it).
+  const bool whole_replicas = !c.setup.contains("replicas") || c.setup["replicas"] == c.setup["workers"];
   std::vector<double> compute;
-  for (const Phases& p : c.workers.traced) compute.push_back(p.compute_s());
+  if (whole_replicas)
+    for (const Phases& p : c.workers.traced) compute.push_back(p.compute_s());
   double straggle_s = 0, exposed_s = mean.exposed_s, median_s = mean.compute_s();
   std::size_t slowest = 0;
   if (!compute.empty()) {
     std::vector<double> sorted = compute;
-    std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(sorted.size() / 2), sorted.end());
-    median_s = sorted[sorted.size() / 2];
+    const auto middle = (sorted.size() - 1) / 2;  // the lower median: of two workers, the faster (as sim/plan/explain)
+    std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(middle), sorted.end());
+    median_s = sorted[middle];
     slowest = static_cast<std::size_t>(std::max_element(compute.begin(), compute.end()) - compute.begin());
     straggle_s = compute[slowest] - median_s;
     if (straggle_s > 0.05 * median_s) exposed_s = c.workers.traced[slowest].exposed_s;
   }
+  // Bulk-synchronous iterations all run the same task graph, so the last one's critical path speaks for them:
+  // the verdict is read from it. A wait for a straggler shows on it as communication, so stragglers are
+  // checked first.
+  if (c.setup["sync"] == "bsp" && !report["critical_path"].empty()) {
+    const PathKinds path = path_kinds(report["critical_path"]);
+    if (straggle_s >= bounding_share * c.iteration_s)
+      explain_stragglers(c, slowest, median_s);
+    else if (path.communication_s() >= bounding_share * path.length_s)
+      explain_path_communication(c, path, exposed_s);
+    else
+      explain_compute(c, path.compute_s(), path.seconds("update"), &path);
+    return c.d;
+  }
+  // Other schemes' iterations differ by design (local steps, stale or skipped exchanges, dropped workers): the
+  // verdict is over all of them, from the workers' breakdown.
   if (std::max(exposed_s, straggle_s) < bounding_share * c.iteration_s)
-    explain_compute(c);
+    explain_compute(c, mean.compute_s(), mean.update_s, nullptr);
   else if (exposed_s >= straggle_s)
     explain_communication(c, exposed_s);
   else

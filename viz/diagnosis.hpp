@@ -22,12 +22,14 @@ struct Diagnosis {
   std::vector<WhatIf> what_ifs;       ///< proposed, never run
 };
 
-/// Reads the breakdown, per-worker compute, exposed communication per bucket, link utilisation and critical
-/// path of `report` (schema dtsim.report/2): the largest overhead over the compute of the median worker,
-/// exposed communication (latency- or bandwidth-bound, on which links) or stragglers, bounds the run when it
-/// costs at least a fifth of the iteration; otherwise compute does (memory when the memory-bound optimizer
-/// step is a quarter of it). The what-ifs rerun the run's scenario with its --set overrides (provenance) and
-/// the change.
+/// Reads `report` (schema dtsim.report/2). A bsp run (every layout) is read from the critical path of its last
+/// iteration summed by kind of task (path_kinds): stragglers (where every worker is a whole replica) bound it when
+/// they cost a fifth of the iteration, else communication when everything but computation holds a fifth of the
+/// path (the answer names the kind that holds the most), else compute (memory when the optimizer step is a
+/// quarter of the computation on the path). Other schemes, whose iterations differ by design, are read from the
+/// workers' breakdown over all iterations: exposed communication or stragglers, the larger, when a fifth of the
+/// iteration, else compute. The what-ifs rerun the run's scenario with its --set overrides (provenance) and the
+/// change.
 Diagnosis diagnose(const nlohmann::json& report);
 
 }  // namespace dtsim::viz

@@ -321,7 +321,7 @@ class Builder {
             const Unit& u = work_.units[static_cast<std::size_t>(unit)];
             if (u.parameters == 0) continue;
             end = gathered[unit] = collective(program, Op::allgather, Stream::gather, parameter_bytes(u), "data",
-                                              {update}, "gather " + unit_name(u), "dp");
+                                              {update}, "gather " + unit_name(u), "gather");
           }
       }
       stage.iteration_end.push_back(end);
@@ -347,7 +347,7 @@ class Builder {
       const Unit& u = b_.work_.units[static_cast<std::size_t>(units_[k])];
       const char* group = b_.layout_.sharding == Sharding::hybrid ? "shard" : "data";
       tasks_[k] = b_.collective(program_, Op::allgather, Stream::gather, b_.parameter_bytes(u), group,
-                                std::move(deps), pass_ + " gather " + b_.unit_name(u), "dp");
+                                std::move(deps), pass_ + " gather " + b_.unit_name(u), "gather");
     }
     Builder& b_;
     taskgraph::Program& program_;

@@ -50,7 +50,7 @@ struct Task {
   Op op = Op::compute;
   Stream stream = Stream::compute;
   std::string name;      ///< as the timeline shows it, e.g. "F3 stage 1" or "allreduce grads block 7"
-  std::string category;  ///< forward, backward, recompute, update, tp, dp, pp
+  std::string category;  ///< forward, backward, recompute, update, tp, dp (gradient reductions), gather (parameters), pp
   double duration_s = 0;     ///< compute: its time
   std::int64_t bytes = 0;    ///< collectives and sends: see Op
   std::string group;         ///< collectives: the group's name in the layout ("tensor", "data", ...)
