@@ -97,11 +97,12 @@ struct Context {
   std::string share(double seconds) const {
     return fmt::format("{} ({} of the iteration)", duration_text(seconds), percent_text(seconds / iteration_s));
   }
-  /// `seconds` of the critical path of the last iteration, `path_s` long.
-  std::string path_share(double seconds, double path_s) const {
-    return fmt::format("{} ({})", duration_text(seconds), percent_text(seconds / path_s));
-  }
 };
+
+/// `seconds` of a critical path `path_s` long: "8.97 s (30 %)".
+std::string path_share(double seconds, double path_s) {
+  return fmt::format("{} ({})", duration_text(seconds), percent_text(seconds / path_s));
+}
 
 /// The busiest link's bandwidth 4x faster, as the platform key that sets it (none where no key does).
 std::vector<std::string> faster_link(const Context& c) {
@@ -245,8 +246,8 @@ void explain_compute(Context& c, double compute_s, double update_s, const PathKi
   if (path)
     c.d.answer = fmt::format("Bounded by {}: computation is {} of the critical path of the last iteration; "
                              "communication {}.",
-                             what, c.path_share(compute_s, path->length_s),
-                             c.path_share(path->communication_s(), path->length_s));
+                             what, path_share(compute_s, path->length_s),
+                             path_share(path->communication_s(), path->length_s));
   else
     c.d.answer = fmt::format("Bounded by {}: compute is {}; communication is hidden behind it or small.", what,
                              c.share(compute_s));
@@ -276,15 +277,17 @@ void explain_path_communication(Context& c, const PathKinds& path, double expose
   c.d.bound = "communication";
   c.d.answer = fmt::format("Bounded by {}: {} of the critical path of the last iteration; communication {} in all, "
                            "computation {}.",
-                           communication_text(largest->category), c.path_share(largest->seconds, path.length_s),
-                           c.path_share(path.communication_s(), path.length_s),
-                           c.path_share(path.compute_s(), path.length_s));
+                           communication_text(largest->category), path_share(largest->seconds, path.length_s),
+                           path_share(path.communication_s(), path.length_s),
+                           path_share(path.compute_s(), path.length_s));
   for (const PathKind& k : path.kinds)
     if (!is_compute(k.category) && k.seconds > 0)
-      c.d.evidence.push_back(fmt::format("The critical path spends {} on {}.", c.path_share(k.seconds, path.length_s),
+      c.d.evidence.push_back(fmt::format("The critical path spends {} on {}.", path_share(k.seconds, path.length_s),
                                          communication_text(k.category)));
-  c.d.evidence.push_back(fmt::format("The compute stream waits {} for communication (mean worker).",
-                                     duration_text(exposed_s)));
+  c.d.evidence.push_back(fmt::format(
+      "The compute stream waits {} for communication (exposed); the rest of the communication on the path overlaps "
+      "computation.",
+      duration_text(exposed_s)));
   if (largest->category == "comm" || largest->category == "compress") {
     explain_exchanges(c, exposed_s);
     return;

@@ -131,7 +131,8 @@ TEST(Diagnosis, ZeroThreeBoundByItsParameterGathersSaysSo) {
   EXPECT_EQ(d.bound, "communication");
   EXPECT_EQ(d.answer, fmt::format("Bounded by parameter all-gathers (ZeRO / FSDP sharding): {} of the critical path of "
                                   "the last iteration; communication {} in all, computation {}.",
-                                  path_share(p.of("gather"), p.length_s), path_share(p.length_s - compute_s, p.length_s),
+                                  path_share(p.of("gather"), p.length_s),
+                                  path_share(p.length_s - compute_s, p.length_s),
                                   path_share(compute_s, p.length_s)))
       << d.answer;
   EXPECT_TRUE(proposes(d, "platform.link.bandwidth="));
