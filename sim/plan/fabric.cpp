@@ -1,5 +1,7 @@
 #include "sim/plan/fabric.hpp"
 
+#include <cmath>
+
 #include "sim/core/error.hpp"
 
 namespace dtsim::plan {
@@ -16,12 +18,22 @@ Fabric fabric(const platform::PlatformSpec& p, int nodes) {
       f.switch_ports = {{n, p.intra.bandwidth_Bps}};
       f.switches = 1;
       break;
-    case Topology::two_level:
+    case Topology::two_level: {
       f.nics_per_node = p.node.structured ? p.node.nics : 1;
       f.nic_Bps = p.inter.bandwidth_Bps;
       f.switch_ports = {{n * f.nics_per_node, p.inter.bandwidth_Bps}};
       f.switches = 1;
+      if (!p.node.structured || !p.node.rails) break;
+      platform::PlatformSpec sized = p;  // rail_leaves() of this node count
+      sized.nodes = nodes;
+      const double leaves = f.nics_per_node * static_cast<double>(sized.rail_leaves());
+      // A leaf's uplink in ports of the NIC speed (a leaf switch has one port speed); the relative slack keeps an
+      // exact multiple (4000 / 200 Gb/s) from rounding up to one port more.
+      const double uplinks = std::ceil(p.network.bandwidth_Bps / p.inter.bandwidth_Bps * (1 - 1e-12));
+      f.switch_ports.push_back({2 * leaves * uplinks, p.inter.bandwidth_Bps});
+      f.switches = leaves + 1;
       break;
+    }
     case Topology::ring:
     case Topology::full_mesh: {
       const double links = p.topology == Topology::ring ? (nodes > 2 ? n : 1) : n * (n - 1) / 2;

@@ -289,6 +289,48 @@ TEST(Plan, SizesStarTemplatesAndRefusesOthers) {
   EXPECT_EQ(c[1].invalid, "a torus template's size is set by its own keys (dims, groups, switches), not by a node count");
 }
 
+void expect_ports(const Fabric& f, const std::vector<double>& counts, double port_Bps, double switches) {
+  ASSERT_EQ(f.switch_ports.size(), counts.size());
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    EXPECT_EQ(f.switch_ports[i].count, counts[i]) << "group " << i;
+    EXPECT_EQ(f.switch_ports[i].bandwidth_Bps, port_Bps) << "group " << i;
+  }
+  EXPECT_EQ(f.switches, switches);
+}
+
+// dgx_a100: 8 rails of 200 Gb/s NICs, a leaf per rail per 20 nodes, each leaf's 4 Tb/s uplink = 20 ports of
+// 200 Gb/s, and a spine port at the top of each. Per node count n: L = ceil(n / 20) leaves per rail,
+// 8 n ports down, 2 x 8 L x 20 between leaves and spine, 8 L leaves + 1 spine.
+TEST(PlanFabric, RailOptimisedClusterBuysItsLeavesAndTheirSpineUplinks) {
+  const platform::PlatformSpec p = scenario::load_platform_reference("dgx_a100");
+  const double nic = 200e9 / 8;
+  const struct {
+    int nodes;
+    double down, leaves;
+  } cases[] = {{4, 32, 8}, {20, 160, 8}, {21, 168, 16}, {192, 1536, 80}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.nodes);
+    const Fabric f = fabric(p, c.nodes);
+    EXPECT_EQ(f.nics_per_node, 8);
+    EXPECT_EQ(f.nic_Bps, nic);
+    expect_ports(f, {c.down, 2 * c.leaves * 20}, nic, c.leaves + 1);
+  }
+  // Without nodes_per_leaf a rail is one leaf with one uplink at any node count.
+  platform::PlatformSpec one_leaf = p;
+  one_leaf.node.nodes_per_leaf = 0;
+  expect_ports(fabric(one_leaf, 192), {1536, 2 * 8 * 20}, nic, 9);
+}
+
+// A two-level cluster without rails stays a port per NIC on one switch.
+TEST(PlanFabric, TwoLevelWithoutRailsIsAPortPerNicOnOneSwitch) {
+  expect_ports(fabric(scenario::load_platform_reference("dgx1_v100"), 21), {21 * 4}, 100e9 / 8, 1);
+  expect_ports(fabric(scenario::load_platform_reference("v100_4x4_100gbib"), 21), {21}, 100e9 / 8, 1);
+  platform::PlatformSpec no_rails = scenario::load_platform_reference("dgx_a100");
+  no_rails.node.rails = false;
+  no_rails.node.nodes_per_leaf = 0;
+  expect_ports(fabric(no_rails, 192), {192 * 8}, 200e9 / 8, 1);
+}
+
 TEST(Plan, ReportAndPlotOfAPlanFolder) {
   Scratch s;
   run_plan(kHere + "closed_form_plan.toml", s.dir);
