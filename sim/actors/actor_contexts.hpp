@@ -24,10 +24,15 @@ namespace dtsim::actors {
 inline constexpr std::int64_t kActorStackBytes = 32 * 1024;
 static_assert(kActorStackBytes % 16 == 0, "SimGrid's contexts/stack-size is a multiple of 16");
 
-/// SimGrid's objects per actor besides its stack (ActorImpl, s4u::Actor, context, closure, name), measured: a flow
-/// run (mlp, ddp, one iteration, fat tree, no guard pages) with 16 KiB stacks took 43.7 KiB more resident memory per
-/// worker from 1,024 to 16,384 workers: two stacks, its host (about 3 KiB, run/capacity.cpp) and about 4 KiB per actor.
-inline constexpr std::int64_t kActorObjectBytes = 4 * 1024;
+/// SimGrid's objects per actor besides its stack (ActorImpl, s4u::Actor, context, closure, name) and the heap's
+/// fragmentation around them. A flow run (mlp, ddp, one iteration, fat tree, no guard pages) with 16 KiB stacks took
+/// 43.7 KiB more resident memory per worker from 1,024 to 16,384 workers: two stacks, its host (run/capacity.cpp) and
+/// about 4 KiB per actor. With 32 KiB stacks ResNet-50's flow run (bench/RESULTS.md, "The flow level's growth
+/// redrawn") peaked at 1,351 MiB at 16,384 GPUs and 5,271 MiB at 65,536: 82 KiB per worker at both, 6 to 7 KiB per
+/// worker more than stacks, hosts and 4 KiB per actor estimate, so an estimate that counts 4 KiB let a run under a
+/// `ulimit -v` just above it end in bad_alloc. 8 KiB per actor covers both sizes (the estimate plus what the
+/// process holds at the start: 9 and 4 % above them).
+inline constexpr std::int64_t kActorObjectBytes = 8 * 1024;
 
 /// Mappings one guard page costs: the page protected inside the heap block splits the heap's mapping.
 inline constexpr std::int64_t kMappingsPerGuardPage = 2;
