@@ -261,10 +261,13 @@ double GraphWalker::await_deps(RankState& st, int n, std::size_t s, const Task& 
   const std::vector<Task>& program = walks_[static_cast<std::size_t>(run.walk)].program->tasks;
   for (const Dep& d : t.deps) {
     const int m = d.previous ? run.previous : n;
+    const auto task = static_cast<std::size_t>(d.task);
+    // The run may retire while this stream waits (its last task ended and another stream had already waited for
+    // it): a retired run's tasks have all ended. Look it up again after every wait, never through a reference
+    // held across one (the deque frees it).
+    while (m >= st.base && run_at(st, m).end(task) < 0) await(st, s, {m, d.task});
     if (m < st.base) continue;  // the walk's first run (nothing to wait for), or a run that has ended
     Run& of = run_at(st, m);
-    const auto task = static_cast<std::size_t>(d.task);
-    while (of.end(task) < 0) await(st, s, {m, d.task});
     if (s == kLead && program[task].stream != Stream::compute && !of.awaited) {
       of.awaited = true;
       --st.unawaited;
