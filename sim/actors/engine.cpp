@@ -7,7 +7,7 @@
 
 namespace dtsim::actors {
 
-simgrid::s4u::Engine make_engine(std::int64_t actors) {
+simgrid::s4u::Engine make_engine([[maybe_unused]] std::int64_t actors) {  // unused under DTSIM_SANITIZE
   std::vector<std::string> args{"dtsim", "--log=root.thresh:warning"};
 #ifdef DTSIM_SANITIZE
   // AddressSanitizer cannot follow exceptions (killed actors) across SimGrid's swapped actor stacks; system
