@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -40,6 +41,20 @@ void add_iterations(nlohmann::json& events, const run::RunResult& r) {
                       {"args", {{"samples_per_s", it.samples_per_s}}}});
 }
 
+/// A communication span's two parts as slices nested in it, and their seconds in its args: its start-up latency
+/// (every step's alpha, summed; drawn first) and the rest, its bytes over the links' bandwidth.
+void add_latency_split(nlohmann::json& events, const run::TraceEvent& e, int pid, int tid) {
+  nlohmann::json& parent = events.back();
+  const double latency_s = std::min(*e.latency_s, e.end_s - e.start_s);
+  parent["args"]["latency_s"] = *e.latency_s;
+  parent["args"]["transfer_s"] = e.end_s - e.start_s - latency_s;
+  const double ts = parent["ts"].get<double>(), dur = parent["dur"].get<double>(), latency_us = latency_s * 1e6;
+  events.push_back({{"ph", "X"}, {"name", "latency"}, {"cat", "comm_latency"}, {"pid", pid}, {"tid", tid},
+                    {"ts", ts}, {"dur", latency_us}});
+  events.push_back({{"ph", "X"}, {"name", "transfer"}, {"cat", "comm_transfer"}, {"pid", pid}, {"tid", tid},
+                    {"ts", ts + latency_us}, {"dur", dur - latency_us}});
+}
+
 }  // namespace
 
 void write_chrome_trace(const std::string& path, const run::RunResult& r) {
@@ -70,6 +85,7 @@ void write_chrome_trace(const std::string& path, const run::RunResult& r) {
                             {"dur", (e.end_s - e.start_s) * 1e6}};
     if (e.bytes > 0) event["args"] = {{"bytes", e.bytes}};
     events.push_back(std::move(event));
+    if (e.latency_s) add_latency_split(events, e, worker_pid(e.worker), lane_thread(e.lane));
   }
   // Flow arrows from a message's send to its receive (message level). Each end binds to the slice enclosing
   // it on its comm lane: the bucket exchange the message belongs to.

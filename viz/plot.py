@@ -31,7 +31,8 @@ PHASES = [("forward_s", "forward", "#4c72b0"), ("backward_s", "backward", "#55a8
           ("idle_s", "idle", "#cccccc")]
 FORMATS = ["png", "svg"]  # a third argument "svg" draws SVG only (the HTML report inlines nothing else)
 LANE_COLOURS = {"forward": "#4c72b0", "backward": "#55a868", "update": "#8172b2", "comm": "#c44e52",
-                "compress": "#dd8452"}
+                "compress": "#dd8452", "comm_latency": "#6e1d20"}
+LEGEND = {"comm_latency": "comm start-up latency"}
 
 
 def save(fig, out, name):
@@ -90,7 +91,8 @@ def read_trace(folder, report):
     start, end = run_window(report)
     trace = {}
     for e in events:
-        if e["ph"] != "X" or e["pid"] not in workers:
+        # A communication span's latency part is drawn over its start; its transfer part is the rest of the span.
+        if e["ph"] != "X" or e["pid"] not in workers or e["cat"] == "comm_transfer":
             continue
         begin, dur = e["ts"] / 1e3 - start * 1e3, e["dur"] / 1e3
         if begin + dur < 0 or begin > (end - start) * 1e3:
@@ -104,7 +106,7 @@ def merged(bars, gap):
     """Consecutive bars of one category closer than `gap` become one: a layer-by-layer forward is one bar."""
     out = []
     for begin, dur, cat in sorted(bars):
-        if out and out[-1][2] == cat and cat != "comm" and begin - (out[-1][0] + out[-1][1]) <= gap:
+        if out and out[-1][2] == cat and not cat.startswith("comm") and begin - (out[-1][0] + out[-1][1]) <= gap:
             out[-1] = (out[-1][0], begin + dur - out[-1][0], cat)
         else:
             out.append((begin, dur, cat))
@@ -138,7 +140,7 @@ def plot_gantt(report, trace, out):
         by_cat = {}
         for begin, dur, cat in merged(trace[w][lane], 1e-3 * span_ms):
             by_cat.setdefault(cat, []).append((begin, dur))
-        for cat, bars in by_cat.items():
+        for cat, bars in sorted(by_cat.items(), key=lambda item: item[0] == "comm_latency"):
             ax.broken_barh(bars, (row + 0.1, 0.8), facecolor=LANE_COLOURS.get(cat, "#999999"),
                            edgecolor="white", linewidth=0.3)
     ax.set_yticks([row + 0.5 for row in range(len(rows))])
@@ -150,7 +152,7 @@ def plot_gantt(report, trace, out):
     used = [c for c in LANE_COLOURS if any(cat == c for w in workers for bars in trace[w].values()
                                            for _, _, cat in bars)]
     handles = [plt.Rectangle((0, 0), 1, 1, color=LANE_COLOURS[c]) for c in used]
-    ax.legend(handles, used, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=len(used),
+    ax.legend(handles, [LEGEND.get(c, c) for c in used], fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=len(used),
               frameon=False)
     save(fig, out, "gantt")
 

@@ -21,7 +21,8 @@ void write_report_json(const std::string& path, const run::RunResult& result, co
 void write_summary_csv(const std::string& path, const run::RunResult& result);
 /// timeline.json in Chrome trace-event format (Perfetto, chrome://tracing): a process per worker,
 /// a thread per lane (compute, comm, compress), one complete ("X") event per layer phase and bucket, and
-/// flow arrows ("s" to "f") for the messages of the message level.
+/// flow arrows ("s" to "f") for the messages of the message level. A communication span whose latency part is
+/// known (TraceEvent::latency_s) holds two nested slices, "latency" then "transfer", and both seconds in its args.
 void write_chrome_trace(const std::string& path, const run::RunResult& result);
 
 }  // namespace dtsim::viz

@@ -73,13 +73,14 @@ class IterationClient final : public WalkClient {
     if (stream != taskgraph::Stream::compute) {
       if (!traced) return;
       if (t.op == taskgraph::Op::compute)
-        timeline_.events.push_back({rank, "compress", t.name, t.category, ran.start_s, ran.end_s, 0});
+        timeline_.events.push_back({rank, "compress", t.name, t.category, ran.start_s, ran.end_s, 0, {}});
       else
         timeline_.events.push_back({rank, "comm", t.name, "comm", ran.start_s, ran.end_s,
-                                    local_[static_cast<std::size_t>(t.item)].payload_bytes});
+                                    local_[static_cast<std::size_t>(t.item)].payload_bytes,
+                                    local_[static_cast<std::size_t>(t.item)].latency_s});
       return;
     }
-    if (traced) timeline_.events.push_back({rank, "compute", t.name, t.category, ran.start_s, ran.end_s, 0});
+    if (traced) timeline_.events.push_back({rank, "compute", t.name, t.category, ran.start_s, ran.end_s, 0, {}});
     // The iteration in progress, or (the epilogue) the last one.
     run::IterationMarks& m = open_[static_cast<std::size_t>(rank)] ? marks_[static_cast<std::size_t>(rank)]
                                                                    : timeline_.marks[static_cast<std::size_t>(rank)].back();

@@ -29,6 +29,7 @@ struct LocalWork {
   double compress_s = 0;
   double decompress_s = 0;
   std::int64_t payload_bytes = 0;  ///< what the bucket's trace event reports
+  std::optional<double> latency_s;  ///< the start-up latency of its exchanges, where known (TraceEvent::latency_s)
 };
 
 /// A failure the executor injects: worker `worker` crashes (its host goes off), or directed link `link` goes

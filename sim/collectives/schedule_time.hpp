@@ -1,5 +1,6 @@
 #pragma once
 /// The `analytic` fidelity: a plan's time in closed form over a path model.
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -33,5 +34,20 @@ std::vector<TransferCost> pair_costs(const std::vector<std::pair<int, int>>& pai
 inline double transfer_end_s(double start_s, double step_latency_s, const TransferCost& cost, double bytes) {
   return start_s + step_latency_s + cost.latency_s + (bytes > 0 ? bytes / cost.share_Bps : 0.0);
 }
+
+/// `network` with every link's bandwidth infinite: a plan timed over it (schedule_time_s, plan_time_s) takes only
+/// its start-up latency, its steps' own latencies and its paths' latencies along its longest chain (the alpha
+/// terms of the alpha-beta closed forms: a ring all-reduce's 2(p-1) alpha). The timeline reports it as the
+/// latency part of an exchange; the rest of the exchange is its bytes over the links' bandwidth.
+class LatencyOnly final : public core::PathModel {
+ public:
+  explicit LatencyOnly(const core::PathModel& network) : network_(network) {}
+  core::Path path(int from, int to) const override { return network_.path(from, to); }
+  double link_bandwidth_Bps(int /*link*/) const override { return std::numeric_limits<double>::infinity(); }
+  int link_count() const override { return network_.link_count(); }
+
+ private:
+  const core::PathModel& network_;
+};
 
 }  // namespace dtsim::collectives

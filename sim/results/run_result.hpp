@@ -69,6 +69,10 @@ struct TraceEvent {
   double start_s = 0;
   double end_s = 0;
   std::int64_t bytes = 0;  ///< payload bytes of a communication event, 0 otherwise
+  /// Of a communication event, the part of its span that is start-up latency: its plans' per-step and path
+  /// latencies along their longest chain (alpha per step; collectives::LatencyOnly); the rest is its bytes over
+  /// the links' bandwidth. Unset where not known (other events, layouts' collectives, sampled participants).
+  std::optional<double> latency_s;
 };
 
 /// One point-to-point message at the message level (Chrome trace flow arrow).

@@ -42,7 +42,7 @@ LastIteration analyse_iteration_graph(const taskgraph::TaskGraph& graph, const t
     const taskgraph::Span span = schedule.span(at);
     const int worker = worker_of_run.empty() ? at.role : worker_of_run[static_cast<std::size_t>(at.role)];
     result.critical_path.push_back({worker, parallel::data_parallel_lane(t), t.name, t.category, span.start_s,
-                                    span.end_s, t.op == taskgraph::Op::compute ? 0 : t.bytes});
+                                    span.end_s, t.op == taskgraph::Op::compute ? 0 : t.bytes, {}});
   }
   const auto& tasks = graph.programs[static_cast<std::size_t>(schedule.role_of_run[0])].tasks;
   const auto& spans = schedule.spans[0];

@@ -142,9 +142,11 @@ Timeline data_parallel_timeline(const taskgraph::TaskGraph& exchanging, const ta
       const auto& spans = schedule.spans[run_of[w]];
       for (std::size_t i = 0; i < tasks.size(); ++i) {
         const Task& t = tasks[i];
-        std::int64_t bytes = t.op == Op::compute ? 0 : (*costs)[static_cast<std::size_t>(t.item)].payload_bytes;
-        timeline.events.push_back({static_cast<int>(w), parallel::data_parallel_lane(t), t.name, t.category,
-                                   spans[i].start_s, spans[i].end_s, bytes});
+        TraceEvent& e = timeline.events.emplace_back(TraceEvent{static_cast<int>(w), parallel::data_parallel_lane(t),
+                                                                t.name, t.category, spans[i].start_s, spans[i].end_s, 0, {}});
+        if (t.op == Op::compute) continue;
+        e.bytes = (*costs)[static_cast<std::size_t>(t.item)].payload_bytes;
+        e.latency_s = (*costs)[static_cast<std::size_t>(t.item)].latency_s;
       }
     }
     // A run's workers start together, so its marks are theirs. A worker that sits the iteration out has an empty

@@ -379,7 +379,7 @@ Timeline timeline_of(const scenario::Scenario& s, const parallel::Workload& work
       const Task& t = program.tasks[i];
       if (t.op == Op::recv && spans[i].end_s == spans[i].start_s) continue;
       timeline.events.push_back({static_cast<int>(w), lane_of(t.stream), t.name, t.category, spans[i].start_s,
-                                 spans[i].end_s, t.bytes});
+                                 spans[i].end_s, t.bytes, {}});
     }
   }
   std::sort(timeline.events.begin(), timeline.events.end(), [](const TraceEvent& a, const TraceEvent& b) {
@@ -463,7 +463,7 @@ RunResult run_layout(const scenario::Scenario& s) {
     const double start = result.critical_path.empty() ? span.start_s
                                                        : std::max(span.start_s, result.critical_path.back().end_s);
     result.critical_path.push_back({placement.representative(at.role), lane_of(t.stream), t.name, t.category,
-                                    start, span.end_s, t.bytes});
+                                    start, span.end_s, t.bytes, {}});
   }
   std::vector<double> link_bytes(static_cast<std::size_t>(fabric.link_count()), 0.0);
   costs.add_links(work.graph, link_bytes);

@@ -59,18 +59,23 @@ RunInfo make_info(const scenario::Scenario& s, const scheduling::IterationPlan& 
 /// thousands of ranks holds millions of transfers, so none is kept longer than needed).
 struct PreparedPlans {
   std::vector<BucketCost> costs;            ///< analytic level: per bucket
+  std::vector<double> latency_s;            ///< every level: per bucket, its exchanges' start-up latency (LatencyOnly)
   actors::BucketFlows flows;                ///< simulated levels: per bucket
   std::vector<actors::LocalWork> local;     ///< simulated levels: per bucket
   std::vector<std::pair<int, int>> pairs;   ///< simulated levels: host pairs the plans use
   std::vector<double> link_bytes;           ///< per directed link, one iteration
 };
 
-/// Compression work and trace payload of every bucket, for the simulated levels.
-std::vector<actors::LocalWork> local_work(const std::vector<scheduling::BucketWork>& work) {
+/// Compression work and trace payload of every bucket, for the simulated levels, with the latency part of its
+/// exchanges where one plan serves every iteration (`latency_s` per bucket; empty: not known).
+std::vector<actors::LocalWork> local_work(const std::vector<scheduling::BucketWork>& work,
+                                          const std::vector<double>& latency_s) {
   std::vector<actors::LocalWork> local;
-  for (const scheduling::BucketWork& w : work) {
-    actors::LocalWork& l = local.emplace_back(actors::LocalWork{w.compress_s, w.decompress_s, 0});
+  for (std::size_t b = 0; b < work.size(); ++b) {
+    const scheduling::BucketWork& w = work[b];
+    actors::LocalWork& l = local.emplace_back(actors::LocalWork{w.compress_s, w.decompress_s, 0, {}});
     for (const scheduling::Exchange& e : w.exchanges) l.payload_bytes += e.bytes;
+    if (b < latency_s.size()) l.latency_s = latency_s[b];
   }
   return local;
 }
@@ -133,6 +138,8 @@ PreparedPlans prepare_collectives(const scenario::Scenario& s, const std::vector
   const auto tree = collectives::make_collective("binomial_tree", platform::link_costs(s.platform));
   PreparedPlans prepared;
   std::map<Key, BucketCost> cost_of;
+  std::map<Key, double> latency_of;  // the plan's start-up latency: its time over links of infinite bandwidth
+  const collectives::LatencyOnly latency_only(fabric);
   std::map<Key, std::shared_ptr<const std::vector<std::vector<actors::RankStep>>>> flows_of;
   for (const auto& [key, count] : uses) {
     const auto& [kind, bytes] = key;
@@ -151,6 +158,10 @@ PreparedPlans prepare_collectives(const scenario::Scenario& s, const std::vector
                                          : allgather->plan(group, std::vector<std::int64_t>(
                                                                       static_cast<std::size_t>(ranks), bytes));
     if (schedule && !whole) schedule = collectives::on_hosts(*schedule, participants, s.workers);
+    // A fused plan is the compact form of a plan whose time the collective knows without building it.
+    std::optional<double> latency_s = fused_plan ? collective.plan_time_s(group, bytes, latency_only) : std::nullopt;
+    if (!latency_s && !schedule) schedule = collective.plan(group, bytes);  // only an all-reduce is compact
+    latency_of[key] = latency_s ? *latency_s : collectives::schedule_time_s(*schedule, latency_only);
     // Fused flows carry the same bytes between the same pairs in far fewer transfers (a ring: one per rank),
     // so link and pair accounting walk them rather than every step.
     const std::vector<std::vector<actors::Flow>> fused =
@@ -168,8 +179,11 @@ PreparedPlans prepare_collectives(const scenario::Scenario& s, const std::vector
     }
   }
   for (const scheduling::BucketWork& w : work) {
+    double& latency_s = prepared.latency_s.emplace_back(0.0);
+    for (const scheduling::Exchange& e : w.exchanges) latency_s += latency_of.at({e.kind, e.bytes});
     if (analytic) {
       BucketCost cost;
+      cost.latency_s = latency_s;
       cost.compress_s = w.compress_s;
       cost.decompress_s = w.decompress_s;
       cost.traffic.assign(static_cast<std::size_t>(s.workers), {});
@@ -316,7 +330,11 @@ Timeline simulate(const scenario::Scenario& s, const scheduling::IterationPlan& 
   };
   ExchangeInput in{s, plan, work, flows, pairs, fabric, prepared.front().link_bytes, skip};
   const SimulatedExchange exchange = architecture_named(s.architecture).simulated(in);
-  return actors::simulate_iterations(s.platform, plan, local_work(work), graphs, exchange.make, exchange.pairs,
+  // Under a sampling scheme the plans change with the iteration's participants: the buckets' latency is left out.
+  return actors::simulate_iterations(s.platform, plan,
+                                     local_work(work, prepared.size() == 1 ? prepared.front().latency_s
+                                                                           : std::vector<double>{}),
+                                     graphs, exchange.make, exchange.pairs,
                                      s.workers, s.sync, trace_workers, slowdown, failures, overlap,
                                      exchange.peak_actors);
 }

@@ -61,9 +61,9 @@ TEST(ChromeTrace, FollowsTheTraceEventFormat) {
     }
   }
   EXPECT_EQ(named_processes.size(), 5u);  // 4 workers and the job's iterations
-  // Per worker and iteration: 5 forward, 5 backward, 1 update, one all-reduce per tensor (4 tensors); and one
-  // slice per iteration on the job's track.
-  EXPECT_EQ(complete, 4 * 3 * (5 + 5 + 1 + 4) + 3);
+  // Per worker and iteration: 5 forward, 5 backward, 1 update, one all-reduce per tensor (4 tensors) with its
+  // latency and transfer slices; and one slice per iteration on the job's track.
+  EXPECT_EQ(complete, 4 * 3 * (5 + 5 + 1 + 4 * 3) + 3);
   EXPECT_EQ(with_bytes, 4 * 3 * 4);
 }
 
@@ -121,6 +121,57 @@ TEST(ChromeTrace, MessageArrowsBindToTheBucketSlicesOfBothWorkers) {
     ++bound;
   }
   EXPECT_EQ(bound, 2 * 4 * 6 * 4);
+}
+
+/// Every all-reduce span of a one-tensor ring run on the test star: its latency part (args and the nested
+/// "latency" slice) is the closed form's 2(p-1) alpha, the rest 2(p-1)/p n beta, n the span's bytes.
+void expect_ring_latency_split(scenario::Fidelity fidelity) {
+  constexpr int p = 4;
+  auto s = testing::synthetic(p, {1'000'000}, {1e-3}, {2e-3}, "wfbp", fidelity);
+  s.collective = "ring";
+  const nlohmann::json trace = trace_of(s);
+  const collectives::AlphaBeta ab = testing::star_alpha_beta();
+  const double latency_s = 2.0 * (p - 1) * ab.alpha_s;
+  const nlohmann::json& events = trace["traceEvents"];
+  int spans = 0;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const nlohmann::json& e = events[i];
+    if (e["ph"] != "X" || e["cat"] != "comm") continue;
+    ++spans;
+    const double n = e["args"]["bytes"].get<double>();
+    const double transfer_s = 2.0 * (p - 1) / p * n * ab.beta_s_per_byte;
+    EXPECT_NEAR(e["args"]["latency_s"].get<double>(), latency_s, 1e-9 * latency_s) << e.dump();
+    EXPECT_NEAR(e["args"]["transfer_s"].get<double>(), transfer_s, 1e-9 * transfer_s) << e.dump();
+    EXPECT_NEAR(e["dur"].get<double>() * 1e-6, latency_s + transfer_s, 1e-9 * (latency_s + transfer_s)) << e.dump();
+    // The span's two parts follow it, nested in it on its lane: latency from its start, transfer to its end.
+    ASSERT_LT(i + 2, events.size());
+    const nlohmann::json& latency = events[i + 1];
+    const nlohmann::json& transfer = events[i + 2];
+    EXPECT_EQ(latency["cat"], "comm_latency");
+    EXPECT_EQ(transfer["cat"], "comm_transfer");
+    for (const nlohmann::json* part : {&latency, &transfer}) {
+      EXPECT_EQ((*part)["pid"], e["pid"]);
+      EXPECT_EQ((*part)["tid"], e["tid"]);
+    }
+    EXPECT_EQ(latency["ts"].get<double>(), e["ts"].get<double>());
+    EXPECT_NEAR(latency["dur"].get<double>() * 1e-6, latency_s, 1e-9 * latency_s);
+    EXPECT_EQ(transfer["ts"].get<double>(), latency["ts"].get<double>() + latency["dur"].get<double>());
+    EXPECT_DOUBLE_EQ(transfer["ts"].get<double>() + transfer["dur"].get<double>(),
+                     e["ts"].get<double>() + e["dur"].get<double>());
+  }
+  EXPECT_EQ(spans, p * 3);  // a span per worker and iteration
+}
+
+TEST(ChromeTrace, AnalyticRingSpansSplitLatencyFromTransferAsTheClosedForm) {
+  expect_ring_latency_split(scenario::Fidelity::analytic);
+}
+
+TEST(ChromeTrace, FlowRingSpansSplitLatencyFromTransferAsTheClosedForm) {
+  expect_ring_latency_split(scenario::Fidelity::flow);
+}
+
+TEST(ChromeTrace, MessageRingSpansSplitLatencyFromTransferAsTheClosedForm) {
+  expect_ring_latency_split(scenario::Fidelity::message);
 }
 
 }  // namespace
