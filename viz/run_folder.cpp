@@ -48,4 +48,26 @@ std::vector<std::string> claim_run_folder(const std::string& folder) {
   return removed;
 }
 
+nlohmann::json read_run_report(const std::string& folder) {
+  const fs::path dir(folder);
+  const std::string allowed = "give the output folder of `dtsim run --out DIR` (it holds report.json)";
+  if (!fs::is_directory(dir)) throw core::InputError(folder, "no such folder", allowed);
+  if (fs::exists(dir / "results.csv") || fs::exists(dir / "points"))
+    throw core::InputError(folder, "the folder holds a sweep's results, not a run's", allowed);
+  if (!fs::exists(dir / "report.json") && fs::exists(dir / "plan.json"))
+    throw core::InputError(folder, "the folder holds a plan's results, not a run's", allowed);
+  const fs::path path = dir / "report.json";
+  std::ifstream in(path);
+  if (!in) throw core::InputError(folder, "no report.json in this folder", allowed);
+  const nlohmann::json report = nlohmann::json::parse(in, nullptr, false);
+  if (!report.is_object() || !report.contains("schema") || !report["schema"].is_string() ||
+      !report["schema"].get<std::string>().starts_with("dtsim.report/"))
+    throw core::InputError(path.string(), "not a dtsim report (a JSON object whose schema is dtsim.report/N)", allowed);
+  for (const char* key : {"provenance", "setup", "summary", "iterations", "critical_path", "links"})
+    if (!report.contains(key))
+      throw core::InputError(path.string(), std::string("the report has no \"") + key + "\" (written by an older dtsim?)",
+                             "re-run `dtsim run --out DIR` with this dtsim");
+  return report;
+}
+
 }  // namespace dtsim::viz

@@ -45,6 +45,10 @@ int plan_command(const PlanArguments& args);
 /// moves it most (simulated under RUN_DIR/explain).
 int explain_command(const std::string& run_dir, int jobs);
 
+/// `dtsim compare RUN_A RUN_B [...] [--json] [--out DIR]`: the runs side by side (viz::comparison_json); --json
+/// prints compare.json instead of the tables, --out writes it to DIR/compare.json.
+int compare_command(const std::vector<std::string>& run_dirs, bool json, const std::string& out_dir);
+
 /// `dtsim plot RESULTS [--out DIR]`: PNG and SVG plots of a run or sweep folder (default DIR: RESULTS/plots).
 int plot_command(const std::string& results, const std::string& out_dir);
 /// `dtsim report RUN_OR_SWEEP_DIR`: one self-contained HTML page with the tables and plots.

@@ -84,6 +84,14 @@ int main(int argc, char** argv) {
   explain->add_option("run", run_dir, "output folder of dtsim run")->required();
   add_jobs_option(explain, explain_jobs, "what-ifs simulated at once");
 
+  std::vector<std::string> compared;
+  bool compare_json = false;
+  CLI::App* compare = app.add_subcommand("compare", "put runs side by side: times, breakdown, critical path, links, "
+                                                    "settings that differ");
+  compare->add_option("runs", compared, "output folders of dtsim run (two or more)")->required();
+  compare->add_flag("--json", compare_json, "print the comparison as JSON (compare.json) instead of tables");
+  compare->add_option("--out", out_dir, "also write DIR/compare.json");
+
   std::string results;
   CLI::App* plot = app.add_subcommand("plot", "draw PNG and SVG plots of a run or sweep folder");
   plot->add_option("results", results, "output folder of dtsim run, dtsim sweep or dtsim plan")->required();
@@ -161,6 +169,7 @@ int main(int argc, char** argv) {
       return cli::plan_command(plan_args);
     }
     if (*explain) return cli::explain_command(run_dir, explain_jobs);
+    if (*compare) return cli::compare_command(compared, compare_json, out_dir);
     if (*plot) return cli::plot_command(results, out_dir);
     if (*report) return cli::report_command(results);
     if (*collective) return cli::collective_command(coll);
