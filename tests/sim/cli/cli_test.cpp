@@ -30,7 +30,7 @@ fs::path temporary_folder(const std::string& name) {
 }
 
 TEST(Cli, HelpOnEveryCommand) {
-  for (const char* command : {"", "run", "validate", "list", "sweep", "plot", "report", "calibrate", "collective", "platform"}) {
+  for (const char* command : {"", "run", "validate", "list", "sweep", "plot", "report", "calibrate", "collective", "platform", "compare"}) {
     const Outcome o = dtsim(std::string(command) + " --help");
     EXPECT_EQ(o.code, 0) << command;
     EXPECT_NE(o.output.find("Usage"), std::string::npos) << command << ": " << o.output;
