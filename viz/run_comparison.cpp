@@ -229,9 +229,11 @@ void print_comparison(std::ostream& out, const json& c) {
   table.push_back(row("  length", cells(c["critical_path"]["length_s"], duration)));
   if (!c["links"].empty()) {
     table.push_back({"busiest links: bytes per iteration"});
-    for (const json& l : c["links"]) table.push_back(row("  " + l["name"].get<std::string>(), cells(l["bytes_per_iteration"], bytes)));
+    for (const json& l : c["links"])
+      table.push_back(row("  " + l["name"].get<std::string>(), cells(l["bytes_per_iteration"], bytes)));
     table.push_back({"busiest links: utilisation"});
-    for (const json& l : c["links"]) table.push_back(row("  " + l["name"].get<std::string>(), cells(l["utilisation"], percentage)));
+    for (const json& l : c["links"])
+      table.push_back(row("  " + l["name"].get<std::string>(), cells(l["utilisation"], percentage)));
   }
   print_table(out, table);
   const json& settings = c["settings_differ"];

@@ -16,7 +16,8 @@ bool is_array_of_tables(const toml::node& node) {
 
 void flatten(const toml::node& node, const std::string& key, std::map<std::string, std::string>& out) {
   if (const toml::table* t = node.as_table()) {
-    for (const auto& [name, value] : *t) flatten(value, key.empty() ? std::string(name.str()) : key + "." + std::string(name.str()), out);
+    for (const auto& [name, value] : *t)
+      flatten(value, key.empty() ? std::string(name.str()) : key + "." + std::string(name.str()), out);
     return;
   }
   if (is_array_of_tables(node)) {
@@ -34,7 +35,8 @@ std::map<std::string, std::string> flat_settings(const std::string& toml_text, c
   try {
     root = toml::parse(toml_text, where_text);
   } catch (const toml::parse_error& e) {
-    throw core::InputError(where(e.source()), std::string(e.description()), "the resolved scenario must be valid TOML v1.0");
+    throw core::InputError(where(e.source()), std::string(e.description()),
+                           "the resolved scenario must be valid TOML v1.0");
   }
   std::map<std::string, std::string> out;
   flatten(root, "", out);
