@@ -8,6 +8,8 @@
 #include "sim/core/error.hpp"
 #include "sim/core/shell_quote.hpp"
 #include "sim/scenario/sweep_spec.hpp"
+#include "sim/sweep/folder_lock.hpp"
+#include "sim/sweep/point_check.hpp"
 #include "sim/sweep/slurm.hpp"
 #include "sim/sweep/sweep_runner.hpp"
 
@@ -28,11 +30,9 @@ int sweep_command(const SweepArguments& args) {
     throw core::InputError("--shard " + std::to_string(args.shard), "the shard is out of range",
                            "0 to --shards - 1 (" + std::to_string(args.shards - 1) + ")");
   const auto points = spec.points().size();
-  std::optional<std::vector<sweep::PointKey>> computed;  // loading every point's scenario: once, and only if needed
-  const auto keys = [&]() -> const std::vector<sweep::PointKey>& {
-    if (!computed) computed = sweep::point_keys(spec, self_executable());
-    return *computed;
-  };
+  // Every point's settings are loaded (not simulated) before anything runs or is submitted: a value that does not
+  // load is refused at its line and column in the sweep file.
+  const std::vector<sweep::PointKey> keys = sweep::checked_point_keys(spec, self_executable());
   if (args.slurm) {
     const sweep::SlurmOptions slurm{self_executable(), args.shards, jobs, args.wait};
     const std::string script = sweep::write_sbatch_script(spec, slurm);
@@ -44,13 +44,18 @@ int sweep_command(const SweepArguments& args) {
       std::cout << "when it has finished: dtsim sweep " << args.file << " --merge\n";
       return 0;
     }
-  } else if (!args.merge) {
+  }
+  std::optional<sweep::FolderLock> lock;  // held until the results are merged
+  if (!args.slurm && !args.merge) {
+    const std::string shard =
+        args.shards > 1 ? " --shard " + std::to_string(args.shard) + " --shards " + std::to_string(args.shards) : "";
+    lock.emplace(spec.output_dir, args.shard, args.shards, "dtsim sweep " + args.file + shard);
     std::cout << points << " points, " << jobs << " at once, results in " << spec.output_dir << "\n";
-    sweep::run_sweep(spec, keys(), {self_executable(), jobs, args.shard, args.shards}, std::cerr,
+    sweep::run_sweep(spec, keys, {self_executable(), jobs, args.shard, args.shards}, std::cerr,
                      isatty(STDERR_FILENO) == 1);
     if (args.shards > 1) return 0;  // the shards are merged once all have run
   }
-  const auto [results, failed] = sweep::merge_results(spec, keys());
+  const auto [results, failed] = sweep::merge_results(spec, keys);
   std::cout << results << " of " << points << " points have a result, " << failed << " failed: " << spec.output_dir
             << "/results.csv, " << spec.output_dir << "/results.jsonl\n";
   return failed > 0 || results < static_cast<int>(points) ? 1 : 0;

@@ -79,7 +79,7 @@ std::vector<Evaluation> evaluate(const scenario::PlanSpec& plan, const std::vect
     spec.output_dir = plan.output_dir;
     spec.jobs = options.jobs;
     for (std::size_t k = 0; k < keys.size(); ++k) {
-      scenario::Axis axis{keys[k], {}};
+      scenario::Axis axis{keys[k], {}, {}};
       for (std::size_t m : members) axis.values.push_back(candidates[m]->settings[k].second);
       spec.axes.push_back(std::move(axis));
     }

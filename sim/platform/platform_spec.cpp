@@ -1,5 +1,6 @@
 #include "sim/platform/platform_spec.hpp"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -76,6 +77,13 @@ std::vector<std::string> network_settings(NetworkModel m) {
       return {"network/model:LV08"};
   }
   DTSIM_CHECK(false, "unknown network model");
+}
+
+bool routes_both_ways(NetworkModel m) {
+  // SimGrid 3.32, src/kernel/resource/models/network_cm02.cpp, NetworkCm02Model::communicate: with
+  // cfg_crosstraffic set, dst->route_to(src, back_route) and the back route's links carry 5% of the flow.
+  const std::vector<std::string> settings = network_settings(m);
+  return std::find(settings.begin(), settings.end(), "network/crosstraffic:0") == settings.end();
 }
 
 long long fat_tree_nodes(const FatTreeShape& shape) { return product(shape.down); }

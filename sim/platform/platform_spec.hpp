@@ -154,6 +154,9 @@ Topology parse_topology(const std::string& name);
 NetworkModel parse_network_model(const std::string& name);
 /// The SimGrid settings ("key:value") that select `m`, in the order they are applied.
 std::vector<std::string> network_settings(NetworkModel m);
+/// True when `m` keeps SimGrid's cross-traffic (network/crosstraffic, on by default): then every communication
+/// from a to b also loads the route from b to a (its acknowledgements), so that route must exist too.
+bool routes_both_ways(NetworkModel m);
 
 /// Nodes implied by a shape: product of fat_tree down, of torus dims, of the dragonfly counts.
 long long fat_tree_nodes(const FatTreeShape& shape);

@@ -144,7 +144,10 @@ std::vector<sg4::Host*> build_simgrid_platform(const PlatformSpec& spec,
                                                const std::vector<std::pair<int, int>>& pairs) {
   for (const std::string& setting : network_settings(spec.network_model)) sg4::Engine::set_config(setting);
   const Fabric fabric(spec);
-  if (spec.node.structured) return build_structured(fabric, pairs);
+  std::vector<std::pair<int, int>> routed = pairs;
+  if (routes_both_ways(spec.network_model))
+    for (const auto& [from, to] : pairs) routed.emplace_back(to, from);
+  if (spec.node.structured) return build_structured(fabric, routed);
   std::vector<sg4::Host*> hosts;
   if (spec.topology == Topology::star) {
     auto* root = sg4::create_star_zone("cluster");
@@ -154,7 +157,7 @@ std::vector<sg4::Host*> build_simgrid_platform(const PlatformSpec& spec,
     root->seal();
     return hosts;
   }
-  return build_nodes(fabric, pairs);
+  return build_nodes(fabric, routed);
 }
 
 }  // namespace dtsim::platform

@@ -11,21 +11,31 @@
 namespace dtsim::scenario {
 namespace fs = std::filesystem;
 
+namespace {
+
+/// Adds value `i` of `axis` to `point`.
+void add_setting(SweepPoint& point, const Axis& axis, std::size_t i) {
+  point.settings.emplace_back(axis.key, axis.values[i]);
+  point.locations.push_back(i < axis.locations.size() ? axis.locations[i] : "");
+}
+
+}  // namespace
+
 std::vector<SweepPoint> SweepSpec::points() const {
   std::vector<SweepPoint> out;
-  if (axes.empty()) return {SweepPoint{0, {}}};
+  if (axes.empty()) return {SweepPoint{0, {}, {}}};
   if (zip) {
     for (std::size_t i = 0; i < axes.front().values.size(); ++i) {
-      SweepPoint p{static_cast<int>(i), {}};
-      for (const Axis& a : axes) p.settings.emplace_back(a.key, a.values[i]);
+      SweepPoint p{static_cast<int>(i), {}, {}};
+      for (const Axis& a : axes) add_setting(p, a, i);
       out.push_back(std::move(p));
     }
     return out;
   }
   std::vector<std::size_t> digit(axes.size(), 0);
   for (int index = 0;; ++index) {
-    SweepPoint p{index, {}};
-    for (std::size_t a = 0; a < axes.size(); ++a) p.settings.emplace_back(axes[a].key, axes[a].values[digit[a]]);
+    SweepPoint p{index, {}, {}};
+    for (std::size_t a = 0; a < axes.size(); ++a) add_setting(p, axes[a], digit[a]);
     out.push_back(std::move(p));
     std::size_t a = axes.size();
     while (a > 0 && ++digit[a - 1] == axes[a - 1].values.size()) digit[--a] = 0;
@@ -44,6 +54,8 @@ SweepSpec load_sweep(const std::string& path) {
   spec.jobs = static_cast<int>(top.integer("jobs", 1, 1, 256));
   spec.output_dir = fs::path(top.string("output", fs::path(path).stem().string() + "-out")).lexically_normal().string();
   spec.base_settings = set_overrides(root, top);
+  if (const toml::table* set = root["set"].as_table())  // in set_overrides' order: the table's
+    for (const auto& [key, value] : *set) spec.base_setting_locations.push_back(where(value.source()));
   for (Section& axis : top.tables("axis")) {
     axis.allow({"key", "values"});
     Axis a;
@@ -60,6 +72,7 @@ SweepSpec load_sweep(const std::string& path) {
                                "values are strings, numbers, booleans or inline tables (merged into the table the "
                                "key names)");
       a.values.push_back(toml_text(v));
+      a.locations.push_back(where(v.source()));
     }
     for (const Axis& other : spec.axes)
       if (other.key == a.key) throw core::InputError(axis.where_key("key"), "axis '" + a.key + "' appears twice", "sweep each key once");

@@ -9,12 +9,14 @@ namespace dtsim::scenario {
 struct Axis {
   std::string key;
   std::vector<std::string> values;
+  std::vector<std::string> locations;  ///< "file:line:col" of each value in the sweep file ("" when made in code)
 };
 
 /// One point of a sweep: its index and the `--set key=value` overrides that make it.
 struct SweepPoint {
   int index = 0;
   std::vector<std::pair<std::string, std::string>> settings;  ///< (key, TOML value), in axis order
+  std::vector<std::string> locations;  ///< "file:line:col" of each setting's value ("" when made in code)
 };
 
 /// A validated sweep file.
@@ -22,6 +24,7 @@ struct SweepSpec {
   std::string source;                     ///< the sweep file
   std::string base;                       ///< base scenario path, "" for the built-in default
   std::vector<std::string> base_settings; ///< [set] overrides applied to every point ("key=value")
+  std::vector<std::string> base_setting_locations;  ///< "file:line:col" of each [set] value ("" when made in code)
   bool zip = false;                       ///< zip: the i-th values of every axis together; grid: all combinations
   std::vector<Axis> axes;
   std::string output_dir;                 ///< relative to the working directory; default "<sweep file stem>-out"

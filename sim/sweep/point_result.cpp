@@ -4,7 +4,7 @@
 
 #include "sim/core/digest.hpp"
 #include "sim/core/error.hpp"
-#include "sim/scenario/load.hpp"
+#include "sim/sweep/point_check.hpp"
 
 namespace dtsim::sweep {
 
@@ -33,11 +33,9 @@ std::vector<PointKey> point_keys(const scenario::SweepSpec& spec, const std::str
     digest.add(binary);
     PointKey k;
     try {
-      k.scenario_digest = (spec.base.empty() ? scenario::load_default_scenario(overrides)
-                                             : scenario::load_scenario(spec.base, overrides))
-                              .provenance.digest;
+      k.scenario_digest = load_point(spec, overrides).provenance.digest;
       digest.add(k.scenario_digest);
-    } catch (const core::InputError&) {  // the point fails when it runs and records why; key it by its text
+    } catch (const core::InputError&) {  // a plan's candidate fails when it runs and records why; key it by its text
       digest.add(spec.base);
       for (const std::string& o : overrides) digest.add(o);
     }

@@ -1,10 +1,12 @@
 #include "sim/sweep/sweep_runner.hpp"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -37,18 +39,27 @@ struct Todo {
   PointKey key;
 };
 
-/// Starts `dtsim run` for one point with stdout to run.log and stderr to error.log in its folder.
+/// Starts `dtsim run` for one point with stdout to run.log and stderr to error.log in its folder. The child dies
+/// with the sweep (PR_SET_PDEATHSIG), even a SIGKILLed one, so no point is left writing into a folder that a
+/// restarted sweep clears.
 pid_t start_point(const scenario::SweepSpec& spec, const Todo& todo, const std::string& binary) {
   const std::string dir = point_dir(spec, todo.key);
-  fs::remove_all(dir);  // what a failed or interrupted earlier attempt left
-  fs::create_directories(dir);
+  std::error_code ec;
+  fs::remove_all(dir, ec);  // what a failed or interrupted earlier attempt left
+  if (!ec) fs::create_directories(dir, ec);
+  if (ec)
+    throw core::InputError(dir, "cannot clear the point's folder: " + ec.message(),
+                           "make the sweep's output folder writable, or give the sweep another output");
   std::vector<std::string> args{binary, "run"};
   if (!spec.base.empty()) args.push_back(spec.base);
   args.insert(args.end(), {"--out", dir});
   for (const std::string& s : point_overrides(spec, todo.point)) args.insert(args.end(), {"--set", s});
+  const pid_t sweep = getpid();
   const pid_t pid = fork();
   DTSIM_CHECK(pid >= 0, "fork failed");
   if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != sweep) _exit(127);  // the sweep died before prctl took effect
     const int out = open((dir + "/run.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const int err = open((dir + "/error.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (out >= 0) dup2(out, STDOUT_FILENO);
@@ -100,16 +111,38 @@ std::string format_eta(double seconds) {
   return s >= 60 ? fmt::format("{}m{:02d}s", s / 60, s % 60) : fmt::format("{}s", s);
 }
 
+/// The points running now; any still running when the sweep leaves run_sweep (an exception) are killed and reaped.
+struct Running : std::map<pid_t, Todo> {
+  Running() = default;
+  Running(const Running&) = delete;
+  Running& operator=(const Running&) = delete;
+  ~Running() {
+    for (const auto& [pid, todo] : *this) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+  }
+};
+
 }  // namespace
 
 int run_sweep(const scenario::SweepSpec& spec, const std::vector<PointKey>& keys, const RunOptions& options,
               std::ostream& progress, bool terminal) {
+  const std::vector<scenario::SweepPoint> points = spec.points();
+  // Points with equal keys share one folder: the first of them runs (in its shard), the others share its result.
+  std::map<std::string, int> first;
+  for (const scenario::SweepPoint& p : points) first.emplace(keys[static_cast<std::size_t>(p.index)].key, p.index);
   std::vector<Todo> todo;
-  int reused = 0, in_shard = 0;
-  for (const scenario::SweepPoint& p : spec.points()) {
-    if (p.index % options.shards != options.shard) continue;
-    ++in_shard;
+  int reused = 0, in_shard = 0, repeats = 0;
+  for (const scenario::SweepPoint& p : points) {
     const PointKey& key = keys[static_cast<std::size_t>(p.index)];
+    const int owner = first.at(key.key);
+    if (owner % options.shards != options.shard) continue;
+    if (owner != p.index) {
+      ++repeats;
+      continue;
+    }
+    ++in_shard;
     if (has_successful_result(spec, key)) {
       ++reused;
       continue;
@@ -121,8 +154,11 @@ int run_sweep(const scenario::SweepSpec& spec, const std::vector<PointKey>& keys
                "reusing {} of {} points: an earlier result has the same resolved scenario (every key, defaults and "
                "input files) and the same dtsim build; running {} (new, changed or failed before)\n",
                reused, in_shard, todo.size());
+  if (repeats > 0)
+    fmt::print(progress, "{} points repeat the resolved scenario of an earlier point and share its result\n",
+               repeats);
   const auto started = Clock::now();
-  std::map<pid_t, Todo> running;
+  Running running;
   std::size_t next = 0;
   int done = 0, failed = 0;
   const int total = static_cast<int>(todo.size());

@@ -17,7 +17,7 @@ struct RunOptions {
 };
 
 /// Runs every point of `spec` in this shard that has no successful result under its content key (`keys`, from point_keys;
-/// failed points run again): `dtsim run <base> --out <output>/points/<key> --set ...`, then writes
+/// failed points run again). Points with equal keys run once, as the first of them (in that one's shard): `dtsim run <base> --out <output>/points/<key> --set ...`, then writes
 /// points/<key>/point.json with the varied keys and every metric, or the error. Says how many were reused. Shows progress on `progress` (a bar with ETA when it is a
 /// terminal, plain lines otherwise). Returns the number of failed points.
 int run_sweep(const scenario::SweepSpec& spec, const std::vector<PointKey>& keys, const RunOptions& options,

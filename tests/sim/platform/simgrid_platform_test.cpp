@@ -83,6 +83,28 @@ TEST(SimGridPlatform, OnlyTheNeededNodePairsAreDeclared) {
   expect_same_route(fabric, hosts, 2, 3);   // inside node 1: no network route needed
 }
 
+class CrossTrafficRoutes : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(CrossTrafficRoutes, AModelWithCrossTrafficAlsoGetsTheReverseOfEveryNeededPair) {
+  // CM02 and LV08 load each flow's reverse route too (SimGrid's network/crosstraffic): the reverse of a needed
+  // pair must be declared, or the flow level ends in "no route declared" (issue 31).
+  const auto& [topology, model] = GetParam();
+  PlatformSpec spec = testing::small_platform(parse_topology(topology));
+  spec.network_model = parse_network_model(model);
+  EXPECT_EQ(routes_both_ways(spec.network_model), model != "alpha_beta");
+  sg4::Engine engine = make_engine();
+  const int last = spec.hosts() - 1;
+  const std::vector<sg4::Host*> hosts = build_simgrid_platform(spec, {{0, last}});
+  const Fabric fabric(spec);
+  expect_same_route(fabric, hosts, 0, last);
+  if (routes_both_ways(spec.network_model)) expect_same_route(fabric, hosts, last, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(TopologiesAndModels, CrossTrafficRoutes,
+                         ::testing::Combine(::testing::ValuesIn(topology_names()),
+                                            ::testing::ValuesIn(network_model_names())),
+                         [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param); });
+
 TEST(SimGridPlatform, AReductionUnitRoutesAsFabricSaysFromEveryNode) {
   // SHARP on a two-level cluster: the unit hangs off the top switch; each GPU reaches it over its node's NIC.
   PlatformSpec spec = testing::small_platform(Topology::two_level);

@@ -2,15 +2,14 @@
 // skipping finished points, shards and the Slurm job-array script.
 #include <gtest/gtest.h>
 
-#include "tests/shell_command.hpp"
+#include "tests/sim/sweep/sweep_folder.hpp"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "sim/core/error.hpp"
 #include "sim/scenario/sweep_spec.hpp"
@@ -18,34 +17,11 @@
 namespace {
 
 namespace fs = std::filesystem;
+using dtsim::testing::lines;
 using dtsim::testing::Outcome;
-using dtsim::testing::shell;
-
-
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-/// A folder with a sweep file over good/minimal.toml (a star of 8 hosts).
-fs::path sweep_folder(const std::string& name, const std::string& body) {
-  const fs::path dir = fs::temp_directory_path() / ("dtsim-sweep-" + name + "-" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  std::ofstream(dir / "sweep.toml") << "base = \"" << DTSIM_SOURCE_DIR << "/tests/sim/scenario/good/minimal.toml\"\n"
-                                    << body;
-  return dir;
-}
-
-/// `dtsim sweep ARGUMENTS` run in `dir`, as a user in that folder: the results land in dir/sweep-out.
-Outcome sweep_in(const fs::path& dir, const std::string& arguments) {
-  return shell("cd " + dir.string() + " && " + DTSIM_BINARY + " sweep " + arguments);
-}
-
-int lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
+using dtsim::testing::read;
+using dtsim::testing::sweep_folder;
+using dtsim::testing::sweep_in;
 
 TEST(SweepSpec, GridVariesTheLastAxisFastestAndZipPairsValues) {
   const fs::path dir = sweep_folder("spec", "[[axis]]\nkey = \"workers\"\nvalues = [2, 4]\n"
@@ -80,24 +56,56 @@ TEST(SweepSpec, ZipAxesOfDifferentLengthsAreRefused) {
 
 TEST(Sweep, RunsEveryPointRecordsFailuresAndSkipsFinishedPointsOnReRun) {
   const fs::path dir = sweep_folder("run", "jobs = 2\n[set]\n\"strategy.fidelity\" = \"analytic\"\n"
-                                           "[[axis]]\nkey = \"workers\"\nvalues = [2, 4, 100]\n"
-                                           "[[axis]]\nkey = \"strategy.scheduler\"\nvalues = [\"wfbp\", \"none\"]\n");
+                                           "[[axis]]\nkey = \"workers\"\nvalues = [2, 4]\n"
+                                           "[[axis]]\nkey = \"batch_size\"\nvalues = [16, 32, 4096]\n");
   const Outcome first = sweep_in(dir, (dir / "sweep.toml").string());
-  EXPECT_EQ(first.code, 1) << first.output;  // workers = 100 does not fit on 8 hosts: two failed points
+  // Batch 4096 loads but does not fit in a V100's 16 GiB: two points fail when they run.
+  EXPECT_EQ(first.code, 1) << first.output;
   EXPECT_NE(first.output.find("6 of 6 points have a result, 2 failed"), std::string::npos) << first.output;
   const std::string csv = read(dir / "sweep-out/results.csv");
-  EXPECT_EQ(lines(csv), 7);
+  EXPECT_NE(csv.find("\n0,2,16,ok,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n4,4,32,ok,"), std::string::npos) << csv;
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            "point,workers,strategy.scheduler,status,mean_iteration_s,samples_per_s,scaling_efficiency,"
+            "point,workers,batch_size,status,mean_iteration_s,samples_per_s,scaling_efficiency,"
             "single_worker_iteration_s,forward_s,backward_s,update_s,exposed_comm_s,idle_s,"
             "bytes_sent_per_worker_per_iteration,buckets_per_iteration,mfu,memory_peak_bytes,error,key");
-  EXPECT_NE(csv.find("5,100,none,failed"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("workers = 100 exceeds the 8 GPUs"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("5,4,4096,failed"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("resnet18 at batch 4096 needs"), std::string::npos) << csv;
   EXPECT_EQ(lines(read(dir / "sweep-out/results.jsonl")), 6);
   const Outcome second = sweep_in(dir, (dir / "sweep.toml").string());
   EXPECT_NE(second.output.find("reusing 4 of 6 points"), std::string::npos) << second.output;
   EXPECT_NE(second.output.find("running 2 (new, changed or failed before)"), std::string::npos) << second.output;
   fs::remove_all(dir);
+}
+
+TEST(Sweep, AValueThatDoesNotLoadIsRefusedAtItsLineAndColumnBeforeAnyPointRuns) {
+  // Each value loads alone but not on this base (8 GPUs, bandwidths positive and finite), and the sweep
+  // file is the mistake: exit 2 at the value, nothing run, nothing written, nothing submitted.
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"[[axis]]\nkey = \"workers\"\nvalues = [2, inf]\n",
+       ":4:14: axis 'workers' value inf (point 1): 'workers' has type floating-point; it must be an integer"},
+      {"[[axis]]\nkey = \"workers\"\nvalues = [2, 100]\n",
+       ":4:14: axis 'workers' value 100 (point 1): workers = 100 exceeds the 8 GPUs of platform 'test-star'; at most "
+       "8 on this platform"},
+      {"[[axis]]\nkey = \"workers\"\nvalues = [2, 4]\n[[axis]]\nkey = \"platform.link.bandwidth\"\n"
+       "values = [\"10Gbps\", \"nanGbps\"]\n",
+       ":7:21: axis 'platform.link.bandwidth' value \"nanGbps\" (point 1): 'nanGbps' is negative or not finite;"},
+      {"[[axis]]\nkey = \"platform.link.bandwidth\"\nvalues = [\"-0Gbps\"]\n",
+       ":4:11: axis 'platform.link.bandwidth' value \"-0Gbps\" (point 0): bandwidth '-0Gbps' is zero; a bandwidth "
+       "must be positive"},
+      {"[set]\nbatch_size = -1\n[[axis]]\nkey = \"workers\"\nvalues = [2, 4]\n",
+       ":3:14: [set] batch_size = -1 (every point): "}};
+  for (const auto& [body, expected] : cases) {
+    const fs::path dir = sweep_folder("refused", body);
+    const std::string file = (dir / "sweep.toml").string();
+    for (const std::string& arguments : {file, file + " --slurm --no-submit", file + " --merge"}) {
+      const Outcome o = sweep_in(dir, arguments);
+      EXPECT_EQ(o.code, 2) << arguments << "\n" << o.output;
+      EXPECT_EQ(o.output.rfind("dtsim: error: " + file + expected, 0), 0u) << arguments << "\n" << o.output;
+      EXPECT_FALSE(fs::exists(dir / "sweep-out")) << arguments;
+    }
+    fs::remove_all(dir);
+  }
 }
 
 /// Row of results.csv whose first field is `point`, split at commas (no quoted fields in these sweeps).
@@ -152,6 +160,26 @@ TEST(Sweep, PointsAreKeyedByTheirResolvedScenarioNotTheirIndex) {
                                     << "[[axis]]\nkey = \"workers\"\nvalues = [2, 4]\n";
   const Outcome same = sweep_in(dir, file);
   EXPECT_NE(same.output.find("reusing 2 of 2 points"), std::string::npos) << same.output;
+  fs::remove_all(dir);
+}
+
+TEST(Sweep, PointsOfTheSameResolvedScenarioRunOnceAndShareTheResult) {
+  // Two points, one folder: run at once they would clear each other's files.
+  const fs::path dir = sweep_folder("repeats", "jobs = 3\n[set]\n\"strategy.fidelity\" = \"analytic\"\n"
+                                               "[[axis]]\nkey = \"workers\"\nvalues = [4, 2, 4]\n");
+  const Outcome o = sweep_in(dir, (dir / "sweep.toml").string());
+  ASSERT_EQ(o.code, 0) << o.output;
+  EXPECT_NE(o.output.find("1 points repeat the resolved scenario of an earlier point and share its result"),
+            std::string::npos)
+      << o.output;
+  EXPECT_NE(o.output.find("3 of 3 points have a result, 0 failed"), std::string::npos) << o.output;
+  const std::string csv = read(dir / "sweep-out/results.csv");
+  std::vector<std::string> zero = row(csv, 0), two = row(csv, 2);
+  ASSERT_EQ(zero.size(), two.size()) << csv;
+  EXPECT_EQ(std::vector<std::string>(zero.begin() + 1, zero.end()), std::vector<std::string>(two.begin() + 1, two.end()));
+  int folders = 0;
+  for (const auto& entry : fs::directory_iterator(dir / "sweep-out/points")) folders += entry.is_directory();
+  EXPECT_EQ(folders, 2);
   fs::remove_all(dir);
 }
 
