@@ -169,14 +169,13 @@ std::string cpu_time_text(double cpu_s) {
 
 std::string long_run_note(const scenario::Scenario& s, double cpu_s) {
   if (cpu_s <= kLongRun_s) return "";
-  constexpr std::array<std::pair<scenario::Fidelity, const char*>, 3> kLower{
-      {{scenario::Fidelity::message, "strategy.fidelity = \"flow\" or \"analytic\", "},
-       {scenario::Fidelity::flow, "strategy.fidelity = \"analytic\" answers in seconds, "},
-       {scenario::Fidelity::analytic, ""}}};
-  const char* lower = "";
+  constexpr std::array<std::pair<scenario::Fidelity, const char*>, 2> kLower{
+      {{scenario::Fidelity::message, "strategy.fidelity = \"flow\" or \"analytic\", or "},
+       {scenario::Fidelity::flow, "strategy.fidelity = \"analytic\" answers in seconds, or "}}};
+  const char* lower = "";  // the analytic level has none
   for (const auto& [fidelity, words] : kLower)
     if (fidelity == s.fidelity) lower = words;
-  return fmt::format("this {} run will take about {} of CPU (estimated from bench/RESULTS.md); {}or fewer iterations "
+  return fmt::format("this {} run will take about {} of CPU (estimated from bench/RESULTS.md); {}fewer iterations "
                      "(iterations = {}) or workers",
                      scenario::fidelity_name(s.fidelity), cpu_time_text(cpu_s), lower, s.iterations);
 }
