@@ -54,7 +54,8 @@ constexpr std::array kBandwidth{
     Suffix{"GiB/s", 1073741824.0},
 };
 constexpr std::array kDuration{
-    Suffix{"ns", 1e-9}, Suffix{"us", 1e-6}, Suffix{"ms", 1e-3}, Suffix{"s", 1.0}, Suffix{"min", 60.0},
+    Suffix{"ns", 1e-9}, Suffix{"us", 1e-6},    Suffix{"ms", 1e-3},
+    Suffix{"s", 1.0},   Suffix{"min", 60.0},   Suffix{"h", 3600.0}, Suffix{"d", 86400.0},
 };
 constexpr std::array kSize{
     Suffix{"B", 1.0},   Suffix{"KB", 1e3},          Suffix{"MB", 1e6},          Suffix{"GB", 1e9},
@@ -77,7 +78,7 @@ BytesPerSecond parse_bandwidth(std::string_view text) {
 
 Seconds parse_duration(std::string_view text) {
   return parse_with(text, kDuration.data(), kDuration.size(), "duration",
-                    "\"5us\", \"1.2ms\"; units ns us ms s min");
+                    "\"5us\", \"1.2ms\", \"8h\", \"14d\"; units ns us ms s min h d");
 }
 
 Bytes parse_size(std::string_view text) {

@@ -1,5 +1,6 @@
 #include "sim/plan/plan_report.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -86,6 +87,65 @@ void print_front(std::ostream& out, const scenario::PlanSpec& plan, const PlanRe
   }
 }
 
+/// How far `o` is from the targets: the largest of its time and cost over their limits and the throughput and
+/// efficiency targets over its own (its lower bounds' when not simulated); below 1 when it meets them all.
+double shortfall(const Outcome& o, const scenario::PlanTarget& t) {
+  double worst = 0;
+  if (t.time_s) worst = std::max(worst, o.time_s() / *t.time_s);
+  if (t.budget) worst = std::max(worst, o.spend().cost / *t.budget);
+  const double lb = o.bounds.iteration_lb_s();
+  if (t.samples_per_s) worst = std::max(worst, *t.samples_per_s / (o.bounds.global_batch / lb));
+  if (t.scaling_efficiency) worst = std::max(worst, *t.scaling_efficiency / (o.bounds.compute_s / lb));
+  return worst;
+}
+
+/// Why the candidates that were not simulated (or whose run failed) were rejected, reason by reason, the closest
+/// few of each first, and the way out of each reason.
+std::vector<std::string> rejected(const scenario::PlanSpec& plan, const PlanResult& r) {
+  struct Reason {
+    const char* pruned;
+    const char* what;
+  };
+  constexpr Reason kReasons[] = {{"memory", "do not fit in memory (needed vs available per GPU)"},
+                                 {"bound", "cannot meet the target by their lower bounds"},
+                                 {"failed", "failed when simulated"},
+                                 {"invalid", "are refused by the scenario loader"}};
+  constexpr std::size_t kShown = 3;
+  const scenario::PlanTarget& t = plan.target;
+  std::vector<std::string> out;
+  for (const Reason& reason : kReasons) {
+    std::vector<const Outcome*> these;
+    for (const Outcome& o : r.outcomes)
+      if (o.pruned == reason.pruned) these.push_back(&o);
+    if (these.empty()) continue;
+    const auto closeness = [&](const Outcome* o) {
+      if (o->pruned == "memory") return o->bounds.memory_peak_bytes / o->bounds.memory_capacity_bytes;
+      return o->pruned == "bound" ? shortfall(*o, t) : 0.0;
+    };
+    std::stable_sort(these.begin(), these.end(), [&](const Outcome* a, const Outcome* b) { return closeness(a) < closeness(b); });
+    std::string lines = fmt::format("{} of {} candidates {}{}:", these.size(), r.outcomes.size(), reason.what,
+                                    these.size() > 1 && closeness(these.front()) > 0 ? ", the closest first" : "");
+    for (std::size_t k = 0; k < std::min(kShown, these.size()); ++k)
+      lines += fmt::format("\n  {}: {}", these[k]->candidate.label, these[k]->pruned_why);
+    if (these.size() > kShown)
+      lines += fmt::format("\n  ... and {} more ({}/plan.json gives each one's reason)", these.size() - kShown, plan.output_dir);
+    out.push_back(lines);
+    const std::string closest = these.front()->candidate.label;
+    if (reason.pruned == std::string("memory") && !r.memory_way_out.empty())
+      out.push_back(fmt::format("To fit the closest, {}: {}\n  (keys go in the plan's [set], or are searched with "
+                                "[[search.axis]]; a larger GPU is another platform in [search] platforms)",
+                                closest, r.memory_way_out));
+    else if (reason.pruned == std::string("bound"))
+      out.push_back(fmt::format("The closest, {}, would need a looser [target] (a longer time, a larger budget, a lower "
+                                "throughput or efficiency), or the search more of what it lacks ([search] nodes, faster "
+                                "GPUs in platforms, a faster nic).", closest));
+    else
+      out.push_back(fmt::format("Their errors are above; correct the [set] keys or [search] choices that cause them "
+                                "(a failed run's output is in its point's folder under {}/points).", plan.output_dir));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> recommendation(const scenario::PlanSpec& plan, const PlanResult& r) {
@@ -99,6 +159,7 @@ std::vector<std::string> recommendation(const scenario::PlanSpec& plan, const Pl
     if (closest >= 0)
       out.push_back(fmt::format("The fastest simulated, {} ({}), misses: {}.", r.outcomes[closest].candidate.label,
                                 summary(plan, r.outcomes[closest]), join(misses(r.outcomes[closest], t), "; ")));
+    for (std::string& line : rejected(plan, r)) out.push_back(std::move(line));
     return out;
   }
   const Outcome& o = r.outcomes[r.recommended];
@@ -120,6 +181,7 @@ std::vector<std::string> recommendation(const scenario::PlanSpec& plan, const Pl
                                   ? "rented"
                                   : fmt::format("list prices amortised over {:g} years", plan.costs.amortisation_years)));
   }
+  if (!o.recheck_skipped.empty()) out.push_back("Its flow re-check was skipped: " + o.recheck_skipped + ".");
   if (o.flow && o.analytic.ok)
     out.push_back(fmt::format("At the flow level (contention) its iteration moved {:+.2f} %, from {} (analytic) to {}.",
                               moved_percent(o),
@@ -136,6 +198,10 @@ std::vector<std::string> recommendation(const scenario::PlanSpec& plan, const Pl
 
 void print_plan(std::ostream& out, const scenario::PlanSpec& plan, const PlanResult& r) {
   for (const std::string& s : recommendation(plan, r)) fmt::print(out, "{}\n", s);
+  if (r.front.empty()) {
+    fmt::print(out, "\nNo Pareto front: no candidate was simulated to its end.\n");
+    return;
+  }
   fmt::print(out, "\nPareto front (time to train vs cost; {} per GPU-hour from {}):\n", plan.costs.currency,
              plan.costs.source);
   print_front(out, plan, r, r.front);
@@ -176,6 +242,8 @@ nlohmann::json plan_json(const scenario::PlanSpec& plan, const PlanResult& r, co
       c["estimate"] = o.simulated() ? (o.flow ? "flow" : "analytic") : "lower bound";
       c["misses"] = misses(o, plan.target);
     }
+    if (o.flow_cpu_s) c["flow_cpu_s_estimate"] = *o.flow_cpu_s;
+    if (!o.recheck_skipped.empty()) c["recheck_skipped"] = o.recheck_skipped;
     if (o.analytic.ok || !o.analytic.error.empty()) c["analytic"] = evaluation_json(o.analytic);
     if (o.flow) c["flow"] = evaluation_json(*o.flow);
     candidates.push_back(std::move(c));

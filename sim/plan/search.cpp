@@ -2,13 +2,18 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <numeric>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
 #include "sim/core/error.hpp"
+#include "sim/core/units.hpp"
 #include "sim/plan/pareto.hpp"
+#include "sim/run/capacity.hpp"
+#include "sim/run/memory_check.hpp"
+#include "sim/run/run_simulation.hpp"
 #include "sim/scenario/load.hpp"
 
 namespace dtsim::plan {
@@ -26,7 +31,11 @@ scenario::Scenario load_candidate(const scenario::PlanSpec& plan, const Candidat
     throw core::InputError(plan.source + ": " + c.label, c.invalid,
                            "choose nodes and oversubscriptions the template can be built with");
   const std::vector<std::string> overrides = candidate_overrides(plan, c);
-  return plan.base.empty() ? scenario::load_default_scenario(overrides) : scenario::load_scenario(plan.base, overrides);
+  try {
+    return plan.base.empty() ? scenario::load_default_scenario(overrides) : scenario::load_scenario(plan.base, overrides);
+  } catch (const core::InputError& e) {
+    throw scenario::at_set_place(plan, e);
+  }
 }
 
 /// Bounds and prices the candidate, and prunes it when the memory model or a lower bound rules it out. A plan
@@ -46,8 +55,8 @@ Outcome bound_candidate(const scenario::PlanSpec& plan, const Candidate& c, cons
   const double lb = b.iteration_lb_s();
   if (!b.fits) {
     o.pruned = "memory";
-    o.pruned_why = fmt::format("needs {:.2f} GiB per GPU, the {} has {:.2f} GiB", b.memory_peak_bytes / 1073741824.0, b.gpu,
-                               b.memory_capacity_bytes / 1073741824.0);
+    o.pruned_why = fmt::format("needs {} per GPU, the {} has {}", core::format_bytes(b.memory_peak_bytes), b.gpu,
+                               core::format_bytes(b.memory_capacity_bytes));
   } else if (t.time_s && b.iterations * lb > *t.time_s) {
     o.pruned = "bound";
     o.pruned_why = fmt::format("at least {} ({} bound {:.3f} ms per iteration) > {}", time_text(b.iterations * lb),
@@ -85,6 +94,50 @@ void run(const scenario::PlanSpec& plan, const EvaluateOptions& options, const s
       o.pruned_why = results[k].error;
     }
   }
+}
+
+/// The ways out of the memory model's refusal of the candidate closest to fitting (its peak over its GPU's memory
+/// the smallest), as `dtsim run` gives them; empty when no candidate was refused for memory.
+std::string memory_way_out(const scenario::PlanSpec& plan, const std::vector<Outcome>& outcomes) {
+  const Outcome* closest = nullptr;
+  const auto over = [](const Outcome& o) { return o.bounds.memory_peak_bytes / o.bounds.memory_capacity_bytes; };
+  for (const Outcome& o : outcomes)
+    if (o.pruned == "memory" && (!closest || over(o) < over(*closest))) closest = &o;
+  if (!closest) return "";
+  scenario::Scenario s = load_candidate(plan, closest->candidate);
+  s.memory.refuse = true;
+  try {
+    run::check_memory(s);
+  } catch (const core::InputError& e) {
+    return e.allowed();
+  }
+  return "";
+}
+
+/// Estimates the CPU time of each of `which`'s flow re-check (run::estimated_cpu_s), prints it, and returns those
+/// within [search] recheck_cpu_limit; the others are marked skipped, saying so and how to force them.
+std::vector<int> within_recheck_limit(const scenario::PlanSpec& plan, std::vector<Outcome>& outcomes,
+                                      const std::vector<int>& which, std::ostream& progress) {
+  std::vector<int> out;
+  for (int i : which) {
+    Outcome& o = outcomes[i];
+    scenario::Scenario s = load_candidate(plan, o.candidate);
+    s.fidelity = scenario::Fidelity::flow;
+    o.flow_cpu_s = run::estimated_cpu_s(s);
+    if (!o.flow_cpu_s || *o.flow_cpu_s <= plan.recheck_cpu_limit_s) {
+      if (o.flow_cpu_s)
+        fmt::print(progress, "re-checking {} at the flow level: about {} of CPU (estimated from bench/RESULTS.md)\n",
+                   o.candidate.label, run::cpu_time_text(*o.flow_cpu_s));
+      out.push_back(i);
+      continue;
+    }
+    o.recheck_skipped = fmt::format(
+        "estimated at {} of CPU, above [search] recheck_cpu_limit = \"{:g}s\", so its answer is the analytic "
+        "level's; to re-check it, raise the limit (recheck_cpu_limit = \"{:.0f}min\")",
+        run::cpu_time_text(*o.flow_cpu_s), plan.recheck_cpu_limit_s, std::ceil(*o.flow_cpu_s / 60 * 1.2));
+    fmt::print(progress, "skipped the flow re-check of {}: {}\n", o.candidate.label, o.recheck_skipped);
+  }
+  return out;
 }
 
 bool feasible(const Outcome& o, const scenario::PlanTarget& t) { return o.simulated() && misses(o, t).empty(); }
@@ -229,10 +282,13 @@ PlanResult search(const scenario::PlanSpec& plan, const EvaluateOptions& options
     std::vector<int> first(ranked.begin(), ranked.begin() + std::min<std::ptrdiff_t>(plan.recheck, ranked.size()));
     if (!first.empty()) {
       fmt::print(progress, "re-checking the best {} at the flow level\n", first.size());
-      run(plan, options, "flow", outcomes, first, progress, terminal);
+      first = within_recheck_limit(plan, outcomes, first, progress);
+      if (!first.empty()) run(plan, options, "flow", outcomes, first, progress, terminal);
     }
-    for (int best = best_feasible(outcomes, t); best >= 0 && !outcomes[best].flow; best = best_feasible(outcomes, t))
-      run(plan, options, "flow", outcomes, {best}, progress, terminal);
+    for (int best = best_feasible(outcomes, t); best >= 0 && !outcomes[best].flow && outcomes[best].recheck_skipped.empty();
+         best = best_feasible(outcomes, t))
+      if (const std::vector<int> one = within_recheck_limit(plan, outcomes, {best}, progress); !one.empty())
+        run(plan, options, "flow", outcomes, one, progress, terminal);
   }
   std::vector<std::pair<double, double>> by_cost, by_energy;
   std::vector<int> index;
@@ -245,6 +301,7 @@ PlanResult search(const scenario::PlanSpec& plan, const EvaluateOptions& options
   for (int f : pareto_front(by_cost)) result.front.push_back(index[f]);
   for (int f : pareto_front(by_energy)) result.energy_front.push_back(index[f]);
   result.recommended = best_feasible(outcomes, t);
+  if (result.recommended < 0) result.memory_way_out = memory_way_out(plan, outcomes);
   if (result.recommended >= 0) {
     const double mine = objective(outcomes[result.recommended], t);
     for (int i = 0; i < static_cast<int>(outcomes.size()); ++i)

@@ -24,6 +24,8 @@ struct Outcome {
   std::string pruned_why;             ///< the numbers behind it
   Evaluation analytic;
   std::optional<Evaluation> flow;     ///< when re-checked
+  std::optional<double> flow_cpu_s;   ///< its flow run's CPU time estimate, when it was up for a re-check
+  std::string recheck_skipped;        ///< why its re-check was skipped (estimated above the limit); empty otherwise
   /// The most faithful evaluation: flow when re-checked.
   const Evaluation& best() const { return flow ? *flow : analytic; }
   bool simulated() const { return pruned.empty() && analytic.ok; }
@@ -53,6 +55,9 @@ struct PlanResult {
   int recommended = -1;           ///< the best candidate that meets every target; -1 when none does
   int next_cheaper = -1;          ///< the simulated candidate just below it in the objective, which misses a target
   int rounds = 0;                 ///< analytic rounds
+  /// When no candidate meets the target and one was refused by the memory model: the ways out of `dtsim run`'s
+  /// refusal of the one closest to fitting (what would make it fit, its breakdown); empty otherwise.
+  std::string memory_way_out;
 };
 
 /// Searches `plan`; progress with an ETA on `progress`.

@@ -1,6 +1,7 @@
 #include "sim/run/capacity.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <set>
 #include <utility>
@@ -75,19 +76,23 @@ constexpr double kMessage_s = 1.93e-6;
 constexpr double kMessageFrom = 64;
 constexpr double kMessageGrowth = 0.35;
 
-/// Above this estimate a simulated run says, before it starts, how long it will take and the ways out.
-constexpr double kLongRun_s = 600;
+/// The simulated levels' CPU time on a parallel layout's task graphs (sim/actors graph walker): per task of every
+/// rank (its actor's wake-up and bookkeeping) and per flow the communication tasks start (a SimGrid comm each),
+/// growing as workers^0.35 from 64 on (the ranks' actors outgrow the caches, as at the flow level), fitted to the
+/// user CPU time of five runs on the 2-core machine (bench/RESULTS.md, "The layouts' CPU time"; Llama 2 7B TP8 x DP8
+/// at the flow and message levels, Llama 2 70B TP8 x PP4 at 128 and 256 GPUs): within 6.5 % of each.
+constexpr double kGraphRankTask_s = 3.02e-6;
+constexpr double kGraphFlow_s = 4.14e-6;
+constexpr double kGraphFrom = 64;
+constexpr double kGraphGrowth = 0.35;
 
-/// `cpu_s` in words: seconds, minutes or hours.
-std::string cpu_in_words(double cpu_s) {
-  if (cpu_s < 120) return fmt::format("{:.0f} s", cpu_s);
-  if (cpu_s < 7200) return fmt::format("{:.0f} minutes", cpu_s / 60);
-  return fmt::format("{:.1f} hours", cpu_s / 3600);
-}
+/// Above this estimate a run says, before it starts, how long it will take and the ways out: a minute of CPU is
+/// several minutes of waiting on a shared machine (bench/RESULTS.md's runs at load 14: 3 to 10 times as long).
+constexpr double kLongRun_s = 60;
 
 /// " (about ... of CPU)" when the CPU time is known.
 std::string cpu_clause(std::optional<double> cpu_s) {
-  return cpu_s ? fmt::format(" (about {} of CPU)", cpu_in_words(*cpu_s)) : "";
+  return cpu_s ? fmt::format(" (about {} of CPU)", cpu_time_text(*cpu_s)) : "";
 }
 
 }  // namespace
@@ -149,14 +154,30 @@ double message_cpu_s(int workers, std::int64_t messages) {
   return static_cast<double>(messages) * kMessage_s * std::pow(std::max(1.0, workers / kMessageFrom), kMessageGrowth);
 }
 
+double graph_cpu_s(int workers, std::int64_t rank_tasks, std::int64_t flows) {
+  return (static_cast<double>(rank_tasks) * kGraphRankTask_s + static_cast<double>(flows) * kGraphFlow_s) *
+         std::pow(std::max(1.0, workers / kGraphFrom), kGraphGrowth);
+}
+
+double long_run_s() { return kLongRun_s; }
+
+std::string cpu_time_text(double cpu_s) {
+  if (cpu_s < 120) return fmt::format("{:.0f} s", cpu_s);
+  if (cpu_s < 7200) return fmt::format("{:.0f} minutes", cpu_s / 60);
+  return fmt::format("{:.1f} hours", cpu_s / 3600);
+}
+
 std::string long_run_note(const scenario::Scenario& s, double cpu_s) {
   if (cpu_s <= kLongRun_s) return "";
-  return fmt::format("this {} run will take about {} of CPU (estimated from bench/RESULTS.md); {}, or fewer iterations "
+  constexpr std::array<std::pair<scenario::Fidelity, const char*>, 2> kLower{
+      {{scenario::Fidelity::message, "strategy.fidelity = \"flow\" or \"analytic\", or "},
+       {scenario::Fidelity::flow, "strategy.fidelity = \"analytic\" answers in seconds, or "}}};
+  const char* lower = "";  // the analytic level has none
+  for (const auto& [fidelity, words] : kLower)
+    if (fidelity == s.fidelity) lower = words;
+  return fmt::format("this {} run will take about {} of CPU (estimated from bench/RESULTS.md); {}fewer iterations "
                      "(iterations = {}) or workers",
-                     scenario::fidelity_name(s.fidelity), cpu_in_words(cpu_s),
-                     s.fidelity == scenario::Fidelity::message ? "strategy.fidelity = \"flow\" or \"analytic\""
-                                                               : "strategy.fidelity = \"analytic\" answers in seconds",
-                     s.iterations);
+                     scenario::fidelity_name(s.fidelity), cpu_time_text(cpu_s), lower, s.iterations);
 }
 
 namespace {
@@ -223,15 +244,21 @@ void refuse_oversized_probe(const scenario::Scenario& s, const std::vector<std::
                 limits, "fewer workers, or strategy.nccl_algo = \"ring\" (timed without a plan)");
 }
 
-void refuse_oversized_analytic(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work,
-                               const core::ProcessLimits& limits) {
+AnalyticCost analytic_run_cost(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work) {
   std::set<std::pair<scheduling::Exchange::Kind, std::int64_t>> sizes;
   std::int64_t exchanges = 0;
   for (const scheduling::BucketWork& w : work)
     for (const scheduling::Exchange& e : w.exchanges) sizes.insert({e.kind, e.bytes}), ++exchanges;
+  return analytic_cost(s.workers, s.platform.hosts(), exchanges, static_cast<std::int64_t>(sizes.size()),
+                       analytic_plan_transfers(s, work));
+}
+
+void refuse_oversized_analytic(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work,
+                               const core::ProcessLimits& limits) {
+  std::int64_t exchanges = 0;
+  for (const scheduling::BucketWork& w : work) exchanges += static_cast<std::int64_t>(w.exchanges.size());
   const std::int64_t plan = analytic_plan_transfers(s, work);
-  const AnalyticCost cost =
-      analytic_cost(s.workers, s.platform.hosts(), exchanges, static_cast<std::int64_t>(sizes.size()), plan);
+  const AnalyticCost cost = analytic_run_cost(s, work);
   refuse_beyond(s, cost.bytes,
                 fmt::format("its {} hosts' links and {} workers' traffic in {} all-reduces an iteration{} (about {:.0f} "
                             "s of CPU)",

@@ -79,6 +79,9 @@ std::int64_t tree_plan_transfers(const scenario::Scenario& s, const std::vector<
 void refuse_oversized_probe(const scenario::Scenario& s, const std::vector<std::int64_t>& probe_bytes,
                             const core::ProcessLimits& limits);
 
+/// analytic_cost of an analytic all-reduce run of `s` exchanging `work` every iteration.
+AnalyticCost analytic_run_cost(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work);
+
 /// Refuses, as refuse_oversized, an analytic run whose cost (analytic_cost of the exchanges of `work`) would not fit.
 void refuse_oversized_analytic(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work,
                                const core::ProcessLimits& limits);
@@ -95,8 +98,17 @@ void refuse_oversized(const scenario::Scenario& s, const ActorCount& count, cons
 double flow_cpu_s(int workers, std::int64_t rank_exchanges);
 /// CPU seconds of a message-level run sending `messages` messages in all, as flow_cpu_s (growing past 64 workers).
 double message_cpu_s(int workers, std::int64_t messages);
-/// The note a simulated run of `s` estimated at `cpu_s` CPU seconds prints before it starts when that exceeds 10
-/// minutes: the estimate and the ways out (a lower fidelity level, fewer iterations or workers). Empty otherwise.
+/// CPU seconds of a simulated run of a parallel layout's task graphs on `workers` ranks with `rank_tasks` tasks over
+/// all ranks and iterations and `flows` flows started by their communication (fused steps at the flow level, every
+/// message at the message level), on the 2-core machine of bench/RESULTS.md: a measured cost per task and per flow,
+/// growing as workers^0.35 from 64 workers on.
+double graph_cpu_s(int workers, std::int64_t rank_tasks, std::int64_t flows);
+/// The estimate above which a run prints long_run_note (a minute of CPU).
+double long_run_s();
+/// `cpu_s` in words: "45 s", "12 minutes", "3.0 hours".
+std::string cpu_time_text(double cpu_s);
+/// The note a run of `s` estimated at `cpu_s` CPU seconds prints before it starts when that exceeds long_run_s():
+/// the estimate and the ways out (a lower fidelity level, fewer iterations or workers). Empty otherwise.
 std::string long_run_note(const scenario::Scenario& s, double cpu_s);
 
 }  // namespace dtsim::run

@@ -253,6 +253,35 @@ std::vector<IterationMarks> rank_marks(const taskgraph::Program& program, const 
   return marks;
 }
 
+/// Every rank's tasks over all iterations and the flows their communication starts (a group plan's, fused at the flow
+/// level, over the group's ranks; each distinct communication planned once): what a simulated level's CPU time
+/// grows with.
+double graph_cpu_s_of(const scenario::Scenario& s, const taskgraph::TaskGraph& graph,
+                      const parallel::Placement& placement, const CommCosts& costs) {
+  const bool fuse = s.fidelity == scenario::Fidelity::flow;
+  const std::int64_t ranks = s.workers / s.parallel.pipeline;  // of each role (pipeline stage)
+  std::int64_t rank_tasks = 0, flows = 0;
+  for (std::size_t r = 0; r < graph.programs.size(); ++r) {
+    const int role = static_cast<int>(r);
+    std::map<CommCosts::Key, std::int64_t> flows_of;
+    for (const Task& t : graph.programs[r].tasks) {
+      rank_tasks += ranks;
+      if (t.op == Op::compute || t.op == Op::recv) continue;
+      const auto [at, added] = flows_of.emplace(costs.key(role, t), 0);
+      if (added) {
+        std::int64_t planned = 0;
+        for (const auto& step : costs.group_flows(role, t, fuse)) planned += static_cast<std::int64_t>(step.size());
+        const auto size = t.op == Op::send
+                              ? std::int64_t{1}
+                              : static_cast<std::int64_t>(placement.members(placement.representative(role), t.group).size());
+        at->second = planned * (ranks / size);
+      }
+      flows += at->second;
+    }
+  }
+  return graph_cpu_s(s.workers, rank_tasks, flows);
+}
+
 /// The simulated levels' view of the ranks: each rank's role and its part in every communication task in
 /// global ranks, each distinct (role, operation, group, bytes, peer) planned once and mapped onto every group
 /// instance. The message level first refuses plans that would not fit.
@@ -392,7 +421,14 @@ Timeline timeline_of(const scenario::Scenario& s, const parallel::Workload& work
 
 memory::MemoryBreakdown check_layout_memory(const scenario::Scenario& s) { return checked_memory(s, workload_of(s, 1)); }
 
-RunResult run_layout(const scenario::Scenario& s) {
+double layout_cpu_s(const scenario::Scenario& s) {
+  const parallel::Workload work = workload_of(s, s.iterations);
+  const platform::Fabric fabric(s.platform);
+  const parallel::Placement placement(scenario::layout_of(s), s.platform.gpus_per_node);
+  return graph_cpu_s_of(s, work.graph, placement, CommCosts(s, fabric, placement));
+}
+
+RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
   const parallel::Workload work = workload_of(s, s.iterations);
   memory::MemoryBreakdown memory = checked_memory(s, work);
   const platform::Fabric fabric(s.platform);
@@ -421,10 +457,13 @@ RunResult run_layout(const scenario::Scenario& s) {
         s, work, placement, [&](int rank) -> const std::vector<taskgraph::Span>& { return schedule.spans[role_of(rank)]; },
         [&](int rank) { return stage_traffic[role_of(rank)]; });
   } else {
+    const double cpu_s = graph_cpu_s_of(s, work.graph, placement, costs);
     const actors::GraphRanks ranks = graph_ranks(s, work.graph, placement, costs);
     refuse_oversized(s, layout_actors(work.graph, ranks.role), core::read_process_limits(),
                      s.fidelity == scenario::Fidelity::flow ? "strategy.fidelity = \"analytic\", or fewer workers"
-                                                            : "strategy.fidelity = \"flow\" or \"analytic\", or fewer workers");
+                                                            : "strategy.fidelity = \"flow\" or \"analytic\", or fewer workers",
+                     cpu_s);
+    if (const std::string note = long_run_note(s, cpu_s); !note.empty() && notes) notes(note);
     const actors::GraphRun run = actors::simulate_graph(s.platform, work.graph, ranks, s.fidelity == scenario::Fidelity::flow,
                                                          s.gpu.overlap_slowdown);
     timeline = timeline_of(

@@ -80,20 +80,21 @@ std::vector<actors::LocalWork> local_work(const std::vector<scheduling::BucketWo
   return local;
 }
 
-/// Refuses, before the fabric and the plans are built, a simulated all-reduce run that would not fit in this
-/// process: its actors, and at the message level every message of its distinct plans (counted from the fused
-/// plans where the collective knows them). Returns its CPU time estimate (capacity.hpp): per worker and exchange at
-/// the flow level, per message of every exchange at the message level (only the all-reduces whose fused plan the
-/// collective knows: a lower bound otherwise), every iteration exchanging.
-double refuse_oversized_allreduce(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
-                                  const std::vector<scheduling::BucketWork>& work,
-                                  const collectives::Collective& collective) {
-  const core::ProcessLimits limits = core::read_process_limits();
-  const bool message = s.fidelity == scenario::Fidelity::message;
+/// A simulated all-reduce run's CPU time estimate and, at the message level, its plans' messages.
+struct AllreduceLoad {
+  double cpu_s = 0;
+  std::int64_t plan_messages = 0;  ///< message level: the messages of the distinct sizes' plans
+};
+
+/// The CPU time estimate (capacity.hpp): per worker and exchange at the flow level, per message of every exchange at
+/// the message level (the all-reduces whose fused plan the collective knows, and NCCL's tree, counted without its
+/// plan: a lower bound for other plans), every iteration exchanging; and the messages of the distinct plans.
+AllreduceLoad allreduce_load(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work,
+                             const collectives::Collective& collective) {
   std::int64_t exchanges = 0;
   for (const scheduling::BucketWork& w : work) exchanges += static_cast<std::int64_t>(w.exchanges.size());
-  double cpu_s = flow_cpu_s(s.workers, static_cast<std::int64_t>(s.workers) * exchanges * s.iterations);
-  if (message) {
+  AllreduceLoad load{flow_cpu_s(s.workers, static_cast<std::int64_t>(s.workers) * exchanges * s.iterations), 0};
+  if (s.fidelity == scenario::Fidelity::message) {
     std::map<std::int64_t, std::int64_t> messages_of;  // per distinct all-reduce size
     for (const scheduling::BucketWork& w : work)
       for (const scheduling::Exchange& e : w.exchanges)
@@ -103,15 +104,29 @@ double refuse_oversized_allreduce(const scenario::Scenario& s, const scheduling:
       if (const auto fused = collective.fused_plan({s.workers, s.platform.gpus_per_node}, bytes))
         for (const collectives::FusedStep& step : *fused)
           count += static_cast<std::int64_t>(step.steps) * static_cast<std::int64_t>(step.transfers.size());
+      else  // NCCL's tree (or CollNet/NVLS): its plan's transfers, counted without building it
+        count = tree_plan_transfers(s, {bytes});
       messages += count;
     }
     std::int64_t sent = 0;
     for (const scheduling::BucketWork& w : work)
       for (const scheduling::Exchange& e : w.exchanges)
         if (e.kind == scheduling::Exchange::Kind::allreduce) sent += messages_of.at(e.bytes);
-    cpu_s = message_cpu_s(s.workers, sent * s.iterations);
-    refuse_oversized_plans(s, messages, limits, cpu_s);
+    load = {message_cpu_s(s.workers, sent * s.iterations), messages};
   }
+  return load;
+}
+
+/// Refuses, before the fabric and the plans are built, a simulated all-reduce run that would not fit in this
+/// process: its actors, and at the message level every message of its distinct plans. Returns its CPU time
+/// estimate (allreduce_load).
+double refuse_oversized_allreduce(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
+                                  const std::vector<scheduling::BucketWork>& work,
+                                  const collectives::Collective& collective) {
+  const core::ProcessLimits limits = core::read_process_limits();
+  const bool message = s.fidelity == scenario::Fidelity::message;
+  const auto [cpu_s, messages] = allreduce_load(s, work, collective);
+  if (message) refuse_oversized_plans(s, messages, limits, cpu_s);
   refuse_oversized(s, allreduce_actors(plan, s.workers), limits,
                    message ? "strategy.fidelity = \"flow\" or \"analytic\", or fewer workers"
                            : "strategy.fidelity = \"analytic\", or fewer workers",
@@ -352,12 +367,14 @@ RunResult simulate_time_line(const scenario::Scenario& s, const std::optional<nu
   const auto collective = collectives::make_collective(s.collective, platform::link_costs(s.platform), s.nccl);
   const std::vector<scheduling::BucketWork> work = bucket_work(plan);
   const bool collective_exchanges = sync::architecture_named(s.architecture).meets == sync::Meets::kCollective;
-  if (collective_exchanges && s.fidelity != scenario::Fidelity::analytic) {
-    const std::string note = long_run_note(s, refuse_oversized_allreduce(s, plan, work, *collective));
-    if (!note.empty() && notes) notes(note);
-  }
-  if (collective_exchanges && s.fidelity == scenario::Fidelity::analytic)
+  std::string note;
+  if (collective_exchanges && s.fidelity != scenario::Fidelity::analytic)
+    note = long_run_note(s, refuse_oversized_allreduce(s, plan, work, *collective));
+  if (collective_exchanges && s.fidelity == scenario::Fidelity::analytic) {
     refuse_oversized_analytic(s, work, core::read_process_limits());
+    note = long_run_note(s, analytic_run_cost(s, work).cpu_s);
+  }
+  if (!note.empty() && notes) notes(note);
   const platform::Fabric fabric(s.platform);
   const ParticipantSets sets = participant_sets(s);
   std::vector<PreparedPlans> prepared(sets.sets.size());
@@ -421,7 +438,7 @@ RunResult simulate_time_line(const scenario::Scenario& s, const std::optional<nu
 }  // namespace
 
 RunResult run_simulation(const scenario::Scenario& s, const Notes& notes) {
-  if (scenario::uses_layout(s)) return run_layout(s);
+  if (scenario::uses_layout(s)) return run_layout(s, notes);
   // Numerics mode trains first: its decisions (LAG's skipped uploads, AdaComm's periods) shape the time line.
   std::optional<numerics::TrainingRun> training;
   if (s.numerics.enabled) training = train_numerics(s);
@@ -431,6 +448,18 @@ RunResult run_simulation(const scenario::Scenario& s, const Notes& notes) {
   scenario::Scenario decided = s;
   decided.sync.decided = std::make_shared<const std::vector<bool>>(sync::decided_exchanges(s.sync, losses));
   return simulate_time_line(decided, training, notes);
+}
+
+std::optional<double> estimated_cpu_s(const scenario::Scenario& s) {
+  if (scenario::uses_layout(s))
+    return s.fidelity == scenario::Fidelity::analytic ? std::nullopt : std::optional<double>(layout_cpu_s(s));
+  if (sync::architecture_named(s.architecture).meets != sync::Meets::kCollective) return std::nullopt;
+  const std::vector<float> real_gradient =
+      s.compression.gradient == "numerics" ? numerics_gradient(s) : std::vector<float>{};
+  const std::vector<scheduling::BucketWork> work = bucket_work(make_iteration_plan(s, nullptr, real_gradient));
+  if (s.fidelity == scenario::Fidelity::analytic) return analytic_run_cost(s, work).cpu_s;
+  const auto collective = collectives::make_collective(s.collective, platform::link_costs(s.platform), s.nccl);
+  return allreduce_load(s, work, *collective).cpu_s;
 }
 
 }  // namespace dtsim::run

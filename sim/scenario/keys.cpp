@@ -64,7 +64,7 @@ const std::string kSize = "size";
 std::string KeySpec::allowed() const {
   if (choices) return core::join_names(choices());
   if (type == "integer") return std::to_string(min) + " to " + std::to_string(max);
-  if (type == "duration") return "e.g. \"5us\", \"1.2ms\" (ns us ms s min)";
+  if (type == "duration") return "e.g. \"5us\", \"1.2ms\" (ns us ms s min h d)";
   if (type == "bandwidth")
     return "e.g. \"10Gbps\" or \"10Gb/s\", \"12.5GBps\" or \"12.5GB/s\" (bps Kbps Mbps Gbps Tbps Bps KBps MBps GBps TBps "
            "KiBps MiBps GiBps, each also as b/s, Gb/s, GB/s, ...)";

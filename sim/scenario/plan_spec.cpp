@@ -85,7 +85,8 @@ PlanTarget read_target(Section& target) {
 
 void read_search(Section& search, const toml::table& table, const fs::path& folder, PlanSpec& spec) {
   search.allow({"platforms", "nodes", "oversubscription", "nic", "scheduler", "collective", "sync", "precision", "compression",
-                "compression_kernel_time", "axis"});
+                "compression_kernel_time", "recheck_cpu_limit", "axis"});
+  if (auto limit = search.optional_duration("recheck_cpu_limit")) spec.recheck_cpu_limit_s = *limit;
   for_each_value(search, table, "platforms", "[\"v100_4x4_100gbib\", \"my_cluster.toml\"]",
                  [&](const toml::node& v) { spec.platforms.push_back(platform_ref(v, folder)); });
   if (spec.platforms.empty())
@@ -159,14 +160,18 @@ PlanSpec load_plan(const std::string& path) {
   spec.output_dir = fs::path(top.string("output", fs::path(path).stem().string() + "-plan")).lexically_normal().string();
   spec.jobs = static_cast<int>(top.integer("jobs", 1, 1, 256));
   spec.recheck = static_cast<int>(top.integer("recheck", 3, 0, 1000));
-  spec.base_settings = set_overrides(root, top);
+  spec.base_settings = set_overrides(root, top, &spec.set_places);
   std::optional<Section> job = top.table("job");
   if (!job) throw core::InputError(top.where_table(), "missing table [job]", "how much to train: samples, tokens or iterations");
   spec.job = read_job(*job);
   if (spec.job.unit == "accuracy") {  // numerics mode reports the simulated time to reach it
     const toml::node& accuracy = *root.at_path("job.accuracy").node();
-    const Scenario base = spec.base.empty() ? load_default_scenario(spec.base_settings)
-                                            : load_scenario(spec.base, spec.base_settings);
+    Scenario base;
+    try {
+      base = spec.base.empty() ? load_default_scenario(spec.base_settings) : load_scenario(spec.base, spec.base_settings);
+    } catch (const core::InputError& e) {
+      throw at_set_place(spec, e);
+    }
     if (!base.numerics.enabled)
       throw core::InputError(where(accuracy.source()), "[job] accuracy needs numerics mode, but the base scenario trains no "
                                                        "model (no [numerics])",
@@ -193,6 +198,13 @@ PlanSpec load_plan(const std::string& path) {
   }
   top.finish();
   return spec;
+}
+
+core::InputError at_set_place(const PlanSpec& plan, const core::InputError& e) {
+  const std::string_view what = e.what();
+  for (std::size_t i = 0; i < plan.base_settings.size(); ++i)
+    if (what.starts_with("--set " + plan.base_settings[i] + ": ")) return e.at(plan.set_places[i]);
+  return e;
 }
 
 }  // namespace dtsim::scenario

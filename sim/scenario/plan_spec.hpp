@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/error.hpp"
 #include "sim/scenario/cost_table.hpp"
 
 namespace dtsim::scenario {
@@ -37,6 +38,7 @@ struct PlanSpec {
   std::string source;                      ///< the plan file
   std::string base;                        ///< base scenario path, "" for the built-in default
   std::vector<std::string> base_settings;  ///< [set] overrides of every candidate ("key=value")
+  std::vector<std::string> set_places;     ///< where each of base_settings is written ("plan.toml:7:11")
   PlanJob job;
   PlanTarget target;
   std::vector<std::string> platforms;      ///< platform templates: built-in names or absolute paths
@@ -45,6 +47,7 @@ struct PlanSpec {
   std::vector<PlanAxis> axes;              ///< nic, scheduler, collective, sync, precision, compression, [[search.axis]]
   std::string compression_kernel_time;     ///< TOML text of compression.kernel_time for candidates that compress; "" if none
   int recheck = 3;                         ///< best candidates re-simulated at the flow level
+  double recheck_cpu_limit_s = 120;        ///< [search] recheck_cpu_limit: a re-check estimated above it is skipped
   int jobs = 1;                            ///< candidates simulated at once (-j overrides)
   std::string output_dir;                  ///< relative to the working directory; default "<plan file stem>-plan"
   CostTable costs;
@@ -52,5 +55,9 @@ struct PlanSpec {
 
 /// Reads and validates a plan file; errors are core::InputError "file:line:col: problem; allowed".
 PlanSpec load_plan(const std::string& path);
+
+/// `e` placed at the plan file's line and column when the scenario loader reported it at one of the plan's [set]
+/// values (as "--set key=value"); `e` otherwise.
+core::InputError at_set_place(const PlanSpec& plan, const core::InputError& e);
 
 }  // namespace dtsim::scenario

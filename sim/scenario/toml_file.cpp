@@ -38,12 +38,15 @@ std::string base_scenario(Section& top, const std::string& path, const std::stri
   return resolved;
 }
 
-std::vector<std::string> set_overrides(const toml::table& root, Section& top) {
+std::vector<std::string> set_overrides(const toml::table& root, Section& top, std::vector<std::string>* places) {
   std::vector<std::string> out;
   const toml::node* set = root.get("set");
   if (!set) return out;
   if (!set->is_table()) throw core::InputError(where(set->source()), "'set' has the wrong type", "it must be a table of key = value");
-  for (const auto& [key, value] : *set->as_table()) out.push_back(std::string(key.str()) + "=" + toml_text(value));
+  for (const auto& [key, value] : *set->as_table()) {
+    out.push_back(std::string(key.str()) + "=" + toml_text(value));
+    if (places) places->push_back(where(value.source()));
+  }
   top.has("set");
   return out;
 }

@@ -16,7 +16,8 @@ class Section;
 /// The `base` scenario of a sweep or plan file (`what`) at `path`, relative to the file; "" when absent (the
 /// built-in default).
 std::string base_scenario(Section& top, const std::string& path, const std::string& what);
-/// The `[set]` table of a sweep or plan file as "key=value" overrides of every point.
-std::vector<std::string> set_overrides(const toml::table& root, Section& top);
+/// The `[set]` table of a sweep or plan file as "key=value" overrides of every point; `places`, when given,
+/// receives each one's "file:line:col" in that file.
+std::vector<std::string> set_overrides(const toml::table& root, Section& top, std::vector<std::string>* places = nullptr);
 
 }  // namespace dtsim::scenario

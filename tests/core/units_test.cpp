@@ -47,6 +47,10 @@ TEST(Units, Durations) {
   EXPECT_DOUBLE_EQ(parse_duration("40ns"), 40e-9);
   EXPECT_DOUBLE_EQ(parse_duration("2min"), 120.0);
   EXPECT_DOUBLE_EQ(parse_duration("0s"), 0.0);
+  // A plan's time to train: hours and days (issue 27: "14d" and "336h" were refused).
+  EXPECT_DOUBLE_EQ(parse_duration("336h"), 336 * 3600.0);
+  EXPECT_DOUBLE_EQ(parse_duration("14d"), 14 * 86400.0);
+  EXPECT_DOUBLE_EQ(parse_duration("1.5h"), 5400.0);
 }
 
 TEST(Units, Sizes) {
@@ -72,6 +76,13 @@ TEST(Units, ErrorsSayWhatIsAllowed) {
   EXPECT_THROW(parse_size("0.5B"), InputError);
   EXPECT_THROW(parse_bandwidth("0Gbps"), InputError);
   EXPECT_THROW(parse_duration("nanus"), InputError);
+  try {
+    parse_duration("2weeks");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.problem(), "'2weeks' has an unknown unit 'weeks'");
+    EXPECT_EQ(e.allowed(), "a duration is a number and a unit such as \"5us\", \"1.2ms\", \"8h\", \"14d\"; units ns us ms s min h d");
+  }
 }
 
 }  // namespace

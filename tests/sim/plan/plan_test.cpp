@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/error.hpp"
+#include "sim/core/units.hpp"
 #include "sim/plan/bounds.hpp"
 #include "sim/plan/candidate.hpp"
 #include "sim/plan/pareto.hpp"
@@ -454,7 +455,8 @@ TEST(Plan, PrunesByTheMemoryModel) {
   std::string text = read(kHere + "closed_form_plan.toml");
   text.replace(text.find("[job]"), 5, "[set]\n\"gpu.memory\" = \"200MB\"\n\n[job]");
   std::ofstream(s.dir / "small.toml") << text;
-  const nlohmann::json plan = run_plan((s.dir / "small.toml").string(), s.dir / "out", 1);
+  std::string output;
+  const nlohmann::json plan = run_plan((s.dir / "small.toml").string(), s.dir / "out", 1, &output);
   const testing::Outcome run = testing::dtsim("run " + kHere + "closed_form_base.toml --set gpu.memory=\"1GB\" --out " +
                                               (s.dir / "run").string());
   ASSERT_EQ(run.code, 0) << run.output;
@@ -463,9 +465,23 @@ TEST(Plan, PrunesByTheMemoryModel) {
   for (const auto& c : plan["candidates"]) {
     EXPECT_EQ(c["pruned"], "memory") << c["label"];
     EXPECT_EQ(c["bounds"]["memory_peak_bytes"].get<double>(), peak);
-    EXPECT_EQ(c["pruned_why"], fmt::format("needs {:.2f} GiB per GPU, the v100 has 0.19 GiB", peak / 1073741824.0));
+    EXPECT_EQ(c["pruned_why"], "needs " + core::format_bytes(peak) + " per GPU, the v100 has 190.73 MiB");
   }
   EXPECT_EQ(plan["recommendation"][0], "No candidate meets the target.");
+  // Issue 27: the console says why, not only plan.json: the candidates closest to fitting with what they need and
+  // have, and the ways out of `dtsim run`'s refusal of the closest.
+  const std::string why = "needs " + core::format_bytes(peak) + " per GPU, the v100 has 190.73 MiB";
+  for (const std::string expected :
+       {"No candidate meets the target.\n7 of 7 candidates do not fit in memory (needed vs available per GPU), the closest first:\n"
+        "  one_gpu_nodes.toml x 1 node: " + why + "\n  one_gpu_nodes.toml x 2 nodes, nic=10Gbps: " + why,
+        std::string("  ... and 4 more (") + (s.dir / "out").string() + "/plan.json gives each one's reason)\n"
+        "To fit the closest, one_gpu_nodes.toml x 1 node: make it fit with one of:\n",
+        std::string("    a GPU with at least "), std::string("    memory.check = \"warn\" to run it anyway\n"),
+        std::string("(keys go in the plan's [set], or are searched with [[search.axis]]; a larger GPU is another "
+                    "platform in [search] platforms)"),
+        std::string("\nNo Pareto front: no candidate was simulated to its end.\n")})
+    EXPECT_NE(output.find(expected), std::string::npos) << expected << "\n----\n" << output;
+  EXPECT_EQ(output.find("Pareto front (time"), std::string::npos) << output;
 }
 
 // Within 380 s only 8 nodes over 100 Gb/s can make it by its bound (1250 x 0.30025 s = 375 s), and it takes
@@ -544,6 +560,59 @@ std::string plan_error(const Scratch& s, const std::string& text) {
     return e.what();
   }
   return "no error";
+}
+
+TEST(Plan, TargetTimesInHoursAndDays) {
+  Scratch s;
+  const std::string search = "[search]\nplatforms = [\"v100_4x4_10gbe\"]\nnodes = [1]\n";
+  for (const auto& [text, seconds] : std::map<std::string, double>{{"336h", 336 * 3600.0}, {"14d", 14 * 86400.0}}) {
+    std::ofstream(s.dir / "days.toml") << "[job]\nsamples = 10\n[target]\ntime = \"" + text + "\"\n" + search;
+    EXPECT_EQ(scenario::load_plan((s.dir / "days.toml").string()).target.time_s, seconds) << text;
+  }
+  EXPECT_EQ(plan_error(s, "[job]\nsamples = 10\n[target]\ntime = \"2weeks\"\n" + search),
+            (s.dir / "bad.toml").string() + ":4:8: '2weeks' has an unknown unit 'weeks'; a duration is a number and a "
+            "unit such as \"5us\", \"1.2ms\", \"8h\", \"14d\"; units ns us ms s min h d");
+}
+
+// Issue 27: a bad value in [set] is reported at its line and column in the plan file, not as "--set key=value".
+TEST(Plan, ABadSetValueIsReportedAtItsPlaceInThePlan) {
+  Scratch s;
+  copy_fixtures(s);
+  std::string text = read(kHere + "closed_form_plan.toml");
+  text.replace(text.find("[job]"), 5, "[set]\niterations = 2\n\"gpu.memory\" = \"200XB\"\n\n[job]");
+  const std::string said = refused_plan(s, "bad_set.toml", text);
+  const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(text.find("\"200XB\"")), '\n'));
+  EXPECT_NE(said.find((s.dir / "bad_set.toml").string() + ":" + std::to_string(line) + ":16: '200XB' has an unknown unit 'XB'"),
+            std::string::npos) << said;
+  EXPECT_EQ(said.find("--set"), std::string::npos) << said;
+}
+
+// Issue 27: a flow re-check estimated above [search] recheck_cpu_limit is skipped, and the output says so, with the
+// estimate and how to force it; the answer stays the analytic level's.
+TEST(Plan, ARecheckAboveItsCpuLimitIsSkippedAndSaysSo) {
+  Scratch s;
+  copy_fixtures(s);
+  std::string text = read(kHere + "closed_form_plan.toml");
+  text.replace(text.find("nic = ["), 7, "recheck_cpu_limit = \"0s\"\nnic = [");
+  std::ofstream(s.dir / "limited.toml") << text;
+  std::string output;
+  const nlohmann::json plan = run_plan((s.dir / "limited.toml").string(), s.dir / "out", 0, &output);
+  ASSERT_EQ(plan["recommended"], 5);
+  const auto& best = plan["candidates"][5];
+  EXPECT_EQ(best["estimate"], "analytic");
+  EXPECT_FALSE(best.contains("flow"));
+  EXPECT_GT(best["flow_cpu_s_estimate"].get<double>(), 0);
+  const std::string skipped = "skipped the flow re-check of one_gpu_nodes.toml x 8 nodes, nic=10Gbps: estimated at 0 s "
+                              "of CPU, above [search] recheck_cpu_limit = \"0s\", so its answer is the analytic level's; "
+                              "to re-check it, raise the limit (recheck_cpu_limit = \"1min\")";
+  EXPECT_NE(output.find(skipped), std::string::npos) << output;
+  EXPECT_EQ(best["recheck_skipped"].get<std::string>(), skipped.substr(skipped.find("estimated")));
+  EXPECT_NE(output.find("Its flow re-check was skipped: estimated at"), std::string::npos) << output;
+  // Within the default limit (2 minutes) the same plan re-checks, printing each estimate first.
+  std::string within;
+  run_plan(kHere + "closed_form_plan.toml", s.dir / "default", 0, &within);
+  EXPECT_NE(within.find("re-checking one_gpu_nodes.toml x 8 nodes, nic=10Gbps at the flow level: about 0 s of CPU"),
+            std::string::npos) << within;
 }
 
 TEST(Plan, RefusesBadPlansWithTheirPlace) {

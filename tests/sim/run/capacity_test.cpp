@@ -17,6 +17,8 @@
 #include "sim/actors/actor_contexts.hpp"
 #include "sim/core/error.hpp"
 #include "sim/run/architecture_setup.hpp"
+#include "sim/run/run_simulation.hpp"
+#include "sim/scenario/load.hpp"
 #include "tests/sim/run/scenario_fixture.hpp"
 
 namespace dtsim::run {
@@ -149,10 +151,14 @@ TEST(Capacity, TheMessageLevelsCpuTimeIsPerMessageGrowingPast64Workers) {
   EXPECT_NEAR(message_cpu_s(256, std::int64_t{161} * 510 * 256), 65.6, 0.15 * 65.6);
 }
 
-TEST(Capacity, ASimulatedRunPastTenMinutesSaysSoWithTheWaysOut) {
+TEST(Capacity, ARunPastAMinuteSaysSoWithTheWaysOut) {
   auto s = flow_run(65536);
   s.iterations = 1;
-  EXPECT_EQ(long_run_note(s, 600), "");
+  EXPECT_EQ(long_run_s(), 60);
+  EXPECT_EQ(long_run_note(s, 60), "");
+  EXPECT_EQ(long_run_note(s, 75),
+            "this flow run will take about 75 s of CPU (estimated from bench/RESULTS.md); strategy.fidelity = "
+            "\"analytic\" answers in seconds, or fewer iterations (iterations = 1) or workers");
   EXPECT_EQ(long_run_note(s, 937),
             "this flow run will take about 16 minutes of CPU (estimated from bench/RESULTS.md); strategy.fidelity = "
             "\"analytic\" answers in seconds, or fewer iterations (iterations = 1) or workers");
@@ -161,6 +167,61 @@ TEST(Capacity, ASimulatedRunPastTenMinutesSaysSoWithTheWaysOut) {
   EXPECT_EQ(long_run_note(s, 3.0 * 3600),
             "this message run will take about 3.0 hours of CPU (estimated from bench/RESULTS.md); strategy.fidelity = "
             "\"flow\" or \"analytic\", or fewer iterations (iterations = 10) or workers");
+}
+
+TEST(Capacity, ALongAnalyticRunHasNoLowerLevelToOffer) {
+  auto s = flow_run(1000000);
+  s.fidelity = Fidelity::analytic;
+  EXPECT_EQ(long_run_note(s, 200),
+            "this analytic run will take about 3 minutes of CPU (estimated from bench/RESULTS.md); fewer iterations "
+            "(iterations = 3) or workers");
+}
+
+TEST(Capacity, ALayoutsCpuTimeIsPerRankTaskAndFlowGrowingPast64Workers) {
+  EXPECT_DOUBLE_EQ(graph_cpu_s(64, 1000000, 0), 3.02);
+  EXPECT_DOUBLE_EQ(graph_cpu_s(16, 0, 1000000), 4.14);
+  EXPECT_DOUBLE_EQ(graph_cpu_s(256, 1000000, 1000000), (3.02 + 4.14) * std::pow(4.0, 0.35));
+  // Against the runs it comes from (bench/RESULTS.md, "The layouts' CPU time": rank tasks, flows, user time).
+  EXPECT_NEAR(graph_cpu_s(64, 1345728, 534656), 6.06, 0.07 * 6.06);      // Llama 2 7B TP8 x DP8, flow
+  EXPECT_NEAR(graph_cpu_s(64, 338112, 1894144), 9.02, 0.07 * 9.02);      // the same, batch 16, message
+  EXPECT_NEAR(graph_cpu_s(128, 842816, 338688), 5.38, 0.07 * 5.38);      // Llama 2 70B TP8 x PP4 x DP4, flow
+  EXPECT_NEAR(graph_cpu_s(256, 1685632, 677376), 12.58, 0.07 * 12.58);   // the same x DP8, flow
+  EXPECT_NEAR(graph_cpu_s(128, 842816, 4638272), 27.29, 0.07 * 27.29);   // x DP4, message
+}
+
+/// The shipped scenario `file` with `overrides`.
+scenario::Scenario shipped(const std::string& file, const std::vector<std::string>& overrides) {
+  return scenario::load_scenario(std::string(DTSIM_SOURCE_DIR) + "/scenarios/" + file, overrides);
+}
+
+// Issue 27: the Megatron layout (Llama 2 70B on 1,024 H100s) at the flow level and the default run at 1,024 GPUs at
+// the message level went quiet for minutes; both are now estimated before they start and say so.
+TEST(Capacity, TheMegatronLayoutAtTheFlowLevelIsEstimatedBeforeItStarts) {
+  const scenario::Scenario flow = shipped("llama2_70b_1024_h100.toml", {"strategy.fidelity=\"flow\""});
+  const std::optional<double> cpu_s = estimated_cpu_s(flow);
+  ASSERT_TRUE(cpu_s.has_value());
+  EXPECT_GT(*cpu_s, long_run_s());
+  EXPECT_EQ(long_run_note(flow, *cpu_s).rfind("this flow run will take about ", 0), 0u) << long_run_note(flow, *cpu_s);
+  // Linear in the iterations: every rank runs its program again.
+  const scenario::Scenario twice = shipped("llama2_70b_1024_h100.toml", {"strategy.fidelity=\"flow\"", "iterations=2"});
+  EXPECT_NEAR(*estimated_cpu_s(twice), 2 * *cpu_s, 1e-9 * *cpu_s);
+  // The analytic level schedules one program per pipeline stage: nothing to estimate.
+  EXPECT_FALSE(estimated_cpu_s(shipped("llama2_70b_1024_h100.toml", {})).has_value());
+}
+
+TEST(Capacity, TheDefaultRunAt1024GpusAtTheMessageLevelIsEstimatedBeforeItStarts) {
+  const scenario::Scenario s =
+      shipped("default.toml", {"workers=1024", "platform.nodes=256", "strategy.fidelity=\"message\""});
+  const std::optional<double> cpu_s = estimated_cpu_s(s);
+  ASSERT_TRUE(cpu_s.has_value());
+  EXPECT_GT(*cpu_s, long_run_s());
+  EXPECT_EQ(long_run_note(s, *cpu_s).rfind("this message run will take about ", 0), 0u);
+  EXPECT_NE(long_run_note(s, *cpu_s).find("strategy.fidelity = \"flow\" or \"analytic\", or fewer iterations (iterations = 3)"),
+            std::string::npos);
+  // With NCCL, whose tree has no fused plan, its messages are counted without building it (they were not: 0 s).
+  const scenario::Scenario nccl = shipped(
+      "default.toml", {"workers=1024", "platform.nodes=256", "strategy.fidelity=\"message\"", "strategy.collective=\"nccl\""});
+  EXPECT_GT(*estimated_cpu_s(nccl), long_run_s());
 }
 
 TEST(Capacity, ARefusalOfASimulatedRunGivesItsCpuTime) {
