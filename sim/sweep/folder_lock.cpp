@@ -14,11 +14,12 @@
 namespace dtsim::sweep {
 namespace {
 
-constexpr const char* kWayOut = "make the output folder writable, or give the sweep another output (output = \"...\")";
+constexpr const char* kWayOut =
+    "make the output folder writable, or give it another output (output = \"...\" in its file, or --out)";
 
 int open_lock_file(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);  // O_CLOEXEC: points never hold it
-  if (fd < 0) throw core::InputError(path, std::string("cannot open the sweep's lock file: ") + std::strerror(errno), kWayOut);
+  if (fd < 0) throw core::InputError(path, std::string("cannot open the lock file: ") + std::strerror(errno), kWayOut);
   return fd;
 }
 
@@ -29,8 +30,8 @@ bool try_lock(int fd, int operation, const std::string& path) {
   while (result != 0 && errno == EINTR);
   if (result == 0) return true;
   if (errno == EWOULDBLOCK) return false;
-  throw core::InputError(path, std::string("cannot lock the sweep's lock file: ") + std::strerror(errno),
-                         "use a folder on a file system with locks (flock), or give the sweep another output");
+  throw core::InputError(path, std::string("cannot lock the lock file: ") + std::strerror(errno),
+                         "use a folder on a file system with locks (flock), or give it another output");
 }
 
 /// What the holder of `fd` wrote: "<pid> <host> <command>".
@@ -71,9 +72,9 @@ std::string describe(const std::string& record, std::string& pids) {
 [[noreturn]] void refuse(const std::string& output_dir, const std::vector<std::string>& records) {
   std::string pids, holders;
   for (const std::string& r : records) holders += (holders.empty() ? "" : "; ") + describe(r, pids);
-  throw core::InputError(output_dir, "another dtsim sweep is writing into this folder (" + holders + ")",
+  throw core::InputError(output_dir, "another dtsim sweep or plan is writing into this folder (" + holders + ")",
                          "wait for it to finish, end it (kill " + (pids.empty() ? std::string("PID") : pids) +
-                             "), or give this sweep another output (output = \"...\" in the sweep file)");
+                             "), or give this one another output (output = \"...\" in its file, or --out)");
 }
 
 /// The records of the shards that hold their lock in `output_dir` now.

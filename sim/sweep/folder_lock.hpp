@@ -1,6 +1,6 @@
 #pragma once
-/// A sweep's claim on its output folder: flock(2) on <output>/sweep.lock, held for the life of the process and
-/// released by the kernel when it ends however it ends (a killed sweep leaves no stale lock).
+/// A sweep's or a plan's claim on its output folder: flock(2) on <output>/sweep.lock, held for the life of the
+/// process and released by the kernel when it ends however it ends (a killed sweep leaves no stale lock).
 #include <string>
 #include <vector>
 

@@ -20,6 +20,7 @@
 #include "sim/plan/pareto.hpp"
 #include "sim/scenario/load.hpp"
 #include "sim/scenario/plan_spec.hpp"
+#include "sim/sweep/folder_lock.hpp"
 #include "tests/shell_command.hpp"
 
 namespace dtsim::plan {
@@ -498,6 +499,22 @@ TEST(Plan, SaysWhenNothingMeetsTheTarget) {
   EXPECT_EQ(plan["recommendation"][1].get<std::string>().rfind("The fastest simulated, one_gpu_nodes.toml x 8 nodes, nic=100Gbps", 0), 0u);
   EXPECT_NE(plan["recommendation"][1].get<std::string>().find("misses: time 6.5 min > 6.3 min (+3.4 %)"), std::string::npos)
       << plan["recommendation"][1];
+}
+
+// A plan runs its candidates as points in its folder: while another plan or sweep holds the folder, it is refused
+// (exit 2) before anything is written, naming the holder.
+TEST(Plan, AFolderInUseIsRefusedNamingItsHolder) {
+  Scratch s;
+  copy_fixtures(s);
+  fs::copy_file(kHere + "closed_form_plan.toml", s.dir / "plan.toml");
+  const sweep::FolderLock held((s.dir / "out").string(), 0, 1, "dtsim sweep held.toml");
+  const testing::Outcome o = testing::dtsim("plan " + (s.dir / "plan.toml").string() + " --out " + (s.dir / "out").string());
+  EXPECT_EQ(o.code, 2) << o.output;
+  EXPECT_NE(o.output.find("another dtsim sweep or plan is writing into this folder (pid " + std::to_string(getpid())),
+            std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("dtsim sweep held.toml"), std::string::npos) << o.output;
+  EXPECT_FALSE(fs::exists(s.dir / "out" / "plan.json"));
+  EXPECT_FALSE(fs::exists(s.dir / "out" / "points"));
 }
 
 // Measured kernel times would make the answer depend on this machine, and a GPU without a price has no cost.

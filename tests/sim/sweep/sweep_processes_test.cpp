@@ -107,7 +107,7 @@ TEST(SweepProcesses, ASecondSweepIntoAFolderInUseIsRefusedNamingTheFirst) {
   const Outcome second = sweep_in(dir, file);
   EXPECT_EQ(second.code, 2) << second.output;
   const std::string pid = std::to_string(first);
-  EXPECT_NE(second.output.find("sweep-out: another dtsim sweep is writing into this folder (pid " + pid + " on "),
+  EXPECT_NE(second.output.find("sweep-out: another dtsim sweep or plan is writing into this folder (pid " + pid + " on "),
             std::string::npos)
       << second.output;
   EXPECT_NE(second.output.find(": dtsim sweep " + file + "); wait for it to finish, end it (kill " + pid + ")"),
