@@ -14,12 +14,21 @@ struct WhatIf {
   std::vector<std::string> settings;  ///< the change alone: "strategy.scheduler=mg_wfbp"
 };
 
+/// A whole that the sentences split into parts, quoting each part's share of it: the parts are at least 0 and
+/// add up to the whole.
+struct Account {
+  std::string whole;  ///< "critical path of the last iteration"
+  double whole_s = 0;
+  std::vector<std::pair<std::string, double>> parts_s;  ///< (part, seconds)
+};
+
 /// The answer a report opens with.
 struct Diagnosis {
   std::string bound;                  ///< "communication", "stragglers", "compute" or "memory"
   std::string answer;                 ///< one sentence: "Bounded by exposed communication: ..."
   std::vector<std::string> evidence;  ///< the numbers behind it, each with its units
   std::vector<WhatIf> what_ifs;       ///< proposed, never run
+  std::vector<Account> accounts;      ///< the wholes the answer and evidence quote shares of
 };
 
 /// Reads `report` (schema dtsim.report/2). A bsp run (every layout) is read from the critical path of its last
