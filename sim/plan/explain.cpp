@@ -101,6 +101,13 @@ Explanation explanation(const json& report) {
   for (const char* s : {"wfbp", "ddp", "mg_wfbp"})
     if (!layout && setup["scheduler"] != s)
       what_ifs.push_back({{std::string("strategy.scheduler=") + s}, std::string("the ") + s + " scheduler"});
+  // The built-in platforms (`dtsim list platforms`) with this run's GPUs and room for its workers: clusters that
+  // exist, each with its network and nodes.
+  for (const std::string& name : scenario::builtin_platform_names()) {
+    const scenario::Scenario other = scenario::load_default_scenario({"platform=" + name, "workers=1"});
+    if (name != setup["platform"] && other.platform.gpu == setup["gpu"] && other.platform.hosts() >= setup["workers"])
+      what_ifs.push_back({{"platform=" + name}, "the built-in platform " + name + ": " + other.platform.description});
+  }
   if (setup["precision"] == "fp32" || setup["precision"] == "tf32")
     what_ifs.push_back({{"gpu.precision=fp16"}, "half precision: faster layers, half the gradient bytes"});
   std::vector<std::vector<std::string>> seen;
