@@ -200,8 +200,19 @@ std::string change_text(const Neighbour& n) {
 
 void print_what_ifs(std::ostream& out, const Explanation& e, std::size_t shown) {
   const double now = e.iteration_s;
-  for (std::size_t i = 0; i < std::min(shown, e.neighbours.size()); ++i) {
-    const Neighbour& n = e.neighbours[i];
+  // Fewer than all: the best of each kind (the keys a what-if sets), in rank order.
+  std::vector<const Neighbour*> listed;
+  std::vector<std::vector<std::string>> kinds;
+  for (const Neighbour& n : e.neighbours) {
+    std::vector<std::string> keys;
+    for (const auto& [key, value] : n.settings) keys.push_back(key);
+    if (listed.size() == shown) break;
+    if (shown < e.neighbours.size() && std::find(kinds.begin(), kinds.end(), keys) != kinds.end()) continue;
+    kinds.push_back(keys);
+    listed.push_back(&n);
+  }
+  for (const Neighbour* listed_one : listed) {
+    const Neighbour& n = *listed_one;
     if (!n.result.ok) {
       const std::string error = n.result.error.substr(0, n.result.error.find('\n'));
       fmt::print(out, "  {:>9} {:>10}  {}: {}\n", "refused", "", change_text(n), error);
@@ -210,8 +221,9 @@ void print_what_ifs(std::ostream& out, const Explanation& e, std::size_t shown) 
     fmt::print(out, "  {:>+8.1f} % {:>10}  {}  ({})\n", 100 * effect(n, now), viz::duration_text(n.result.iteration_s),
                change_text(n), n.why);
   }
-  if (shown < e.neighbours.size())
-    fmt::print(out, "  ... {} more in explain.json\n", e.neighbours.size() - shown);
+  if (listed.size() < e.neighbours.size())
+    fmt::print(out, "  ... {} more in explain.json (the best of each kind of change shown)\n",
+               e.neighbours.size() - listed.size());
   else
     for (const std::string& s : e.not_run) fmt::print(out, "  not run: {}\n", s);
   if (!e.neighbours.empty() && e.neighbours.front().result.ok) {

@@ -40,8 +40,9 @@ Explanation explain_run(const std::string& run_dir, const EvaluateOptions& optio
 /// effect ((its iteration - the run's) / the run's), the what-ifs not run.
 nlohmann::json explanation_json(const Explanation& e);
 
-/// The first `shown` what-ifs ranked with how much each moves the iteration, and the knob that moves it most:
-/// what `dtsim explain` and `dtsim run --explain` print.
+/// The what-ifs ranked with how much each moves the iteration (at most `shown`; fewer than all: the best of each
+/// kind of change, the keys it sets), and the knob that moves it most: what `dtsim explain` and `dtsim run
+/// --explain` print.
 void print_what_ifs(std::ostream& out, const Explanation& e, std::size_t shown);
 
 /// The sentences, then every what-if (print_what_ifs).

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -99,7 +100,12 @@ TEST_P(AdviceHolds, EveryWhatIfRunAloneGivesTheStatedIterationAndEffect) {
   const std::vector<std::string> all = what_if_lines(explain.output), shown = what_if_lines(both.output);
   ASSERT_FALSE(shown.empty()) << both.output;
   ASSERT_LE(shown.size(), 3u);
-  for (std::size_t k = 0; k < shown.size(); ++k) EXPECT_EQ(shown[k], all.at(k));
+  EXPECT_EQ(shown.front(), all.front());
+  auto at = all.begin();  // each line is explain's, in explain's order (the best of each kind of change)
+  for (const std::string& line : shown) {
+    at = std::find(at, all.end(), line);
+    ASSERT_NE(at, all.end()) << line;
+  }
   const auto knob = explain.output.find("The knob that moves it most");
   if (knob != std::string::npos) {
     EXPECT_NE(both.output.find(explain.output.substr(knob, explain.output.find('\n', knob) - knob)), std::string::npos);
@@ -108,10 +114,10 @@ TEST_P(AdviceHolds, EveryWhatIfRunAloneGivesTheStatedIterationAndEffect) {
 }
 
 // The default run (flow level; its `try:` was a 4x link, -34 %, where explain found DDP buckets, -41 %), the
-// MG-WFBP teaching run (analytic), and a bandwidth-bound run on a star of four.
+// MG-WFBP teaching run at 16 GPUs (analytic; its latency sentence was negative), BERT-Base on 100 Gb/s InfiniBand.
 INSTANTIATE_TEST_SUITE_P(Scenarios, AdviceHolds,
                          ::testing::Values(AdviceCase{"Default", "default.toml", "--set iterations=2"},
-                                           AdviceCase{"MgWfbpTeaching", "teaching/resnet50_10gbe.toml", ""},
+                                           AdviceCase{"MgWfbpTeaching", "teaching/resnet50_10gbe.toml", "--set workers=16"},
                                            AdviceCase{"BertOnInfiniBand", "teaching/bert_base_100gbib.toml", ""}),
                          [](const ::testing::TestParamInfo<AdviceCase>& i) { return i.param.name; });
 
