@@ -49,6 +49,8 @@ struct AdviceCase {
   std::string overrides;
 };
 
+void PrintTo(const AdviceCase& c, std::ostream* out) { *out << c.name; }
+
 class AdviceHolds : public ::testing::TestWithParam<AdviceCase> {};
 
 TEST_P(AdviceHolds, EveryWhatIfRunAloneGivesTheStatedIterationAndEffect) {
