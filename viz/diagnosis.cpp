@@ -381,7 +381,7 @@ Diagnosis diagnose(const json& report) {
     for (const PathKind& k : path.kinds) on_path.parts_s.emplace_back(k.category, k.seconds);
     if (straggle_s >= bounding_share * c.iteration_s)
       explain_stragglers(c, slowest, median_s);
-    else if (path.communication_s() > path.compute_s() && path.communication_s() >= bounding_share * path.length_s)
+    else if (path.communication_s() > path.compute_s())
       explain_path_communication(c, path, exposed_s);
     else
       explain_compute(c, path.compute_s(), path.seconds("update"), &path, exposed_s);
