@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
   run->add_option("--device", device, "where the compression kernels run: cpu | cuda (same as --set compression.device=...)")
       ->check(CLI::IsMember({"cpu", "cuda"}));
   bool run_explain = false;
-  run->add_flag("--explain", run_explain, "then simulate the what-ifs as `dtsim explain` does and print the first three");
+  run->add_flag("--explain", run_explain, "then simulate the what-ifs as `dtsim explain` does and print the best three kinds of change");
 
   CLI::App* validate = app.add_subcommand("validate", "check a scenario file without simulating");
   validate->add_option("scenario", file, "scenario TOML file")->required();
