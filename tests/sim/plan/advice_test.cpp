@@ -96,6 +96,15 @@ TEST_P(AdviceHolds, EveryWhatIfRunAloneGivesTheStatedIterationAndEffect) {
     ++checked;
   }
   EXPECT_GT(checked, 0);
+  // The run's page shows explain's effects, ranked, once they exist.
+  if (dtsim::testing::shell("/usr/bin/python3 -c 'import matplotlib'").code == 0) {
+    ASSERT_EQ(dtsim("report " + (dir / "run").string()).code, 0);
+    const std::string page = read(dir / "run" / "report.html");
+    EXPECT_NE(page.find("Simulated by <code>dtsim explain</code>"), std::string::npos);
+    const nlohmann::json& best = neighbours[0];
+    EXPECT_NE(page.find(fmt::format("</td><td>{:+.1f} %</td>", 100 * best["effect"].get<double>())), std::string::npos);
+    EXPECT_EQ(page.find("not simulated yet"), std::string::npos);
+  }
   // `dtsim run --explain`: the same what-ifs, the same ranking, the same numbers (one function prints both).
   const Outcome both = dtsim("run " + file + " " + c.overrides + " --explain --out " + (dir / "both").string());
   ASSERT_EQ(both.code, 0) << both.output;
