@@ -51,12 +51,10 @@ void print_sync_summary(std::ostream& out, const run::RunResult& r) {
   }
 }
 
-/// What bounds the run, as the HTML report opens with it, and the first what-if to try.
+/// What bounds the run, as the HTML report opens with it (its what-ifs are proposed once simulated: dtsim explain).
 void print_diagnosis(std::ostream& out, const run::RunResult& r) {
   const Diagnosis d = diagnose(report_json(r, {}));
-  if (d.bound == "none") return;
-  fmt::print(out, "{}\n", d.answer);
-  if (!d.what_ifs.empty()) fmt::print(out, "  try: {}  ({})\n", d.what_ifs.front().command, d.what_ifs.front().why);
+  if (d.bound != "none") fmt::print(out, "{}\n", d.answer);
 }
 
 /// "STOPPED at 500.000 ms after 1 of 3 iterations: worker 1 crashed; ...": first and last thing printed.

@@ -6,6 +6,7 @@
 
 #include "sim/core/shell_quote.hpp"
 #include "sim/core/units.hpp"
+#include "viz/link_products.hpp"
 #include "viz/path_kinds.hpp"
 #include "viz/quantity_text.hpp"
 
@@ -104,15 +105,21 @@ std::string path_share(double seconds, double path_s) {
   return fmt::format("{} ({})", duration_text(seconds), percent_text(seconds / path_s));
 }
 
-/// The busiest link's bandwidth 4x faster, as the platform key that sets it (none where no key does).
-std::vector<std::string> faster_link(const Context& c) {
-  const auto& links = c.report["links"];
-  if (links.empty()) return {};
-  const json& hot = links[0];
-  const double utilisation = hot["utilisation"], bytes = hot["bytes_per_iteration"];
-  const std::string key = link_key(hot["name"], c.setup["topology"]);
-  if (key.empty() || utilisation <= 0) return {};
-  return {key + ".bandwidth=" + bandwidth_setting(4 * bytes / (utilisation * c.iteration_s))};
+/// Each kind of link that carries traffic (the busiest link of each platform key, busiest kind first) as the next
+/// product generation of that kind (viz/link_products): none where no key sets it or its bandwidth is no product's.
+void propose_next_links(Context& c) {
+  std::vector<std::string> seen;
+  for (const json& link : c.report["links"]) {
+    const double utilisation = link["utilisation"], bytes = link["bytes_per_iteration"];
+    const std::string key = link_key(link["name"], c.setup["topology"]);
+    if (key.empty() || utilisation <= 0 || std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+    seen.push_back(key);
+    const double now_Bps = bytes / (utilisation * c.iteration_s);
+    if (const auto next = next_link_product(key, now_Bps))
+      c.propose({key + ".bandwidth=" + bandwidth_setting(next->bandwidth_Bps)},
+                fmt::format("{} ({}, busiest {} {} busy) as the next product: {}", key, bandwidth_setting(now_Bps),
+                            link["name"].get<std::string>(), percent_text(utilisation), next->name));
+  }
 }
 
 double critical_path_s(const json& report, const std::string& category, int* tasks = nullptr) {
@@ -127,8 +134,8 @@ double critical_path_s(const json& report, const std::string& category, int* tas
   return total;
 }
 
-/// The evidence and what-ifs of data-parallel gradient exchanges that cost the iteration `exposed_s`.
-void explain_exchanges(Context& c, double exposed_s) {
+/// The evidence and what-ifs of data-parallel gradient exchanges (the buckets, the busiest link, start-up latency).
+void explain_exchanges(Context& c) {
   const json& report = c.report;
   const auto& per_bucket = report["exposed_comm_per_bucket_s"];
   std::vector<std::pair<double, std::size_t>> exposed;
@@ -153,7 +160,6 @@ void explain_exchanges(Context& c, double exposed_s) {
   const auto buckets = c.setup["buckets"].get<std::int64_t>();
   // Start-up latency (paid per step of every bucket's collective) against transfer time on the busiest link.
   double latency_share = buckets > 8 ? 0.5 : 0.0;
-  const std::vector<std::string> link_4x = faster_link(c);
   const auto& links = report["links"];
   if (!links.empty()) {
     const json& hot = links[0];
@@ -166,13 +172,23 @@ void explain_exchanges(Context& c, double exposed_s) {
                                        hot["name"].get<std::string>(), core::format_bytes(bytes),
                                        percent_text(utilisation),
                                        alike > 1 ? fmt::format(" ({} links alike)", alike) : std::string()));
-    const double communicating_s = std::max(comm_path_s, exposed_s);
-    latency_share = std::clamp(1 - busy_s / communicating_s, 0.0, 1.0);
-    c.d.evidence.push_back(fmt::format(
-        "It is busy {} of the {} spent communicating; the other {} is start-up latency, paid at every step of "
-        "each of the {} buckets' collectives: the exchange is mostly {}.",
-        duration_text(busy_s), duration_text(communicating_s), c.share(communicating_s - busy_s), buckets,
-        latency_share >= 0.5 ? "latency-bound" : "bandwidth-bound"));
+    // The link carries bytes only while exchanges run, and in an all-reduce every worker takes part in every
+    // exchange: worker 0's exchanges in flight (the union of its buckets' collectives, overlapped with backward
+    // or not) hold the link's busy time, and what they hold beyond it is start-up latency and waits.
+    double in_flight_s = 0;
+    for (const auto& it : report["iterations"]) in_flight_s += it.value("exchanges_in_flight_s", 0.0);
+    in_flight_s /= static_cast<double>(report["iterations"].size());
+    if (architecture.find("all-reduce") != std::string::npos && in_flight_s > 0 && busy_s <= in_flight_s) {
+      const double latency_s = in_flight_s - busy_s;
+      latency_share = latency_s / in_flight_s;
+      c.d.accounts.push_back({"exchanges in flight (worker 0, mean per iteration)", in_flight_s,
+                              {{"busiest link busy", busy_s}, {"start-up latency and waits", latency_s}}});
+      c.d.evidence.push_back(fmt::format(
+          "It is busy {} of the {} worker 0's exchanges are in flight; the other {} ({}) is start-up latency, paid "
+          "at every step of each of the {} buckets' collectives, and waits: the exchange is mostly {}.",
+          duration_text(busy_s), duration_text(in_flight_s), duration_text(latency_s), percent_text(latency_share),
+          buckets, latency_share >= 0.5 ? "latency-bound" : "bandwidth-bound"));
+    }
   }
   const auto fewer_start_ups = [&] {
     for (const char* s : {"mg_wfbp", "ddp", "fusion"})
@@ -187,8 +203,7 @@ void explain_exchanges(Context& c, double exposed_s) {
       c.propose({"strategy.collective=recursive_doubling"}, "log2(p) start-ups per collective instead of the ring's 2(p-1)");
   };
   const auto fewer_bytes = [&] {
-    if (!link_4x.empty())
-      c.propose(link_4x, "the busiest link's kind 4x faster: what bandwidth alone buys");
+    propose_next_links(c);
     const std::string sync = c.setup["sync"];
     if (c.setup["compression"].get<std::string>().empty() && architecture.find("gossip") == std::string::npos &&
         (starts_with(sync, "bsp") || starts_with(sync, "ssp") || starts_with(sync, "asp"))) {
@@ -212,7 +227,7 @@ void explain_communication(Context& c, double exposed_s) {
   c.d.bound = "communication";
   c.d.answer = "Bounded by exposed communication: " + c.share(exposed_s) +
                " is spent waiting for gradients after backward.";
-  explain_exchanges(c, exposed_s);
+  explain_exchanges(c);
 }
 
 void explain_stragglers(Context& c, std::size_t slowest, double median_s) {
@@ -236,50 +251,19 @@ void explain_stragglers(Context& c, std::size_t slowest, double median_s) {
   }
 }
 
-/// Compute (or the memory-bound optimizer step) bounds: `compute_s` of it, `update_s` in the optimizer step;
-/// `path`: the critical path of the last iteration when the verdict is read from it.
-void explain_compute(Context& c, double compute_s, double update_s, const PathKinds* path) {
-  const Phases& m = c.workers.mean;
-  const bool memory = update_s >= 0.25 * compute_s;
-  c.d.bound = memory ? "memory" : "compute";
-  const char* what = memory ? "memory bandwidth" : "compute";
-  if (path)
-    c.d.answer = fmt::format("Bounded by {}: computation is {} of the critical path of the last iteration; "
-                             "communication {}.",
-                             what, path_share(compute_s, path->length_s),
-                             path_share(path->communication_s(), path->length_s));
-  else
-    c.d.answer = fmt::format("Bounded by {}: compute is {}; communication is hidden behind it or small.", what,
-                             c.share(compute_s));
-  c.d.evidence.push_back(fmt::format("The optimizer step, memory-bound (it streams weights, gradients and momentum), "
-                                     "takes {}, {} of compute.",
-                                     duration_text(update_s), percent_text(update_s / compute_s)));
-  if (const auto& links = c.report["links"]; !links.empty())
-    c.d.evidence.push_back(fmt::format("Exposed communication is {}; the busiest link, {}, is busy {} of the iteration.",
-                                       c.share(m.exposed_s), links[0]["name"].get<std::string>(),
-                                       percent_text(links[0]["utilisation"].get<double>())));
-  const std::string gpu = c.setup["gpu"], precision = c.setup["precision"];
-  if (precision == "fp32" || precision == "tf32")
-    c.propose({"gpu.precision=fp16"}, "half-precision tensor cores: faster layers, half the gradient bytes");
-  // A platform states its GPUs: faster GPUs come with the built-in cluster that has them (64 A100s).
-  if ((gpu == "v100" || gpu == "rtx2080ti") && c.setup["workers"].get<int>() <= 64)
-    c.propose({"platform=a100_8x8_200gbib", "gpu.profile=a100"},
-              memory ? "the built-in DGX A100 cluster: more memory bandwidth for the optimizer step"
-                     : "the built-in DGX A100 cluster: faster GPUs (and a faster network)");
-}
-
-/// Communication bounds a run whose verdict is read from its critical path: the kind that holds the most of it
-/// names the answer; `exposed_s`: the compute stream's wait for it (the mean worker's).
-void explain_path_communication(Context& c, const PathKinds& path, double exposed_s) {
+/// The kind of communication that holds the most of `path` (null when none does).
+const PathKind* largest_communication(const PathKinds& path) {
   const PathKind* largest = nullptr;
   for (const PathKind& k : path.kinds)
-    if (!is_compute(k.category) && (!largest || k.seconds > largest->seconds)) largest = &k;
-  c.d.bound = "communication";
-  c.d.answer = fmt::format("Bounded by {}: {} of the critical path of the last iteration; communication {} in all, "
-                           "computation {}.",
-                           communication_text(largest->category), path_share(largest->seconds, path.length_s),
-                           path_share(path.communication_s(), path.length_s),
-                           path_share(path.compute_s(), path.length_s));
+    if (!is_compute(k.category) && k.seconds > 0 && (!largest || k.seconds > largest->seconds)) largest = &k;
+  return largest;
+}
+
+/// The evidence and what-ifs of the communication on `path`, the kind that holds the most of it first;
+/// `exposed_s`: the compute stream's wait for it (the mean worker's).
+void explain_path_kinds(Context& c, const PathKinds& path, double exposed_s) {
+  const PathKind* largest = largest_communication(path);
+  if (!largest) return;
   for (const PathKind& k : path.kinds)
     if (!is_compute(k.category) && k.seconds > 0)
       c.d.evidence.push_back(fmt::format("The critical path spends {} on {}.", path_share(k.seconds, path.length_s),
@@ -289,15 +273,73 @@ void explain_path_communication(Context& c, const PathKinds& path, double expose
       "computation.",
       duration_text(exposed_s)));
   if (largest->category == "comm" || largest->category == "compress") {
-    explain_exchanges(c, exposed_s);
+    explain_exchanges(c);
     return;
   }
-  if (const auto link_4x = faster_link(c); !link_4x.empty())
-    c.propose(link_4x, "the busiest link's kind 4x faster: what bandwidth alone buys");
+  propose_next_links(c);
   if (path.seconds("tp") > 0.1 * path.length_s &&
       c.setup["architecture"].get<std::string>().find("sequence parallel") == std::string::npos)
     c.propose({"parallel.sequence_parallel=true"},
               "splits norms and dropout over the tensor group (all-gather and reduce-scatter instead of all-reduce)");
+}
+
+/// Compute (or the memory-bound optimizer step) bounds: `compute_s` of it, `update_s` in the optimizer step;
+/// `path`: the critical path of the last iteration when the verdict is read from it. Communication that holds a
+/// fifth of the iteration (of the path) without bounding it is named, and its what-ifs follow compute's.
+void explain_compute(Context& c, double compute_s, double update_s, const PathKinds* path, double exposed_s) {
+  const bool memory = update_s >= 0.25 * compute_s;
+  c.d.bound = memory ? "memory" : "compute";
+  const char* what = memory ? "memory bandwidth" : "compute";
+  const PathKind* largest = path ? largest_communication(*path) : nullptr;
+  const bool communication_matters =
+      path ? path->communication_s() >= bounding_share * path->length_s : exposed_s >= bounding_share * c.iteration_s;
+  if (path)
+    c.d.answer = fmt::format("Bounded by {}: computation is {} of the critical path of the last iteration; "
+                             "communication {}{}.",
+                             what, path_share(compute_s, path->length_s),
+                             path_share(path->communication_s(), path->length_s),
+                             communication_matters && largest
+                                 ? fmt::format(", the most of it {} {}", communication_text(largest->category),
+                                               path_share(largest->seconds, path->length_s))
+                                 : std::string());
+  else
+    c.d.answer = fmt::format("Bounded by {}: compute is {}; {}.", what, c.share(compute_s),
+                             communication_matters ? "exposed communication " + c.share(exposed_s) + ", less than compute"
+                                                   : std::string("communication is hidden behind it or small"));
+  c.d.evidence.push_back(fmt::format("The optimizer step, memory-bound (it streams weights, gradients and momentum), "
+                                     "takes {}, {} of compute.",
+                                     duration_text(update_s), percent_text(update_s / compute_s)));
+  if (const auto& links = c.report["links"]; !links.empty())
+    c.d.evidence.push_back(fmt::format("Exposed communication is {}; the busiest link, {}, is busy {} of the iteration.",
+                                       c.share(c.workers.mean.exposed_s), links[0]["name"].get<std::string>(),
+                                       percent_text(links[0]["utilisation"].get<double>())));
+  const std::string gpu = c.setup["gpu"], precision = c.setup["precision"];
+  if (precision == "fp32" || precision == "tf32")
+    c.propose({"gpu.precision=fp16"}, "half-precision tensor cores: faster layers, half the gradient bytes");
+  // A platform states its GPUs: faster GPUs come with the built-in cluster that has them (64 A100s).
+  if ((gpu == "v100" || gpu == "rtx2080ti") && c.setup["workers"].get<int>() <= 64)
+    c.propose({"platform=a100_8x8_200gbib", "gpu.profile=a100"},
+              memory ? "the built-in DGX A100 cluster: more memory bandwidth for the optimizer step"
+                     : "the built-in DGX A100 cluster: faster GPUs (and a faster network)");
+  if (!communication_matters) return;
+  if (path)
+    explain_path_kinds(c, *path, exposed_s);
+  else
+    explain_exchanges(c);
+}
+
+/// Communication bounds a run whose verdict is read from its critical path (it holds more of it than
+/// computation): the kind that holds the most of it names the answer; `exposed_s`: the compute stream's wait for
+/// it (the mean worker's).
+void explain_path_communication(Context& c, const PathKinds& path, double exposed_s) {
+  const PathKind* largest = largest_communication(path);
+  c.d.bound = "communication";
+  c.d.answer = fmt::format("Bounded by {}: {} of the critical path of the last iteration; communication {} in all, "
+                           "computation {}.",
+                           communication_text(largest->category), path_share(largest->seconds, path.length_s),
+                           path_share(path.communication_s(), path.length_s),
+                           path_share(path.compute_s(), path.length_s));
+  explain_path_kinds(c, path, exposed_s);
 }
 
 }  // namespace
@@ -305,7 +347,7 @@ void explain_path_communication(Context& c, const PathKinds& path, double expose
 Diagnosis diagnose(const json& report) {
   const json& summary = report["summary"];
   if (report["iterations"].empty())
-    return {"none", "No iteration completed, so there is no iteration time to explain.", {}, {}};
+    return {"none", "No iteration completed, so there is no iteration time to explain.", {}, {}, {}};
   Context c{report, report["setup"], summary["mean_iteration_s"].get<double>(), workers_of(report), {}};
   const Phases& mean = c.workers.mean;
   c.d.evidence.push_back(fmt::format(
@@ -335,22 +377,25 @@ Diagnosis diagnose(const json& report) {
   // checked first.
   if (c.setup["sync"] == "bsp" && !report["critical_path"].empty()) {
     const PathKinds path = path_kinds(report["critical_path"]);
+    Account& on_path = c.d.accounts.emplace_back(Account{"critical path of the last iteration", path.length_s, {}});
+    for (const PathKind& k : path.kinds) on_path.parts_s.emplace_back(k.category, k.seconds);
     if (straggle_s >= bounding_share * c.iteration_s)
       explain_stragglers(c, slowest, median_s);
-    else if (path.communication_s() >= bounding_share * path.length_s)
+    else if (path.communication_s() > path.compute_s())
       explain_path_communication(c, path, exposed_s);
     else
-      explain_compute(c, path.compute_s(), path.seconds("update"), &path);
+      explain_compute(c, path.compute_s(), path.seconds("update"), &path, exposed_s);
     return c.d;
   }
   // Other schemes' iterations differ by design (local steps, stale or skipped exchanges, dropped workers): the
   // verdict is over all of them, from the workers' breakdown.
-  if (std::max(exposed_s, straggle_s) < bounding_share * c.iteration_s)
-    explain_compute(c, mean.compute_s(), mean.update_s, nullptr);
-  else if (exposed_s >= straggle_s)
+  const bool communication_bounds = exposed_s >= bounding_share * c.iteration_s && exposed_s > mean.compute_s();
+  if (straggle_s >= bounding_share * c.iteration_s && (!communication_bounds || straggle_s > exposed_s))
+    explain_stragglers(c, slowest, median_s);
+  else if (communication_bounds)
     explain_communication(c, exposed_s);
   else
-    explain_stragglers(c, slowest, median_s);
+    explain_compute(c, mean.compute_s(), mean.update_s, nullptr, exposed_s);
   return c.d;
 }
 

@@ -72,7 +72,8 @@ std::string write_html_report(const std::string& folder) {
     if (fs::path(p).extension() == ".svg") svgs[fs::path(p).stem().string()] = read_file(p);
   const std::string body = sweep  ? sweep_table(read_file(dir / "results.csv")) + sweep_figures(svgs)
                            : plan ? plan_page(nlohmann::json::parse(read_file(dir / "plan.json")), svgs)
-                                  : run_page(nlohmann::json::parse(read_file(dir / "report.json")), svgs);
+                                  : run_page(nlohmann::json::parse(read_file(dir / "report.json")), svgs,
+                                             nlohmann::json::parse(read_file(dir / "explain" / "explain.json"), nullptr, false));
   const std::string kind = sweep ? "sweep" : plan ? "plan" : "run";
   const std::string title = "dtsim " + kind + ": " + fs::absolute(dir).filename().string();
   const std::string path = (dir / "report.html").string();

@@ -1,3 +1,7 @@
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "sim/core/atomic_file.hpp"
@@ -18,6 +22,23 @@ nlohmann::json memory_json(const memory::MemoryBreakdown& m) {
   return {{"gpu", m.gpu},           {"where", m.where},      {"capacity_bytes", m.capacity_bytes},
           {"peak_bytes", m.total_bytes()}, {"fits", m.fits()}, {"items", items},
           {"not_counted", m.notes}};
+}
+
+/// The wall time in [start_s, end_s] during which worker 0 has an exchange in flight: the union of its events on
+/// every lane but computation's and compression's (overlapping buckets, tensor and data groups counted once).
+double exchanges_in_flight_s(const std::vector<run::TraceEvent>& events, double start_s, double end_s) {
+  std::vector<std::pair<double, double>> spans;
+  for (const run::TraceEvent& e : events)
+    if (e.worker == 0 && e.lane != "compute" && e.lane != "compress" && e.end_s > start_s && e.start_s < end_s)
+      spans.emplace_back(std::max(e.start_s, start_s), std::min(e.end_s, end_s));
+  std::sort(spans.begin(), spans.end());
+  double total = 0, covered_to = start_s;
+  for (const auto& [from, to] : spans) {
+    if (to <= covered_to) continue;
+    total += to - std::max(from, covered_to);
+    covered_to = to;
+  }
+  return total;
 }
 
 }  // namespace
@@ -77,6 +98,7 @@ nlohmann::json report_json(const run::RunResult& r, const std::vector<std::strin
                           {"samples_per_s", it.samples_per_s},
                           {"scaling_efficiency", it.scaling_efficiency},
                           {"breakdown_mean", breakdown_json(mean_breakdown(it))},
+                          {"exchanges_in_flight_s", exchanges_in_flight_s(r.events, it.start_s, it.end_s)},
                           {"breakdown_per_worker", workers}});
   }
   report["iterations"] = iterations;

@@ -59,11 +59,44 @@ std::string answer(const json& report, const Diagnosis& d) {
   for (const std::string& e : d.evidence) out += "<li>" + escape(e) + "</li>\n";
   out += "</ul>\n</section>\n";
   if (d.what_ifs.empty()) return out;
-  out += "<h2>What would change it</h2>\n<p>What-ifs dtsim can answer, chosen for what bounds this run. None was run; "
-         "copy a command to try it.</p>\n<table class=\"whatif\">\n" + row({"command", "why"}, "th");
+  out += "<h2>What would change it</h2>\n<p>What-ifs dtsim can answer, chosen for what bounds this run; not simulated "
+         "yet: <code>dtsim explain</code> on this folder runs each (with the schedulers' and precision's) and ranks "
+         "them by effect, and this page then shows those effects.</p>\n<table class=\"whatif\">\n" +
+         row({"command", "why"}, "th");
   for (const WhatIf& w : d.what_ifs)
     out += "<tr><td><code>" + escape(w.command) + "</code></td><td>" + escape(w.why) + "</td></tr>\n";
   return out + "</table>\n";
+}
+
+/// explain.json's what-ifs, simulated and ranked, when they belong to this run (its digest and iteration).
+std::string simulated_what_ifs(const json& explain) {
+  std::string out = "<h2>What would change it</h2>\n<p>Simulated by <code>dtsim explain</code>: one change each to "
+                    "this run's resolved scenario, fastest first, against " +
+                    duration_text(number(explain["mean_iteration_s"])) + " now.</p>\n<table class=\"whatif\">\n" +
+                    row({"change", "iteration", "effect", "why"}, "th");
+  for (const json& n : explain["neighbours"]) {
+    std::string change;
+    for (const auto& [key, value] : n["settings"].items()) change += (change.empty() ? "--set " : " --set ") + key + "=" + text(value);
+    if (!n["ok"].get<bool>()) {
+      const std::string error = text(n["error"]);
+      out += "<tr><td><code>" + escape(change) + "</code></td><td colspan=\"2\">refused</td><td>" +
+             escape(error.substr(0, error.find('\n'))) + "</td></tr>\n";
+      continue;
+    }
+    out += "<tr><td><code>" + escape(change) + "</code></td><td>" + duration_text(number(n["mean_iteration_s"])) +
+           "</td><td>" + fmt::format("{:+.1f} %", 100 * number(n["effect"])) + "</td><td>" + escape(text(n["why"])) +
+           "</td></tr>\n";
+  }
+  out += "</table>\n";
+  for (const json& s : explain["not_run"]) out += "<p>Not run: " + escape(text(s)) + ".</p>\n";
+  return out;
+}
+
+/// Whether `explain` (explain.json) is the explanation of this very run.
+bool explains(const json& report, const json& explain) {
+  return explain.is_object() && explain.value("schema", "") == "dtsim.explain/2" && report.contains("provenance") &&
+         explain["scenario_digest"] == report["provenance"]["scenario_digest"] &&
+         explain["mean_iteration_s"] == report["summary"]["mean_iteration_s"];
 }
 
 std::string links_table(const json& links) {
@@ -172,9 +205,12 @@ std::string plot(const std::map<std::string, std::string>& svgs, const std::stri
 
 }  // namespace
 
-std::string run_page(const json& report, const std::map<std::string, std::string>& svgs) {
-  const Diagnosis d = diagnose(report);
+std::string run_page(const json& report, const std::map<std::string, std::string>& svgs, const json& explain) {
+  Diagnosis d = diagnose(report);
+  const bool simulated = explains(report, explain);
+  if (simulated) d.what_ifs.clear();
   std::string out = stopped_banner(report) + setup_line(report["setup"]) + answer(report, d);
+  if (simulated) out += simulated_what_ifs(explain);
   out += "<h2>Detail</h2>\n";
   out += plot(svgs, "gantt", "The last iteration of worker 0 (and of the slowest and fastest workers when their compute "
                           "differs): compute and communication lanes, one bar per bucket");

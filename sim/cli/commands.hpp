@@ -7,9 +7,10 @@
 
 namespace dtsim::cli {
 
-/// `dtsim run [SCENARIO] [--out DIR] [--set k=v ...]`; `command_line` is recorded in report.json.
+/// `dtsim run [SCENARIO] [--out DIR] [--set k=v ...] [--explain]`; `command_line` is recorded in report.json;
+/// --explain then simulates the what-ifs as `dtsim explain` does and prints three (the best of each kind of change).
 int run_command(const std::string& file, const std::vector<std::string>& overrides, const std::string& out_dir,
-                const std::string& command_line);
+                const std::string& command_line, bool explain);
 /// `dtsim validate SCENARIO [--set k=v ...] [--resolved]`; --resolved prints the resolved scenario, a file that
 /// `dtsim run` reproduces the run from.
 int validate_command(const std::string& file, const std::vector<std::string>& overrides, bool resolved);
@@ -42,8 +43,8 @@ struct PlanArguments {
 int plan_command(const PlanArguments& args);
 
 /// `dtsim explain RUN_DIR [-j N]`: why the run's iteration takes what it takes, and which neighbouring what-if
-/// moves it most (simulated under RUN_DIR/explain).
-int explain_command(const std::string& run_dir, int jobs);
+/// moves it most (simulated under RUN_DIR/explain); `what_ifs_only`: three what-ifs (the best of each kind of change), not the sentences.
+int explain_command(const std::string& run_dir, int jobs, bool what_ifs_only);
 
 /// `dtsim compare RUN_A RUN_B [...] [--json] [--out DIR]`: the runs side by side (viz::comparison_json); --json
 /// prints compare.json instead of the tables, --out writes it to DIR/compare.json.

@@ -46,6 +46,8 @@ int main(int argc, char** argv) {
   std::string device;
   run->add_option("--device", device, "where the compression kernels run: cpu | cuda (same as --set compression.device=...)")
       ->check(CLI::IsMember({"cpu", "cuda"}));
+  bool run_explain = false;
+  run->add_flag("--explain", run_explain, "then simulate the what-ifs as `dtsim explain` does and print the best three kinds of change");
 
   CLI::App* validate = app.add_subcommand("validate", "check a scenario file without simulating");
   validate->add_option("scenario", file, "scenario TOML file")->required();
@@ -161,14 +163,14 @@ int main(int argc, char** argv) {
   }
   try {
     if (!device.empty()) overrides.push_back("compression.device=" + device);
-    if (*run) return cli::run_command(file, overrides, out_dir, cli::shell_command_line(argc, argv));
+    if (*run) return cli::run_command(file, overrides, out_dir, cli::shell_command_line(argc, argv), run_explain);
     if (*validate) return cli::validate_command(file, overrides, resolved);
     if (*sweep) return cli::sweep_command(sweep_args);
     if (*plan) {
       plan_args.command_line = cli::shell_command_line(argc, argv);
       return cli::plan_command(plan_args);
     }
-    if (*explain) return cli::explain_command(run_dir, explain_jobs);
+    if (*explain) return cli::explain_command(run_dir, explain_jobs, false);
     if (*compare) return cli::compare_command(compared, compare_json, out_dir);
     if (*plot) return cli::plot_command(results, out_dir);
     if (*report) return cli::report_command(results);

@@ -30,7 +30,7 @@ scenario::Scenario load(const std::string& file, const std::vector<std::string>&
 }  // namespace
 
 int run_command(const std::string& file, const std::vector<std::string>& overrides, const std::string& out_dir,
-                const std::string& command_line) {
+                const std::string& command_line, bool explain) {
   scenario::Scenario s = load(file, overrides);
   if (!out_dir.empty()) s.output.dir = out_dir;
   run::check_memory(s);  // a run that does not fit leaves an earlier run's outputs alone
@@ -49,6 +49,11 @@ int run_command(const std::string& file, const std::vector<std::string>& overrid
   for (const std::string& name : outputs) std::cout << (name == outputs.front() ? " " : ", ") << s.output.dir << '/' << name;
   if (s.output.timeline) std::cout << " (open the timeline in ui.perfetto.dev)";
   std::cout << '\n';
+  // What-ifs are proposed only with their simulated effect, by the one function `dtsim explain` prints them with.
+  if (explain && !result.iterations.empty()) return explain_command(s.output.dir, 2, true);
+  if (!result.iterations.empty())
+    std::cout << "what-ifs: `dtsim explain " << s.output.dir
+              << "` simulates each (one change to this run) and ranks them by effect; `dtsim run --explain` does both\n";
   return 0;
 }
 

@@ -79,6 +79,8 @@ std::pair<std::string, std::string> split(const std::string& setting) {
 
 Explanation explanation(const json& report) {
   Explanation e;
+  e.iteration_s = report["summary"]["mean_iteration_s"].get<double>();
+  if (report.contains("provenance")) e.scenario_digest = report["provenance"]["scenario_digest"];
   const viz::Diagnosis d = viz::diagnose(report);
   const json& setup = report["setup"];
   e.sentences.push_back(fmt::format("{} iterations of {} on {} {} GPUs ({}, {} level) take {} each on average.",
@@ -99,6 +101,13 @@ Explanation explanation(const json& report) {
   for (const char* s : {"wfbp", "ddp", "mg_wfbp"})
     if (!layout && setup["scheduler"] != s)
       what_ifs.push_back({{std::string("strategy.scheduler=") + s}, std::string("the ") + s + " scheduler"});
+  // The built-in platforms (`dtsim list platforms`) with this run's GPUs and room for its workers: clusters that
+  // exist, each with its network and nodes.
+  for (const std::string& name : scenario::builtin_platform_names()) {
+    const scenario::Scenario other = scenario::load_default_scenario({"platform=" + name, "workers=1"});
+    if (name != setup["platform"] && other.platform.gpu == setup["gpu"] && other.platform.hosts() >= setup["workers"])
+      what_ifs.push_back({{"platform=" + name}, "the built-in platform " + name + ": " + other.platform.description});
+  }
   if (setup["precision"] == "fp32" || setup["precision"] == "tf32")
     what_ifs.push_back({{"gpu.precision=fp16"}, "half precision: faster layers, half the gradient bytes"});
   std::vector<std::vector<std::string>> seen;
@@ -158,6 +167,8 @@ Explanation explain_run(const std::string& run_dir, const EvaluateOptions& optio
   return e;
 }
 
+double effect(const Neighbour& n, double now_s) { return (n.result.iteration_s - now_s) / now_s; }
+
 json explanation_json(const Explanation& e) {
   json neighbours = json::array();
   for (const Neighbour& n : e.neighbours) {
@@ -166,42 +177,71 @@ json explanation_json(const Explanation& e) {
     json entry = {{"settings", settings}, {"why", n.why}, {"ok", n.result.ok}};
     if (n.result.ok) {
       entry["mean_iteration_s"] = n.result.iteration_s;
+      entry["effect"] = effect(n, e.iteration_s);
       entry["exposed_comm_s"] = n.result.exposed_comm_s;
     } else {
       entry["error"] = n.result.error;
     }
     neighbours.push_back(std::move(entry));
   }
-  return {{"schema", "dtsim.explain/1"}, {"sentences", e.sentences}, {"neighbours", neighbours}, {"not_run", e.not_run}};
+  return {{"schema", "dtsim.explain/2"},     {"scenario_digest", e.scenario_digest}, {"mean_iteration_s", e.iteration_s},
+          {"sentences", e.sentences},       {"neighbours", neighbours},           {"not_run", e.not_run}};
 }
 
-void print_explanation(std::ostream& out, const json& report, const Explanation& e) {
-  for (const std::string& s : e.sentences) fmt::print(out, "{}\n", s);
-  const double now = report["summary"]["mean_iteration_s"].get<double>();
-  fmt::print(out, "\nNeighbouring what-ifs (one change each to this run's resolved scenario), fastest first:\n");
+namespace {
+
+std::string change_text(const Neighbour& n) {
+  std::string change;
+  for (const auto& [key, value] : n.settings) change += (change.empty() ? "" : " ") + key + "=" + value;
+  return change;
+}
+
+}  // namespace
+
+void print_what_ifs(std::ostream& out, const Explanation& e, std::size_t shown) {
+  const double now = e.iteration_s;
+  // Fewer than all: the best of each kind (the keys a what-if sets), in rank order.
+  std::vector<const Neighbour*> listed;
+  std::vector<std::vector<std::string>> kinds;
   for (const Neighbour& n : e.neighbours) {
-    std::string change;
-    for (const auto& [key, value] : n.settings) change += (change.empty() ? "" : " ") + key + "=" + value;
+    std::vector<std::string> keys;
+    for (const auto& [key, value] : n.settings) keys.push_back(key);
+    if (listed.size() == shown) break;
+    if (shown < e.neighbours.size() && std::find(kinds.begin(), kinds.end(), keys) != kinds.end()) continue;
+    kinds.push_back(keys);
+    listed.push_back(&n);
+  }
+  for (const Neighbour* listed_one : listed) {
+    const Neighbour& n = *listed_one;
     if (!n.result.ok) {
       const std::string error = n.result.error.substr(0, n.result.error.find('\n'));
-      fmt::print(out, "  {:>9} {:>10}  {}: {}\n", "refused", "", change, error);
+      fmt::print(out, "  {:>9} {:>10}  {}: {}\n", "refused", "", change_text(n), error);
       continue;
     }
-    fmt::print(out, "  {:>+8.1f} % {:>10}  {}  ({})\n", 100 * (n.result.iteration_s - now) / now,
-               viz::duration_text(n.result.iteration_s), change, n.why);
+    fmt::print(out, "  {:>+8.1f} % {:>10}  {}  ({})\n", 100 * effect(n, now), viz::duration_text(n.result.iteration_s),
+               change_text(n), n.why);
   }
-  for (const std::string& s : e.not_run) fmt::print(out, "  not run: {}\n", s);
+  if (listed.size() < e.neighbours.size())
+    fmt::print(out, "  ... {} more in explain.json (the best of each kind of change shown)\n",
+               e.neighbours.size() - listed.size());
+  else
+    for (const std::string& s : e.not_run) fmt::print(out, "  not run: {}\n", s);
   if (!e.neighbours.empty() && e.neighbours.front().result.ok) {
     const Neighbour& best = e.neighbours.front();
-    const double moved = 100 * (best.result.iteration_s - now) / now;
-    std::string change;
-    for (const auto& [key, value] : best.settings) change += (change.empty() ? "" : " ") + key + "=" + value;
+    const double moved = 100 * effect(best, now);
     if (moved < 0)
-      fmt::print(out, "The knob that moves it most: {} takes the iteration from {} to {} ({:+.1f} %).\n", change,
-                 viz::duration_text(now), viz::duration_text(best.result.iteration_s), moved);
+      fmt::print(out, "The knob that moves it most: {} takes the iteration from {} to {} ({:+.1f} %).\n",
+                 change_text(best), viz::duration_text(now), viz::duration_text(best.result.iteration_s), moved);
     else
-      fmt::print(out, "No neighbouring what-if makes the iteration shorter; the least harmful is {} ({:+.1f} %).\n", change, moved);
+      fmt::print(out, "No neighbouring what-if makes the iteration shorter; the least harmful is {} ({:+.1f} %).\n",
+                 change_text(best), moved);
   }
+}
+
+void print_explanation(std::ostream& out, const Explanation& e) {
+  for (const std::string& s : e.sentences) fmt::print(out, "{}\n", s);
+  fmt::print(out, "\nNeighbouring what-ifs (one change each to this run's resolved scenario), fastest first:\n");
+  print_what_ifs(out, e, e.neighbours.size());
 }
 
 }  // namespace dtsim::plan

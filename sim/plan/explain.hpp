@@ -21,6 +21,8 @@ struct Neighbour {
 
 /// The explanation of one run.
 struct Explanation {
+  double iteration_s = 0;       ///< the run's mean iteration, which every effect is relative to
+  std::string scenario_digest;  ///< the run's (report.json provenance): explain.json belongs to that run
   std::vector<std::string> sentences;
   std::vector<Neighbour> neighbours;  ///< simulated, the largest improvement first
   std::vector<std::string> not_run;   ///< what-ifs left out, with the reason
@@ -34,10 +36,16 @@ Explanation explanation(const nlohmann::json& report);
 Explanation explain_run(const std::string& run_dir, const EvaluateOptions& options, std::ostream& progress,
                         bool terminal);
 
-/// explain.json: the sentences, every neighbour with its settings and result, the what-ifs not run.
+/// explain.json: the run's iteration and digest, the sentences, every neighbour with its settings, result and
+/// effect ((its iteration - the run's) / the run's), the what-ifs not run.
 nlohmann::json explanation_json(const Explanation& e);
 
-/// The sentences, the what-ifs ranked with how much each moves the iteration, and the knob that moves it most.
-void print_explanation(std::ostream& out, const nlohmann::json& report, const Explanation& e);
+/// The what-ifs ranked with how much each moves the iteration (at most `shown`; fewer than all: the best of each
+/// kind of change, the keys it sets), and the knob that moves it most: what `dtsim explain` and `dtsim run
+/// --explain` print.
+void print_what_ifs(std::ostream& out, const Explanation& e, std::size_t shown);
+
+/// The sentences, then every what-if (print_what_ifs).
+void print_explanation(std::ostream& out, const Explanation& e);
 
 }  // namespace dtsim::plan
