@@ -80,9 +80,9 @@ void print_console_summary(std::ostream& out, const run::RunResult& r) {
   const run::RunInfo& i = r.info;
   fmt::print(out, "dtsim {}: {}\n", i.dtsim_version, i.scenario);
   if (!i.overrides.empty()) fmt::print(out, "  overrides  --set {}\n", fmt::join(i.overrides, " --set "));
-  fmt::print(out, "  model      {} ({} parameters, {} gradient tensors), batch {} per {}, {} {}\n", i.model,
-             i.parameters, i.gradient_tensors, i.batch_per_worker, i.replicas > 0 ? "replica" : "GPU", i.gpu,
-             i.precision);
+  fmt::print(out, "  model      {} ({} parameters, {} gradient tensors), batch {} per {}, {} {}, gradients {}\n",
+             i.model, i.parameters, i.gradient_tensors, i.batch_per_worker, i.replicas > 0 ? "replica" : "GPU", i.gpu,
+             i.precision, i.gradient_dtype);
   const bool platform_modified = std::any_of(i.overrides.begin(), i.overrides.end(),
                                             [](const std::string& o) { return o.starts_with("platform."); });
   fmt::print(out, "  cluster    {} workers on {}{} ({}), network model {}\n", i.workers, i.platform,

@@ -205,6 +205,11 @@ void explain_exchanges(Context& c) {
   const auto fewer_bytes = [&] {
     propose_next_links(c);
     const std::string sync = c.setup["sync"];
+    // Gradients in bf16 (refused with compression, numerics mode's real fp32 gradients and PowerGossip's factors).
+    if (c.setup.value("gradient_dtype", "") == "fp32" && c.setup["compression"].get<std::string>().empty() &&
+        !c.report.contains("training") && architecture.find("gossip") == std::string::npos)
+      c.propose({"strategy.gradient_dtype=bf16"}, "gradients kept and exchanged in bf16: half the bytes of every "
+                                                  "gradient exchange");
     if (c.setup["compression"].get<std::string>().empty() && architecture.find("gossip") == std::string::npos &&
         (starts_with(sync, "bsp") || starts_with(sync, "ssp") || starts_with(sync, "asp"))) {
       c.propose({"compression.compressor=fp16"}, "halves the bytes on the wire");
@@ -315,7 +320,7 @@ void explain_compute(Context& c, double compute_s, double update_s, const PathKi
                                        percent_text(links[0]["utilisation"].get<double>())));
   const std::string gpu = c.setup["gpu"], precision = c.setup["precision"];
   if (precision == "fp32" || precision == "tf32")
-    c.propose({"gpu.precision=fp16"}, "half-precision tensor cores: faster layers, half the gradient bytes");
+    c.propose({"gpu.precision=fp16"}, "half-precision tensor cores: faster layers");
   // A platform states its GPUs: faster GPUs come with the built-in cluster that has them (64 A100s).
   if ((gpu == "v100" || gpu == "rtx2080ti") && c.setup["workers"].get<int>() <= 64)
     c.propose({"platform=a100_8x8_200gbib", "gpu.profile=a100"},

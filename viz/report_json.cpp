@@ -62,6 +62,7 @@ nlohmann::json report_json(const run::RunResult& r, const std::vector<std::strin
                      {"gradient_tensors", i.gradient_tensors},
                      {"gpu", i.gpu},
                      {"precision", i.precision},
+                     {"gradient_dtype", i.gradient_dtype},
                      {"batch_per_worker", i.batch_per_worker},
                      {"replicas", i.replicas > 0 ? i.replicas : i.workers},
                      {"workers", i.workers},

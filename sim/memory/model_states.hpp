@@ -16,13 +16,19 @@ struct ModelStates {
 
 /// Bytes of one activation element at `p`: 2 for fp16 and bf16, else 4 (tf32 is stored as fp32).
 using models::element_bytes;
-/// The model states of `parameters` parameters trained with `optimizer` at precision `p`. fp32 and tf32: 4 bytes
-/// of weight and of gradient per parameter plus the optimizer's fp32 state. fp16 and bf16 (mixed precision,
-/// Micikevicius et al. 2018): 2 + 2 bytes of half-precision weight and gradient, plus an fp32 master copy of
-/// the weights and the optimizer's fp32 state, so that Adam needs 2 + 2 + 12 = 16 bytes per parameter
-/// (Rajbhandari et al., "ZeRO: Memory Optimizations Toward Training Trillion Parameter Models", SC 2020,
-/// section 3.1). PyTorch's automatic mixed precision keeps fp32 weights and gradients instead (4 + 4 bytes, no
-/// master copy): the same total for every optimizer, split differently.
-ModelStates model_states(std::int64_t parameters, models::Precision p, const models::Optimizer& optimizer);
+/// The model states of `parameters` parameters trained with `optimizer` at precision `p`, their gradients
+/// accumulated and reduced in `gradient_dtype`. fp32 and tf32: 4 bytes of weight per parameter plus the
+/// optimizer's fp32 state. fp16 and bf16 (mixed precision, Micikevicius et al. 2018): 2 bytes of half-precision
+/// weight, plus an fp32 master copy of the weights and the optimizer's fp32 state. Gradients: 2 or 4 bytes, their
+/// dtype's. With 16-bit gradients Adam needs 2 + 2 + 12 = 16 bytes per parameter (Rajbhandari et al., "ZeRO:
+/// Memory Optimizations Toward Training Trillion Parameter Models", SC 2020, section 3.1); with fp32 gradients
+/// 18, as Megatron-LM's bf16 training keeps them (its docs/distrib_optimizer.md: "bf16 param, fp32 grads", 18
+/// bytes). PyTorch's automatic mixed precision keeps fp32 weights (no master copy) and fp32 gradients, plus the
+/// 16-bit copies of the weights autocast caches through forward and backward: the same 18 bytes, split
+/// differently. Not counted: the fp32 copy of 16-bit gradients an optimizer steps on (Apex O2, Megatron-LM's fp16
+/// optimizer, whose table counts it: 20 bytes; FSDP's upcast), made for the step and freed before the next
+/// forward, away from the activations' peak.
+ModelStates model_states(std::int64_t parameters, models::Precision p, models::Precision gradient_dtype,
+                         const models::Optimizer& optimizer);
 
 }  // namespace dtsim::memory

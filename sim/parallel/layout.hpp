@@ -36,7 +36,6 @@ struct Layout {
   int micro_batch = 0;              ///< samples per micro-batch; 0: the whole batch of a replica at once
   std::string schedule = "1f1b";    ///< pipeline_schedule_names()
   int virtual_stages = 1;           ///< model chunks per GPU (interleaved 1F1B)
-  bool gradient_reduce_fp32 = false;  ///< reduce gradients in fp32 (Megatron-core grad_reduce_in_fp32)
   std::array<Dimension, 3> order{Dimension::tensor, Dimension::pipeline, Dimension::data};  ///< innermost first
   int ranks() const { return tensor * pipeline * data; }
   /// True when the layout is plain data parallelism (every rank a whole replica, nothing sharded).

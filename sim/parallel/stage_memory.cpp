@@ -53,7 +53,8 @@ ChunkActivations chunk_activations(const Workload& w, const std::vector<int>& un
 
 memory::MemoryBreakdown stage_memory(const Layout& layout, const Workload& workload, int stage,
                                      const models::Model& model, const models::GpuProfile& gpu,
-                                     models::Precision precision, const models::Optimizer& optimizer,
+                                     models::Precision precision, models::Precision gradient_dtype,
+                                     const models::Optimizer& optimizer,
                                      memory::Recomputation recomputation, int micro_batches, int hybrid_shard) {
   const StagePlan& plan = workload.stages[static_cast<std::size_t>(stage)];
   memory::MemoryBreakdown b;
@@ -61,7 +62,7 @@ memory::MemoryBreakdown stage_memory(const Layout& layout, const Workload& workl
   b.where = "pipeline stage " + std::to_string(stage);
   b.capacity_bytes = gpu.memory_bytes;
   const auto parameters = static_cast<std::int64_t>(plan.parameters);
-  const memory::ModelStates states = memory::model_states(parameters, precision, optimizer);
+  const memory::ModelStates states = memory::model_states(parameters, precision, gradient_dtype, optimizer);
   const int shards = layout.sharding == Sharding::hybrid ? hybrid_shard
                      : layout.sharding == Sharding::none ? 1
                                                          : layout.data;
@@ -75,7 +76,8 @@ memory::MemoryBreakdown stage_memory(const Layout& layout, const Workload& workl
   };
   part("weights", states.weights_bytes, shard_weights,
        fmt::format("{} parameters of the stage per GPU x {} B ({})", core::format_count(parameters), e, precision_text));
-  part("gradients", states.gradients_bytes, shard_gradients, fmt::format("{} B each", e));
+  part("gradients", states.gradients_bytes, shard_gradients,
+       fmt::format("{} B each ({})", memory::element_bytes(gradient_dtype), models::precision_name(gradient_dtype)));
   part("optimizer state", states.optimizer_bytes, layout.sharding != Sharding::none,
        fmt::format("{}: {} fp32 state{}{}", optimizer.name, optimizer.state_words, optimizer.state_words == 1 ? "" : "s",
                    e < 4 ? " + fp32 master weights" : ""));

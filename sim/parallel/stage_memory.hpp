@@ -10,8 +10,8 @@
 namespace dtsim::parallel {
 
 /// What the stage's GPUs hold at their peak:
-/// - model states of the stage's parameters (split over the tensor group) by precision and optimizer
-///   (memory::model_states), of which ZeRO-1 shards the optimizer state over the data group, ZeRO-2 also the
+/// - model states of the stage's parameters (split over the tensor group) by precision, gradient dtype and
+///   optimizer (memory::model_states), of which ZeRO-1 shards the optimizer state over the data group, ZeRO-2 also the
 ///   gradients, ZeRO-3 also the weights, which then hold the two largest units gathered at once (FSDP's
 ///   limit); hybrid sharding shards over a node's data-parallel ranks;
 /// - activations: each chunk's per micro-batch (what its layers keep, memory::kept_bytes, the tensor-split
@@ -20,7 +20,8 @@ namespace dtsim::parallel {
 ///   schedule's worst moment (1F1B: stages - stage on stage `stage`; GPipe: all).
 memory::MemoryBreakdown stage_memory(const Layout& layout, const Workload& workload, int stage,
                                      const models::Model& model, const models::GpuProfile& gpu,
-                                     models::Precision precision, const models::Optimizer& optimizer,
+                                     models::Precision precision, models::Precision gradient_dtype,
+                                     const models::Optimizer& optimizer,
                                      memory::Recomputation recomputation, int micro_batches, int hybrid_shard);
 
 }  // namespace dtsim::parallel

@@ -40,7 +40,7 @@ class Builder {
  public:
   Builder(const Layout& layout, const WorkloadInput& in) : layout_(layout), in_(in), model_(*in.model) {
     element_ = memory::element_bytes(in.precision);
-    gradient_ = gradient_element_bytes(layout, in.precision);
+    gradient_ = memory::element_bytes(in.gradient_dtype);
   }
 
   Workload build() {
@@ -414,10 +414,6 @@ class Builder {
 };
 
 }  // namespace
-
-double gradient_element_bytes(const Layout& layout, models::Precision p) {
-  return layout.gradient_reduce_fp32 ? 4.0 : memory::element_bytes(p);
-}
 
 std::string layout_refusal(const Layout& layout, const models::Model& model, int micro_batches) {
   int blocks = 0;

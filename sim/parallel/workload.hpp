@@ -18,6 +18,7 @@ struct WorkloadInput {
   std::vector<models::LayerTime> times;  ///< per layer of the model, one micro-batch on one whole GPU
   std::vector<bool> recomputed;          ///< per layer: its forward runs again in backward
   models::Precision precision = models::Precision::fp32;
+  models::Precision gradient_dtype = models::Precision::fp32;  ///< of the data-parallel reductions
   int micro_batches = 1;                 ///< per iteration and pipeline
   int iterations = 1;
   int hybrid_shard = 1;                  ///< hybrid sharding: the data-parallel ranks of a node
@@ -52,10 +53,5 @@ std::string layout_refusal(const Layout& layout, const models::Model& model, int
 
 /// The task graph of `input.iterations` iterations under `layout` (layout_refusal() empty).
 Workload build_workload(const Layout& layout, const WorkloadInput& input);
-
-/// Bytes per element of gradients on the wire under `layout` at precision `p`: the training precision's
-/// (Megatron-core's grad_reduce_in_fp32 default False; DeepSpeed and FSDP reduce in the parameters' dtype), or
-/// 4 with gradient_reduce_fp32.
-double gradient_element_bytes(const Layout& layout, models::Precision p);
 
 }  // namespace dtsim::parallel

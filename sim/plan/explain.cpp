@@ -93,7 +93,7 @@ Explanation explanation(const json& report) {
   for (const std::string& s : {critical_path_sentence(report), straggler_sentence(report)})
     if (!s.empty()) e.sentences.push_back(s);
   // The diagnosis' what-ifs, then the neighbours every run has: the other common schedulers (not under a layout)
-  // and half precision.
+  // and half precision (faster layers; the gradients keep the dtype the resolved scenario gives them).
   std::vector<std::pair<std::vector<std::string>, std::string>> what_ifs;
   for (const viz::WhatIf& w : d.what_ifs) what_ifs.push_back({w.settings, w.why});
   // A 3D-parallel layout reduces each layer's gradients itself: other schedulers do not apply (they are refused).
@@ -109,7 +109,7 @@ Explanation explanation(const json& report) {
       what_ifs.push_back({{"platform=" + name}, "the built-in platform " + name + ": " + other.platform.description});
   }
   if (setup["precision"] == "fp32" || setup["precision"] == "tf32")
-    what_ifs.push_back({{"gpu.precision=fp16"}, "half precision: faster layers, half the gradient bytes"});
+    what_ifs.push_back({{"gpu.precision=fp16"}, "half precision: faster layers"});
   std::vector<std::vector<std::string>> seen;
   for (auto& [settings, why] : what_ifs) {
     if (std::find(seen.begin(), seen.end(), settings) != seen.end()) continue;

@@ -99,6 +99,7 @@ struct RunInfo {
   std::string model;
   std::string gpu;
   std::string precision;
+  std::string gradient_dtype;  ///< the dtype gradients are kept in and exchanged in
   std::string platform;        ///< platform name
   std::string topology;        ///< "star", "two_level", ...
   std::string network_model;   ///< SimGrid network model, e.g. "CM02"

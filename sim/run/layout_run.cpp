@@ -64,6 +64,7 @@ parallel::Workload workload_of(const scenario::Scenario& s, int iterations) {
                                  models::optimizer(s.memory.optimizer), layout.tensor);
   in.recomputed = memory::recomputed_layers(s.model, s.memory.recomputation);
   in.precision = s.precision;
+  in.gradient_dtype = s.gradient_dtype;
   in.micro_batches = scenario::micro_batches(s);
   in.iterations = iterations;
   in.hybrid_shard = hybrid_shard(parallel::Placement(layout, s.platform.gpus_per_node));
@@ -360,7 +361,7 @@ memory::MemoryBreakdown fullest_stage(const scenario::Scenario& s, const paralle
   const parallel::Placement placement(layout, s.platform.gpus_per_node);
   for (int stage = 0; stage < layout.pipeline; ++stage) {
     memory::MemoryBreakdown b = parallel::stage_memory(
-        layout, w, stage, s.model, s.gpu, s.precision, models::optimizer(s.memory.optimizer),
+        layout, w, stage, s.model, s.gpu, s.precision, s.gradient_dtype, models::optimizer(s.memory.optimizer),
         s.memory.recomputation, scenario::micro_batches(s), hybrid_shard(placement));
     b.items.push_back({"workspace", s.gpu.workspace_bytes, "cuBLAS workspace (PyTorch's default)"});
     if (totals) totals->push_back(b.total_bytes());

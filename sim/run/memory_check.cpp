@@ -120,12 +120,14 @@ memory::MemoryBreakdown memory_breakdown(const scenario::Scenario& s, const sche
   b.capacity_bytes = s.gpu.memory_bytes;
   const std::int64_t parameters = s.model.parameter_count();
   const models::Optimizer& optimizer = models::optimizer(s.memory.optimizer);
-  const memory::ModelStates states = memory::model_states(parameters, s.precision, optimizer);
+  const memory::ModelStates states = memory::model_states(parameters, s.precision, s.gradient_dtype, optimizer);
   const std::string precision(models::precision_name(s.precision));
   const double e = memory::element_bytes(s.precision);
   b.items.push_back(
       {"weights", states.weights_bytes, fmt::format("{} parameters x {} B ({})", core::format_count(parameters), e, precision)});
-  b.items.push_back({"gradients", states.gradients_bytes, fmt::format("{} B each", e)});
+  b.items.push_back({"gradients", states.gradients_bytes,
+                     fmt::format("{} B each ({})", memory::element_bytes(s.gradient_dtype),
+                                 models::precision_name(s.gradient_dtype))});
   b.items.push_back({"optimizer state", states.optimizer_bytes,
                      fmt::format("{}: {} fp32 state{}{}", optimizer.name, optimizer.state_words,
                                  optimizer.state_words == 1 ? "" : "s", e < 4 ? " + fp32 master weights" : "")});

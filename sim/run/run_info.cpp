@@ -13,6 +13,7 @@ RunInfo scenario_info(const scenario::Scenario& s) {
   info.model = s.model.name;
   info.gpu = s.gpu.name;
   info.precision = std::string(models::precision_name(s.precision));
+  info.gradient_dtype = std::string(models::precision_name(s.gradient_dtype));
   info.platform = s.platform.name;
   info.topology = platform::topology_name(s.platform.topology);
   info.network_model = platform::network_model_name(s.platform.network_model);

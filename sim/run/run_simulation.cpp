@@ -36,9 +36,6 @@
 namespace dtsim::run {
 namespace {
 
-/// Gradients are fp32 on the wire (frameworks keep fp32 master gradients under mixed precision too).
-constexpr std::int64_t kGradientElementBytes = 4;
-
 /// The launch cost of an exchange: as set, else the default unless the collective's calls already pay NCCL's
 /// base latency. One rank exchanges nothing: NCCL's cost model (tuning.cc) gives a 1-rank communicator no cost.
 double launch_in_force_s(const scenario::Scenario& s, const collectives::Collective& collective) {
@@ -274,12 +271,13 @@ scheduling::IterationPlan make_iteration_plan(const scenario::Scenario& s, std::
   scheduling::SchedulingInput input;
   input.allreduce = allreduce_alpha_beta(s);
   const std::int64_t copies = s.sync.rules().exchanged_copies(s.sync);  // the momentum buffers too (Yu et al.)
+  const auto gradient_bytes = static_cast<std::int64_t>(models::element_bytes(s.gradient_dtype));  // on the wire
   for (std::size_t l = 0; l < s.model.layers.size(); ++l) {
     const models::Layer& layer = s.model.layers[l];
     plan.layers.push_back({layer.name, times[l].forward_s, times[l].backward_s + (again[l] ? times[l].forward_s : 0),
                            times[l].update_s});
     for (const models::Tensor& t : layer.tensors)
-      input.tensors.push_back({static_cast<int>(l), t.numel() * kGradientElementBytes * copies});
+      input.tensors.push_back({static_cast<int>(l), t.numel() * gradient_bytes * copies});
   }
   input.backward_end_s.assign(plan.layers.size(), 0.0);
   double backward = 0;

@@ -8,6 +8,7 @@
 #include "models/optimizer.hpp"
 #include "models/zoo.hpp"
 #include "sim/memory/recomputation.hpp"
+#include "sim/parallel/gradient_dtype.hpp"
 #include "sim/parallel/layout.hpp"
 #include "sim/parallel/pipeline_schedule.hpp"
 #include "sim/collectives/collective.hpp"
@@ -205,6 +206,12 @@ std::vector<KeySpec> make_scenario_keys() {
       {"strategy", "scheduler", "string", "wfbp", "gradient bucketing and ordering", 0, 0,
        scheduling::scheduler_names},
       {"strategy", "fidelity", "string", "flow", "how communication is simulated", 0, 0, fidelity_names},
+      {"strategy", "gradient_dtype", "string", "the framework's",
+       "dtype gradients are accumulated in and exchanged in (every all-reduce, reduce-scatter, push and pull of "
+       "gradients; the models of model averaging); default: fp32, except bf16 or fp16 training under [parallel] "
+       "sharding (DeepSpeed, FSDP: the training dtype) and fp16 training under tensor or pipeline parallelism "
+       "(Megatron-LM); README: Gradient dtype",
+       0, 0, parallel::gradient_dtype_names},
       {"strategy", "fusion", "table", "-", "Horovod fusion options (only with scheduler = \"fusion\")", 0, 0, nullptr},
       {"strategy", "ddp", "table", "-", "PyTorch DDP options (only with scheduler = \"ddp\")", 0, 0, nullptr},
       {"strategy", "priority", "table", "-", "ByteScheduler options (only with scheduler = \"priority\")", 0, 0,
@@ -332,9 +339,6 @@ std::vector<KeySpec> make_scenario_keys() {
        "data-parallel sharding: none, zero1 (optimizer state), zero2 (and gradients; FSDP SHARD_GRAD_OP), zero3 (and "
        "parameters; FSDP FULL_SHARD), hybrid (FSDP HYBRID_SHARD: zero3 inside a node)",
        0, 0, parallel::sharding_names},
-      {"parallel", "gradient_reduce_fp32", "boolean", "false",
-       "reduce gradients in fp32 rather than the training precision (Megatron-core grad_reduce_in_fp32)", 0, 0,
-       nullptr},
       {"parallel", "order", "string", "tensor,pipeline,data",
        "rank placement, innermost first: with the default, a tensor group is consecutive GPUs (inside a node)", 0, 0,
        nullptr},

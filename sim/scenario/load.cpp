@@ -440,6 +440,7 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
   load_memory(memory_table, s);
   s.parallel.data = s.workers;
   if (auto parallel = top.table("parallel")) load_parallel(*parallel, s);
+  load_gradient_dtype(strategy, s);
   const bool in_network = s.collective == "in_network" || (s.nccl.algorithm && collectives::nccl_in_network(*s.nccl.algorithm));
   if (in_network && !s.parallel.data_parallel_only())
     throw core::InputError(strategy_where.architecture,

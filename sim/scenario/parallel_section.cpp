@@ -80,7 +80,6 @@ void load_parallel(Section& p, Scenario& s) {
     l.virtual_stages = integer_key(p, "virtual_stages", 1);
   }
   if (uses_layout(s)) {
-    l.gradient_reduce_fp32 = p.boolean("gradient_reduce_fp32", false);
     if (const std::string why = combination_refusal(s); !why.empty())
       throw core::InputError(p.where_table(), "[parallel] with " + why,
                              "plain data parallelism (no [parallel] table) for this, or change it");

@@ -170,6 +170,7 @@ struct Scenario {
   models::Model model;
   models::GpuProfile gpu;
   models::Precision precision = models::Precision::fp32;
+  models::Precision gradient_dtype = models::Precision::fp32;  ///< strategy.gradient_dtype, its default resolved
   std::optional<double> measured_iteration_s;  ///< calibrate compute to this single-GPU iteration time
   int workers = 1;
   int batch_size = 1;  ///< per worker

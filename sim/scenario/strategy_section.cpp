@@ -7,8 +7,10 @@
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
 #include "sim/platform/fabric.hpp"
+#include "sim/parallel/gradient_dtype.hpp"
 #include "sim/scenario/key_hints.hpp"
 #include "sim/scenario/keys.hpp"
+#include "sim/scenario/parallel_section.hpp"
 #include "sim/sync/architecture_traits.hpp"
 #include "sim/sync/scheme.hpp"
 
@@ -245,6 +247,7 @@ StrategyWhere load_strategy(Section& strategy, Scenario& s) {
                              "at most " + std::to_string(p.gpus_per_node) + " workers, or sharp = true on the network");
   }
   s.scheduler = choice_key(strategy, "strategy", "scheduler");
+  strategy.has("gradient_dtype");  // read by load_gradient_dtype once the layout, which gives its default, is known
   s.fidelity = parse_fidelity(choice_key(strategy, "strategy", "fidelity"));
   if (s.fidelity == Fidelity::analytic && s.platform.network_model != platform::NetworkModel::alpha_beta)
     throw core::InputError(where.fidelity,
@@ -309,6 +312,30 @@ StrategyWhere load_strategy(Section& strategy, Scenario& s) {
   }
   strategy.finish();
   return where;
+}
+
+void load_gradient_dtype(Section& strategy, Scenario& s) {
+  const models::Precision fallback = parallel::default_gradient_dtype(layout_of(s), s.precision);
+  s.gradient_dtype = models::parse_precision(
+      strategy.choice("gradient_dtype", std::string(models::precision_name(fallback)), parallel::gradient_dtype_names()));
+  if (s.gradient_dtype == models::Precision::fp32) return;
+  const std::string dtype = "gradient_dtype = \"" + std::string(models::precision_name(s.gradient_dtype)) + "\"";
+  if (!s.compression.compressor.empty())
+    throw core::InputError(strategy.where_key("gradient_dtype"),
+                           dtype + " with [compression] " + s.compression.compressor +
+                               ": the compressors take fp32 gradients (their kernels and wire formats are binary32's)",
+                           "gradient_dtype = \"fp32\" with a compressor; compressor = \"bf16\" or \"fp16\" sends fp32 "
+                           "gradients in 16 bits (DDP's bf16_compress_hook, fp16_compress_hook)");
+  if (s.numerics.enabled)
+    throw core::InputError(strategy.where_key("gradient_dtype"),
+                           dtype + " with [numerics], whose workers exchange their real fp32 gradients",
+                           "gradient_dtype = \"fp32\" with [numerics]; [compression] compressor = \"bf16\" or \"fp16\" "
+                           "rounds the exchanged gradients for real");
+  if (s.gossip.power_gossip)
+    throw core::InputError(strategy.where_key("gradient_dtype"),
+                           dtype + " with exchange = \"powergossip\", which sends fp32 low-rank factors of the model "
+                           "differences",
+                           "gradient_dtype = \"fp32\" with PowerGossip, or exchange = \"models\"");
 }
 
 void check_strategy(const Scenario& s, const StrategyWhere& where) {

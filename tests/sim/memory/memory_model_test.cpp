@@ -14,24 +14,39 @@ namespace {
 using models::Precision;
 
 TEST(ModelStates, Fp32HoldsFourBytesOfWeightAndGradientAndTheOptimizersState) {
-  const ModelStates sgd = model_states(1000, Precision::fp32, models::optimizer("sgd"));
+  const ModelStates sgd = model_states(1000, Precision::fp32, Precision::fp32, models::optimizer("sgd"));
   EXPECT_EQ(sgd.weights_bytes, 4000);
   EXPECT_EQ(sgd.gradients_bytes, 4000);
   EXPECT_EQ(sgd.optimizer_bytes, 0);
-  EXPECT_EQ(model_states(1000, Precision::tf32, models::optimizer("momentum")).optimizer_bytes, 4000);
-  EXPECT_EQ(model_states(1000, Precision::fp32, models::optimizer("adamw")).optimizer_bytes, 8000);
+  EXPECT_EQ(model_states(1000, Precision::tf32, Precision::fp32, models::optimizer("momentum")).optimizer_bytes, 4000);
+  EXPECT_EQ(model_states(1000, Precision::fp32, Precision::fp32, models::optimizer("adamw")).optimizer_bytes, 8000);
 }
 
 TEST(ModelStates, MixedPrecisionAdamIsSixteenBytesPerParameterAsInZero) {
   // ZeRO section 3.1: 2 (fp16 weights) + 2 (fp16 gradients) + K = 12 (fp32 weights, momentum, variance).
   for (Precision p : {Precision::fp16, Precision::bf16}) {
-    const ModelStates s = model_states(1'500'000'000, p, models::optimizer("adam"));
+    const ModelStates s = model_states(1'500'000'000, p, p, models::optimizer("adam"));
     EXPECT_EQ(s.weights_bytes, 3e9);
     EXPECT_EQ(s.gradients_bytes, 3e9);
     EXPECT_EQ(s.optimizer_bytes, 18e9);
     EXPECT_EQ(s.weights_bytes + s.gradients_bytes + s.optimizer_bytes, 24e9);  // "at least 24 GB" (ZeRO 3.1)
   }
-  EXPECT_EQ(model_states(10, Precision::fp16, models::optimizer("sgd")).optimizer_bytes, 40);  // the master copy
+  EXPECT_EQ(model_states(10, Precision::fp16, Precision::fp16, models::optimizer("sgd")).optimizer_bytes, 40);  // the master copy
+}
+
+TEST(ModelStates, GradientsTakeTheirOwnDtypeAsMegatronLmCountsThem) {
+  // Megatron-LM docs/distrib_optimizer.md: "bf16 param, fp32 grads" 18 bytes a parameter with Adam; "fp32 param,
+  // fp32 grads" 16. The weights and the optimizer state do not depend on the gradients' dtype.
+  const ModelStates bf16 = model_states(1000, Precision::bf16, Precision::fp32, models::optimizer("adam"));
+  EXPECT_EQ(bf16.gradients_bytes, 4000);
+  EXPECT_EQ(bf16.weights_bytes + bf16.gradients_bytes + bf16.optimizer_bytes, 18000);
+  const ModelStates fp32 = model_states(1000, Precision::fp32, Precision::fp32, models::optimizer("adam"));
+  EXPECT_EQ(fp32.weights_bytes + fp32.gradients_bytes + fp32.optimizer_bytes, 16000);
+  // fp32 training whose gradients are kept in bf16 (FSDP's reduce_dtype with fp32 parameters).
+  const ModelStates mixed = model_states(1000, Precision::fp32, Precision::bf16, models::optimizer("adam"));
+  EXPECT_EQ(mixed.gradients_bytes, 2000);
+  EXPECT_EQ(mixed.weights_bytes, fp32.weights_bytes);
+  EXPECT_EQ(mixed.optimizer_bytes, fp32.optimizer_bytes);
 }
 
 // Activations of one sample outside the transformer layers of a GPT-2: the embedding dropout's mask (s h bytes)

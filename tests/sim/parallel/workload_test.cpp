@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "models/zoo.hpp"
 #include "sim/memory/activations.hpp"
 #include "sim/memory/model_states.hpp"
@@ -80,12 +82,15 @@ std::pair<std::int64_t, int> tensor_collectives(const Workload& w, Op op) {
   return sum;
 }
 
-Workload gpt(const Layout& layout, models::Precision p, const models::Model& model) {
+/// GPT-3 125M's workload at precision `p`, its gradients reduced in `gradient` (default: p).
+Workload gpt(const Layout& layout, models::Precision p, const models::Model& model,
+             std::optional<models::Precision> gradient = std::nullopt) {
   WorkloadInput in;
   in.model = &model;
   in.times.assign(model.layers.size(), models::LayerTime{1e-4, 2e-4, 1e-5});
   in.recomputed.assign(model.layers.size(), false);
   in.precision = p;
+  in.gradient_dtype = gradient.value_or(p);
   in.micro_batches = 1;
   return build_workload(layout, in);
 }
@@ -109,6 +114,35 @@ TEST(TensorParallel, TwoAllReducesPerLayerForwardAndTwoBackward) {
   EXPECT_EQ(tensor_collectives(sp, Op::reduce_scatter), std::make_pair(std::int64_t{4 * 12 + 2} * activation, 4 * 12 + 2));
 }
 
+/// Tasks of `op` on the data group of stage 0, summed bytes.
+std::int64_t data_bytes(const Workload& w, Op op) {
+  std::int64_t sum = 0;
+  for (const taskgraph::Task& t : w.graph.programs[0].tasks)
+    if (t.op == op && t.group == "data") sum += t.bytes;
+  return sum;
+}
+
+TEST(GradientDtype, ReduceScattersCarryTheGradientDtypeAndGathersTheParameters) {
+  // ZeRO-3 at fp32: the reduce-scatters of the gradients halve in bf16, the gathers of the parameters (FSDP's
+  // param_dtype: the training precision's) do not.
+  const models::Model model = models::make_model("gpt3_125m");
+  Layout l;
+  l.data = 4;
+  l.sharding = Sharding::zero3;
+  const Workload fp32 = gpt(l, models::Precision::fp32, model);
+  const Workload bf16 = gpt(l, models::Precision::fp32, model, models::Precision::bf16);
+  ASSERT_GT(data_bytes(fp32, Op::reduce_scatter), 0);
+  EXPECT_EQ(data_bytes(fp32, Op::reduce_scatter), 2 * data_bytes(bf16, Op::reduce_scatter));
+  EXPECT_EQ(data_bytes(fp32, Op::allgather), data_bytes(bf16, Op::allgather));
+  // Plain data parallelism all-reduces whole gradients: 4 and 2 bytes a parameter.
+  Layout dp;
+  dp.data = 4;
+  EXPECT_EQ(data_bytes(gpt(dp, models::Precision::fp16, model, models::Precision::fp32), Op::allreduce),
+            4 * static_cast<std::int64_t>(model.parameter_count()));
+  EXPECT_EQ(data_bytes(gpt(dp, models::Precision::fp16, model), Op::allreduce),
+            2 * static_cast<std::int64_t>(model.parameter_count()));
+}
+
 TEST(StageMemory, ModelStatesOfAStageByHand) {
   // GPT-3 125M on tensor 2 x pipeline 2 x data 4, fp16 Adam, ZeRO-1. Per GPU of stage 0: half the vocabulary
   // of the token embedding, all 2048 positions, and 6 layers of (12 h^2 + 9 h) / 2 split parameters plus 4 h of
@@ -123,8 +157,9 @@ TEST(StageMemory, ModelStatesOfAStageByHand) {
   const double h = 768;
   const double p0 = 50257 * h / 2 + 2048 * h + 6 * ((12 * h * h + 9 * h) / 2 + 4 * h);
   EXPECT_DOUBLE_EQ(w.stages[0].parameters, p0);
-  const memory::MemoryBreakdown b = stage_memory(l, w, 0, model, models::gpu_profile("a100"), models::Precision::fp16,
-                                                 models::optimizer("adam"), memory::Recomputation::none, 1, 1);
+  const memory::MemoryBreakdown b =
+      stage_memory(l, w, 0, model, models::gpu_profile("a100"), models::Precision::fp16, models::Precision::fp16,
+                   models::optimizer("adam"), memory::Recomputation::none, 1, 1);
   EXPECT_DOUBLE_EQ(b.items[0].bytes, 2 * p0);
   EXPECT_DOUBLE_EQ(b.items[1].bytes, 2 * p0);
   EXPECT_DOUBLE_EQ(b.items[2].bytes, 12 * p0 / 4);
@@ -144,7 +179,7 @@ TEST(StageMemory, OneFOneBHoldsStagesMicroBatchesGPipeAll) {
     in.micro_batches = 8;
     const Workload w = build_workload(l, in);
     const auto b = stage_memory(l, w, 0, model, models::gpu_profile("a100"), models::Precision::fp32,
-                                models::optimizer("sgd"), memory::Recomputation::none, 8, 1);
+                                models::Precision::fp32, models::optimizer("sgd"), memory::Recomputation::none, 8, 1);
     return b.items[3].bytes;
   };
   const double one_f_one_b = activations("1f1b"), gpipe = activations("gpipe");

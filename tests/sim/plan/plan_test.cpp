@@ -363,10 +363,12 @@ TEST(Explain, RanksTheNeighbouringWhatIfs) {
       << o.output;
   const nlohmann::json e = nlohmann::json::parse(read(s.dir / "run" / "explain" / "explain.json"));
   const auto& n = e["neighbours"];
-  ASSERT_GE(n.size(), 4u);
+  ASSERT_GE(n.size(), 5u);
   // The next NIC: 2 (6 us + 5e7 B / 3.125 GB/s); the other schedulers: one bucket each, no change.
   const double faster = 0.30025 + 2 * (6e-6 + 5e7 / 3.125e9), now = iteration_s(2, 1.25e9);
-  int nic = 0, schedulers = 0;
+  // Gradients in bf16: the ring moves half the bytes, 2.5e7 of them.
+  const double half = 0.30025 + 2 * (6e-6 + 2.5e7 / 1.25e9);
+  int nic = 0, schedulers = 0, bf16 = 0;
   for (const auto& w : n) {
     if (w["settings"].contains("platform.inter_link.bandwidth")) {
       ++nic;
@@ -375,12 +377,18 @@ TEST(Explain, RanksTheNeighbouringWhatIfs) {
       EXPECT_NEAR(w["effect"].get<double>(), (faster - now) / now, 1e-12);
       EXPECT_NE(o.output.find("   -12.6 %     332 ms  platform.inter_link.bandwidth=25Gbps  "), std::string::npos) << o.output;
     }
+    if (w["settings"].contains("strategy.gradient_dtype")) {
+      ++bf16;
+      EXPECT_EQ(w["settings"]["strategy.gradient_dtype"], "bf16");
+      EXPECT_NEAR(w["mean_iteration_s"].get<double>(), half, 1e-12 * half);
+    }
     if (w["settings"].contains("strategy.scheduler")) {
       ++schedulers;
       EXPECT_NEAR(w["mean_iteration_s"].get<double>(), now, 1e-12 * now) << w["settings"];
     }
   }
   EXPECT_EQ(nic, 1);
+  EXPECT_EQ(bf16, 1);
   EXPECT_EQ(schedulers, 3);
   // The fastest first, and named as the knob that moves it most.
   const auto knob = o.output.find("The knob that moves it most: ");

@@ -65,9 +65,9 @@ TEST(MemoryCheck, WarnRunsAndReportsThatItDoesNotFit) {
 TEST(MemoryCheck, ModelsThatNeedShardingSaySo) {
   const std::string e = refusal(with(
       {"model.name=llama2_70b", "platform=dgx_h100", "batch_size=1", "gpu.precision=bf16", "memory.optimizer=adam"}));
-  // 68,976,648,192 parameters x 16 bytes (mixed-precision Adam).
+  // 68,976,648,192 parameters x 18 bytes (mixed-precision Adam, fp32 gradients under DDP with AMP).
   expect_contains(e,
-                  "\n  the model states alone (1.00 TiB) exceed the GPU: under pure data parallelism every GPU "
+                  "\n  the model states alone (1.13 TiB) exceed the GPU: under pure data parallelism every GPU "
                   "holds a whole replica, so this model needs sharding ([parallel] sharding = \"zero3\") or tensor "
                   "and pipeline parallelism ([parallel] tensor, pipeline)");
 }
@@ -93,8 +93,9 @@ TEST(MemoryCheck, GpuMemoryIsTheCapacityAndNumericsModeKeepsItsOwnOptimizersStat
   EXPECT_EQ(item(check_memory(s), "optimizer state"), 8.0 * static_cast<double>(s.model.parameter_count()));
 }
 
-TEST(MemoryCheck, MixedPrecisionAdamKeepsSixteenBytesPerParameter) {
-  const memory::MemoryBreakdown b = check_memory(with({"gpu.precision=fp16", "memory.optimizer=adamw"}));
+TEST(MemoryCheck, MixedPrecisionAdamKeepsSixteenBytesPerParameterWithFp16Gradients) {
+  const memory::MemoryBreakdown b =
+      check_memory(with({"gpu.precision=fp16", "memory.optimizer=adamw", "strategy.gradient_dtype=fp16"}));
   EXPECT_EQ(item(b, "weights") + item(b, "gradients") + item(b, "optimizer state"), 16 * 25'557'032.0);
 }
 
