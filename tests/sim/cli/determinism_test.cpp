@@ -3,11 +3,14 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "tests/shell_command.hpp"
 
@@ -73,16 +76,35 @@ TEST(Determinism, TopKOn64A100sGivesTheSameSummaryTwice) {
   EXPECT_EQ(summaries[0], summaries[1]);
 }
 
-// Every runnable file of scenarios/ (sweeps/ holds sweeps, run by cli_test), as shipped, twice.
-TEST(Determinism, EveryShippedScenarioWritesTheSameBytesTwice) {
-  int ran = 0;
-  for (const auto& entry : fs::recursive_directory_iterator(fs::path(DTSIM_SOURCE_DIR) / "scenarios")) {
-    if (entry.path().extension() != ".toml" || entry.path().parent_path().filename() == "sweeps") continue;
-    expect_same_bytes_twice("run " + entry.path().string(), entry.path().stem().string());
-    ++ran;
-  }
-  EXPECT_GE(ran, 20);
+/// Every runnable file of scenarios/ (sweeps/ holds sweeps, which cli_test runs), relative to it.
+std::vector<std::string> shipped_scenarios() {
+  std::vector<std::string> files;
+  const fs::path root = fs::path(DTSIM_SOURCE_DIR) / "scenarios";
+  for (const auto& entry : fs::recursive_directory_iterator(root))
+    if (entry.path().extension() == ".toml" && entry.path().parent_path().filename() != "sweeps")
+      files.push_back(fs::relative(entry.path(), root).string());
+  std::sort(files.begin(), files.end());
+  return files;
 }
+
+class ShippedScenario : public ::testing::TestWithParam<std::string> {};
+
+// Each shipped scenario as shipped (no fidelity or iteration overrides), twice: one test per file, so that ctest
+// runs them in parallel and names the one that differs.
+TEST_P(ShippedScenario, WritesTheSameBytesTwice) {
+  const fs::path file = fs::path(DTSIM_SOURCE_DIR) / "scenarios" / GetParam();
+  expect_same_bytes_twice("run " + file.string(), file.stem().string());
+}
+
+INSTANTIATE_TEST_SUITE_P(Determinism, ShippedScenario, ::testing::ValuesIn(shipped_scenarios()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param.substr(0, info.param.size() - 5);
+                           for (char& c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return name;
+                         });
+
+TEST(Determinism, EveryShippedScenarioIsCovered) { EXPECT_GE(shipped_scenarios().size(), 20u); }
 
 // Opting in to host timing is allowed, and every output says the result is not reproducible.
 TEST(Determinism, MeasuredKernelTimesAreFlaggedInEveryOutput) {
