@@ -20,6 +20,16 @@ class AdaComp final : public Compressor {
  public:
   explicit AdaComp(std::size_t bin) : bin_(bin) {}
   std::string_view name() const override { return "adacomp"; }
+  /// G = r + g (reads r and g, writes G), the bin maxima (a segmented reduction), one compaction of the elements
+  /// whose |G + g| reaches their bin's maximum (reads G and g), the scale (a reduction over the sent), r = G - sent
+  /// (reads G, writes r); a scatter.
+  KernelCost kernel_cost(const Compressed& msg) const override {
+    const auto n = static_cast<double>(msg.numel), wire = static_cast<double>(msg.wire_size);
+    const auto ib = static_cast<double>(wire::index_bytes(msg.numel));
+    const double c = std::floor((wire - 4) * 8 / (8 * ib + 1));  // [fp32 scale][c indices][c sign bits]
+    const KernelWork select = KernelWork{4 * n, 0, 0} + kernel::select_if(n, c, ib) + kernel::reduction(c);
+    return {kernel::pass(n, 8, 4) + kernel::reduction(n) + select + kernel::pass(n, 4, 4), {}, kernel::scatter(n, c, wire)};
+  }
 
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {
     start_message(msg, grad, id, next_step(id), Aggregation::kAllGather);

@@ -65,6 +65,12 @@ class Aqsgd final : public Compressor {
  public:
   Aqsgd(int bits, std::uint64_t seed) : bits_(bits), s_((1 << (bits - 1)) - 1), seed_(seed) {}
   std::string_view name() const override { return "aqsgd"; }
+  /// ||x||_2 (a reduction), one quantising kernel, and the level adaptation's pass over the normalised
+  /// magnitudes (a histogram, one more reduction); one expanding kernel.
+  KernelCost kernel_cost(const Compressed& msg) const override {
+    const auto n = static_cast<double>(msg.numel), wire = static_cast<double>(msg.wire_size);
+    return {2 * kernel::reduction(n) + kernel::encode(n, wire), {}, kernel::decode(n, wire)};
+  }
   bool unbiased() const override { return true; }
 
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {

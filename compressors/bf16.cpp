@@ -24,6 +24,11 @@ DTSIM_SIMD_BODY inline void encode(const float* src, std::uint16_t* dst, std::si
 class Bf16 final : public Compressor {
  public:
   std::string_view name() const override { return "bf16"; }
+  /// One conversion kernel each way.
+  KernelCost kernel_cost(const Compressed& msg) const override {
+    const auto n = static_cast<double>(msg.numel), wire = static_cast<double>(msg.wire_size);
+    return {kernel::encode(n, wire), {}, kernel::decode(n, wire)};
+  }
 
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {
     start_message(msg, grad, id, next_step(id), Aggregation::kAllReduce);

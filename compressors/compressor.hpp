@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "compressors/kernel_work.hpp"
 #include "sim/core/units.hpp"
 
 namespace dtsim::compressors {
@@ -74,6 +75,9 @@ class Compressor {
   /// For the next compress() of tensor `id`: m_i = sum over the batch's B samples z of (g_zi / B)^2, g_z the
   /// gradient of sample z's loss (the batch gradient is sum_z g_z / B); compressors that want none ignore it.
   virtual void observe_second_moment(TensorId, std::span<const float>) {}
+  /// The GPU work of the exchange whose message this worker's compress() just produced (`msg`): its compress,
+  /// second round (low rank) and the decompress of one such message (compressors/kernel_work.hpp).
+  virtual KernelCost kernel_cost(const Compressed& msg) const = 0;
 
  protected:
   /// The declared shape of `id`, or {0, 0} when none was declared.

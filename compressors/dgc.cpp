@@ -38,6 +38,18 @@ class Dgc final : public Compressor {
  public:
   explicit Dgc(const DgcParams& p) : p_(p) {}
   std::string_view name() const override { return "dgc"; }
+  /// The strided sample (scattered reads), torch.topk of the sample for the threshold, one count above it, then
+  /// one compaction (DGC's first round; the reference's further rounds are not counted); a scatter.
+  KernelCost kernel_cost(const Compressed& msg) const override {
+    const auto n = static_cast<double>(msg.numel), wire = static_cast<double>(msg.wire_size);
+    const auto ib = static_cast<double>(wire::index_bytes(msg.numel));
+    const auto c = static_cast<double>(wire::sparse_count(msg.payload.size(), msg.numel));
+    const double samples = std::ceil(n * p_.sample_ratio);
+    const double k_samples = std::max(1.0, std::ceil(samples * p_.ratio));
+    return {kernel::gather(samples, 4 * samples) + kernel::radix_select(samples, k_samples, 8) + kernel::reduction(n) +
+                kernel::select_if(n, c, ib),
+            {}, kernel::scatter(n, c, wire)};
+  }
 
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {
     const std::uint64_t step = next_step(id);

@@ -31,6 +31,13 @@ class EcqSgd final : public Compressor {
       : s_(levels), bits_(std::bit_width(static_cast<std::uint64_t>(2 * levels))), linf_(linf), alpha_(alpha),
         beta_(beta), seed_(seed) {}
   std::string_view name() const override { return "ecqsgd"; }
+  /// v = g + alpha h (reads g and h, writes v), ||v|| (a reduction), one quantising kernel, and the error
+  /// update h = beta h + v - Q(v) (reads h, v and the codes, writes h); one expanding kernel.
+  KernelCost kernel_cost(const Compressed& msg) const override {
+    const auto n = static_cast<double>(msg.numel), wire = static_cast<double>(msg.wire_size);
+    const KernelWork error_update = kernel::pass(n, 8, 4) + KernelWork{wire, 0, 0};
+    return {kernel::pass(n, 8, 4) + kernel::reduction(n) + kernel::encode(n, wire) + error_update, {}, kernel::decode(n, wire)};
+  }
 
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {
     const std::uint64_t step = next_step(id);

@@ -82,6 +82,26 @@ void ErrorFeedback::update(State& s, const Compressed& msg) {
   // sets the same memory again, where an empty one made the low-rank expansion divide by a zero row count.
 }
 
+KernelCost feedback_kernel_cost(KernelCost cost, FeedbackKind kind, const FeedbackParams& params, const Compressed& msg) {
+  const auto n = static_cast<double>(msg.numel);
+  KernelWork before, after;
+  if (params.clip_norm > 0.0) before += kernel::reduction(n) + kernel::pass(n, 4, 4);
+  if (kind == FeedbackKind::kResidual) {
+    before += kernel::pass(n, 8, 4);                             // t = e + gamma g
+    after = cost.decompress + kernel::pass(n, 8, 4);             // e = t - sent
+  } else if (kind == FeedbackKind::kDgc) {
+    before += kernel::pass(n, 12, 8);                            // u = m u + g, v = v + u
+    after = cost.decompress + (params.masking ? kernel::pass(n, 12, 8) : kernel::pass(n, 8, 4));  // v -= sent, u masked
+  }
+  cost.compress = before + cost.compress;
+  (msg.how == Aggregation::kLowRank ? cost.next_round : cost.compress) += after;
+  return cost;
+}
+
+KernelCost ErrorFeedback::kernel_cost(const Compressed& msg) const {
+  return feedback_kernel_cost(inner_->kernel_cost(msg), kind_, p_, msg);
+}
+
 std::span<const float> ErrorFeedback::memory(TensorId id) const {
   const auto it = state_.find(id);
   return it == state_.end() ? std::span<const float>() : std::span<const float>(it->second.e);

@@ -57,6 +57,8 @@ class ErrorFeedback final : public Compressor {
   bool wants_second_moment() const override { return inner_->wants_second_moment(); }
   /// Forwards the samples' second moment to the inner compressor.
   void observe_second_moment(TensorId id, std::span<const float> m) override { inner_->observe_second_moment(id, m); }
+  /// The inner compressor's kernels plus this layer's passes (feedback_kernel_cost).
+  KernelCost kernel_cost(const Compressed& msg) const override;
   /// The residual e (residual) or velocity v (dgc) of tensor `id`; empty before its first exchange.
   std::span<const float> memory(TensorId id) const;
 
@@ -71,6 +73,11 @@ class ErrorFeedback final : public Compressor {
   FeedbackParams p_;
   std::map<TensorId, State> state_;
 };
+
+/// `cost` (an inner compressor's kernels for `msg`) plus the passes of feedback `kind`: the clipping (a norm and a
+/// scaling pass), the compensation, and the memory update after decompressing the own message (after the second
+/// round for low rank).
+KernelCost feedback_kernel_cost(KernelCost cost, FeedbackKind kind, const FeedbackParams& params, const Compressed& msg);
 
 /// Reads the parameters every kind accepts (clip_norm, workers).
 FeedbackParams read_common_feedback(OptionReader& reader);

@@ -22,6 +22,17 @@ class FixedProportion final : public Compressor {
  public:
   explicit FixedProportion(double proportion) : proportion_(proportion) {}
   std::string_view name() const override { return "fixed_proportion"; }
+  /// For each sign: the signed copy and its count (one kernel), torch.topk's radix selection of its share, the
+  /// mean of the kept (a reduction over them), their indices sorted; a scatter of both lists.
+  KernelCost kernel_cost(const Compressed& msg) const override {
+    const auto n = static_cast<double>(msg.numel), wire = static_cast<double>(msg.wire_size);
+    const auto ib = static_cast<double>(wire::index_bytes(msg.numel));
+    const double positives = wire::get<std::uint32_t>(msg.payload, 8), all = (wire - 12) / ib;
+    KernelWork work;
+    for (const double k : {positives, all - positives})
+      work += kernel::pass(n, 4, 4) + kernel::radix_select(n, k, ib) + kernel::reduction(k) + kernel::radix_sort(k, ib, 0);
+    return {work, {}, kernel::scatter(n, all, wire)};
+  }
 
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {
     start_message(msg, grad, id, next_step(id), Aggregation::kAllGather);

@@ -56,6 +56,11 @@ __m128i to_half4(__m128 f) {
 class Fp16 final : public Compressor {
  public:
   std::string_view name() const override { return "fp16"; }
+  /// One conversion kernel each way (GRACE's FP16Compressor: tensor.type(torch.float16) and back).
+  KernelCost kernel_cost(const Compressed& msg) const override {
+    const auto n = static_cast<double>(msg.numel), wire = static_cast<double>(msg.wire_size);
+    return {kernel::encode(n, wire), {}, kernel::decode(n, wire)};
+  }
 
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {
     start_message(msg, grad, id, next_step(id), Aggregation::kAllReduce);

@@ -59,6 +59,14 @@ class GaussianK final : public Compressor {
  public:
   explicit GaussianK(double ratio) : ratio_(ratio), z_(gaussiank_z(ratio)) {}
   std::string_view name() const override { return "gaussiank"; }
+  /// mean and standard deviation (one reduction), one count above tau (a second; the reference's later
+  /// rounds, when the first count misses, are not counted), then one compaction; a scatter.
+  KernelCost kernel_cost(const Compressed& msg) const override {
+    const auto n = static_cast<double>(msg.numel), wire = static_cast<double>(msg.wire_size);
+    const auto ib = static_cast<double>(wire::index_bytes(msg.numel));
+    const auto c = static_cast<double>(wire::sparse_count(msg.payload.size(), msg.numel));
+    return {2 * kernel::reduction(n) + kernel::select_if(n, c, ib), {}, kernel::scatter(n, c, wire)};
+  }
 
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {
     start_message(msg, grad, id, next_step(id), Aggregation::kAllGather);

@@ -62,4 +62,14 @@ std::size_t decode(std::span<const std::byte> in, std::size_t start, std::size_t
   return start + (bit + 7) / 8;
 }
 
+KernelWork encode_work(double c, double index_bytes, double wire) {
+  const KernelWork lengths = kernel::pass(c, index_bytes, 4);
+  const KernelWork scan{8 * c, 0, 2};
+  const KernelWork codes = kernel::pass(c, index_bytes + 4, 0) + KernelWork{wire, 0, 0};
+  return lengths + scan + codes;
+}
+
+KernelWork decode_work(double c, double index_bytes, double wire) { return KernelWork{wire, 0, 0} + kernel::pass(c, 0, index_bytes); }
+
 }  // namespace dtsim::compressors::golomb
+

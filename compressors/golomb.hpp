@@ -11,6 +11,8 @@
 #include <span>
 #include <vector>
 
+#include "compressors/kernel_work.hpp"
+
 namespace dtsim::compressors::golomb {
 
 /// b* for density p (kept / total) in (0, 1].
@@ -30,5 +32,11 @@ std::size_t encode(std::vector<std::byte>& out, std::span<const std::int64_t> po
 /// Decodes `count` positions from `in`, starting at byte `start`; returns the byte after the stream.
 std::size_t decode(std::span<const std::byte> in, std::size_t start, std::size_t count, int b,
                    std::vector<std::int64_t>& positions);
+
+/// GPU work of coding c ascending positions into `wire` bytes: the code lengths (one kernel reading the positions),
+/// their exclusive prefix sum (CUB DeviceScan: two kernels), the codes written at their bit offsets (one kernel).
+KernelWork encode_work(double c, double index_bytes, double wire);
+/// GPU work of decoding c positions from `wire` bytes: one kernel writing the positions (the block offsets known).
+KernelWork decode_work(double c, double index_bytes, double wire);
 
 }  // namespace dtsim::compressors::golomb

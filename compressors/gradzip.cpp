@@ -45,6 +45,16 @@ class GradZip final : public LowRankCompressor {
   std::string_view name() const override { return "gradzip"; }
 
  private:
+  /// Each round: the product with M, the factor's r' x r' Gram matrix, its pseudo-inverse (one small kernel) and
+  /// the product with it; round 0 also scales Q's columns (one pass over Q).
+  KernelCost factor_work(double rows, double cols, double r) const override {
+    auto round = [r](double out_rows, double inner, double factor_rows) {
+      return kernel::matmul(out_rows, inner, r) + kernel::matmul(r, factor_rows, r) + KernelWork{8 * r * r, 0, 1} +
+             kernel::matmul(out_rows, r, r);
+    };
+    return {kernel::pass(cols * r, 4, 4) + round(rows, cols, cols), round(cols, rows, rows), {}};
+  }
+
   Matrix first_factor(State& s, TensorId id, std::uint64_t, const PowerSgdView& v) override {
     if (s.q.rows() != v.cols || s.q.cols() != v.rank)
       s.q = Eigen::Map<const Matrix>(powersgd_initial_q(seed_, id, 0, v.cols, v.rank).data(), v.cols, v.rank);

@@ -45,6 +45,14 @@ class GSpar final : public Compressor {
  public:
   GSpar(double ratio, std::uint64_t seed) : ratio_(ratio), seed_(seed) {}
   std::string_view name() const override { return "gspar"; }
+  /// sum |x| and one fixed-point step of lambda (two reductions; a step more for each round that caps new
+  /// elements is not counted), then one compaction with the Bernoulli draws; a scatter.
+  KernelCost kernel_cost(const Compressed& msg) const override {
+    const auto n = static_cast<double>(msg.numel), wire = static_cast<double>(msg.wire_size);
+    const auto ib = static_cast<double>(wire::index_bytes(msg.numel));
+    const auto c = static_cast<double>(wire::sparse_count(msg.payload.size(), msg.numel));
+    return {2 * kernel::reduction(n) + kernel::select_if(n, c, ib), {}, kernel::scatter(n, c, wire)};
+  }
   bool unbiased() const override { return true; }
 
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {

@@ -48,6 +48,11 @@ __attribute__((target("avx2"))) std::size_t quantise_avx2(const float* x, std::i
 class Int8 final : public Compressor {
  public:
   std::string_view name() const override { return "int8"; }
+  /// max |x| (a reduction), then one quantising kernel; one dequantising kernel.
+  KernelCost kernel_cost(const Compressed& msg) const override {
+    const auto n = static_cast<double>(msg.numel), wire = static_cast<double>(msg.wire_size);
+    return {kernel::reduction(n) + kernel::encode(n, wire), {}, kernel::decode(n, wire)};
+  }
 
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {
     start_message(msg, grad, id, next_step(id), Aggregation::kAllGather);

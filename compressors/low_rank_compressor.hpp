@@ -44,6 +44,17 @@ class LowRankCompressor : public Compressor {
     return msg;
   }
 
+  /// Nothing for a tensor sent uncompressed; else the variant's factor kernels and the expansion P (sum Q)^T
+  /// (one rows x r' by r' x cols product).
+  KernelCost kernel_cost(const Compressed& msg) const final {
+    if (msg.how != Aggregation::kLowRank) return {};
+    const PowerSgdView v = view(msg.tensor, static_cast<std::size_t>(msg.numel));
+    const auto rows = static_cast<double>(v.rows), cols = static_cast<double>(v.cols), r = static_cast<double>(v.rank);
+    KernelCost cost = factor_work(rows, cols, r);
+    cost.decompress = kernel::matmul(rows, r, cols);
+    return cost;
+  }
+
   void decompress(const Compressed& msg, std::span<float> out) const final {
     if (msg.how == Aggregation::kAllReduce) {
       DTSIM_CHECK(msg.payload.size() == out.size_bytes(), "low-rank payload does not match the tensor");
@@ -68,6 +79,8 @@ class LowRankCompressor : public Compressor {
   virtual low_rank::Matrix first_factor(State& s, TensorId id, std::uint64_t step, const PowerSgdView& v) = 0;
   /// Round 1: this worker's Q from s.m and the all-reduced P, which it may change (the expansion uses it after).
   virtual low_rank::Matrix second_factor(const State& s, low_rank::Matrix& p) = 0;
+  /// The GPU work of the two factors of a rows x cols matrix at rank r': compress (round 0) and next_round.
+  virtual KernelCost factor_work(double rows, double cols, double r) const = 0;
 
  private:
   PowerSgdView view(TensorId id, std::size_t n) const {

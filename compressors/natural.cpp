@@ -27,6 +27,11 @@ class Natural final : public Compressor {
  public:
   explicit Natural(std::uint64_t seed) : seed_(seed) {}
   std::string_view name() const override { return "natural"; }
+  /// One rounding kernel (Philox draws in registers); one expanding kernel.
+  KernelCost kernel_cost(const Compressed& msg) const override {
+    const auto n = static_cast<double>(msg.numel), wire = static_cast<double>(msg.wire_size);
+    return {kernel::encode(n, wire), {}, kernel::decode(n, wire)};
+  }
   bool unbiased() const override { return true; }
 
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {

@@ -11,6 +11,8 @@ namespace {
 class None final : public Compressor {
  public:
   std::string_view name() const override { return "none"; }
+  /// No kernel: the gradient buffer is the payload, and the reduced buffer the result.
+  KernelCost kernel_cost(const Compressed&) const override { return {}; }
   bool unbiased() const override { return true; }
 
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {

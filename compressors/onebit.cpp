@@ -20,6 +20,12 @@ namespace {
 class OneBit final : public Compressor {
  public:
   std::string_view name() const override { return "onebit"; }
+  /// The per-column means (a segmented reduction over every element), then one sign-packing kernel; one
+  /// unpacking kernel.
+  KernelCost kernel_cost(const Compressed& msg) const override {
+    const auto n = static_cast<double>(msg.numel), wire = static_cast<double>(msg.wire_size);
+    return {kernel::reduction(n) + kernel::encode(n, wire), {}, kernel::decode(n, wire)};
+  }
 
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {
     start_message(msg, grad, id, next_step(id), Aggregation::kAllGather);

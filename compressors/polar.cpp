@@ -24,6 +24,17 @@ class Polar final : public Compressor {
  public:
   explicit Polar(const PolarSettings& p) : code_(p.code()), seed_(p.seed) {}
   std::string_view name() const override { return "polar"; }
+  /// mean |x| (a reduction) and the sign bitplane (one kernel), then successive-cancellation encoding of every
+  /// N-bit block (N log2 N node updates of the decoding tree, one kernel); the receiver's polar transform (N log2 N
+  /// XORs) and the expansion of the signs.
+  KernelCost kernel_cost(const Compressed& msg) const override {
+    const auto n = static_cast<double>(msg.numel), wire = static_cast<double>(msg.wire_size);
+    const double bits = std::ceil(n / 8), stages = std::log2(static_cast<double>(code_.n()));
+    const double blocks = std::ceil(n / static_cast<double>(code_.n())), padded = blocks * static_cast<double>(code_.n());
+    const KernelWork encode_blocks{bits + wire, padded * stages, 1};
+    const KernelWork transform{wire + bits, padded * stages, 1};
+    return {kernel::reduction(n) + kernel::encode(n, bits) + encode_blocks, {}, transform + kernel::decode(n, bits)};
+  }
 
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {
     const std::uint64_t step = next_step(id);

@@ -63,6 +63,14 @@ class PowerSgd final : public LowRankCompressor {
   std::string_view name() const override { return "powersgd"; }
 
  private:
+  /// Round 0: P = M Q (one product). Round 1: Gram-Schmidt on P (per column a norm and an update of the later
+  /// columns, as the paper code's orthogonalize loop: 2 rows r'^2 flops, each column read and written r' times),
+  /// then Q = M^T P.
+  KernelCost factor_work(double rows, double cols, double r) const override {
+    const KernelWork orthogonalise{8 * rows * r * r, 2 * rows * r * r, 2 * static_cast<std::int64_t>(r)};
+    return {kernel::matmul(rows, cols, r), orthogonalise + kernel::matmul(cols, rows, r), {}};
+  }
+
   Matrix first_factor(State& s, TensorId id, std::uint64_t step, const PowerSgdView& v) override {
     if (!warm_start_ || s.q.rows() != v.cols || s.q.cols() != v.rank) {
       s.q = Eigen::Map<const Matrix>(powersgd_initial_q(seed_, id, warm_start_ ? 0 : step, v.cols, v.rank).data(), v.cols,

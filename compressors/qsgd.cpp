@@ -106,6 +106,12 @@ class Qsgd final : public Compressor {
  public:
   Qsgd(std::int64_t levels, std::int64_t bucket, std::uint64_t seed) : levels_(levels), bucket_(bucket), seed_(seed) {}
   std::string_view name() const override { return "qsgd"; }
+  /// The bucket norms (a segmented reduction over every element), then one quantising and packing kernel; one
+  /// unpacking kernel.
+  KernelCost kernel_cost(const Compressed& msg) const override {
+    const auto n = static_cast<double>(msg.numel), wire = static_cast<double>(msg.wire_size);
+    return {kernel::reduction(n) + kernel::encode(n, wire), {}, kernel::decode(n, wire)};
+  }
   bool unbiased() const override { return true; }
 
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {

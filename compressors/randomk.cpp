@@ -43,6 +43,15 @@ class RandomK final : public Compressor {
  public:
   RandomK(double ratio, bool rescale, std::uint64_t seed) : ratio_(ratio), rescale_(rescale), seed_(seed) {}
   std::string_view name() const override { return "randomk"; }
+  /// The k indices drawn from the shared seed (one kernel) and sorted (a radix sort of the keys), then the
+  /// values gathered; the receiver draws and sorts the same indices and scatters the values.
+  KernelCost kernel_cost(const Compressed& msg) const override {
+    const auto n = static_cast<double>(msg.numel), wire = static_cast<double>(msg.wire_size);
+    const auto ib = static_cast<double>(wire::index_bytes(msg.numel));
+    const double k = wire / 4;
+    const KernelWork indices = kernel::pass(k, 0, ib) + kernel::radix_sort(k, ib, 0);
+    return {indices + kernel::gather(k, wire), {}, indices + kernel::scatter(n, k, wire + k * ib)};
+  }
   bool unbiased() const override { return rescale_; }
 
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {

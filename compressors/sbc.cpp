@@ -21,6 +21,17 @@ class Sbc final : public Compressor {
  public:
   explicit Sbc(double ratio) : ratio_(ratio) {}
   std::string_view name() const override { return "sbc"; }
+  /// torch.topk's radix selection of each side (the positives, the negatives), their means (two reductions over k),
+  /// the kept side's positions sorted and Golomb-coded (golomb.hpp); decoding the positions and a scatter.
+  KernelCost kernel_cost(const Compressed& msg) const override {
+    const auto n = static_cast<double>(msg.numel), wire = static_cast<double>(msg.wire_size);
+    const auto ib = static_cast<double>(wire::index_bytes(msg.numel));
+    const double k = static_cast<double>(golomb::budget(msg.numel, ratio_).kept);
+    const double sent = wire::get<std::uint32_t>(msg.payload, 0);
+    const KernelWork sides = 2 * (kernel::pass(n, 4, 4) + kernel::radix_select(n, k, ib) + kernel::reduction(k));
+    return {sides + kernel::radix_sort(sent, ib, 0) + golomb::encode_work(sent, ib, wire), {},
+            golomb::decode_work(sent, ib, wire) + kernel::scatter(n, sent, sent * ib)};
+  }
 
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {
     start_message(msg, grad, id, next_step(id), Aggregation::kAllGather);

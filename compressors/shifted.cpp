@@ -89,6 +89,21 @@ class Shifted final : public Compressor {
 
   void set_shape(TensorId id, std::int64_t rows, std::int64_t cols) override { inner_->set_shape(id, rows, cols); }
 
+  /// The clipping (a norm and a scaling pass), x - h_i (reads x and h_i, writes the difference), clag's two distances
+  /// (one reduction reading x, h_i and y_i) and its copy of y_i, the inner kernels, then h_i += alpha C(x - h_i)
+  /// (decompressing the own message, reading and writing h_i); the receiver adds h_i to the decoded message. A
+  /// skipped message (clag) costs the tests only, and the receiver's zero tensor plus h_i.
+  KernelCost kernel_cost(const Compressed& msg) const override {
+    const auto n = static_cast<double>(msg.numel);
+    KernelWork before = kernel::pass(n, 8, 4);
+    if (p_.clip_norm > 0.0) before = kernel::reduction(n) + kernel::pass(n, 4, 4) + before;
+    if (lazy_) before += KernelWork{12 * n, 0, 2} + kernel::pass(n, 4, 4);
+    const KernelWork add_shift = kernel::pass(n, 8, 4);
+    if (msg.payload.empty()) return {before, {}, kernel::pass(n, 0, 4) + add_shift};
+    const KernelCost inner = inner_->kernel_cost(msg);
+    return {before + inner.compress + inner.decompress + add_shift, {}, inner.decompress + add_shift};
+  }
+
  private:
   struct State {
     std::vector<float> g, y;

@@ -32,6 +32,24 @@ class Sidco final : public Compressor {
   Sidco(double ratio, SidcoLaw law, std::int64_t stages, double first_ratio)
       : ratio_(ratio), law_(law), stages_(stages), first_ratio_(first_ratio) {}
   std::string_view name() const override { return "sidco"; }
+  /// ||x||_2 and the first law's moments (one reduction), then at each later stage one compaction of the
+  /// exceedances (their expected count) and two reductions over them (minimum, moments), then one compaction
+  /// of the kept set; a scatter.
+  KernelCost kernel_cost(const Compressed& msg) const override {
+    const auto n = static_cast<double>(msg.numel), wire = static_cast<double>(msg.wire_size);
+    const auto ib = static_cast<double>(wire::index_bytes(msg.numel));
+    const auto c = static_cast<double>(wire::sparse_count(msg.payload.size(), msg.numel));
+    const std::int64_t stages = sidco_stages(ratio_, first_ratio_, stages_);
+    const double stage_ratio = sidco_stage_ratio(ratio_, first_ratio_, stages);
+    KernelWork work = kernel::reduction(n);
+    double m = n, density = stages == 1 ? ratio_ : first_ratio_;
+    for (std::int64_t stage = 1; stage < stages; ++stage, density = stage_ratio) {
+      const double exceed = std::ceil(m * density);
+      work += kernel::select_if(m, exceed, 0) + 2 * kernel::reduction(exceed);
+      m = exceed;
+    }
+    return {work + kernel::select_if(n, c, ib), {}, kernel::scatter(n, c, wire)};
+  }
 
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {
     start_message(msg, grad, id, next_step(id), Aggregation::kAllGather);

@@ -29,6 +29,11 @@ class Signum final : public Compressor {
  public:
   explicit Signum(float beta) : beta_(beta) {}
   std::string_view name() const override { return "signum"; }
+  /// The momentum update (reads m and g, writes m), then one sign-packing kernel; one unpacking kernel.
+  KernelCost kernel_cost(const Compressed& msg) const override {
+    const auto n = static_cast<double>(msg.numel), wire = static_cast<double>(msg.wire_size);
+    return {kernel::pass(n, 8, 4) + kernel::encode(n, wire), {}, kernel::decode(n, wire)};
+  }
 
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {
     const std::uint64_t step = next_step(id);

@@ -42,6 +42,18 @@ class Srq final : public Compressor {
   Srq(std::int64_t levels, std::uint64_t seed)
       : levels_(levels), bits_(std::bit_width(static_cast<std::uint64_t>(levels - 1))), seed_(seed) {}
   std::string_view name() const override { return "srq"; }
+  /// The signs D applied while padding to d = 2^ceil(log2 n) (one kernel), the fast Walsh-Hadamard transform
+  /// (d log2 d additions; 1024-element stages in shared memory, so one pass over d per 10 stages), z_min and
+  /// z_max (a reduction), the stochastic rounding and packing; the receiver unpacks, transforms back and unpads.
+  KernelCost kernel_cost(const Compressed& msg) const override {
+    const auto n = static_cast<double>(msg.numel), wire = static_cast<double>(msg.wire_size);
+    const auto d = static_cast<double>(std::bit_ceil(static_cast<std::uint64_t>(std::max<std::int64_t>(msg.numel, 1))));
+    const double stages = std::log2(d);
+    const KernelWork fwht = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(stages / 10))) * kernel::pass(d, 4, 4) +
+                            KernelWork{0, d * stages, 0};
+    return {kernel::pass(n, 4, 4 * d / std::max(n, 1.0)) + fwht + kernel::reduction(d) + kernel::encode(d, wire), {},
+            kernel::decode(d, wire) + fwht + kernel::pass(n, 4, 4)};
+  }
   bool unbiased() const override { return true; }
 
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {

@@ -20,6 +20,15 @@ class Stc final : public Compressor {
  public:
   explicit Stc(double ratio) : ratio_(ratio) {}
   std::string_view name() const override { return "stc"; }
+  /// torch.topk's radix selection, the k pairs sorted by index, mu (a reduction over the k), the Golomb code of the
+  /// positions (golomb.hpp) and the sign bits; decoding the positions and a scatter.
+  KernelCost kernel_cost(const Compressed& msg) const override {
+    const auto n = static_cast<double>(msg.numel), wire = static_cast<double>(msg.wire_size);
+    const auto ib = static_cast<double>(wire::index_bytes(msg.numel));
+    const double k = wire::get<std::uint32_t>(msg.payload, 0);
+    const KernelWork select = kernel::radix_select(n, k, ib) + kernel::radix_sort(k, ib, 4) + kernel::reduction(k);
+    return {select + golomb::encode_work(k, ib, wire), {}, golomb::decode_work(k, ib, wire) + kernel::scatter(n, k, k * ib)};
+  }
 
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {
     start_message(msg, grad, id, next_step(id), Aggregation::kAllGather);

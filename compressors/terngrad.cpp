@@ -70,6 +70,12 @@ class TernGrad final : public Compressor {
  public:
   TernGrad(double clip, std::uint64_t seed) : clip_(clip), seed_(seed) {}
   std::string_view name() const override { return "terngrad"; }
+  /// sigma (one reduction of the sum and the sum of squares), max |clipped| (a second), then one ternarising
+  /// kernel; one expanding kernel.
+  KernelCost kernel_cost(const Compressed& msg) const override {
+    const auto n = static_cast<double>(msg.numel), wire = static_cast<double>(msg.wire_size);
+    return {2 * kernel::reduction(n) + kernel::encode(n, wire), {}, kernel::decode(n, wire)};
+  }
   bool unbiased() const override { return clip_ == 0.0; }
 
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {

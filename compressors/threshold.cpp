@@ -16,6 +16,13 @@ class Threshold final : public Compressor {
  public:
   explicit Threshold(float tau) : tau_(tau) {}
   std::string_view name() const override { return "threshold"; }
+  /// One compaction of the elements above tau; a scatter into a zeroed tensor.
+  KernelCost kernel_cost(const Compressed& msg) const override {
+    const auto n = static_cast<double>(msg.numel), wire = static_cast<double>(msg.wire_size);
+    const auto ib = static_cast<double>(wire::index_bytes(msg.numel));
+    const auto c = static_cast<double>(wire::sparse_count(msg.payload.size(), msg.numel));
+    return {kernel::select_if(n, c, ib), {}, kernel::scatter(n, c, wire)};
+  }
 
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {
     start_message(msg, grad, id, next_step(id), Aggregation::kAllGather);

@@ -14,6 +14,14 @@ class TopK final : public Compressor {
  public:
   explicit TopK(double ratio) : ratio_(ratio) {}
   std::string_view name() const override { return "topk"; }
+  /// torch.topk's radix selection (GRACE's TopKCompressor), then the k pairs sorted by index for the ascending
+  /// layout; a scatter into a zeroed tensor.
+  KernelCost kernel_cost(const Compressed& msg) const override {
+    const auto n = static_cast<double>(msg.numel), wire = static_cast<double>(msg.wire_size);
+    const auto ib = static_cast<double>(wire::index_bytes(msg.numel));
+    const auto c = static_cast<double>(wire::sparse_count(msg.payload.size(), msg.numel));
+    return {kernel::radix_select(n, c, ib) + kernel::radix_sort(c, ib, 4), {}, kernel::scatter(n, c, wire)};
+  }
 
   void compress(std::span<const float> grad, TensorId id, Compressed& msg) override {
     start_message(msg, grad, id, next_step(id), Aggregation::kAllGather);

@@ -37,6 +37,16 @@ class VarianceBased final : public Compressor {
   VarianceBased(double alpha, double zeta, double density)
       : alpha_(static_cast<float>(alpha)), zeta_(static_cast<float>(zeta)), density_(density) {}
   std::string_view name() const override { return "variance_based"; }
+  /// The accumulation r += g, v += m (reads r, g, v, m, writes r and v), one compaction of the elements with
+  /// r^2 > alpha v (reads r and v), the largest magnitude sent (a reduction over them) and their codes, then the
+  /// update of r and v (reads and writes both); a scatter.
+  KernelCost kernel_cost(const Compressed& msg) const override {
+    const auto n = static_cast<double>(msg.numel), wire = static_cast<double>(msg.wire_size);
+    const auto ib = static_cast<double>(wire::index_bytes(msg.numel));
+    const double c = std::floor((wire - 4) * 2 / (2 * ib + 1));  // [fp32 top][c indices][c 4-bit codes]
+    const KernelWork select = KernelWork{4 * n, 0, 0} + kernel::select_if(n, c, ib) + kernel::reduction(c);
+    return {kernel::pass(n, 16, 8) + select + kernel::encode(c, wire) + kernel::pass(n, 8, 8), {}, kernel::scatter(n, c, wire)};
+  }
   bool wants_second_moment() const override { return true; }
 
   void observe_second_moment(TensorId id, std::span<const float> m) override {

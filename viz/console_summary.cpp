@@ -90,6 +90,7 @@ void print_console_summary(std::ostream& out, const run::RunResult& r) {
   fmt::print(out, "  strategy   {} sync, {}, scheduler {} ({} buckets), fidelity {}\n", i.sync, i.architecture,
              i.scheduler, i.buckets, i.fidelity);
   if (!i.compression.empty()) fmt::print(out, "  compress   {}\n", i.compression);
+  if (!i.not_reproducible.empty()) fmt::print(out, "NOT REPRODUCIBLE: {}\n", i.not_reproducible);
   if (!r.nccl_choice_per_bucket.empty()) {
     std::map<std::string, int> buckets_of;  // NCCL's (algorithm, protocol) -> buckets that got it
     for (const std::string& c : r.nccl_choice_per_bucket) ++buckets_of[c];

@@ -54,7 +54,9 @@ nlohmann::json report_json(const run::RunResult& r, const std::vector<std::strin
                           {"overrides", i.overrides},
                           {"scenario_digest", i.scenario_digest},
                           {"inputs", inputs},
-                          {"resolved_scenario", i.resolved_scenario}};
+                          {"resolved_scenario", i.resolved_scenario},
+                          {"reproducible", i.not_reproducible.empty()}};
+  if (!i.not_reproducible.empty()) report["provenance"]["not_reproducible"] = i.not_reproducible;
   report["outputs"] = outputs;
   report["setup"] = {{"scenario", i.scenario},
                      {"model", i.model},

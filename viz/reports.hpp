@@ -17,7 +17,8 @@ nlohmann::json report_json(const run::RunResult& result, const std::vector<std::
 /// report.json: the whole result except the timeline, with its provenance and the run's `outputs` (file names
 /// in the run folder; readers use only these) (schema in README.md).
 void write_report_json(const std::string& path, const run::RunResult& result, const std::vector<std::string>& outputs);
-/// summary.csv: one row per iteration with the breakdown averaged over workers.
+/// summary.csv: one row per iteration with the breakdown averaged over workers (first a "# NOT REPRODUCIBLE: why"
+/// line when the run timed kernels on the host).
 void write_summary_csv(const std::string& path, const run::RunResult& result);
 /// timeline.json in Chrome trace-event format (Perfetto, chrome://tracing): a process per worker,
 /// a thread per lane (compute, comm, compress), one complete ("X") event per layer phase and bucket, and

@@ -30,6 +30,13 @@ std::string stopped_banner(const json& report) {
                      text(report["setup"]["iterations"]), escape(text(report["stopped"])));
 }
 
+/// A banner when the provenance says the result is not reproducible (kernels timed on the host).
+std::string not_reproducible_banner(const json& report) {
+  if (!report.contains("provenance") || !report["provenance"].contains("not_reproducible")) return "";
+  return fmt::format("<div class=\"stopped\" role=\"alert\"><strong>NOT REPRODUCIBLE</strong>: {}.</div>\n",
+                     escape(text(report["provenance"]["not_reproducible"])));
+}
+
 std::string setup_line(const json& s) {
   return fmt::format("<p class=\"setup\">{} ({:.3g} M parameters), batch {} per GPU, {} {} &middot; {} workers on {} "
                      "({}) &middot; {} sync, {}, scheduler {} ({} buckets){} &middot; fidelity {}</p>\n",
@@ -209,7 +216,8 @@ std::string run_page(const json& report, const std::map<std::string, std::string
   Diagnosis d = diagnose(report);
   const bool simulated = explains(report, explain);
   if (simulated) d.what_ifs.clear();
-  std::string out = stopped_banner(report) + setup_line(report["setup"]) + answer(report, d);
+  std::string out = stopped_banner(report) + not_reproducible_banner(report) + setup_line(report["setup"]) +
+                    answer(report, d);
   if (simulated) out += simulated_what_ifs(explain);
   out += "<h2>Detail</h2>\n";
   out += plot(svgs, "gantt", "The last iteration of worker 0 (and of the slowest and fastest workers when their compute "

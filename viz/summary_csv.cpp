@@ -9,6 +9,7 @@ namespace dtsim::viz {
 
 void write_summary_csv(const std::string& path, const run::RunResult& r) {
   core::write_atomically(path, [&](std::ostream& out) {
+    if (!r.info.not_reproducible.empty()) out << "# NOT REPRODUCIBLE: " << r.info.not_reproducible << "\n";
     out << "iteration,time_s,samples_per_s,scaling_efficiency,forward_s,backward_s,update_s,exposed_comm_s,idle_s\n";
     for (const run::IterationResult& it : r.iterations) {
       const run::Breakdown b = mean_breakdown(it);

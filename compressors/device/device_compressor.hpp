@@ -7,6 +7,7 @@
 #include <string>
 
 #include "compressors/device/kernels.hpp"
+#include "compressors/error_feedback.hpp"
 
 namespace dtsim::compressors::device {
 
@@ -34,6 +35,10 @@ class DeviceCompressor final : public Compressor {
   void set_shape(TensorId id, std::int64_t rows, std::int64_t cols) override {
     host_->set_shape(id, rows, cols);
     kernels_->set_shape(id, rows, cols);
+  }
+  /// The host compressor's kernels, with residual error feedback's passes when it is on (feedback_kernel_cost).
+  KernelCost kernel_cost(const Compressed& msg) const override {
+    return feedback_kernel_cost(host_->kernel_cost(msg), residual_ ? FeedbackKind::kResidual : FeedbackKind::kNone, {}, msg);
   }
   /// Seconds the kernels of the last compress took on the device (copies to and from the host excluded).
   double kernel_seconds() const { return kernel_s_; }

@@ -43,11 +43,12 @@ scenario::Scenario load_candidate(const scenario::PlanSpec& plan, const Candidat
 Outcome bound_candidate(const scenario::PlanSpec& plan, const Candidate& c, const scenario::Scenario& s) {
   Outcome o;
   o.candidate = c;
-  if (!s.compression.compressor.empty() && !s.compression.kernel_Bps)
+  if (!s.compression.compressor.empty() && s.compression.kernel_time == scenario::KernelTime::measured)
     throw core::InputError(plan.source, "candidate '" + c.label + "' compresses with measured kernel times, so its answer "
                                         "would depend on this machine",
-                           "set a fixed kernel throughput: compression_kernel_time = \"20GBps\" in [search] (the "
-                           "candidates that compress), or \"compression.kernel_time\" = \"20GBps\" in [set]");
+                           "leave compression.kernel_time at \"model\" (the default: the kernel model of the GPU), or "
+                           "set a fixed throughput: compression_kernel_time = \"20GBps\" in [search] (the candidates "
+                           "that compress), or \"compression.kernel_time\" = \"20GBps\" in [set]");
   o.bounds = bounds(s, plan.job);
   o.rate = rate(o.bounds, plan.costs);
   const scenario::PlanTarget& t = plan.target;

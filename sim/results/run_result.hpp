@@ -110,6 +110,7 @@ struct RunInfo {
   std::string scheduler;
   std::string fidelity;
   std::string compression;     ///< compressor and how its kernel times were obtained; empty without compression
+  std::string not_reproducible;  ///< why the same inputs would not give the same result (host timing); empty if they would
   int workers = 0;
   int trace_workers = 0;       ///< workers whose events and per-worker breakdowns are reported
   int batch_per_worker = 0;   ///< samples per worker, or per data-parallel replica under a layout

@@ -16,6 +16,7 @@
 #include "compressors/error_feedback.hpp"
 #include "compressors/registry.hpp"
 #include "compressors/rng.hpp"
+#include "sim/run/kernel_model.hpp"
 
 namespace dtsim::run {
 namespace {
@@ -112,9 +113,16 @@ std::vector<float> bucket_gradient(const std::vector<Segment>& segments, const s
   return g;
 }
 
-/// One bucket size's work, in seconds where the kernels ran (mapped to the target GPU by the caller).
+/// Kernel times of one exchange: compress, the second round (low rank), one decompress.
+struct KernelTimes {
+  double compress_s = 0, next_round_s = 0, decompress_s = 0;
+};
+
+/// One bucket size's work: on the target GPU (kernel model, fixed throughput), or in seconds where the kernels ran
+/// (measured; mapped to the target GPU by the caller).
 scheduling::BucketWork measure(std::vector<float> grad, const scenario::Scenario& s) {
   const scenario::Compression& c = s.compression;
+  const bool measured = c.kernel_time == scenario::KernelTime::measured;
   std::unique_ptr<compressors::Compressor> compressor;
   std::function<double()> compress_kernel_s, decompress_kernel_s;  // set on a CUDA device: its kernel times
   if (c.device == "cuda") {
@@ -127,48 +135,66 @@ scheduling::BucketWork measure(std::vector<float> grad, const scenario::Scenario
                                               c.feedback_options);
   }
   const auto n = static_cast<std::int64_t>(grad.size());
-  const std::int64_t bytes = 4 * n;
   std::vector<float> out(static_cast<std::size_t>(n));
   compressors::Compressed msg;
-  scheduling::BucketWork w;
-  w.compress_s = median_seconds([&] { compressor->compress(grad, 0, msg); }, compress_kernel_s);
-  const double input_bytes = static_cast<double>(bytes);
-  auto fixed = [&](double b) { return b / *c.kernel_Bps; };
-  if (c.kernel_Bps) w.compress_s = fixed(input_bytes);
-  using Kind = scheduling::Exchange::Kind;
-  switch (msg.how) {
-    case compressors::Aggregation::kAllReduce: {
-      const compressors::Compressed reduced = compressor->reduce(std::span(&msg, 1));
-      w.decompress_s = c.kernel_Bps ? fixed(input_bytes) : median_seconds([&] { compressor->decompress(reduced, out); }, decompress_kernel_s);
-      w.exchanges.push_back({Kind::allreduce, msg.wire_size, 0});
+  // kRepeats compressions in every mode, so that stateful compressors send the same message whatever times it.
+  KernelTimes measured_s;
+  if (measured) {
+    measured_s.compress_s = median_seconds([&] { compressor->compress(grad, 0, msg); }, compress_kernel_s);
+  } else {
+    for (int i = 0; i < kRepeats; ++i) compressor->compress(grad, 0, msg);
+  }
+  const compressors::KernelCost cost = compressor->kernel_cost(msg);
+  // What a receiver expands: the reduced message (all-reduce, low rank after its second round) or one worker's.
+  compressors::Compressed expanded = msg, q;
+  if (msg.how == compressors::Aggregation::kAllReduce) expanded = compressor->reduce(std::span(&msg, 1));
+  if (msg.how == compressors::Aggregation::kLowRank) {
+    const compressors::Compressed p = compressor->reduce(std::span(&msg, 1));
+    measured_s.next_round_s = median_seconds([&] { q = compressor->next_round(p); });
+    expanded = compressor->reduce(std::span(&q, 1));
+  }
+  KernelTimes t;
+  switch (c.kernel_time) {
+    case scenario::KernelTime::model:
+      t = {kernel_seconds(cost.compress, s.gpu), kernel_seconds(cost.next_round, s.gpu),
+           kernel_seconds(cost.decompress, s.gpu)};
+      break;
+    case scenario::KernelTime::fixed: {
+      const double input_s = 4.0 * static_cast<double>(n) / *c.kernel_Bps;
+      t = {input_s, input_s, input_s};
       break;
     }
+    case scenario::KernelTime::measured:
+      t = measured_s;
+      t.decompress_s = median_seconds([&] { compressor->decompress(expanded, out); }, decompress_kernel_s);
+      break;
+  }
+  scheduling::BucketWork w;
+  w.compress_s = t.compress_s;
+  using Kind = scheduling::Exchange::Kind;
+  switch (msg.how) {
+    case compressors::Aggregation::kAllReduce:
+      w.decompress_s = t.decompress_s;
+      w.exchanges.push_back({Kind::allreduce, msg.wire_size, 0});
+      break;
     case compressors::Aggregation::kAllGather:
       if (c.sparse_collective == "gtopk") {
         // gTop-k: log2 p merges of two top-k sets on the way up, one payload to expand at the end.
-        const double one = c.kernel_Bps ? fixed(input_bytes) : median_seconds([&] { compressor->decompress(msg, out); }, decompress_kernel_s);
-        w.decompress_s = one * (1 + std::ceil(std::log2(std::max(s.workers, 1))));
+        w.decompress_s = t.decompress_s * (1 + std::ceil(std::log2(std::max(s.workers, 1))));
         w.exchanges.push_back({Kind::gtopk, msg.wire_size, 0});
         break;
       }
       [[fallthrough]];
-    case compressors::Aggregation::kMajorityVote: {
+    case compressors::Aggregation::kMajorityVote:
       // Every receiver expands and sums each worker's payload.
-      const double one = c.kernel_Bps ? fixed(input_bytes) : median_seconds([&] { compressor->decompress(msg, out); }, decompress_kernel_s);
-      w.decompress_s = one * s.workers;
+      w.decompress_s = t.decompress_s * s.workers;
       w.exchanges.push_back({Kind::allgather, msg.wire_size, 0});
       break;
-    }
-    case compressors::Aggregation::kLowRank: {
-      const compressors::Compressed p = compressor->reduce(std::span(&msg, 1));
-      compressors::Compressed q;
-      const double orthogonalise = median_seconds([&] { q = compressor->next_round(p); });
-      const compressors::Compressed reduced = compressor->reduce(std::span(&q, 1));
-      w.decompress_s = c.kernel_Bps ? fixed(input_bytes) : median_seconds([&] { compressor->decompress(reduced, out); }, decompress_kernel_s);
+    case compressors::Aggregation::kLowRank:
+      w.decompress_s = t.decompress_s;
       w.exchanges.push_back({Kind::allreduce, msg.wire_size, 0});
-      w.exchanges.push_back({Kind::allreduce, q.wire_size, c.kernel_Bps ? fixed(input_bytes) : orthogonalise});
+      w.exchanges.push_back({Kind::allreduce, q.wire_size, t.next_round_s});
       break;
-    }
   }
   return w;
 }
@@ -177,7 +203,9 @@ std::string settings_key(const scenario::Scenario& s) {
   std::ostringstream key;
   const scenario::Compression& c = s.compression;
   key << c.compressor << '|' << c.device << '|' << s.numerics.seed << '|' << c.error_feedback << '|' << c.sparse_collective << '|' << c.gradient << '|' << c.gradient_scale << '|' << c.seed
-      << '|' << c.kernel_Bps.value_or(0) << '|' << s.workers;
+      << '|' << static_cast<int>(c.kernel_time) << '|' << c.kernel_Bps.value_or(0) << '|' << s.workers << '|'
+      << s.gpu.name << '|' << s.gpu.memory_Bps << '|' << s.gpu.memory_efficiency << '|' << s.gpu.fp32_flops << '|'
+      << s.gpu.compute_efficiency;
   for (const auto& [name, value] : c.options)
     std::visit([&](const auto& v) { key << '|' << name << '=' << v; }, value);
   for (const auto& [name, value] : c.feedback_options)
@@ -194,7 +222,11 @@ std::vector<scheduling::BucketWork> compression_work(const scenario::Scenario& s
   const double gpu_Bps = s.gpu.memory_Bps * s.gpu.memory_efficiency;
   const std::string input = real_gradient.empty() ? "" : " on numerics mode's real gradient";
   double to_target = 1.0;
-  if (c.kernel_Bps) {
+  if (c.kernel_time == scenario::KernelTime::model) {
+    note = fmt::format("{} kernels{} timed by the kernel model on the {} (memory passes at {:.0f} GB/s, {:.0f} us "
+                       "per launch; reproducible)",
+                       c.compressor, input, s.gpu.name, gpu_Bps / 1e9, kKernelLaunch_s * 1e6);
+  } else if (c.kernel_time == scenario::KernelTime::fixed) {
     note = fmt::format("{} kernels{} timed at a fixed {:.3g} GB/s of fp32 input", c.compressor, input, *c.kernel_Bps / 1e9);
   } else if (c.device == "cuda") {
     const std::unique_ptr<compressors::device::Device> device = compressors::device::make_device("cuda");

@@ -15,10 +15,12 @@ namespace dtsim::run {
 /// `real_gradient` is given (numerics mode's gradient, tensor after tensor), the bucket's slice of it. Its real wire size and aggregation mode give
 /// the exchanges: an all-reduce for summable payloads, an all-gather of every rank's payload for sparse or
 /// per-worker payloads and majority votes, two all-reduces (P, then Q after orthogonalisation) for PowerSGD.
-/// Times are the median of repeated host runs scaled to the GPU by host / GPU memory bandwidth; with
-/// `s.compression.device` = "cuda", of the device kernels' times on this machine's GPU (as they are on the target
-/// GPU, else scaled by its copy bandwidth / the target's); or bytes over `s.compression.kernel_Bps` when given
-/// (reproducible). Receivers decompress and sum every gathered payload.
+/// Times (s.compression.kernel_time): by default the kernel model, each compressor's declared GPU work for the
+/// message it sent priced on `s.gpu` (kernel_model.hpp); or bytes of fp32 input over `s.compression.kernel_Bps`;
+/// or, measured (not reproducible), the median of repeated host runs scaled to the GPU by host / GPU memory
+/// bandwidth, with `s.compression.device` = "cuda" of the device kernels' times on this machine's GPU (as they are
+/// on the target GPU, else scaled by its copy bandwidth / the target's). Receivers decompress and sum every
+/// gathered payload.
 /// `note` says where the kernels ran and how times were mapped. Results are cached per (size, settings).
 std::vector<scheduling::BucketWork> compression_work(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
                                                      std::string& note, std::span<const float> real_gradient = {});

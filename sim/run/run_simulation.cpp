@@ -408,6 +408,9 @@ RunResult simulate_time_line(const scenario::Scenario& s, const std::optional<nu
   // Under client sampling only a round's sample computes: the global batch is theirs.
   if (const auto sampled = static_cast<int>(sets.sets.front().size()); sampled < s.workers) info.sampled = sampled;
   info.compression = compression_note;
+  if (!s.compression.compressor.empty() && s.compression.kernel_time == scenario::KernelTime::measured)
+    info.not_reproducible = "compression.kernel_time = \"measured\": the compression kernels were timed on this host "
+                            "during the run, so times change with the host and its load; use \"model\" (the default)";
   LastIteration last =
       analyse_iteration_graph(analysed.graph, analysed.schedule, plan.buckets.size(), analysed.worker_of_run);
   const int per_participant = s.ps.hierarchical ? s.platform.gpus_per_node : 1;

@@ -294,9 +294,10 @@ std::vector<KeySpec> make_scenario_keys() {
        "per-layer gradient scales: layer-name prefix = scale, e.g. { \"conv1\" = 1e-2, \"fc\" = 1e-4 } (longest "
        "prefix wins; other layers use gradient_scale)",
        0, 0, nullptr},
-      {"compression", "kernel_time", "string", "measured",
-       "\"measured\" (host runs scaled by host / GPU memory bandwidth) or a fixed throughput such as \"20GBps\" "
-       "(reproducible)",
+      {"compression", "kernel_time", "string", "model",
+       "\"model\" (each compressor's kernels priced on the GPU profile: memory passes, selection, launches; "
+       "reproducible), a fixed throughput such as \"20GBps\" of fp32 input, or \"measured\" (host runs scaled by "
+       "host / GPU memory bandwidth; the outputs say the result is not reproducible)",
        0, 0, nullptr},
       {"compression", "device", "string", "cpu",
        "where the kernels run: \"cpu\" (the host kernels, times scaled to the GPU) or \"cuda\" (the device kernels "

@@ -265,12 +265,17 @@ void load_compression(Section& c, const toml::table& table, Scenario& s) {
     }
   }
   const std::string kernel_time = c.string("kernel_time", key_spec("compression", "kernel_time").default_text);
-  if (kernel_time != "measured") {
+  if (kernel_time == "model") {
+    k.kernel_time = KernelTime::model;
+  } else if (kernel_time == "measured") {
+    k.kernel_time = KernelTime::measured;
+  } else {
     try {
       k.kernel_Bps = core::parse_bandwidth(kernel_time);
+      k.kernel_time = KernelTime::fixed;
     } catch (const core::InputError& e) {
       throw core::InputError(c.where_key("kernel_time"), e.problem(),
-                             "write \"measured\" or a throughput such as \"20GBps\"");
+                             "write \"model\", \"measured\" or a throughput such as \"20GBps\"");
     }
   }
   const KeySpec& seed = key_spec("compression", "seed");

@@ -38,6 +38,13 @@ struct Output {
   int trace_workers = 16;  ///< workers whose events are recorded (timeline, Gantt); worker 0 always
 };
 
+/// How the compression kernels' times are obtained (compression.kernel_time).
+enum class KernelTime {
+  model,     ///< each compressor's declared GPU work priced on the GPU profile (sim/run/kernel_model.hpp)
+  fixed,     ///< bytes of fp32 input over a fixed throughput
+  measured,  ///< host (or CUDA device) runs timed now, scaled to the GPU: not reproducible
+};
+
 /// Gradient compression in the simulation (timing mode).
 struct Compression {
   std::string compressor;                ///< registry name; empty = no compression
@@ -49,7 +56,8 @@ struct Compression {
   double gradient_scale = 1e-3;          ///< scale (standard deviation for normal) of the synthetic gradients
   std::map<std::string, double> layer_scales;  ///< layer-name prefix -> scale of its gradients (longest prefix wins)
   std::string device = "cpu";            ///< where the kernels run: cpu | cuda
-  std::optional<double> kernel_Bps;      ///< fixed kernel throughput (bytes of fp32 input per second) instead of measuring
+  KernelTime kernel_time = KernelTime::model;  ///< how kernel times are obtained
+  std::optional<double> kernel_Bps;      ///< KernelTime::fixed: kernel throughput (bytes of fp32 input per second)
   std::uint64_t seed = 0;                ///< the synthetic gradients
 };
 

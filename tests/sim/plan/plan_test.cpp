@@ -555,9 +555,20 @@ TEST(Plan, RefusesAnswersItCannotPrice) {
   copy_fixtures(s);
   std::string compressed = text;
   compressed.insert(compressed.find("[costs.gpu.v100]"), "compression = [\"none\", \"fp16\"]\n\n");
-  const std::string measured = refused_plan(s, "measured.toml", compressed);
-  EXPECT_NE(measured.find("compresses with measured kernel times, so its answer would depend on this machine; set "
-                          "a fixed kernel throughput: compression_kernel_time = \"20GBps\" in [search]"),
+  // Under the kernel model (the default) the candidates that compress are simulated as they are.
+  std::ofstream(s.dir / "model.toml") << compressed;
+  const nlohmann::json modelled = run_plan((s.dir / "model.toml").string(), s.dir / "m");
+  int simulated = 0;
+  for (const auto& c : modelled["candidates"]) {
+    EXPECT_FALSE(c["settings"].contains("compression.kernel_time")) << c["label"];
+    simulated += c["pruned"] == "" && c["settings"].contains("compression.compressor");
+  }
+  EXPECT_GT(simulated, 0);
+  std::string measured_text = compressed;
+  measured_text.insert(measured_text.find("[job]"), "[set]\n\"compression.kernel_time\" = \"measured\"\n\n");
+  const std::string measured = refused_plan(s, "measured.toml", measured_text);
+  EXPECT_NE(measured.find("compresses with measured kernel times, so its answer would depend on this machine; leave "
+                          "compression.kernel_time at \"model\""),
             std::string::npos)
       << measured;
   // With a fixed kernel throughput for the candidates that compress, "none" and fp16 are both simulated.

@@ -1,5 +1,6 @@
 // Gradient compression inside the simulation (timing mode): the real kernels' wire sizes reach the network,
 // aggregation modes pick the collectives, and the three levels agree.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "compressors/device/device.hpp"
@@ -16,7 +17,8 @@ scenario::Scenario compressed(const std::string& compressor, compressors::Option
   auto s = testing::five_layers(4, "wfbp", fidelity);
   s.compression.compressor = compressor;
   s.compression.options = std::move(options);
-  s.compression.kernel_Bps = 20e9;  // reproducible kernel times
+  s.compression.kernel_time = scenario::KernelTime::fixed;  // kernel times in closed form
+  s.compression.kernel_Bps = 20e9;
   return s;
 }
 
@@ -25,7 +27,12 @@ TEST(Compression, TheNoteSaysWhereTheKernelsRanAndHowTheirTimesWereMapped) {
   std::string note;
   make_iteration_plan(s, &note);
   EXPECT_EQ(note, "fp16 kernels timed at a fixed 20 GB/s of fp32 input");
-  s.compression.kernel_Bps.reset();
+  s.compression.kernel_time = scenario::KernelTime::model;
+  make_iteration_plan(s, &note);
+  EXPECT_EQ(note, fmt::format("fp16 kernels timed by the kernel model on the {} (memory passes at {:.0f} GB/s, 3 us per "
+                              "launch; reproducible)",
+                              s.gpu.name, s.gpu.memory_Bps * s.gpu.memory_efficiency / 1e9));
+  s.compression.kernel_time = scenario::KernelTime::measured;
   make_iteration_plan(s, &note);
   EXPECT_EQ(note.rfind("fp16 kernels ran on the host CPU (device = \"cpu\", copy ", 0), 0u) << note;
   EXPECT_NE(note.find("to the " + s.gpu.name + " ("), std::string::npos) << note;
