@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"cpu", "cuda"}));
 
   CLI::App* validate = app.add_subcommand("validate", "check a scenario file without simulating");
-  validate->add_option("scenario", file, "scenario TOML file")->required();
+  validate->add_option("scenario", file, "scenario TOML file (default: the built-in default scenario)");
   add_set_option(validate, overrides);
   bool resolved = false;
   validate->add_flag("--resolved", resolved,
