@@ -110,4 +110,17 @@ TEST(Mistakes, AMillionImagesPerGpuAreRefusedBeforeAnythingIsAllocated) {
   EXPECT_NE(o.output.find("batch_size = "), std::string::npos) << o.output;
 }
 
+TEST(Mistakes, ANumericsMiniBatchLargerThanTheTrainingSetIsRefusedBeforeTheTrainerAllocatesIt) {
+  // adacomm.toml trains on 3,200 examples; a million-example mini-batch a worker took 10 s and about 1.9 GB before
+  // it ended in bad_alloc under ulimit -v 2000000.
+  const std::string file = std::string(DTSIM_SOURCE_DIR) + "/scenarios/adacomm.toml";
+  const fs::path out = fs::temp_directory_path() / ("dtsim-mistakes-numerics-" + std::to_string(getpid()));
+  expect_refused(dtsim("run " + file + " --set batch_size=1000000 --out " + out.string()),
+                 "batch_size = 1000000 examples a worker, more than the 3200 of the whole training set: every "
+                 "mini-batch would repeat its examples, and the workers' mini-batches alone would take 976.56 MiB (8 "
+                 "workers x 1000000 examples x 32 features x 4 B); batch_size = 3200 or less, or a larger training "
+                 "set ([numerics] examples)");
+  fs::remove_all(out);
+}
+
 }  // namespace
