@@ -20,6 +20,7 @@ constexpr int kInternal = 1;
 void add_set_option(CLI::App* command, std::vector<std::string>& overrides) {
   command->add_option("--set", overrides, "override a scenario key: --set section.key=value (repeatable)")
       ->expected(1)
+      ->allow_extra_args(false)  // `--set k=v FILE`: the file is the positional, optional for run and validate
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
