@@ -154,12 +154,12 @@ std::unique_ptr<Compressor> make_error_feedback(std::string_view kind, std::uniq
     throw core::InputError("error feedback '" + std::string(kind) + "' around '" + std::string(inner->name()) +
                                "', which keeps what it does not send itself (the layer would add it twice)",
                            "error_feedback = \"none\" with " + std::string(inner->name()));
-  std::string known;
+  std::vector<std::string> known;
   for (const FeedbackEntry& entry : kFeedback) {
     if (entry.name == kind) return entry.make(std::move(inner), options);
-    known += (known.empty() ? "" : ", ") + std::string(entry.name);
+    known.emplace_back(entry.name);
   }
-  throw core::InputError("unknown error feedback '" + std::string(kind) + "'", "known: " + known);
+  throw core::unknown_name("error feedback", kind, known);
 }
 
 }  // namespace dtsim::compressors

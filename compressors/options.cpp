@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include "sim/core/error.hpp"
+#include "sim/core/nearest_names.hpp"
+#include "sim/core/printable.hpp"
 
 namespace dtsim::compressors {
 namespace {
@@ -17,7 +19,7 @@ std::string show(const OptionValue& value) {
         if constexpr (std::is_same_v<T, bool>) {
           out << (v ? "true" : "false");
         } else if constexpr (std::is_same_v<T, std::string>) {
-          out << '"' << v << '"';
+          out << '"' << core::printable(v) << '"';
         } else {
           out << v;
         }
@@ -91,7 +93,8 @@ std::string OptionReader::choice(std::string_view key, std::string_view fallback
   if (value == nullptr) return std::string(fallback);
   const auto* s = std::get_if<std::string>(value);
   if (s == nullptr || std::find(allowed.begin(), allowed.end(), *s) == allowed.end()) {
-    fail(key, "= " + show(*value) + " is not known", "allowed: " + list);
+    fail(key, "= " + show(*value) + " is not known",
+         s == nullptr ? "allowed: " + list : core::with_suggestion(*s, {allowed.begin(), allowed.end()}, "allowed: " + list));
   }
   return *s;
 }
@@ -99,10 +102,9 @@ std::string OptionReader::choice(std::string_view key, std::string_view fallback
 void OptionReader::finish() const {
   for (const auto& [key, value] : options_) {
     if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
-    std::string list;
-    for (const auto& k : known_) list += (list.empty() ? "" : ", ") + k;
-    throw core::InputError(owner_ + ": unknown parameter '" + key + "'",
-                           "known: " + (list.empty() ? std::string("none") : list));
+    throw core::InputError(owner_ + ": unknown parameter '" + core::printable(key) + "'",
+                           core::with_suggestion(key, known_, "known: " + (known_.empty() ? std::string("none")
+                                                                                           : core::join_names(known_))));
   }
 }
 

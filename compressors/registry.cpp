@@ -59,10 +59,12 @@ std::string known_compressors() {
 }
 
 std::unique_ptr<Compressor> make_compressor(std::string_view name, const Options& options) {
+  std::vector<std::string> names;
   for (const CompressorEntry& entry : kCompressors) {
     if (entry.name == name) return entry.make(options);
+    names.emplace_back(entry.name);
   }
-  throw core::InputError("unknown compressor '" + std::string(name) + "'", "known: " + known_compressors());
+  throw core::unknown_name("compressor", name, names);
 }
 
 }  // namespace dtsim::compressors

@@ -12,6 +12,8 @@
 
 #include "models/csv_reader.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/nearest_names.hpp"
+#include "sim/core/printable.hpp"
 
 namespace dtsim::models {
 namespace {
@@ -69,7 +71,8 @@ class TableReader {
       const CsvField& f = header.fields[i];
       const auto* it = std::find(column_names.begin(), column_names.end(), f.text);
       if (it == column_names.end()) {
-        fail(header.line, f.column, "unknown column '" + f.text + "'", allowed_columns);
+        fail(header.line, f.column, "unknown column '" + core::printable(f.text) + "'",
+             core::with_suggestion(f.text, {column_names.begin(), column_names.end()}, allowed_columns));
       }
       std::optional<std::size_t>& slot = index_[static_cast<std::size_t>(it - column_names.begin())];
       if (slot) fail(header.line, f.column, "column '" + f.text + "' appears twice", "each column once");

@@ -58,8 +58,6 @@ class CpuDevice final : public Device {
 
 }  // namespace
 
-std::string known_devices() { return "cpu, cuda"; }
-
 std::string cuda_unavailable() {
 #if defined(DTSIM_HAVE_CUDA)
   return cuda_device_missing();
@@ -70,7 +68,7 @@ std::string cuda_unavailable() {
 
 std::unique_ptr<Device> make_device(std::string_view kind) {
   if (kind == "cpu") return std::make_unique<CpuDevice>();
-  if (kind != "cuda") throw core::InputError("unknown device '" + std::string(kind) + "'", "known: " + known_devices());
+  if (kind != "cuda") throw core::unknown_name("device", kind, {"cpu", "cuda"});
   const std::string why = cuda_unavailable();
   if (!why.empty()) throw core::InputError("device \"cuda\" is not available: " + why, "device = \"cpu\" (the default)");
 #if defined(DTSIM_HAVE_CUDA)

@@ -40,9 +40,6 @@ std::unique_ptr<Device> make_device(std::string_view kind);
 /// Empty when a CUDA device can run the kernels, else why not (built without nvcc, or no device).
 std::string cuda_unavailable();
 
-/// The kinds of device ("cpu", "cuda").
-std::string known_devices();
-
 /// A typed array in device memory, freed with its owner.
 template <class T>
 class DeviceBuffer {

@@ -5,6 +5,9 @@
 #include <vector>
 
 #include "sim/calibration/csv_fields.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/nearest_names.hpp"
+#include "sim/core/printable.hpp"
 
 namespace dtsim::calibration {
 namespace {
@@ -34,8 +37,9 @@ models::Model with_measured_layers(const models::Model& model, const std::string
     const models::CsvField& name = row.fields[0];
     const auto layer = index.find(name.text);
     if (layer == index.end())
-      fail_at(profile_path, row.line, name.column, "unknown layer '" + name.text + "' in model '" + model.name + "'",
-              "a layer of the model: " + some_names(names));
+      fail_at(profile_path, row.line, name.column,
+              "unknown layer '" + core::printable(name.text) + "' in model '" + model.name + "'",
+              core::with_suggestion(name.text, names, "a layer of the model: " + some_names(names)));
     const auto [first, fresh] = seen.emplace(name.text, row.line);
     if (!fresh)
       fail_at(profile_path, row.line, name.column,

@@ -20,6 +20,7 @@ constexpr int kInternal = 1;
 void add_set_option(CLI::App* command, std::vector<std::string>& overrides) {
   command->add_option("--set", overrides, "override a scenario key: --set section.key=value (repeatable)")
       ->expected(1)
+      ->allow_extra_args(false)  // `--set k=v FILE`: the file is the positional, optional for run and validate
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
@@ -50,7 +51,7 @@ int main(int argc, char** argv) {
   run->add_flag("--explain", run_explain, "then simulate the what-ifs as `dtsim explain` does and print the best three kinds of change");
 
   CLI::App* validate = app.add_subcommand("validate", "check a scenario file without simulating");
-  validate->add_option("scenario", file, "scenario TOML file")->required();
+  validate->add_option("scenario", file, "scenario TOML file (default: the built-in default scenario)");
   add_set_option(validate, overrides);
   bool resolved = false;
   validate->add_flag("--resolved", resolved,

@@ -64,7 +64,7 @@ int validate_command(const std::string& file, const std::vector<std::string>& ov
     return 0;
   }
   const memory::MemoryBreakdown m = run::check_memory(s);
-  std::cout << file << ": ok (" << s.model.name << ", " << s.workers << " workers on " << s.platform.name << ", "
+  std::cout << s.source << ": ok (" << s.model.name << ", " << s.workers << " workers on " << s.platform.name << ", "
             << s.scheduler << ", " << scenario::fidelity_name(s.fidelity) << ")\n";
   std::cout << "  memory per GPU (" << m.where << ")" << (m.fits() ? "" : ": DOES NOT FIT (memory.check = \"warn\")")
             << '\n';

@@ -10,6 +10,7 @@
 #include "sim/collectives/ring_steps.hpp"
 #include "sim/collectives/schedule_time.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/nearest_names.hpp"
 
 namespace dtsim::collectives {
 namespace {
@@ -29,7 +30,8 @@ NodeGrid::NodeGrid(const Group& group, std::string_view algorithm) {
   if (x * y != group.ranks)
     throw core::InputError(std::string(algorithm) + " all-reduce over " + std::to_string(group.ranks) + " ranks at " +
                                std::to_string(group.ranks_per_node) + " per node: the last node is partial",
-                           "a number of ranks that is a multiple of the ranks per node");
+                           "a number of ranks that is a multiple of the ranks per node: " +
+                               core::nearest_multiples(group.ranks, group.ranks_per_node));
 }
 
 MovePlan GridAllreduce::moves(const Group& group, std::int64_t bytes) const {

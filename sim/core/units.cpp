@@ -8,6 +8,8 @@
 #include <utility>
 
 #include "sim/core/error.hpp"
+#include "sim/core/nearest_names.hpp"
+#include "sim/core/printable.hpp"
 
 namespace dtsim::core {
 namespace {
@@ -20,24 +22,26 @@ struct Suffix {
 /// Splits "12.5GBps" into 12.5 and "GBps", then looks the suffix up in `table`.
 double parse_with(std::string_view text, const Suffix* table, std::size_t count, std::string_view what,
                   std::string_view allowed) {
-  auto fail = [&](const std::string& problem) {
-    throw InputError(problem, std::string("a ") + std::string(what) + " is a number and a unit such as " +
-                                  std::string(allowed));
-  };
+  const std::string rule = "a " + std::string(what) + " is a number and a unit such as " + std::string(allowed);
+  auto fail = [&](const std::string& problem) { throw InputError(problem, rule); };
+  const std::string quoted = "'" + printable(text) + "'";
   const char* begin = text.data();
   const char* end = text.data() + text.size();
   while (begin < end && *begin == ' ') ++begin;
   double value = 0.0;
   auto [ptr, ec] = std::from_chars(begin, end, value);
-  if (ec != std::errc() || ptr == begin) fail("'" + std::string(text) + "' does not start with a number");
+  if (ec != std::errc() || ptr == begin) fail(quoted + " does not start with a number");
   std::string_view unit(ptr, static_cast<std::size_t>(end - ptr));
   while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
-  if (!std::isfinite(value) || value < 0) fail("'" + std::string(text) + "' is negative or not finite");
-  for (std::size_t i = 0; i < count; ++i)
+  if (!std::isfinite(value) || value < 0) fail(quoted + " is negative or not finite");
+  std::vector<std::string> units;
+  for (std::size_t i = 0; i < count; ++i) {
     if (table[i].name == unit) return value * table[i].factor;
-  if (unit.empty()) fail("'" + std::string(text) + "' has no unit");
-  fail("'" + std::string(text) + "' has an unknown unit '" + std::string(unit) + "'");
-  return 0.0;  // unreachable
+    units.emplace_back(table[i].name);
+  }
+  if (unit.empty()) fail(quoted + " has no unit");
+  // Case is not folded away for units alone: "gbps" is as near to Gbps (bits) as to GBps (bytes), and both are named.
+  throw InputError(quoted + " has an unknown unit '" + printable(unit) + "'", with_suggestion(unit, units, rule));
 }
 
 constexpr std::array kBandwidth{
@@ -66,28 +70,49 @@ constexpr std::array kFlopRate{
     Suffix{"FLOPS", 1.0}, Suffix{"GFLOPS", 1e9}, Suffix{"TFLOPS", 1e12}, Suffix{"PFLOPS", 1e15},
 };
 
+/// The range of values a quantity can plausibly take in a training cluster, wide enough for any hardware from a
+/// 1 Kb/s WAN link to a future GPU, narrow enough to refuse a typo's exponent ("1e-300GBps" would give an
+/// iteration of 1e301 s): what is outside is a mistake, not a what-if.
+struct Plausible {
+  double min;  ///< inclusive, in SI units; values below it (but zero where zero is allowed) are refused
+  double max;
+  const char* range;  ///< the range as a user writes it
+};
+
+constexpr Plausible kPlausibleBandwidth{125.0, 1e15, "1Kbps to 1000TBps"};
+constexpr Plausible kPlausibleDuration{0.0, 10 * 365 * 86400.0, "0s to 3650d (ten years)"};
+constexpr Plausible kPlausibleSize{0.0, 1125899906842624.0, "0B to 1024TiB"};
+constexpr Plausible kPlausibleFlopRate{1e9, 1e18, "1GFLOPS to 1000PFLOPS"};
+
+double plausible(double value, std::string_view text, std::string_view what, const Plausible& p) {
+  if (value >= p.min && value <= p.max) return value;
+  throw InputError(std::string(what) + " '" + printable(text) + "' is " + (value < p.min ? "below" : "above") +
+                       " the plausible range",
+                   "a " + std::string(what) + " is " + p.range);
+}
+
 }  // namespace
 
 BytesPerSecond parse_bandwidth(std::string_view text) {
   double v = parse_with(text, kBandwidth.data(), kBandwidth.size(), "bandwidth",
                         "\"10Gbps\" or \"10Gb/s\" (bit/s), \"12.5GBps\" or \"12.5GB/s\" (byte/s); units bps Kbps "
                         "Mbps Gbps Tbps Bps KBps MBps GBps TBps KiBps MiBps GiBps, each also as b/s, Gb/s, GB/s, ...");
-  if (v <= 0) throw InputError("bandwidth '" + std::string(text) + "' is zero", "a bandwidth must be positive");
-  return v;
+  if (v <= 0) throw InputError("bandwidth '" + printable(text) + "' is zero", "a bandwidth must be positive");
+  return plausible(v, text, "bandwidth", kPlausibleBandwidth);
 }
 
 Seconds parse_duration(std::string_view text) {
-  return parse_with(text, kDuration.data(), kDuration.size(), "duration",
-                    "\"5us\", \"1.2ms\", \"8h\", \"14d\"; units ns us ms s min h d");
+  return plausible(parse_with(text, kDuration.data(), kDuration.size(), "duration",
+                              "\"5us\", \"1.2ms\", \"8h\", \"14d\"; units ns us ms s min h d"),
+                   text, "duration", kPlausibleDuration);
 }
 
 Bytes parse_size(std::string_view text) {
   double v = parse_with(text, kSize.data(), kSize.size(), "size",
                         "\"25MiB\", \"1MB\", \"512B\"; units B KB MB GB TB KiB MiB GiB TiB");
-  if (v != std::floor(v) || v > 9.0e18)
-    throw InputError("size '" + std::string(text) + "' is not a whole number of bytes",
-                     "a size is a whole number of bytes below 9e18");
-  return static_cast<Bytes>(v);
+  if (v != std::floor(v))
+    throw InputError("size '" + printable(text) + "' is not a whole number of bytes", "a size is a whole number of bytes");
+  return static_cast<Bytes>(plausible(v, text, "size", kPlausibleSize));
 }
 
 Bytes parse_nccl_size(std::string_view text) {
@@ -100,7 +125,8 @@ Bytes parse_nccl_size(std::string_view text) {
     const char letter = ptr == end ? '\0' : static_cast<char>(std::toupper(static_cast<unsigned char>(*ptr)));
     for (auto [name, factor] : kLetters)
       if (name == letter && count <= static_cast<std::uint64_t>(9.0e18) / static_cast<std::uint64_t>(factor))
-        return static_cast<Bytes>(count) * factor;
+        return static_cast<Bytes>(plausible(static_cast<double>(count * static_cast<std::uint64_t>(factor)), text,
+                                            "size", kPlausibleSize));
   }
   try {
     return parse_size(text);
@@ -113,8 +139,8 @@ Bytes parse_nccl_size(std::string_view text) {
 FlopsPerSecond parse_flop_rate(std::string_view text) {
   double v = parse_with(text, kFlopRate.data(), kFlopRate.size(), "compute rate",
                         "\"15.7TFLOPS\"; units FLOPS GFLOPS TFLOPS PFLOPS");
-  if (v <= 0) throw InputError("compute rate '" + std::string(text) + "' is zero", "a rate must be positive");
-  return v;
+  if (v <= 0) throw InputError("compute rate '" + printable(text) + "' is zero", "a rate must be positive");
+  return plausible(v, text, "compute rate", kPlausibleFlopRate);
 }
 
 std::string format_count(std::int64_t n) {

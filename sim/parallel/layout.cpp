@@ -19,7 +19,7 @@ std::vector<std::string> sharding_names() { return {kShardings.begin(), kShardin
 Sharding parse_sharding(std::string_view name) {
   for (std::size_t i = 0; i < kShardings.size(); ++i)
     if (kShardings[i] == name) return static_cast<Sharding>(i);
-  throw core::InputError("unknown sharding '" + std::string(name) + "'", core::join_names(sharding_names()));
+  throw core::unknown_name("sharding", name, sharding_names());
 }
 
 std::string_view sharding_name(Sharding s) { return kShardings[static_cast<std::size_t>(s)]; }

@@ -25,8 +25,7 @@ std::vector<std::string> pipeline_schedule_names() {
 PipelineSchedule pipeline_schedule(std::string_view name) {
   for (const auto& [key, schedule] : kSchedules)
     if (key == name) return schedule;
-  throw core::InputError("unknown pipeline schedule '" + std::string(name) + "'",
-                         core::join_names(pipeline_schedule_names()));
+  throw core::unknown_name("pipeline schedule", name, pipeline_schedule_names());
 }
 
 std::string pipeline_schedule_refusal(std::string_view name, int stages, int micro_batches, int chunks) {

@@ -2,12 +2,16 @@
 
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "compressors/rng.hpp"
 #include "numerics/dataset_readers.hpp"
 #include "numerics/evaluation.hpp"
 #include "numerics/model.hpp"
 #include "numerics/sharding.hpp"
 #include "numerics/trainer.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/units.hpp"
 #include "sim/run/numerics_sync.hpp"
 #include "sim/scenario/numerics_section.hpp"
 #include "sim/sync/scheme.hpp"
@@ -49,6 +53,24 @@ Setup setup(const scenario::Scenario& s) {
   return u;
 }
 
+/// A worker draws its mini-batches from its shard, wrapping around it, and holds each as a matrix of batch x features
+/// floats: a mini-batch larger than the whole training set repeats its examples, and at a million examples it
+/// allocated gigabytes before the first step (and ended in bad_alloc under ulimit -v). Refused before the trainer
+/// allocates anything, with the bytes the mini-batches would take.
+void refuse_oversized_batch(const scenario::Scenario& s, const numerics::Dataset& train) {
+  if (s.batch_size <= train.size()) return;
+  const double bytes = static_cast<double>(s.workers) * s.batch_size * static_cast<double>(train.features.cols()) *
+                       static_cast<double>(sizeof(float));
+  throw core::InputError(
+      s.source,
+      fmt::format("batch_size = {} examples a worker, more than the {} of the whole training set: every mini-batch "
+                  "would repeat its examples, and the workers' mini-batches alone would take {} ({} workers x {} "
+                  "examples x {} features x 4 B)",
+                  s.batch_size, train.size(), core::format_bytes(bytes), s.workers, s.batch_size,
+                  train.features.cols()),
+      fmt::format("batch_size = {} or less, or a larger training set ([numerics] examples)", train.size()));
+}
+
 }  // namespace
 
 std::vector<float> numerics_gradient(const scenario::Scenario& s) {
@@ -70,6 +92,7 @@ numerics::TrainingRun train_numerics(const scenario::Scenario& s) {
   const scenario::Numerics& n = s.numerics;
   const Setup u = setup(s);
   const auto& [train, test, shards, model] = u;
+  refuse_oversized_batch(s, train);
   numerics::TrainerConfig config;
   config.workers = s.workers;
   config.batch_size = s.batch_size;

@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 
+#include "sim/core/nearest_names.hpp"
 #include "sim/scenario/keys.hpp"
 #include "sim/scenario/section.hpp"
 
@@ -46,6 +47,7 @@ std::string key_hint(const std::string& table, const std::string& key) {
   const std::string name = folded(key);
   for (const ForeignKey& f : kForeignKeys)
     if (name == f.name) return "did you mean '" + std::string(f.key) + "' " + place(f.table) + " (" + f.note + ")?";
+  if (!core::did_you_mean(key, keys_of(table)).empty()) return "";  // a near key of its own table comes first
   std::vector<std::string> tables;
   for (const KeySpec& k : scenario_keys())
     if (k.key == key && k.table != table && std::find(tables.begin(), tables.end(), k.table) == tables.end())

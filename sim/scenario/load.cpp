@@ -388,6 +388,8 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
       platform_ref = top.required_string("platform");
     }
     platform = platform_table(platform_ref, ref_where, base, s.platform_source);
+    if (!platform_overlay.empty())
+      check_replaced_values(platform_table(platform_ref, ref_where, base, s.platform_source), platform_overlay);
     merge_into(platform, std::move(platform_overlay));
   }
   top.has("platform");
@@ -418,7 +420,8 @@ Scenario build(toml::table& root, const std::string& source, const fs::path& bas
     throw core::InputError(top.where_key("workers"),
                            "workers = " + std::to_string(s.workers) + " exceeds the " +
                                std::to_string(s.platform.hosts()) + " GPUs of platform '" + s.platform.name + "'",
-                           "at most " + std::to_string(s.platform.hosts()) + " on this platform");
+                           "at most " + std::to_string(s.platform.hosts()) + " on this platform, or a larger one: " +
+                               larger_platform(s.platform, s.workers));
   s.batch_size =
       static_cast<int>(top.required_integer("batch_size", key_spec("", "batch_size").min, key_spec("", "batch_size").max));
   const KeySpec& iterations = key_spec("", "iterations");

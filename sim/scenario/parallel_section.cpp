@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/core/error.hpp"
+#include "sim/core/nearest_names.hpp"
 #include "sim/parallel/pipeline_schedule.hpp"
 #include "sim/parallel/workload.hpp"
 #include "sim/scenario/key_hints.hpp"
@@ -53,19 +54,23 @@ void load_parallel(Section& p, Scenario& s) {
     throw core::InputError(p.where_key(l.pipeline > 1 ? "pipeline" : "tensor"),
                            "tensor x pipeline = " + std::to_string(model_parallel) + " does not divide workers = " +
                                std::to_string(s.workers),
-                           "a tensor x pipeline that divides the workers");
+                           "a tensor x pipeline that divides the workers, or workers = " +
+                               core::nearest_multiples(s.workers, model_parallel) + " (multiples of " +
+                               std::to_string(model_parallel) + ")");
   l.data = integer_key(p, "data", s.workers / model_parallel);
   if (l.ranks() != s.workers)
     throw core::InputError(p.where_key("data"),
                            "tensor x pipeline x data = " + std::to_string(l.ranks()) + ", workers = " +
                                std::to_string(s.workers),
-                           "data = " + std::to_string(s.workers / model_parallel));
+                           "data = " + std::to_string(s.workers / model_parallel) + ", or workers = " +
+                               std::to_string(l.ranks()));
   l.micro_batch = integer_key(p, "micro_batch", s.batch_size);
   if (s.batch_size % l.micro_batch != 0)
     throw core::InputError(p.where_key("micro_batch"),
                            "micro_batch = " + std::to_string(l.micro_batch) + " does not divide batch_size = " +
                                std::to_string(s.batch_size),
-                           "a divisor of batch_size (samples per replica per iteration)");
+                           "a divisor of batch_size (samples per replica per iteration): micro_batch = " +
+                               core::nearest_divisors(l.micro_batch, s.batch_size));
   l.sharding = parallel::parse_sharding(choice_key(p, "parallel", "sharding"));
   if (p.has("order")) {
     try {

@@ -4,6 +4,8 @@
 
 #include "models/gpu_profile.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/nearest_names.hpp"
+#include "sim/core/printable.hpp"
 #include "sim/platform/fabric.hpp"
 #include "sim/scenario/node_section.hpp"
 #include "sim/scenario/section.hpp"
@@ -136,8 +138,11 @@ void load_graph(Section& s, const toml::table& table, platform::PlatformSpec& sp
     edge.to = e.required_string("to");
     for (const std::string* end : {&edge.from, &edge.to})
       if (!vertices.count(*end))
-        throw core::InputError(e.where_key(end == &edge.from ? "from" : "to"), "unknown vertex '" + *end + "'",
-                               "node0 .. node" + std::to_string(spec.nodes - 1) + " or a name from 'switches'");
+        throw core::InputError(e.where_key(end == &edge.from ? "from" : "to"),
+                               "unknown vertex '" + core::printable(*end) + "'",
+                               core::with_suggestion(*end, {vertices.begin(), vertices.end()},
+                                                     "node0 .. node" + std::to_string(spec.nodes - 1) +
+                                                         " or a name from 'switches'"));
     if (edge.from == edge.to)
       throw core::InputError(e.where_key("to"), "edge from '" + edge.from + "' to itself",
                              "link two different vertices");
@@ -261,6 +266,79 @@ platform::PlatformSpec load_platform(toml::table& table) {
   }
   s.finish();
   return spec;
+}
+
+namespace {
+
+/// Where `n` and every value inside it were written.
+void places_in(const toml::node& n, std::set<std::string>& places) {
+  places.insert(where(n.source()));
+  if (const toml::table* t = n.as_table())
+    for (const auto& [key, value] : *t) places_in(value, places);
+  if (const toml::array* a = n.as_array())
+    for (const toml::node& value : *a) places_in(value, places);
+}
+
+/// Adds to `places` where the values of `file` that `overlay` replaces were written; adds to `file` the keys of
+/// `overlay` it lacks, so that it loads as the scenario completes it.
+void complete(toml::table& file, const toml::table& overlay, std::set<std::string>& places) {
+  for (const auto& [key, value] : overlay) {
+    toml::node* own = file.get(key);
+    if (!own)
+      file.insert(key, value);
+    else if (own->is_table() && value.is_table())
+      complete(*own->as_table(), *value.as_table(), places);
+    else
+      places_in(*own, places);
+  }
+}
+
+}  // namespace
+
+std::string larger_platform(const platform::PlatformSpec& spec, int gpus) {
+  using platform::Topology;
+  const int per_node = spec.gpus_per_node;
+  const int nodes = (gpus + per_node - 1) / per_node;
+  const std::string of = std::to_string(nodes) + " nodes of " + std::to_string(per_node) + " GPUs";
+  switch (spec.topology) {
+    case Topology::star:
+      return "--set platform.hosts=" + std::to_string(gpus);
+    case Topology::fat_tree:
+      return "a larger fat tree: platform.down whose product is at least " + of;
+    case Topology::torus:
+      return "a larger torus: platform.dims whose product is at least " + of;
+    case Topology::dragonfly:
+      return "a larger dragonfly: groups x chassis x routers x nodes_per_router at least " + of;
+    case Topology::graph:
+      return "a graph platform of " + of + " (node0 .. node" + std::to_string(nodes - 1) +
+             ") with [[platform.edges]] joining them";
+    default:
+      break;
+  }
+  const int most = spec.topology == Topology::full_mesh ? kMaxFullMeshNodes
+                   : spec.node.structured             ? kMaxStructuredHosts / per_node
+                                                      : kMaxHosts / per_node;
+  if (nodes > most)
+    return "a platform of another topology (" + platform::topology_name(spec.topology) +
+           (spec.node.structured ? " with [platform.node]" : "") + " holds at most " + std::to_string(most) +
+           " nodes of " + std::to_string(per_node) + " GPUs)";
+  return "--set platform.nodes=" + std::to_string(nodes) + " (nodes of " + std::to_string(per_node) + " GPUs)";
+}
+
+void check_replaced_values(toml::table file, const toml::table& overlay) {
+  std::set<std::string> places;
+  complete(file, overlay, places);
+  if (places.empty()) return;
+  try {
+    load_platform(file);
+  } catch (const core::InputError& e) {
+    // Only an error at a replaced value: the scenario's own values are checked when the merged table loads.
+    const std::string message = e.what();
+    for (const std::string& place : places)
+      if (message.rfind(place + ": ", 0) == 0)
+        throw core::InputError(place, e.problem() + " (the scenario replaces this value, but the file is wrong)",
+                               e.allowed());
+  }
 }
 
 }  // namespace dtsim::scenario

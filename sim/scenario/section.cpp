@@ -1,12 +1,13 @@
 #include "sim/scenario/section.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <limits>
 #include <sstream>
 
 #include "sim/core/error.hpp"
+#include "sim/core/nearest_names.hpp"
+#include "sim/core/printable.hpp"
 #include "sim/core/units.hpp"
 
 namespace dtsim::scenario {
@@ -194,52 +195,16 @@ std::vector<Section> Section::tables(const std::string& key) {
   return out;
 }
 
-namespace {
-
-/// Edits (insert, delete, substitute, case-insensitive) from a to b.
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                        std::tolower(static_cast<unsigned char>(b[j - 1]));
-      const std::size_t next = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
-      diagonal = row[j];
-      row[j] = next;
-    }
-  }
-  return row[b.size()];
-}
-
-/// "did you mean 'workers'?" for the known key at most two edits away (the first of the nearest), or "".
-std::string nearest(const std::string& key, const std::vector<std::string>& known) {
-  std::size_t best = 3;
-  std::string found;
-  for (const std::string& k : known)
-    if (const std::size_t d = edit_distance(key, k); d < best && d < k.size()) {
-      best = d;
-      found = k;
-    }
-  return found.empty() ? "" : "did you mean '" + found + "'?";
-}
-
-}  // namespace
-
 void Section::allow(const std::vector<std::string>& known,
                     const std::function<std::string(const std::string&)>& hint) const {
   for (const auto& [key, value] : *table_) {
     const std::string k(key.str());
     if (std::find(known.begin(), known.end(), k) != known.end()) continue;
-    std::string suggested = nearest(k, known);
-    if (suggested.empty() && hint) suggested = hint(k);
-    if (!suggested.empty()) suggested += " ";
-    throw core::InputError(where_key_of(key, value), "unknown key '" + dotted(k) + "'",
-                           suggested + "allowed" +
-                               std::string(name_.empty() ? " at the top level" : " in [" + name_ + "]") + ": " +
-                               core::join_names(known));
+    const std::string allowed = "allowed" + std::string(name_.empty() ? " at the top level" : " in [" + name_ + "]") +
+                                ": " + core::join_names(known);
+    const std::string hinted = hint ? hint(k) : "";
+    throw core::InputError(where_key_of(key, value), "unknown key '" + core::printable(dotted(k)) + "'",
+                           hinted.empty() ? core::with_suggestion(k, known, allowed) : hinted + " " + allowed);
   }
 }
 

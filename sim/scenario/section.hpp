@@ -53,7 +53,7 @@ class Section {
   /// An array of tables ([[key]]); throws if `key` is something else.
   std::vector<Section> tables(const std::string& key);
   /// Throws at the first key of the table that is not in `known` (typos, keys from another section), saying
-  /// "did you mean" the nearest known key when one is close, else hint(key) when it says something.
+  /// hint(key) when it says something, else "did you mean" the nearest known keys (core::did_you_mean).
   void allow(const std::vector<std::string>& known,
              const std::function<std::string(const std::string&)>& hint = nullptr) const;
   /// Throws at the first key that is known but was never read: it does not apply in this configuration

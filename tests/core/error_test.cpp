@@ -12,8 +12,10 @@ TEST(InputError, FormatsLocationProblemAndAllowed) {
 }
 
 TEST(InputError, UnknownNameListsKnownNames) {
+  EXPECT_STREQ(unknown_name("model", "vgg", {"resnet18", "resnet50"}).what(),
+               "unknown model 'vgg'; known: resnet18, resnet50");
   EXPECT_STREQ(unknown_name("model", "resnet5", {"resnet18", "resnet50"}).what(),
-               "unknown model 'resnet5'; known: resnet18, resnet50");
+               "unknown model 'resnet5'; did you mean 'resnet50'? known: resnet18, resnet50");
 }
 
 TEST(Check, ThrowsInternalErrorWithOurLocation) {

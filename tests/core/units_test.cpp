@@ -62,6 +62,38 @@ TEST(Units, Sizes) {
 
 TEST(Units, FlopRates) { EXPECT_DOUBLE_EQ(parse_flop_rate("15.7TFLOPS"), 15.7e12); }
 
+TEST(Units, OutsideThePlausibleRangeIsRefusedWithTheRange) {
+  try {
+    parse_bandwidth("1e-300GBps");  // would give an iteration of 9e301 s
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "bandwidth '1e-300GBps' is below the plausible range; a bandwidth is 1Kbps to 1000TBps");
+  }
+  EXPECT_DOUBLE_EQ(parse_bandwidth("1Kbps"), 125.0);  // the ends are allowed
+  EXPECT_DOUBLE_EQ(parse_bandwidth("1000TBps"), 1e15);
+  EXPECT_THROW(parse_bandwidth("999bps"), InputError);
+  EXPECT_THROW(parse_bandwidth("1001TBps"), InputError);
+  EXPECT_DOUBLE_EQ(parse_duration("3650d"), 315360000.0);
+  EXPECT_THROW(parse_duration("5256001min"), InputError);
+  EXPECT_THROW(parse_duration("1e300s"), InputError);
+  EXPECT_EQ(parse_size("1024TiB"), 1125899906842624);
+  EXPECT_THROW(parse_size("1025TiB"), InputError);
+  EXPECT_THROW(parse_nccl_size("2000000G"), InputError);
+  EXPECT_DOUBLE_EQ(parse_flop_rate("1GFLOPS"), 1e9);
+  EXPECT_THROW(parse_flop_rate("0.5GFLOPS"), InputError);
+  EXPECT_THROW(parse_flop_rate("1001PFLOPS"), InputError);
+}
+
+TEST(Units, AnUnknownUnitNamesTheNearestUnits) {
+  try {
+    parse_bandwidth("10gbps");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.problem(), "'10gbps' has an unknown unit 'gbps'");
+    EXPECT_EQ(e.allowed().rfind("did you mean 'Gbps' or 'GBps'? a bandwidth is", 0), 0u) << e.allowed();
+  }
+}
+
 TEST(Units, ErrorsSayWhatIsAllowed) {
   try {
     parse_bandwidth("10Gbit");

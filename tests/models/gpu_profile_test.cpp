@@ -53,7 +53,7 @@ TEST(GpuProfile, UnsupportedPrecisionListsTheSupportedOnes) {
 
 TEST(GpuProfile, UnknownGpuListsTheKnownNames) {
   EXPECT_EQ(input_error([] { gpu_profile("p100"); }),
-            "unknown GPU 'p100'; known: v100, a100, h100, rtx2080ti");
+            "unknown GPU 'p100'; did you mean 'v100', 'a100' or 'h100'? known: v100, a100, h100, rtx2080ti");
 }
 
 TEST(Precision, NamesRoundTrip) {
@@ -65,9 +65,9 @@ TEST(Precision, NamesRoundTrip) {
 
 TEST(Precision, UnknownNameListsTheKnownOnes) {
   EXPECT_EQ(input_error([] { parse_precision("fp8"); }),
-            "unknown precision 'fp8'; known: fp32, tf32, fp16, bf16");
+            "unknown precision 'fp8'; did you mean 'fp32' or 'fp16'? known: fp32, tf32, fp16, bf16");
   EXPECT_EQ(input_error([] { parse_precision("FP16"); }),
-            "unknown precision 'FP16'; known: fp32, tf32, fp16, bf16");
+            "unknown precision 'FP16'; did you mean 'fp16'? known: fp32, tf32, fp16, bf16");
 }
 
 }  // namespace

@@ -80,10 +80,10 @@ TEST(Zoo, NamesAreTheRegistryKeys) {
 
 TEST(Zoo, UnknownModelListsTheKnownNames) {
   EXPECT_EQ(input_error([] { make_model("resnet51"); }),
-            "unknown model 'resnet51'; known: resnet18, resnet50, resnet101, resnet152, vgg16, vgg19, alexnet, "
-            "inception_v3, resnet20, mlp, bert_base, bert_large, gpt2_small, gpt2_medium, gpt3_125m, gpt3_350m, "
-            "gpt3_760m, gpt3_1_3b, gpt3_2_7b, gpt3_6_7b, gpt3_13b, gpt3_175b, llama2_7b, llama2_13b, llama2_70b, "
-            "llama3_8b, llama3_70b, llama3_405b");
+            "unknown model 'resnet51'; did you mean 'resnet50'? known: resnet18, resnet50, resnet101, resnet152, "
+            "vgg16, vgg19, alexnet, inception_v3, resnet20, mlp, bert_base, bert_large, gpt2_small, gpt2_medium, "
+            "gpt3_125m, gpt3_350m, gpt3_760m, gpt3_1_3b, gpt3_2_7b, gpt3_6_7b, gpt3_13b, gpt3_175b, llama2_7b, "
+            "llama2_13b, llama2_70b, llama3_8b, llama3_70b, llama3_405b");
 }
 
 const Tensor& find_tensor(const Model& m, const std::string& name) {

@@ -227,7 +227,7 @@ TEST(DeviceErrors, UnknownDeviceMissingKernelsAndFeedbackAreInputErrors) {
     FAIL() << "no error";
   } catch (const core::InputError& e) {
     EXPECT_EQ(e.problem(), "unknown device 'tpu'");
-    EXPECT_EQ(e.allowed(), "known: cpu, cuda");
+    EXPECT_EQ(e.allowed(), "did you mean 'cpu'? known: cpu, cuda");
   }
   try {
     make_device_compressor("cpu", "zip", {});

@@ -51,7 +51,8 @@ TEST(LayerProfile, ErrorsNameTheLayer) {
   const std::string unknown = write_file("unknown.csv", kProfile + "fc4,1,1\n");
   EXPECT_EQ(error_of([&] { with_measured_layers(mlp, unknown); }),
             unknown +
-                ":10:1: unknown layer 'fc4' in model 'mlp'; a layer of the model: fc1, relu1, dropout1, fc2, "
+                ":10:1: unknown layer 'fc4' in model 'mlp'; did you mean 'fc1', 'fc2' or 'fc3'? a layer of the model: "
+                "fc1, relu1, dropout1, fc2, "
                 "relu2 and 3 more");
   const std::string twice = write_file("twice.csv", kProfile + "fc2,1,1\n");
   EXPECT_EQ(error_of([&] { with_measured_layers(mlp, twice); }),

@@ -7,6 +7,7 @@
 
 #include "compressors/device/device.hpp"
 #include "compressors/registry.hpp"
+#include "models/zoo.hpp"
 #include "sim/core/error.hpp"
 #include "sim/platform/fabric.hpp"
 #include "sim/scenario/keys.hpp"
@@ -46,7 +47,8 @@ TEST(BadScenarios, EachFileFailsWithItsExactMessage) {
       const std::pair<std::string, std::string> lists[] = {
           {"{known_compressors}", compressors::known_compressors()},
           {"{sparse_compressors}", core::join_names(compressors::sparse_compressors())},
-          {"{strategy_keys}", core::join_names(keys_of("strategy"))}};
+          {"{strategy_keys}", core::join_names(keys_of("strategy"))},
+          {"{models}", core::join_names(models::model_names())}};
       for (const auto& [placeholder, names] : lists)
         if (const std::size_t at = expected.find(placeholder); at != std::string::npos)
           expected.replace(at, placeholder.size(), names);
@@ -151,7 +153,8 @@ TEST(GoodScenarios, OverrideErrorsNameTheArgument) {
   EXPECT_EQ(message("workers"), "--set workers: expected key=value; write --set section.key=value, e.g. --set "
                                 "strategy.scheduler=none");
   EXPECT_EQ(message("workers=100"),
-            "--set workers=100: workers = 100 exceeds the 8 GPUs of platform 'test-star'; at most 8 on this platform");
+            "--set workers=100: workers = 100 exceeds the 8 GPUs of platform 'test-star'; at most 8 on this platform, "
+            "or a larger one: --set platform.hosts=100");
   EXPECT_EQ(message("strategy.fidelity=exact"),
             "--set strategy.fidelity=exact: unknown strategy.fidelity 'exact'; known: analytic, flow, message");
   EXPECT_EQ(message("workers.count=3"),
@@ -173,7 +176,7 @@ TEST(GoodScenarios, CompressionDeviceCudaRunsOnlyWhereAGpuIs) {
     }
   };
   EXPECT_EQ(message("topk", "cpu"), "accepted: cpu");
-  EXPECT_EQ(message("topk", "tpu"), "--set compression.device=tpu: unknown compression.device 'tpu'; known: cpu, cuda");
+  EXPECT_EQ(message("topk", "tpu"), "--set compression.device=tpu: unknown compression.device 'tpu'; did you mean 'cpu'? known: cpu, cuda");
   // Every compressor has device kernels (compressors/device/kernel_list.hpp): only the device decides.
   EXPECT_EQ(message("powersgd", "cuda"), message("topk", "cuda"));
   const std::string why = compressors::device::cuda_unavailable();
