@@ -261,6 +261,14 @@ double nccl_predicted_s(NcclChoice c, const Group& group, const LinkCosts& netwo
                                            ? kNcclNvlinkGraph_Bps
                                            : 1 / (group.nodes() > 1 ? network.inter : network.intra).beta_s_per_byte);
   double bus_Bps = link_Bps * nccl_efficiency(c, group);
+  // LL128's ceiling inside an NVSwitch node, as tuning.cc of NCCL 2.12+ (the graph's version) applies it to the
+  // predicted busBw: "busBw = std::min(busBw * 0.92, graphs[a]->nChannels * perChMaxRingLL128Bw)". The plan moves
+  // LL128 at that cap (nccl_ll128_capped); priced without it, a graph of faster channels (900 GB/s ports: 16 of
+  // 40 GB/s) made the tuner pick LL128 over a Simple that runs at the port's speed. On NVLink rings the tuner's
+  // channel is the graph's 20 GB/s whatever the links measure, and the measured DGX-1 switch points (section 2b of
+  // docs/VALIDATION.md) fit it without the cap: left so.
+  if (graph.channels > 0 && nccl_ll128_capped(c, group, network))
+    bus_Bps = std::min(bus_Bps, nccl_ll128_cap_Bps(group, network));
   double algorithm_Bps = 0;
   if (c.algorithm == NcclAlgorithm::ring) {
     algorithm_Bps = bus_Bps * group.ranks / (2.0 * (group.ranks - 1));

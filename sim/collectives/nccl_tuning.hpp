@@ -121,7 +121,8 @@ int nccl_ring_channels(const Group& group, const LinkCosts& network);
 /// over more than two nodes, 110 GB/s otherwise) x (ring p / 2(p-1), tree 1/2), tree x its size correction;
 /// busBw = nChannels x the link bandwidth, nChannels = nccl_rings' count for the ring, 1 for the tree; the link
 /// bandwidth is kNcclNvlinkGraph_Bps on NVLink rings (nccl_on_nvlink_rings), the platform's otherwise; inside one
-/// NVSwitch node busBw is the graph's channels x speed (nccl_nvswitch_graph) for both algorithms.
+/// NVSwitch node busBw is the graph's channels x speed (nccl_nvswitch_graph) for both algorithms, LL128's at most
+/// nccl_ll128_cap_Bps, as tuning.cc caps it (so the tuner's choice does not get slower as the ports get faster).
 double nccl_predicted_s(NcclChoice c, const Group& group, const LinkCosts& network, double bytes);
 /// The enabled pair allowed by `force` with the least predicted time (ties: tree before ring, LL before
 /// LL128 before Simple, NCCL's loop order); a forced protocol is enabled even where NCCL would not enable it.
