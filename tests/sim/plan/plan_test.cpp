@@ -503,7 +503,7 @@ TEST(Plan, PrunesByTheMemoryModel) {
   // Issue 27: the console says why, not only plan.json: the candidates closest to fitting with what they need and
   // have, and the ways out of `dtsim run`'s refusal of the closest.
   const std::string why = "needs " + core::format_bytes(peak) + " per GPU, the v100 has 190.73 MiB";
-  for (const std::string expected :
+  for (const std::string& expected :
        {"No candidate meets the target.\n7 of 7 candidates do not fit in memory (needed vs available per GPU), the closest first:\n"
         "  one_gpu_nodes.toml x 1 node: " + why + "\n  one_gpu_nodes.toml x 2 nodes, nic=10Gbps: " + why,
         std::string("  ... and 4 more (") + (s.dir / "out").string() + "/plan.json gives each one's reason)\n"
