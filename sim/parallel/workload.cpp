@@ -441,4 +441,21 @@ std::string layout_refusal(const Layout& layout, const models::Model& model, int
 
 Workload build_workload(const Layout& layout, const WorkloadInput& input) { return Builder(layout, input).build(); }
 
+std::vector<std::int64_t> workload_tasks(const Layout& layout, const WorkloadInput& input) {
+  WorkloadInput small = input;
+  small.iterations = 1;
+  const int few = layout.pipeline;  // a multiple of the stages, as the interleaved schedule needs
+  small.micro_batches = few;
+  const Workload once = build_workload(layout, small);
+  small.micro_batches = 2 * few;
+  const Workload twice = build_workload(layout, small);
+  std::vector<std::int64_t> tasks;
+  for (std::size_t s = 0; s < once.graph.programs.size(); ++s) {
+    const auto at_few = static_cast<std::int64_t>(once.graph.programs[s].tasks.size());
+    const auto per_micro_batch = (static_cast<std::int64_t>(twice.graph.programs[s].tasks.size()) - at_few) / few;
+    tasks.push_back(input.iterations * (at_few + (input.micro_batches - few) * per_micro_batch));
+  }
+  return tasks;
+}
+
 }  // namespace dtsim::parallel

@@ -54,4 +54,10 @@ std::string layout_refusal(const Layout& layout, const models::Model& model, int
 /// The task graph of `input.iterations` iterations under `layout` (layout_refusal() empty).
 Workload build_workload(const Layout& layout, const WorkloadInput& input);
 
+/// The tasks of each stage's program in build_workload(layout, input), counted without building it (a million
+/// micro-batches would take gigabytes): every pass emits the same tasks for its chunk and direction whatever its
+/// micro-batch, and every iteration the same passes, so a stage has iterations x (fixed + micro_batches x per
+/// micro-batch) tasks, read off one iteration built at pipeline and at 2 x pipeline micro-batches.
+std::vector<std::int64_t> workload_tasks(const Layout& layout, const WorkloadInput& input);
+
 }  // namespace dtsim::parallel

@@ -15,6 +15,8 @@
 #include "sim/collectives/nccl_allreduce.hpp"
 #include "sim/core/units.hpp"
 #include "sim/platform/fabric.hpp"
+#include "sim/scenario/parallel_section.hpp"
+#include "sim/taskgraph/list_schedule.hpp"
 
 namespace dtsim::run {
 namespace {
@@ -85,6 +87,15 @@ constexpr double kGraphRankTask_s = 3.02e-6;
 constexpr double kGraphFlow_s = 4.14e-6;
 constexpr double kGraphFrom = 64;
 constexpr double kGraphGrowth = 0.35;
+
+/// A layout's run per task event of a traced rank (the timeline records every task of the first trace_workers ranks
+/// and of every stage's first rank, and the report writes each): peak RSS and user CPU of the shipped Llama 2 7B TP8
+/// scenario (64 ranks, 17 traced, 328 tasks a micro-batch) at the analytic level, measured with
+/// `/usr/bin/time -f "%M %U" dtsim run scenarios/llama2_7b_tp8_vs_fsdp.toml --set batch_size=B`: 3.34 GB and 10.9 s
+/// at 256 micro-batches, 6.62 GB and 22.9 s at 512, 13.2 GB and 42.6 s at 1,024 (bench/RESULTS.md): 12.8 MB and
+/// 41 ms a micro-batch, about 2.3 KB and 7.4 us an event.
+constexpr std::int64_t kWorkloadEventBytes = 2400;
+constexpr double kWorkloadEvent_s = 7.5e-6;
 
 /// Above this estimate a run says, before it starts, how long it will take and the ways out: a minute of CPU is
 /// several minutes of waiting on a shared machine (bench/RESULTS.md's runs at load 14: 3 to 10 times as long).
@@ -265,6 +276,29 @@ void refuse_oversized_analytic(const scenario::Scenario& s, const std::vector<sc
                             s.platform.hosts(), s.workers, exchanges,
                             plan > 0 ? fmt::format(", and NCCL's tree plan of {} transfers", plan) : "", cost.cpu_s),
                 limits, plan > 0 ? "fewer workers, or strategy.nccl_algo = \"ring\" (timed without a plan)" : "fewer workers");
+}
+
+AnalyticCost workload_cost(std::int64_t events) {
+  return {kEngineBytes + events * kWorkloadEventBytes, static_cast<double>(events) * kWorkloadEvent_s};
+}
+
+void refuse_oversized_workload(const scenario::Scenario& s, std::int64_t tasks, std::int64_t events,
+                               std::int64_t rank_tasks, const core::ProcessLimits& limits) {
+  const AnalyticCost graph = workload_cost(events);
+  const bool simulated = s.fidelity != scenario::Fidelity::analytic;
+  // The simulated levels keep every rank's spans, and walk every rank's tasks (flows not counted: at least).
+  const std::int64_t spans = simulated ? rank_tasks * static_cast<std::int64_t>(sizeof(taskgraph::Span)) : 0;
+  const double cpu_s = graph.cpu_s + (simulated ? graph_cpu_s(s.workers, rank_tasks, 0) : 0.0);
+  refuse_beyond(s, graph.bytes + spans,
+                fmt::format("its task graph of {} tasks ({} micro-batches an iteration x {} iterations){} (about {}{} "
+                            "of CPU)",
+                            tasks, scenario::micro_batches(s), s.iterations,
+                            simulated ? fmt::format(" and its {} ranks' spans", s.workers) : "",
+                            simulated ? "at least " : "", cpu_time_text(cpu_s)),
+                limits,
+                fmt::format("fewer micro-batches: a larger parallel.micro_batch (now {}) or a smaller batch_size (now {}), "
+                            "or fewer iterations (now {})",
+                            scenario::layout_of(s).micro_batch, s.batch_size, s.iterations));
 }
 
 void refuse_oversized(const scenario::Scenario& s, const ActorCount& count, const core::ProcessLimits& limits,

@@ -86,6 +86,17 @@ AnalyticCost analytic_run_cost(const scenario::Scenario& s, const std::vector<sc
 void refuse_oversized_analytic(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work,
                                const core::ProcessLimits& limits);
 
+/// What a layout's run with `events` task events of its traced ranks (the timeline's and the report's) takes at the
+/// analytic level: peak bytes and CPU seconds on the 2-core machine of bench/RESULTS.md, "A layout's task graph".
+AnalyticCost workload_cost(std::int64_t events);
+
+/// Refuses, as refuse_oversized and before it is built, a layout whose task graph of `tasks` tasks (all stages and
+/// iterations; parallel::workload_tasks), `events` of them traced, would not fit (with the simulated levels' spans of
+/// every rank, `rank_tasks` tasks), with its CPU time and the way out: fewer micro-batches (a larger
+/// parallel.micro_batch, a smaller batch_size) or fewer iterations.
+void refuse_oversized_workload(const scenario::Scenario& s, std::int64_t tasks, std::int64_t events,
+                               std::int64_t rank_tasks, const core::ProcessLimits& limits);
+
 /// Throws core::InputError at the scenario, with the estimate (and the CPU time `cpu_s`, when known) and the ways out
 /// (`way_out`, then a larger limit), when the run would exceed `limits`: the address space left under RLIMIT_AS or
 /// the memory available.

@@ -68,6 +68,12 @@ parallel::Workload workload_of(const scenario::Scenario& s, int iterations) {
   in.micro_batches = scenario::micro_batches(s);
   in.iterations = iterations;
   in.hybrid_shard = hybrid_shard(parallel::Placement(layout, s.platform.gpus_per_node));
+  // Traced: the first trace_workers ranks and each stage's first (timeline_of), at most.
+  const std::int64_t traced = std::min(s.workers, s.output.trace_workers) + layout.pipeline;
+  std::int64_t tasks = 0, rank_tasks = 0;
+  for (const std::int64_t stage : parallel::workload_tasks(layout, in))
+    tasks += stage, rank_tasks += stage * (s.workers / layout.pipeline);
+  refuse_oversized_workload(s, tasks, tasks / layout.pipeline * traced, rank_tasks, core::read_process_limits());
   return parallel::build_workload(layout, in);
 }
 

@@ -195,3 +195,29 @@ TEST(StageMemory, OneFOneBHoldsStagesMicroBatchesGPipeAll) {
 
 }  // namespace
 }  // namespace dtsim::parallel
+
+namespace dtsim::parallel {
+namespace {
+
+TEST(WorkloadTasks, CountsTheBuiltGraphsTasksWithoutBuildingIt) {
+  // The count read off two small builds is the built graph's, for every schedule, chunks and iterations.
+  const models::Model model = blocks(8);
+  for (const auto& [schedule, chunks] : {std::pair<const char*, int>{"1f1b", 1}, {"gpipe", 1}, {"interleaved", 2}}) {
+    Layout l = pipeline(2, schedule, chunks);
+    l.data = 2;
+    WorkloadInput in;
+    in.model = &model;
+    in.times.assign(model.layers.size(), models::LayerTime{1e-3, 2e-3, 0});
+    in.recomputed.assign(model.layers.size(), false);
+    in.micro_batches = 6;
+    in.iterations = 3;
+    const Workload w = build_workload(l, in);
+    const std::vector<std::int64_t> counted = workload_tasks(l, in);
+    ASSERT_EQ(counted.size(), w.graph.programs.size()) << schedule;
+    for (std::size_t s = 0; s < counted.size(); ++s)
+      EXPECT_EQ(counted[s], static_cast<std::int64_t>(w.graph.programs[s].tasks.size())) << schedule << " stage " << s;
+  }
+}
+
+}  // namespace
+}  // namespace dtsim::parallel
