@@ -1,0 +1,72 @@
+#pragma once
+/// The cost preparer of a layout's task graph: every communication task (a collective on a rank group, a
+/// pipeline send) timed, its traffic counted and its plan mapped onto the links, each distinct one planned once on
+/// the representative rank's group.
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "sim/actors/rank_steps.hpp"
+#include "sim/collectives/collective.hpp"
+#include "sim/collectives/rank_traffic.hpp"
+#include "sim/parallel/layout.hpp"
+#include "sim/platform/fabric.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/taskgraph/task_graph.hpp"
+
+namespace dtsim::run {
+
+/// Times, traffic and link loads of the graph's communication, each distinct (role, operation, group, bytes)
+/// planned once on the representative rank's group.
+class CommCosts {
+ public:
+  CommCosts(const scenario::Scenario& s, const platform::Fabric& fabric, const parallel::Placement& placement);
+
+  /// A task's duration at the analytic level.
+  double operator()(int role, const taskgraph::Task& t);
+
+  /// The flows of collective `t` of `role` in group ranks: fused (the flow level) or every step (the message
+  /// level). Planned on the representative's group: every instance of a role's group has its shape.
+  std::vector<std::vector<actors::Flow>> group_flows(int role, const taskgraph::Task& t, bool fuse) const;
+
+  /// The launch cost a communication task waits before its transfers (none where the plan charges it, or
+  /// where the group is one rank and nothing moves).
+  double launch_s(int role, const taskgraph::Task& t) const;
+
+  /// What makes two communication tasks cost the same: (role, operation, group, bytes, peer of a send).
+  using Key = std::tuple<int, taskgraph::Op, std::string, std::int64_t, int>;
+  Key key(int role, const taskgraph::Task& t) const;
+
+  /// Bytes the representative of `role` sends and receives in task `t`.
+  collectives::RankTraffic traffic(int role, const taskgraph::Task& t) { return entry(role, t).traffic; }
+
+  /// Adds to `link_bytes` what every instance of the graph's communication carries, `times` times each.
+  void add_links(const taskgraph::TaskGraph& graph, std::vector<double>& link_bytes);
+
+ private:
+  struct Entry {
+    double time_s = 0;
+    collectives::RankTraffic traffic;
+  };
+
+  std::vector<int> members(int role, const taskgraph::Task& t) const;
+  collectives::Group group_of(const std::vector<int>& m) const;
+  /// The plan of task `t` on the representative's group, its consecutive same-pair steps fused.
+  collectives::Schedule group_plan(int role, const taskgraph::Task& t) const;
+  /// The rings an all-gather or reduce-scatter runs on: NCCL's ring channels under collective nccl or auto
+  /// (the rings of its all-reduce), else one ring in group order.
+  std::vector<std::vector<int>> rings(const collectives::Group& g) const;
+  const Entry& entry(int role, const taskgraph::Task& t);
+
+  const scenario::Scenario& s_;
+  const platform::Fabric& fabric_;
+  const parallel::Placement& placement_;
+  collectives::LinkCosts links_;
+  std::unique_ptr<collectives::Collective> allreduce_;
+  double launch_s_ = 0;
+  std::map<Key, Entry> cache_;
+};
+
+}  // namespace dtsim::run
