@@ -8,11 +8,34 @@ namespace dtsim::parallel {
 namespace {
 
 constexpr std::array<std::string_view, 5> kShardings{"none", "zero1", "zero2", "zero3", "hybrid"};
-constexpr std::array<std::string_view, 3> kDimensions{"tensor", "pipeline", "data"};
+constexpr std::array<DimensionEntry, 3> kDimensions{{
+    {"tensor", &Layout::tensor},
+    {"pipeline", &Layout::pipeline},
+    {"data", &Layout::data},
+}};
 
-std::size_t index(Dimension d) { return static_cast<std::size_t>(d); }
+/// The names of the registered dimensions, for messages.
+std::string dimension_names() {
+  std::string names;
+  for (const DimensionEntry& d : kDimensions) names += (names.empty() ? "" : ", ") + std::string(d.name);
+  return names;
+}
 
 }  // namespace
+
+std::span<const DimensionEntry> dimension_registry() { return kDimensions; }
+
+std::vector<std::string> Layout::default_order() {
+  std::vector<std::string> order;
+  for (const DimensionEntry& d : kDimensions) order.emplace_back(d.name);
+  return order;
+}
+
+int Layout::ranks() const {
+  int ranks = 1;
+  for (const DimensionEntry& d : kDimensions) ranks *= this->*d.extent;
+  return ranks;
+}
 
 std::vector<std::string> sharding_names() { return {kShardings.begin(), kShardings.end()}; }
 
@@ -24,108 +47,98 @@ Sharding parse_sharding(std::string_view name) {
 
 std::string_view sharding_name(Sharding s) { return kShardings[static_cast<std::size_t>(s)]; }
 
-std::array<Dimension, 3> parse_order(std::string_view text) {
-  std::array<Dimension, 3> order{};
-  std::size_t n = 0, begin = 0;
-  bool seen[3] = {false, false, false};
-  const std::string allowed = "the three of tensor, pipeline, data, comma-separated, innermost first";
-  while (begin <= text.size()) {
+std::vector<std::string> parse_order(std::string_view text) {
+  std::vector<std::string> order;
+  const std::string allowed = "each of " + dimension_names() + " once, comma-separated, innermost first";
+  for (std::size_t begin = 0; begin <= text.size();) {
     const std::size_t end = std::min(text.find(',', begin), text.size());
     std::string_view word = text.substr(begin, end - begin);
     while (!word.empty() && word.front() == ' ') word.remove_prefix(1);
     while (!word.empty() && word.back() == ' ') word.remove_suffix(1);
-    const auto at = std::find(kDimensions.begin(), kDimensions.end(), word);
-    if (at == kDimensions.end() || n == 3 || seen[at - kDimensions.begin()])
+    const bool known = std::any_of(kDimensions.begin(), kDimensions.end(),
+                                   [&](const DimensionEntry& d) { return d.name == word; });
+    if (!known || std::find(order.begin(), order.end(), word) != order.end())
       throw core::InputError("parallel order '" + std::string(text) + "'", allowed);
-    seen[at - kDimensions.begin()] = true;
-    order[n++] = static_cast<Dimension>(at - kDimensions.begin());
+    order.emplace_back(word);
     begin = end + 1;
   }
-  if (n != 3) throw core::InputError("parallel order '" + std::string(text) + "'", allowed);
+  if (order.size() != kDimensions.size()) throw core::InputError("parallel order '" + std::string(text) + "'", allowed);
   return order;
 }
 
-std::string order_name(const std::array<Dimension, 3>& order) {
+std::string order_name(const std::vector<std::string>& order) {
   std::string text;
-  for (Dimension d : order) text += (text.empty() ? "" : ",") + std::string(kDimensions[index(d)]);
+  for (const std::string& d : order) text += (text.empty() ? "" : ",") + d;
   return text;
 }
 
 Placement::Placement(const Layout& layout, int gpus_per_node) : layout_(layout), gpus_per_node_(gpus_per_node) {
+  for (const DimensionEntry& d : kDimensions) axes_.push_back({d.name, layout.*d.extent, 1});
   int stride = 1;
-  for (Dimension d : layout.order) {
-    stride_[index(d)] = stride;
-    stride *= extent(d);
+  for (const std::string& name : layout.order) {
+    auto at = std::find_if(axes_.begin(), axes_.end(), [&](const Axis& a) { return a.name == name; });
+    DTSIM_CHECK(at != axes_.end(), "parallel order names a dimension that is not registered");
+    at->stride = stride;
+    stride *= at->extent;
   }
 }
 
-int Placement::extent(Dimension d) const {
-  return d == Dimension::tensor ? layout_.tensor : d == Dimension::pipeline ? layout_.pipeline : layout_.data;
+const Placement::Axis* Placement::axis(std::string_view name) const {
+  for (const Axis& a : axes_)
+    if (a.name == name) return &a;
+  return nullptr;
 }
 
-Coordinates Placement::coordinates(int rank) const {
-  auto at = [&](Dimension d) { return rank / stride_[index(d)] % extent(d); };
-  return {at(Dimension::tensor), at(Dimension::pipeline), at(Dimension::data)};
+int Placement::coordinate(int rank, std::string_view dimension) const {
+  const Axis* a = axis(dimension);
+  DTSIM_CHECK(a, "not a layout dimension");
+  return rank / a->stride % a->extent;
 }
 
-int Placement::rank(const Coordinates& c) const {
-  return c.tensor * stride_[index(Dimension::tensor)] + c.pipeline * stride_[index(Dimension::pipeline)] +
-         c.data * stride_[index(Dimension::data)];
-}
-
-int Placement::stage_rank(int rank, int stage) const {
-  Coordinates c = coordinates(rank);
-  c.pipeline = stage;
-  return this->rank(c);
+int Placement::moved(int rank, std::string_view dimension, int to) const {
+  const Axis* a = axis(dimension);
+  DTSIM_CHECK(a, "not a layout dimension");
+  return rank + (to - rank / a->stride % a->extent) * a->stride;
 }
 
 std::vector<int> Placement::members(int rank, std::string_view group) const {
-  const Coordinates c = coordinates(rank);
-  std::vector<int> ranks;
-  auto along = [&](Dimension d) {
-    for (int i = 0; i < extent(d); ++i) {
-      Coordinates m = c;
-      (d == Dimension::tensor ? m.tensor : d == Dimension::pipeline ? m.pipeline : m.data) = i;
-      ranks.push_back(this->rank(m));
-    }
-  };
-  if (group == "tensor") along(Dimension::tensor);
-  else if (group == "pipeline") along(Dimension::pipeline);
-  else if (group == "data") along(Dimension::data);
-  else if (group == "shard" || group == "replica") {
-    along(Dimension::data);
-    // A data-parallel rank's place in its node's shard: how many of the group's earlier ranks share its node.
-    std::vector<int> place(ranks.size());
-    std::vector<std::pair<int, int>> seen;  // (node, ranks so far)
-    for (std::size_t i = 0; i < ranks.size(); ++i) {
-      const int node = ranks[i] / gpus_per_node_;
-      auto at = std::find_if(seen.begin(), seen.end(), [&](const auto& n) { return n.first == node; });
-      if (at == seen.end()) at = seen.insert(seen.end(), {node, 0});
-      place[i] = at->second++;
-    }
-    const auto self = static_cast<std::size_t>(c.data);
-    std::vector<int> chosen;
-    for (std::size_t i = 0; i < ranks.size(); ++i)
-      if (group == "shard" ? ranks[i] / gpus_per_node_ == rank / gpus_per_node_ : place[i] == place[self])
-        chosen.push_back(ranks[i]);
-    return chosen;
-  } else {
+  const bool derived = group == "shard" || group == "replica";
+  const Axis* a = axis(derived ? "data" : group);
+  if (!a)
     throw core::InputError("unknown parallel group '" + std::string(group) + "'",
-                           "tensor, pipeline, data, shard, replica");
+                           dimension_names() + ", shard, replica");
+  std::vector<int> ranks;
+  for (int i = 0; i < a->extent; ++i) ranks.push_back(moved(rank, a->name, i));
+  if (!derived) return ranks;
+  // Hybrid sharding: a data-parallel rank's place in its node's shard is how many of the group's earlier ranks
+  // share its node.
+  std::vector<int> place(ranks.size());
+  std::vector<std::pair<int, int>> seen;  // (node, ranks so far)
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    const int node = ranks[i] / gpus_per_node_;
+    auto at = std::find_if(seen.begin(), seen.end(), [&](const auto& n) { return n.first == node; });
+    if (at == seen.end()) at = seen.insert(seen.end(), {node, 0});
+    place[i] = at->second++;
   }
-  return ranks;
+  const auto self = static_cast<std::size_t>(coordinate(rank, "data"));
+  std::vector<int> chosen;
+  for (std::size_t i = 0; i < ranks.size(); ++i)
+    if (group == "shard" ? ranks[i] / gpus_per_node_ == rank / gpus_per_node_ : place[i] == place[self])
+      chosen.push_back(ranks[i]);
+  return chosen;
 }
 
 bool Placement::leads(int rank, std::string_view group) const {
-  const Coordinates c = coordinates(rank);
-  if (group == "tensor") return c.tensor == 0;
-  if (group == "pipeline") return c.pipeline == 0;
-  if (group == "data") return c.data == 0;
+  if (group != "shard" && group != "replica") {
+    if (const Axis* a = axis(group)) return rank / a->stride % a->extent == 0;
+    throw core::InputError("unknown parallel group '" + std::string(group) + "'",
+                           dimension_names() + ", shard, replica");
+  }
   const int node = rank / gpus_per_node_;
-  const int stride = stride_[index(Dimension::data)];
-  if (group == "shard") return c.data == 0 || (rank - stride) / gpus_per_node_ != node;
-  if (group == "replica") return node == (rank - c.data * stride) / gpus_per_node_;
-  throw core::InputError("unknown parallel group '" + std::string(group) + "'", "tensor, pipeline, data, shard, replica");
+  const int data = coordinate(rank, "data");
+  const int stride = axis("data")->stride;
+  if (group == "shard") return data == 0 || (rank - stride) / gpus_per_node_ != node;
+  return node == (rank - data * stride) / gpus_per_node_;
 }
 
 int ranks_per_node(const std::vector<int>& members, int gpus_per_node) {

@@ -1,7 +1,7 @@
 #pragma once
 /// A 3D-parallel layout ([parallel]): tensor (Megatron-LM), pipeline and data parallelism with optional
 /// sharding of the data-parallel replicas (ZeRO / FSDP), and where each rank sits on the platform.
-#include <array>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,8 +24,17 @@ std::vector<std::string> sharding_names();
 Sharding parse_sharding(std::string_view name);
 std::string_view sharding_name(Sharding s);
 
-/// The three dimensions, in the order `order` names them innermost first.
-enum class Dimension { tensor, pipeline, data };
+/// A dimension of a layout: its name (the name of its groups in the task graph and in `parallel.order`) and the
+/// Layout field that holds its extent. A new parallelism dimension is a field of Layout and one line of
+/// dimension_registry().
+struct Layout;
+struct DimensionEntry {
+  std::string_view name;
+  int Layout::*extent;
+};
+
+/// Every dimension, in the default order (innermost first): tensor, pipeline, data.
+std::span<const DimensionEntry> dimension_registry();
 
 struct Layout {
   int tensor = 1;
@@ -36,48 +45,54 @@ struct Layout {
   int micro_batch = 0;              ///< samples per micro-batch; 0: the whole batch of a replica at once
   std::string schedule = "1f1b";    ///< pipeline_schedule_names()
   int virtual_stages = 1;           ///< model chunks per GPU (interleaved 1F1B)
-  std::array<Dimension, 3> order{Dimension::tensor, Dimension::pipeline, Dimension::data};  ///< innermost first
-  int ranks() const { return tensor * pipeline * data; }
+  std::vector<std::string> order = default_order();  ///< every dimension's name once, innermost first
+  int ranks() const;
   /// True when the layout is plain data parallelism (every rank a whole replica, nothing sharded).
-  bool data_parallel_only() const { return tensor == 1 && pipeline == 1 && sharding == Sharding::none; }
+  bool data_parallel_only() const { return ranks() == data && sharding == Sharding::none; }
+  /// The registry's names in its order.
+  static std::vector<std::string> default_order();
 };
 
-/// Parses parallel.order ("tensor,pipeline,data" in any order, innermost first); throws core::InputError.
-std::array<Dimension, 3> parse_order(std::string_view text);
+/// Parses parallel.order (every registered dimension once, comma-separated, innermost first); throws
+/// core::InputError.
+std::vector<std::string> parse_order(std::string_view text);
 /// The order as written in scenario files.
-std::string order_name(const std::array<Dimension, 3>& order);
-
-/// A rank's coordinates in the layout.
-struct Coordinates {
-  int tensor = 0;
-  int pipeline = 0;
-  int data = 0;
-};
+std::string order_name(const std::vector<std::string>& order);
 
 /// Ranks of the layout on the platform's hosts (rank r on host r, gpus_per_node to a node).
 class Placement {
  public:
   Placement(const Layout& layout, int gpus_per_node);
-  Coordinates coordinates(int rank) const;
-  int rank(const Coordinates& c) const;
-  /// The members of `rank`'s group `group` in group order: "tensor", "data", "pipeline"; for hybrid sharding
-  /// "shard" (the data group's ranks on rank's node) and "replica" (the data group's ranks at rank's place in
-  /// their node's shard). Throws core::InputError for another name.
+  /// `rank`'s coordinate along dimension `dimension` (a registered name; another is a bug).
+  int coordinate(int rank, std::string_view dimension) const;
+  /// `rank`'s pipeline stage: the role whose program it runs.
+  int stage(int rank) const { return coordinate(rank, "pipeline"); }
+  /// The rank whose coordinates are `rank`'s but `to` along `dimension`.
+  int moved(int rank, std::string_view dimension, int to) const;
+  /// The members of `rank`'s group `group` in group order: a dimension's name (the ranks that differ from `rank`
+  /// along it only); for hybrid sharding "shard" (the data group's ranks on rank's node) and "replica" (the data
+  /// group's ranks at rank's place in their node's shard). Throws core::InputError for another name.
   std::vector<int> members(int rank, std::string_view group) const;
   /// True when `rank` is the first member of its group `group` (one rank per group instance).
   bool leads(int rank, std::string_view group) const;
-  /// The rank of pipeline stage `stage` in `rank`'s pipeline (same tensor and data coordinates).
-  int stage_rank(int rank, int stage) const;
+  /// The rank of pipeline stage `stage` in `rank`'s pipeline (same other coordinates).
+  int stage_rank(int rank, int stage) const { return moved(rank, "pipeline", stage); }
   /// The lowest rank of pipeline stage `stage`: the one whose timeline the analytic level computes.
-  int representative(int stage) const { return rank({0, stage, 0}); }
+  int representative(int stage) const { return moved(0, "pipeline", stage); }
   const Layout& layout() const { return layout_; }
   int gpus_per_node() const { return gpus_per_node_; }
 
  private:
-  int extent(Dimension d) const;
+  /// A dimension as placed: its extent and the rank distance between neighbours along it.
+  struct Axis {
+    std::string_view name;
+    int extent = 1;
+    int stride = 1;
+  };
+  const Axis* axis(std::string_view name) const;
   Layout layout_;
   int gpus_per_node_;
-  std::array<int, 3> stride_{};  ///< per Dimension
+  std::vector<Axis> axes_;  ///< in registry order
 };
 
 /// Ranks of a group sharing a node with its first member, when the members lie node by node in group order

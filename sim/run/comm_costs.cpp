@@ -82,7 +82,7 @@ void CommCosts::add_links(const taskgraph::TaskGraph& graph, std::vector<double>
     const Task probe{op, taskgraph::Stream::compute, "", "", 0, bytes, group, peer, -1, {}};
     const collectives::Schedule plan = group_plan(role, probe);
     for (int rank = 0; rank < s_.workers; ++rank) {
-      if (placement_.coordinates(rank).pipeline != role) continue;
+      if (placement_.stage(rank) != role) continue;
       std::vector<int> members;
       if (op == Op::send) members = {rank, placement_.stage_rank(rank, peer)};
       else if (placement_.leads(rank, group)) members = placement_.members(rank, group);

@@ -159,7 +159,7 @@ actors::GraphRanks graph_ranks(const scenario::Scenario& s, const taskgraph::Tas
   out.role.resize(static_cast<std::size_t>(s.workers));
   out.parts.resize(static_cast<std::size_t>(s.workers));
   for (int rank = 0; rank < s.workers; ++rank) {
-    const int role = placement.coordinates(rank).pipeline;
+    const int role = placement.stage(rank);
     out.role[static_cast<std::size_t>(rank)] = role;
     out.parts[static_cast<std::size_t>(rank)].resize(first_of[static_cast<std::size_t>(role)].size());
   }
@@ -240,7 +240,7 @@ Timeline timeline_of(const scenario::Scenario& s, const parallel::Workload& work
   for (std::size_t w = 0; w < std::min<std::size_t>(W, static_cast<std::size_t>(s.output.trace_workers)); ++w) traced[w] = true;
   for (int stage = 0; stage < s.parallel.pipeline; ++stage) traced[static_cast<std::size_t>(placement.representative(stage))] = true;
   for (std::size_t w = 0; w < W; ++w) {
-    const auto role = static_cast<std::size_t>(placement.coordinates(static_cast<int>(w)).pipeline);
+    const auto role = static_cast<std::size_t>(placement.stage(static_cast<int>(w)));
     const taskgraph::Program& program = work.graph.programs[role];
     const std::vector<taskgraph::Span>& spans = spans_of(static_cast<int>(w));
     timeline.marks.push_back(rank_marks(program, work.stages[role], spans));
@@ -277,7 +277,7 @@ RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
   const parallel::Layout l = scenario::layout_of(s);
   const parallel::Placement placement(l, s.platform.gpus_per_node);
   CommCosts costs(s, fabric, placement);
-  auto role_of = [&](int rank) { return static_cast<std::size_t>(placement.coordinates(rank).pipeline); };
+  auto role_of = [&](int rank) { return static_cast<std::size_t>(placement.stage(rank)); };
   // The analytic schedule also proves the graph free of cycles before SimGrid could deadlock on one.
   taskgraph::GraphSchedule schedule = taskgraph::list_schedule(
       work.graph, [&](int role, const Task& t) { return costs(role, t); }, s.gpu.overlap_slowdown);

@@ -18,11 +18,12 @@ Layout layout(int t, int p, int d) {
 
 TEST(Placement, TensorInnermostThenPipelineThenData) {
   const Placement place(layout(2, 2, 2), 4);
-  const Coordinates c = place.coordinates(5);
-  EXPECT_EQ(c.tensor, 1);
-  EXPECT_EQ(c.pipeline, 0);
-  EXPECT_EQ(c.data, 1);
-  EXPECT_EQ(place.rank(c), 5);
+  EXPECT_EQ(place.coordinate(5, "tensor"), 1);
+  EXPECT_EQ(place.coordinate(5, "pipeline"), 0);
+  EXPECT_EQ(place.stage(5), 0);
+  EXPECT_EQ(place.coordinate(5, "data"), 1);
+  EXPECT_EQ(place.moved(5, "data", 0), 1);
+  EXPECT_EQ(place.moved(5, "tensor", 0), 4);
   EXPECT_EQ(place.members(5, "tensor"), (std::vector<int>{4, 5}));
   EXPECT_EQ(place.members(5, "pipeline"), (std::vector<int>{5, 7}));
   EXPECT_EQ(place.members(5, "data"), (std::vector<int>{1, 5}));
@@ -45,6 +46,29 @@ TEST(Placement, AnotherOrderPutsDataInnermost) {
   EXPECT_THROW(parse_order("tensor,data"), core::InputError);
   EXPECT_THROW(parse_order("tensor,data,data"), core::InputError);
   EXPECT_THROW(parse_order("tensor,data,pipeline,data"), core::InputError);
+  EXPECT_EQ(order_name(Layout{}.order), "tensor,pipeline,data");
+}
+
+TEST(Placement, EveryRegisteredDimensionIsAGroupAndAnOrderEntry) {
+  // Extents 2, 3, 4, ... in registry order, placed innermost first: each dimension's group has its extent, its
+  // members differ from the rank along that dimension only, and the first of them leads it.
+  Layout l;
+  int extent = 2;
+  for (const DimensionEntry& d : dimension_registry()) l.*d.extent = extent++;
+  const Placement place(l, 4);
+  for (const DimensionEntry& d : dimension_registry()) {
+    const std::vector<int> m = place.members(l.ranks() - 1, d.name);
+    EXPECT_EQ(static_cast<int>(m.size()), l.*d.extent) << d.name;
+    for (std::size_t i = 0; i < m.size(); ++i) {
+      EXPECT_EQ(place.coordinate(m[i], d.name), static_cast<int>(i)) << d.name;
+      for (const DimensionEntry& other : dimension_registry()) {
+        if (other.name == d.name) continue;
+        EXPECT_EQ(place.coordinate(m[i], other.name), place.coordinate(l.ranks() - 1, other.name)) << d.name;
+      }
+    }
+    EXPECT_TRUE(place.leads(m.front(), d.name));
+    EXPECT_FALSE(place.leads(m.back(), d.name));
+  }
 }
 
 TEST(Placement, HybridShardsAreTheDataRanksOfANode) {
