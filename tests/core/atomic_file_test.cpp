@@ -9,18 +9,14 @@
 
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/error.hpp"
+#include "tests/read_file.hpp"
 
 namespace dtsim::core {
 namespace {
 
-namespace fs = std::filesystem;
+using dtsim::testing::read;
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+namespace fs = std::filesystem;
 
 fs::path fresh(const std::string& name) {
   const fs::path dir = fs::path(::testing::TempDir()) / ("atomic-" + name);

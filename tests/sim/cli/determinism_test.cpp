@@ -13,19 +13,15 @@
 #include <vector>
 
 #include "tests/shell_command.hpp"
+#include "tests/read_file.hpp"
 
 namespace {
+
+using dtsim::testing::read;
 
 namespace fs = std::filesystem;
 using dtsim::testing::dtsim;
 using dtsim::testing::Outcome;
-
-std::string read(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 /// Every file under `dir` (path relative to it -> bytes).
 std::map<std::string, std::string> contents(const fs::path& dir) {

@@ -14,21 +14,17 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/shell_command.hpp"
+#include "tests/read_file.hpp"
 
 namespace {
+
+using dtsim::testing::read;
 
 namespace fs = std::filesystem;
 using dtsim::testing::dtsim;
 using dtsim::testing::Outcome;
 
 const std::string kScenarios = std::string(DTSIM_SOURCE_DIR) + "/scenarios/";
-
-std::string read(const fs::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 double mean_iteration_s(const fs::path& run_dir) {
   return nlohmann::json::parse(read(run_dir / "report.json"))["summary"]["mean_iteration_s"].get<double>();

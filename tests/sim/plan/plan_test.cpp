@@ -22,9 +22,12 @@
 #include "sim/scenario/plan_spec.hpp"
 #include "sim/sweep/folder_lock.hpp"
 #include "tests/shell_command.hpp"
+#include "tests/read_file.hpp"
 
 namespace dtsim::plan {
 namespace {
+
+using dtsim::testing::read;
 
 namespace fs = std::filesystem;
 const std::string kHere = std::string(DTSIM_SOURCE_DIR) + "/tests/sim/plan/";
@@ -37,13 +40,6 @@ struct Scratch {
   Scratch() { fs::create_directories(dir); }
   ~Scratch() { fs::remove_all(dir); }
 };
-
-std::string read(const fs::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 /// Runs `dtsim plan FILE --out OUT` and reads plan.json; its console output goes to `output` when given.
 nlohmann::json run_plan(const std::string& file, const fs::path& out, int expected_code = 0, std::string* output = nullptr) {

@@ -9,16 +9,12 @@
 
 #include "sim/scenario/coverage.hpp"
 #include "sim/scenario/keys.hpp"
+#include "tests/read_file.hpp"
 
 namespace dtsim::scenario {
 namespace {
 
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using dtsim::testing::read;
 
 const KeySpec* find_key(std::string_view dotted) {
   const std::size_t dot = dotted.rfind('.');

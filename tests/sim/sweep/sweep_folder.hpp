@@ -9,16 +9,10 @@
 #include <sstream>
 #include <string>
 
+#include "tests/read_file.hpp"
 #include "tests/shell_command.hpp"
 
 namespace dtsim::testing {
-
-inline std::string read(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 /// A fresh folder holding sweep.toml: `base = minimal.toml` then `body`.
 inline std::filesystem::path sweep_folder(const std::string& name, const std::string& body) {
