@@ -135,7 +135,8 @@ std::int64_t graph_actors(const taskgraph::TaskGraph& graph, const std::vector<i
 }
 
 GraphRun simulate_graph(const platform::PlatformSpec& platform, const taskgraph::TaskGraph& graph,
-                        const GraphRanks& ranks, bool fuse, double overlap_slowdown) {
+                        const GraphRanks& ranks, bool fuse, double overlap_slowdown, const run::ComputeSpeed* speed,
+                        std::vector<std::vector<int>> iteration_of) {
   taskgraph::check(graph);
   DTSIM_CHECK(static_cast<int>(ranks.role.size()) <= platform.hosts(), "ranks must fit on the platform");
   DTSIM_CHECK(ranks.parts.size() == ranks.role.size(), "parts per rank");
@@ -149,6 +150,8 @@ GraphRun simulate_graph(const platform::PlatformSpec& platform, const taskgraph:
   for (int r : ranks.role) rank_walks.push_back({r});
   WalkOptions options;
   options.overlap_slowdown = overlap_slowdown;
+  options.speed = speed;
+  options.iteration_of = std::move(iteration_of);
   options.spans.assign(ranks.role.size(), 1);
   GraphWalker walker(walks, std::move(rank_walks), client, std::move(options));
   walker.start(hosts);

@@ -11,6 +11,7 @@
 #include "sim/actors/rank_steps.hpp"
 #include "sim/platform/platform_spec.hpp"
 #include "sim/results/run_result.hpp"
+#include "sim/results/timeline.hpp"
 #include "sim/taskgraph/list_schedule.hpp"
 #include "sim/taskgraph/task_graph.hpp"
 
@@ -48,9 +49,11 @@ std::int64_t graph_actors(const taskgraph::TaskGraph& graph, const std::vector<i
 /// members then wait for each other, as a collective's step dependencies keep them within a step. A send puts
 /// its bytes on the mailbox of the matching receive, whose rank is its permanent receiver (the transfer starts
 /// at once, as the analytic level assumes); the receive ends when the bytes are there. While a rank's
-/// collectives or sends run, its computation progresses at 1 / `overlap_slowdown` of its speed (gpu_profile.hpp).
+/// collectives or sends run, its computation progresses at 1 / `overlap_slowdown` of its speed (gpu_profile.hpp),
+/// and at `speed`'s (stragglers: rank r's factor in the iteration `iteration_of[role][task]`, its speed profile).
 /// Creates the process's one SimGrid engine: call at most once per process.
 GraphRun simulate_graph(const platform::PlatformSpec& platform, const taskgraph::TaskGraph& graph,
-                        const GraphRanks& ranks, bool fuse, double overlap_slowdown);
+                        const GraphRanks& ranks, bool fuse, double overlap_slowdown,
+                        const run::ComputeSpeed* speed = nullptr, std::vector<std::vector<int>> iteration_of = {});
 
 }  // namespace dtsim::actors
