@@ -73,13 +73,14 @@ const char* lane_of(taskgraph::Stream stream) {
 }
 
 /// A rank's compute stream per iteration from its spans of `program` (waiting = exposed communication and the
-/// pipeline bubble).
+/// pipeline bubble), for the iterations that ended (a failure may have stopped the job).
 std::vector<IterationMarks> rank_marks(const taskgraph::Program& program, const parallel::StagePlan& stage,
                                        const std::vector<taskgraph::Span>& spans) {
   std::vector<IterationMarks> marks;
   int first = 0;
   double start = 0;
   for (int end : stage.iteration_end) {
+    if (spans[static_cast<std::size_t>(end)].end_s < 0) break;
     IterationMarks m;
     m.start_s = start;
     m.end_s = spans[static_cast<std::size_t>(end)].end_s;
@@ -285,7 +286,7 @@ Timeline timeline_of(const scenario::Scenario& s, const parallel::Workload& work
     if (!traced[w]) continue;
     for (std::size_t i = 0; i < program.tasks.size(); ++i) {
       const Task& t = program.tasks[i];
-      if (t.op == Op::recv && spans[i].end_s == spans[i].start_s) continue;
+      if ((t.op == Op::recv && spans[i].end_s == spans[i].start_s) || spans[i].end_s < 0) continue;
       timeline.events.push_back({static_cast<int>(w), lane_of(t.stream), t.name, t.category, spans[i].start_s,
                                  spans[i].end_s, t.bytes, {}});
     }
@@ -367,13 +368,20 @@ RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
                                                             : "strategy.fidelity = \"flow\" or \"analytic\", or fewer workers",
                      cpu_s);
     if (const std::string note = long_run_note(s, cpu_s); !note.empty() && notes) notes(note);
-    const actors::GraphRun run = actors::simulate_graph(s.platform, work.graph, ranks, s.fidelity == scenario::Fidelity::flow,
-                                                         s.gpu.overlap_slowdown, slowdown ? &slowdown : nullptr,
-                                                         slowdown ? iteration : std::vector<std::vector<int>>{});
+    actors::GraphRunOptions how;
+    how.fuse = s.fidelity == scenario::Fidelity::flow;
+    how.overlap_slowdown = s.gpu.overlap_slowdown;
+    if (slowdown) how.speed = &slowdown, how.iteration_of = iteration;
+    for (const scenario::Failure& f : s.failures) how.failures.push_back({f.at_s, f.worker, f.link, f.duration_s});
+    actors::GraphRun run = actors::simulate_graph(s.platform, work.graph, ranks, std::move(how));
     timeline = timeline_of(
         s, work, placement,
         [&](int rank) -> const std::vector<taskgraph::Span>& { return run.spans[static_cast<std::size_t>(rank)]; },
         [&](int rank) { return run.traffic[static_cast<std::size_t>(rank)]; });
+    timeline.failures = std::move(run.outcome.failures);
+    timeline.out = std::move(run.outcome.out);
+    timeline.stopped = std::move(run.outcome.stopped);
+    timeline.stopped_at_s = run.outcome.stopped_at_s;
     // The critical path through the representatives' simulated spans.
     std::vector<std::vector<taskgraph::Span>> representatives;
     for (int stage = 0; stage < l.pipeline; ++stage)

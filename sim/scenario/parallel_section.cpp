@@ -32,7 +32,10 @@ std::string combination_refusal(const Scenario& s) {
   if (s.scheduler != "wfbp")
     return "scheduler \"" + s.scheduler + "\": a layout reduces each transformer layer's gradients once its last "
            "backward ends (wfbp at the layer's granularity)";
-  if (s.sync.backup_workers > 0) return "backup workers: every replica of a layout takes part in every reduction";
+  if (s.sync.backup_workers > 0)
+    return "backup workers: they close a round with the first n - b pushes to a parameter server, and a layout's "
+           "tensor, pipeline and data-parallel groups meet in collectives, where every rank's share of the sum must "
+           "arrive (no server to drop the slowest)";
   return "";
 }
 
