@@ -327,6 +327,12 @@ RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
   taskgraph::ScheduleOptions options;
   options.overlap_slowdown = s.gpu.overlap_slowdown;
   if (analytic && slowdown) {
+    std::int64_t run_tasks = 0;
+    for (const int rank : classes.representative)
+      run_tasks += static_cast<std::int64_t>(work.graph.programs[role_of(rank)].tasks.size());
+    if (const std::string note = long_run_note(s, refuse_oversized_classes(s, run_tasks, core::read_process_limits()));
+        !note.empty() && notes)
+      notes(note);
     options.instances = classes.instances;
     options.meetings = classes.meetings;
     options.compute_end = [&](int run, const Task& t, double start_s, const std::vector<taskgraph::Span>& busy) {
