@@ -394,10 +394,17 @@ RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
     timeline.out = std::move(run.outcome.out);
     timeline.stopped = std::move(run.outcome.stopped);
     timeline.stopped_at_s = run.outcome.stopped_at_s;
-    // The critical path through the representatives' simulated spans.
+    // The critical path through the representatives' simulated spans, of the iterations every rank completed (a
+    // failure may have stopped the job in the middle of one).
+    std::size_t completed = static_cast<std::size_t>(s.iterations);
+    for (const auto& marks : timeline.marks) completed = std::min(completed, marks.size());
     std::vector<std::vector<taskgraph::Span>> representatives;
-    for (int stage = 0; stage < l.pipeline; ++stage)
-      representatives.push_back(run.spans[static_cast<std::size_t>(placement.representative(stage))]);
+    for (int stage = 0; stage < l.pipeline; ++stage) {
+      std::vector<taskgraph::Span>& spans =
+          representatives.emplace_back(run.spans[static_cast<std::size_t>(placement.representative(stage))]);
+      for (std::size_t i = 0; i < spans.size(); ++i)
+        if (static_cast<std::size_t>(iteration[static_cast<std::size_t>(stage)][i]) >= completed) spans[i] = {0, -1};
+    }
     schedule = taskgraph::with_bindings(work.graph, std::move(representatives));
   }
 
