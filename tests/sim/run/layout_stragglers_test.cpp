@@ -129,6 +129,9 @@ TEST(LayoutFailures, CrashStopsTheJob) {
   EXPECT_NE(r.stopped.find("worker 5 crashed; the job cannot go on without worker 5"), std::string::npos) << r.stopped;
   EXPECT_DOUBLE_EQ(r.stopped_at_s, crash.at_s);
   ASSERT_EQ(r.failures.size(), 1u);
+  // The critical path is the completed iteration's, not the one the crash cut short.
+  ASSERT_FALSE(r.critical_path.empty());
+  expect_same_time(r.critical_path.back().end_s, r.iterations[0].end_s);
 }
 
 // A link that goes down under a transfer breaks it: the sending rank's process aborts and the job stops then.
