@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 
+#include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Barrier.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -40,8 +41,9 @@ sg4::Mailbox* receive_box(int rank, int task) {
 /// sends and receives by mailboxes.
 class LayoutClient final : public WalkClient {
  public:
-  LayoutClient(const taskgraph::TaskGraph& graph, const GraphRanks& ranks, StepContext& steps, bool fuse)
-      : graph_(graph), ranks_(ranks), steps_(steps), fuse_(fuse), traffic_(ranks.role.size()) {
+  LayoutClient(const taskgraph::TaskGraph& graph, const GraphRanks& ranks, StepContext& steps, bool fuse,
+              FailureInjector& failures)
+      : graph_(graph), ranks_(ranks), steps_(steps), fuse_(fuse), failures_(failures), traffic_(ranks.role.size()) {
     for (const taskgraph::Program& p : graph.programs) receive_of_.emplace_back(p.tasks.size(), -1);
     for (std::size_t r = 0; r < graph.programs.size(); ++r)
       for (std::size_t j = 0; j < graph.programs[r].tasks.size(); ++j) {
@@ -53,9 +55,19 @@ class LayoutClient final : public WalkClient {
 
   int next(int rank, int it) override { return it == 0 ? role(rank) : kStop; }
 
+  /// A transfer that breaks (a link went down, or its peer crashed) takes the rank out: the process aborts on the
+  /// broken connection, as NCCL does, and the job stops.
+  void communicate(int rank, int it, int i, const Task& t) override {
+    try {
+      exchange(rank, it, i, t);
+    } catch (const simgrid::NetworkFailureException&) {
+      failures_.take_out(rank, lost_connection(rank));
+    }
+  }
+
   /// A collective waits its launch, then runs the rank's steps on its stream's channel; with `fuse` the group's
   /// members then wait for each other. A send puts its bytes on the mailbox of the matching receive.
-  void communicate(int rank, int /*it*/, int i, const Task& t) override {
+  void exchange(int rank, int /*it*/, int i, const Task& t) {
     static char payload = 0;
     run::WorkerTraffic& traffic = traffic_[static_cast<std::size_t>(rank)];
     if (t.op == Op::recv) {
@@ -113,6 +125,7 @@ class LayoutClient final : public WalkClient {
   const GraphRanks& ranks_;
   StepContext& steps_;
   bool fuse_;
+  FailureInjector& failures_;
   std::vector<std::vector<int>> receive_of_;         ///< [role][send task]: the matching receive in the peer's program
   std::map<std::pair<int, int>, Meeting> meetings_;  ///< (instance, task) of the flow level's collectives in progress
   std::vector<run::WorkerTraffic> traffic_;          ///< per rank
@@ -135,7 +148,7 @@ std::int64_t graph_actors(const taskgraph::TaskGraph& graph, const std::vector<i
 }
 
 GraphRun simulate_graph(const platform::PlatformSpec& platform, const taskgraph::TaskGraph& graph,
-                        const GraphRanks& ranks, bool fuse, double overlap_slowdown) {
+                        const GraphRanks& ranks, GraphRunOptions options) {
   taskgraph::check(graph);
   DTSIM_CHECK(static_cast<int>(ranks.role.size()) <= platform.hosts(), "ranks must fit on the platform");
   DTSIM_CHECK(ranks.parts.size() == ranks.role.size(), "parts per rank");
@@ -143,18 +156,22 @@ GraphRun simulate_graph(const platform::PlatformSpec& platform, const taskgraph:
   const std::vector<sg4::Host*> hosts = platform::build_simgrid_platform(platform, ranks.pairs);
   const platform::Fabric fabric(platform);
   StepContext steps{fabric, {}, {}};
-  LayoutClient client(graph, ranks, steps, fuse);
+  GraphRun run;
+  FailureInjector injector(options.failures, hosts, run.outcome);
+  LayoutClient client(graph, ranks, steps, options.fuse, injector);
   const std::vector<Walk> walks = walks_of(graph);
   std::vector<std::vector<int>> rank_walks;
   for (int r : ranks.role) rank_walks.push_back({r});
-  WalkOptions options;
-  options.overlap_slowdown = overlap_slowdown;
-  options.spans.assign(ranks.role.size(), 1);
-  GraphWalker walker(walks, std::move(rank_walks), client, std::move(options));
+  WalkOptions walk;
+  walk.overlap_slowdown = options.overlap_slowdown;
+  walk.speed = options.speed;
+  walk.iteration_of = std::move(options.iteration_of);
+  walk.spans.assign(ranks.role.size(), 1);
+  GraphWalker walker(walks, std::move(rank_walks), client, std::move(walk));
   walker.start(hosts);
   client.set_receivers(walker);
+  injector.start();
   engine.run();
-  GraphRun run;
   for (std::size_t r = 0; r < ranks.role.size(); ++r) run.spans.push_back(walker.take_last_spans(static_cast<int>(r)));
   run.traffic = client.take_traffic();
   return run;

@@ -8,9 +8,11 @@
 #include <utility>
 #include <vector>
 
+#include "sim/actors/failure_injector.hpp"
 #include "sim/actors/rank_steps.hpp"
 #include "sim/platform/platform_spec.hpp"
 #include "sim/results/run_result.hpp"
+#include "sim/results/timeline.hpp"
 #include "sim/taskgraph/list_schedule.hpp"
 #include "sim/taskgraph/task_graph.hpp"
 
@@ -33,10 +35,27 @@ struct GraphRanks {
   std::vector<std::pair<int, int>> pairs;     ///< the host pairs the parts use (their routes are built)
 };
 
-/// What the ranks did: spans[rank][task] of its role's program, and the bytes each sent and received.
+/// What the ranks did: spans[rank][task] of its role's program (end -1: it never ended, the job stopped before),
+/// the bytes each sent and received, and what failed (Timeline's failures, out, stopped and stopped_at_s).
 struct GraphRun {
   std::vector<std::vector<taskgraph::Span>> spans;
   std::vector<run::WorkerTraffic> traffic;
+  run::Timeline outcome;
+};
+
+/// How simulate_graph runs the ranks.
+struct GraphRunOptions {
+  bool fuse = false;  ///< the flow level (else message)
+  /// While a rank's collectives or sends run, its computation progresses at 1 / this of its speed.
+  double overlap_slowdown = 1;
+  /// Stragglers (null: nominal speed): rank r computes task t of role p at r's factor in iteration
+  /// iteration_of[p][t] and at its speed profile.
+  const run::ComputeSpeed* speed = nullptr;
+  std::vector<std::vector<int>> iteration_of;
+  /// Crashes and link failures at their times. Every group of a layout needs every one of its ranks (its
+  /// collectives and pipeline sends have no spare), so a crash, or a transfer that breaks on a link that is down,
+  /// stops the job then, as for a data-parallel all-reduce.
+  std::vector<FailureEvent> failures;
 };
 
 /// Actors the walker keeps alive: one per rank and stream its role's program uses (walk_actors).
@@ -44,13 +63,13 @@ std::int64_t graph_actors(const taskgraph::TaskGraph& graph, const std::vector<i
 
 /// Runs `graph` (check()ed) on `platform`, rank r on host r. Compute tasks sleep their duration; a collective
 /// waits its launch, then runs the rank's steps (execute_steps) on its stream's channel, so that concurrent
-/// collectives never match each other's messages; with `fuse` (the flow level) the group's
+/// collectives never match each other's messages; at the flow level (`options.fuse`) the group's
 /// members then wait for each other, as a collective's step dependencies keep them within a step. A send puts
 /// its bytes on the mailbox of the matching receive, whose rank is its permanent receiver (the transfer starts
-/// at once, as the analytic level assumes); the receive ends when the bytes are there. While a rank's
-/// collectives or sends run, its computation progresses at 1 / `overlap_slowdown` of its speed (gpu_profile.hpp).
-/// Creates the process's one SimGrid engine: call at most once per process.
+/// at once, as the analytic level assumes); the receive ends when the bytes are there. Compute runs at
+/// `options`' speeds, failures happen at their times (GraphRunOptions). Creates the process's one SimGrid engine:
+/// call at most once per process.
 GraphRun simulate_graph(const platform::PlatformSpec& platform, const taskgraph::TaskGraph& graph,
-                        const GraphRanks& ranks, bool fuse, double overlap_slowdown);
+                        const GraphRanks& ranks, GraphRunOptions options);
 
 }  // namespace dtsim::actors

@@ -236,13 +236,15 @@ void GraphWalker::walk_tasks(RankState& st, int n, Stream stream, const std::vec
       while (merge && k + 1 < tasks.size() && !walk.gates[last]) {
         const auto next = static_cast<std::size_t>(tasks[k + 1]);
         const Task& u = program[next];
-        if (walk.gated[next] || u.op != Op::compute || u.category != t.category || (u.carried && run.previous < 0)) break;
+        if (walk.gated[next] || u.op != Op::compute || u.category != t.category || (u.carried && run.previous < 0) ||
+            iteration(run, next) != iteration(run, i))
+          break;
         work_s += u.duration_s;
         last = next;
         ++k;
       }
       const double start = now();
-      const double took = phase(st, run.it, work_s);
+      const double took = phase(st, iteration(run, i), work_s);
       const double end = now();
       for (std::size_t j = first_k; j <= k; ++j) run.ran(static_cast<std::size_t>(tasks[j]), j == first_k ? start : end, end);
       client_.ended(st.rank, run.it, stream, {&t, static_cast<int>(i), static_cast<int>(last), waited, start, end, took});

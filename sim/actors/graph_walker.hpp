@@ -99,6 +99,9 @@ struct WalkOptions {
   /// other stream waiting for one or waited for by the next, no lag) run as one phase: the same work at the same
   /// speeds, one wait instead of one per layer. Not on walks with a credit (their computations release jobs).
   std::vector<char> merge;
+  /// Per walk: the iteration each of its tasks belongs to, where one run holds many (a layout's whole graph): the
+  /// iteration its compute runs at the speed of (empty: the run's).
+  std::vector<std::vector<int>> iteration_of;
 };
 
 class GraphWalker {
@@ -170,6 +173,11 @@ class GraphWalker {
   };
 
   Run& run_at(RankState& st, int n) { return st.runs[static_cast<std::size_t>(n - st.base)]; }
+  /// The iteration task `task` of `run` computes in (WalkOptions::iteration_of).
+  int iteration(const Run& run, std::size_t task) const {
+    return options_.iteration_of.empty() ? run.it
+                                         : options_.iteration_of[static_cast<std::size_t>(run.walk)][task];
+  }
   void lead(RankState& st);
   void follow(RankState& st, std::size_t stream);
   int begin_run(RankState& st, int it, int walk);

@@ -8,15 +8,14 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Barrier.hpp>
 #include <simgrid/s4u/Engine.hpp>
-#include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 
 #include "sim/actors/engine.hpp"
 #include "sim/actors/execute_steps.hpp"
+#include "sim/actors/failure_injector.hpp"
 #include "sim/actors/graph_walker.hpp"
 #include "sim/actors/rank_steps.hpp"
 #include "sim/core/error.hpp"
-#include "sim/core/units.hpp"
 #include "sim/platform/fabric.hpp"
 #include "sim/platform/simgrid_platform.hpp"
 
@@ -205,75 +204,6 @@ std::vector<double> simulate_schedules_s(const platform::PlatformSpec& platform,
   return times;
 }
 
-namespace {
-
-std::string at_time(double t) { return core::format_duration(t); }
-
-/// Injects the failures and takes workers out; stops every actor when the exchanger cannot go on.
-class FailureInjector {
- public:
-  FailureInjector(const std::vector<FailureEvent>& failures, const std::vector<sg4::Host*>& hosts,
-                  run::Timeline& timeline)
-      : failures_(failures), hosts_(hosts), timeline_(timeline) {}
-
-  void set_exchanger(Exchanger* exchanger) { exchanger_ = exchanger; }
-
-  /// A daemon on a host that never crashes replays the failures at their times.
-  void start() {
-    if (failures_.empty()) return;
-    std::vector<bool> crashes(hosts_.size(), false);
-    for (const FailureEvent& f : failures_)
-      if (f.worker >= 0) crashes[static_cast<std::size_t>(f.worker)] = true;
-    std::size_t safe = 0;
-    while (safe + 1 < hosts_.size() && crashes[safe]) ++safe;
-    sg4::Actor::create("failures", hosts_[safe], [this] { replay(); })->daemonize();
-  }
-
-  void take_out(int rank, const std::string& why) {
-    if (std::find(out_.begin(), out_.end(), rank) != out_.end()) return;
-    out_.push_back(rank);
-    timeline_.out.push_back(rank);
-    timeline_.failures.push_back(at_time(sg4::Engine::get_clock()) + ": " + why);
-    if (!exchanger_->survives(out_)) {
-      timeline_.stopped = why + "; the job cannot go on without worker " + std::to_string(rank);
-      timeline_.stopped_at_s = sg4::Engine::get_clock();
-      sg4::Actor::kill_all();
-      sg4::this_actor::exit();
-    }
-    exchanger_->worker_failed(rank);
-    hosts_[static_cast<std::size_t>(rank)]->turn_off();
-  }
-
- private:
-  void replay() {
-    // Link repairs interleave with the failures in time order.
-    std::vector<std::pair<double, const FailureEvent*>> events;
-    for (const FailureEvent& f : failures_) {
-      events.emplace_back(f.at_s, &f);
-      if (f.duration_s) events.emplace_back(f.at_s + *f.duration_s, &f);
-    }
-    std::stable_sort(events.begin(), events.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (const auto& [at, f] : events) {
-      if (at > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(at);
-      if (f->worker >= 0) {
-        take_out(f->worker, "worker " + std::to_string(f->worker) + " crashed");
-        continue;
-      }
-      sg4::Link* link = sg4::Link::by_name_or_null(f->link);
-      const bool repair = f->duration_s && at > f->at_s;
-      if (link) repair ? link->turn_on() : link->turn_off();
-      timeline_.failures.push_back(at_time(at) + ": link " + f->link + (repair ? " back up" : " down"));
-    }
-  }
-
-  const std::vector<FailureEvent>& failures_;
-  const std::vector<sg4::Host*>& hosts_;
-  run::Timeline& timeline_;
-  Exchanger* exchanger_ = nullptr;
-  std::vector<int> out_;
-};
-
-}  // namespace
 
 run::Timeline simulate_iterations(const platform::PlatformSpec& platform, const scheduling::IterationPlan& plan,
                                   const std::vector<LocalWork>& local, IterationGraphs& graphs,

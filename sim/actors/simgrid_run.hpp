@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/actors/exchanger.hpp"
+#include "sim/actors/failure_injector.hpp"
 #include "sim/actors/rank_steps.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/platform/platform_spec.hpp"
@@ -30,15 +31,6 @@ struct LocalWork {
   double decompress_s = 0;
   std::int64_t payload_bytes = 0;  ///< what the bucket's trace event reports
   std::optional<double> latency_s;  ///< the start-up latency of its exchanges, where known (TraceEvent::latency_s)
-};
-
-/// A failure the executor injects: worker `worker` crashes (its host goes off), or directed link `link` goes
-/// down, for `duration_s` or for good.
-struct FailureEvent {
-  double at_s = 0;
-  int worker = -1;
-  std::string link;
-  std::optional<double> duration_s;
 };
 
 /// A plan's iteration as task graphs (parallel::data_parallel_iteration): one program that exchanges and, for

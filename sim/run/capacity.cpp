@@ -97,6 +97,13 @@ constexpr double kGraphGrowth = 0.35;
 constexpr std::int64_t kWorkloadEventBytes = 2400;
 constexpr double kWorkloadEvent_s = 7.5e-6;
 
+/// The analytic level's runs of classes of ranks at different speeds (rank_classes.hpp), per task scheduled: peak RSS
+/// and wall time of scenarios/llama_stragglers_1024.toml with `/usr/bin/time -f "%e %M"`, 105,352 tasks (one slow
+/// GPU: 1.0 s, 77 MB) against 6,742,528 (lognormal noise on all 1,024 GPUs, one iteration: 13.0 s, 338 MB),
+/// measured 2026-11-28: about 40 bytes and 1.8 us a task.
+constexpr std::int64_t kClassTaskBytes = 40;
+constexpr double kClassTask_s = 1.8e-6;
+
 /// Above this estimate a run says, before it starts, how long it will take and the ways out: a minute of CPU is
 /// several minutes of waiting on a shared machine (bench/RESULTS.md's runs at load 14: 3 to 10 times as long).
 constexpr double kLongRun_s = 60;
@@ -299,6 +306,16 @@ void refuse_oversized_workload(const scenario::Scenario& s, std::int64_t tasks, 
                 fmt::format("fewer micro-batches: a larger parallel.micro_batch (now {}) or a smaller batch_size (now {}), "
                             "or fewer iterations (now {})",
                             scenario::layout_of(s).micro_batch, s.batch_size, s.iterations));
+}
+
+double refuse_oversized_classes(const scenario::Scenario& s, std::int64_t run_tasks, const core::ProcessLimits& limits) {
+  const double cpu_s = static_cast<double>(run_tasks) * kClassTask_s;
+  refuse_beyond(s, run_tasks * kClassTaskBytes,
+                fmt::format("{} scheduled tasks: every class of ranks at its own speed runs its stage's program (about "
+                            "{} of CPU)",
+                            run_tasks, cpu_time_text(cpu_s)),
+                limits, "fewer ranks with their own speed (noise slows every rank apart), fewer iterations or micro-batches");
+  return cpu_s;
 }
 
 void refuse_oversized(const scenario::Scenario& s, const ActorCount& count, const core::ProcessLimits& limits,

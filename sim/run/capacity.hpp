@@ -97,6 +97,10 @@ AnalyticCost workload_cost(std::int64_t events);
 void refuse_oversized_workload(const scenario::Scenario& s, std::int64_t tasks, std::int64_t events,
                                std::int64_t rank_tasks, const core::ProcessLimits& limits);
 
+/// The analytic level's schedule of a layout with stragglers, `run_tasks` tasks over every class of ranks
+/// (rank_classes.hpp): refuses, as refuse_oversized, one that would not fit, and returns its CPU seconds.
+double refuse_oversized_classes(const scenario::Scenario& s, std::int64_t run_tasks, const core::ProcessLimits& limits);
+
 /// Throws core::InputError at the scenario, with the estimate (and the CPU time `cpu_s`, when known) and the ways out
 /// (`way_out`, then a larger limit), when the run would exceed `limits`: the address space left under RLIMIT_AS or
 /// the memory available.

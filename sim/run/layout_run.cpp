@@ -21,7 +21,10 @@
 #include "sim/run/assemble.hpp"
 #include "sim/run/capacity.hpp"
 #include "sim/run/comm_costs.hpp"
+#include "sim/run/layout_times.hpp"
+#include "sim/run/rank_classes.hpp"
 #include "sim/run/run_info.hpp"
+#include "sim/run/stragglers.hpp"
 #include "sim/scenario/parallel_section.hpp"
 #include "sim/taskgraph/list_schedule.hpp"
 
@@ -42,8 +45,7 @@ parallel::Workload workload_of(const scenario::Scenario& s, int iterations) {
   const parallel::Layout layout = scenario::layout_of(s);
   parallel::WorkloadInput in;
   in.model = &s.model;
-  in.times = models::layer_times(s.model, s.gpu, layout.micro_batch, s.precision, std::nullopt,
-                                 models::optimizer(s.memory.optimizer), layout.tensor);
+  in.times = layout_layer_times(s);
   in.recomputed = memory::recomputed_layers(s.model, s.memory.recomputation);
   in.precision = s.precision;
   in.gradient_dtype = s.gradient_dtype;
@@ -71,13 +73,14 @@ const char* lane_of(taskgraph::Stream stream) {
 }
 
 /// A rank's compute stream per iteration from its spans of `program` (waiting = exposed communication and the
-/// pipeline bubble).
+/// pipeline bubble), for the iterations that ended (a failure may have stopped the job).
 std::vector<IterationMarks> rank_marks(const taskgraph::Program& program, const parallel::StagePlan& stage,
                                        const std::vector<taskgraph::Span>& spans) {
   std::vector<IterationMarks> marks;
   int first = 0;
   double start = 0;
   for (int end : stage.iteration_end) {
+    if (spans[static_cast<std::size_t>(end)].end_s < 0) break;
     IterationMarks m;
     m.start_s = start;
     m.end_s = spans[static_cast<std::size_t>(end)].end_s;
@@ -229,6 +232,41 @@ memory::MemoryBreakdown checked_memory(const scenario::Scenario& s, const parall
       "micro_batch, or memory.check = \"warn\"\n  per stage: " + stages + "\n  the breakdown:" + breakdown);
 }
 
+/// Per stage: the iteration each task of its program belongs to (StagePlan::iteration_end).
+std::vector<std::vector<int>> iterations_of(const parallel::Workload& w) {
+  std::vector<std::vector<int>> of;
+  for (std::size_t r = 0; r < w.graph.programs.size(); ++r) {
+    std::vector<int>& it = of.emplace_back(w.graph.programs[r].tasks.size(), 0);
+    int first = 0;
+    for (std::size_t k = 0; k < w.stages[r].iteration_end.size(); ++k) {
+      const int end = w.stages[r].iteration_end[k];
+      std::fill(it.begin() + first, it.begin() + end + 1, static_cast<int>(k));
+      first = end + 1;
+    }
+  }
+  return of;
+}
+
+/// The classes of ranks the analytic level runs alike: one per stage at nominal speed (its representative's), else
+/// rank_classes over the groups the graph's collectives use.
+RankClasses classes_of(const scenario::Scenario& s, const parallel::Placement& placement,
+                       const taskgraph::TaskGraph& graph, const Slowdown& slowdown) {
+  if (!slowdown) {
+    RankClasses c;
+    for (int rank = 0; rank < s.workers; ++rank) c.class_of.push_back(placement.stage(rank));
+    for (int stage = 0; stage < placement.layout().pipeline; ++stage) c.representative.push_back(placement.representative(stage));
+    c.instances.assign(c.representative.size(), 1);
+    return c;
+  }
+  std::set<std::string> groups;
+  for (const taskgraph::Program& p : graph.programs)
+    for (const Task& t : p.tasks)
+      if (t.op != Op::compute && t.op != Op::send && t.op != Op::recv) groups.insert(t.group);
+  std::vector<std::vector<double>> keys;
+  for (int rank = 0; rank < s.workers; ++rank) keys.push_back(speed_key(s.stragglers, slowdown, rank, s.iterations));
+  return rank_classes(placement, keys, std::vector<std::string>(groups.begin(), groups.end()));
+}
+
 /// The timeline from each rank's spans and traffic: marks for every rank, events for the traced ranks (the
 /// first trace_workers and the lowest rank of every stage, so that every stage shows).
 Timeline timeline_of(const scenario::Scenario& s, const parallel::Workload& work, const parallel::Placement& placement,
@@ -248,7 +286,7 @@ Timeline timeline_of(const scenario::Scenario& s, const parallel::Workload& work
     if (!traced[w]) continue;
     for (std::size_t i = 0; i < program.tasks.size(); ++i) {
       const Task& t = program.tasks[i];
-      if (t.op == Op::recv && spans[i].end_s == spans[i].start_s) continue;
+      if ((t.op == Op::recv && spans[i].end_s == spans[i].start_s) || spans[i].end_s < 0) continue;
       timeline.events.push_back({static_cast<int>(w), lane_of(t.stream), t.name, t.category, spans[i].start_s,
                                  spans[i].end_s, t.bytes, {}});
     }
@@ -278,11 +316,44 @@ RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
   const parallel::Placement placement(l, s.platform.gpus_per_node);
   CommCosts costs(s, fabric, placement);
   auto role_of = [&](int rank) { return static_cast<std::size_t>(placement.stage(rank)); };
-  // The analytic schedule also proves the graph free of cycles before SimGrid could deadlock on one.
+  const bool analytic = s.fidelity == scenario::Fidelity::analytic;
+  const Slowdown slowdown = slowdown_of(s.stragglers, s.workers);
+  const std::vector<std::vector<int>> iteration = iterations_of(work);
+  // The analytic level runs each class of ranks once (a stage's ranks at nominal speed: one class); a compute
+  // task of a class stretches by its representative's factor in the task's iteration and its speed profile, and
+  // its collectives join the classes of its groups. The schedule also proves the graph free of cycles before
+  // SimGrid could deadlock on one.
+  const RankClasses classes = classes_of(s, placement, work.graph, analytic ? slowdown : Slowdown());
+  taskgraph::ScheduleOptions options;
+  options.overlap_slowdown = s.gpu.overlap_slowdown;
+  if (analytic && slowdown) {
+    std::int64_t run_tasks = 0;
+    for (const int rank : classes.representative)
+      run_tasks += static_cast<std::int64_t>(work.graph.programs[role_of(rank)].tasks.size());
+    if (const std::string note = long_run_note(s, refuse_oversized_classes(s, run_tasks, core::read_process_limits()));
+        !note.empty() && notes)
+      notes(note);
+    options.instances = classes.instances;
+    options.meetings = classes.meetings;
+    options.compute_end = [&](int run, const Task& t, double start_s, const std::vector<taskgraph::Span>& busy) {
+      const int rank = classes.representative[static_cast<std::size_t>(run)];
+      const auto& tasks = work.graph.programs[role_of(rank)].tasks;
+      const int it = iteration[role_of(rank)][static_cast<std::size_t>(&t - tasks.data())];  // t is one of them
+      // Only the communication still running at start_s can slow it (the spans are disjoint, in time order): a
+      // stage's thousands of earlier collectives are not scanned again for every task.
+      std::vector<taskgraph::Span> ahead;
+      if (options.overlap_slowdown != 1)
+        ahead.assign(std::upper_bound(busy.begin(), busy.end(), start_s,
+                                      [](double at, const taskgraph::Span& b) { return at < b.end_s; }),
+                     busy.end());
+      return slowdown.profile(rank).finish_s(start_s, t.duration_s * slowdown.factor(rank, it), ahead,
+                                             options.overlap_slowdown);
+    };
+  }
   taskgraph::GraphSchedule schedule = taskgraph::list_schedule(
-      work.graph, [&](int role, const Task& t) { return costs(role, t); }, s.gpu.overlap_slowdown);
+      work.graph, [&](int role, const Task& t) { return costs(role, t); }, options);
   Timeline timeline;
-  if (s.fidelity == scenario::Fidelity::analytic) {
+  if (analytic) {
     std::vector<WorkerTraffic> stage_traffic(work.stages.size());
     for (std::size_t r = 0; r < work.stages.size(); ++r)
       for (const Task& t : work.graph.programs[r].tasks) {
@@ -296,7 +367,10 @@ RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
         }
       }
     timeline = timeline_of(
-        s, work, placement, [&](int rank) -> const std::vector<taskgraph::Span>& { return schedule.spans[role_of(rank)]; },
+        s, work, placement,
+        [&](int rank) -> const std::vector<taskgraph::Span>& {
+          return schedule.spans[static_cast<std::size_t>(classes.class_of[static_cast<std::size_t>(rank)])];
+        },
         [&](int rank) { return stage_traffic[role_of(rank)]; });
   } else {
     const double cpu_s = graph_cpu_s_of(s, work.graph, placement, costs);
@@ -306,21 +380,36 @@ RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
                                                             : "strategy.fidelity = \"flow\" or \"analytic\", or fewer workers",
                      cpu_s);
     if (const std::string note = long_run_note(s, cpu_s); !note.empty() && notes) notes(note);
-    const actors::GraphRun run = actors::simulate_graph(s.platform, work.graph, ranks, s.fidelity == scenario::Fidelity::flow,
-                                                         s.gpu.overlap_slowdown);
+    actors::GraphRunOptions how;
+    how.fuse = s.fidelity == scenario::Fidelity::flow;
+    how.overlap_slowdown = s.gpu.overlap_slowdown;
+    if (slowdown) how.speed = &slowdown, how.iteration_of = iteration;
+    for (const scenario::Failure& f : s.failures) how.failures.push_back({f.at_s, f.worker, f.link, f.duration_s});
+    actors::GraphRun run = actors::simulate_graph(s.platform, work.graph, ranks, std::move(how));
     timeline = timeline_of(
         s, work, placement,
         [&](int rank) -> const std::vector<taskgraph::Span>& { return run.spans[static_cast<std::size_t>(rank)]; },
         [&](int rank) { return run.traffic[static_cast<std::size_t>(rank)]; });
-    // The critical path through the representatives' simulated spans.
+    timeline.failures = std::move(run.outcome.failures);
+    timeline.out = std::move(run.outcome.out);
+    timeline.stopped = std::move(run.outcome.stopped);
+    timeline.stopped_at_s = run.outcome.stopped_at_s;
+    // The critical path through the representatives' simulated spans, of the iterations every rank completed (a
+    // failure may have stopped the job in the middle of one).
+    std::size_t completed = static_cast<std::size_t>(s.iterations);
+    for (const auto& marks : timeline.marks) completed = std::min(completed, marks.size());
     std::vector<std::vector<taskgraph::Span>> representatives;
-    for (int stage = 0; stage < l.pipeline; ++stage)
-      representatives.push_back(run.spans[static_cast<std::size_t>(placement.representative(stage))]);
+    for (int stage = 0; stage < l.pipeline; ++stage) {
+      std::vector<taskgraph::Span>& spans =
+          representatives.emplace_back(run.spans[static_cast<std::size_t>(placement.representative(stage))]);
+      for (std::size_t i = 0; i < spans.size(); ++i)
+        if (static_cast<std::size_t>(iteration[static_cast<std::size_t>(stage)][i]) >= completed) spans[i] = {0, -1};
+    }
     schedule = taskgraph::with_bindings(work.graph, std::move(representatives));
   }
 
   double single_worker_s = 0;
-  for (const models::LayerTime& t : models::layer_times(s.model, s.gpu, s.batch_size, s.precision, std::nullopt,
+  for (const models::LayerTime& t : models::layer_times(s.model, s.gpu, s.batch_size, s.precision, s.measured_iteration_s,
                                                          models::optimizer(s.memory.optimizer)))
     single_worker_s += t.forward_s + t.backward_s + t.update_s;
   RunInfo info = scenario_info(s);
@@ -331,6 +420,7 @@ RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
       l.sequence_parallel ? ", sequence parallel" : "",
       l.sharding == parallel::Sharding::none ? "" : ", sharding " + std::string(parallel::sharding_name(l.sharding)),
       l.micro_batch, scenario::micro_batches(s));
+  if (const std::string rule = measured_times_rule(s); !rule.empty()) info.architecture += "; " + rule;
   info.replicas = l.data;
   info.buckets = static_cast<std::int64_t>(work.units.size());
   info.collective_launch_s = s.gpu.collective_launch_s ? *s.gpu.collective_launch_s : models::kCollectiveLaunch_s;
@@ -338,12 +428,12 @@ RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
   const double last_start = result.iterations.empty() ? 0.0 : result.iterations.back().start_s;
   for (const taskgraph::TaskRef& at : schedule.critical_path()) {
     if (schedule.spans[static_cast<std::size_t>(at.role)][static_cast<std::size_t>(at.task)].start_s < last_start) continue;
-    const Task& t = work.graph.programs[static_cast<std::size_t>(at.role)].tasks[static_cast<std::size_t>(at.task)];
+    const Task& t = schedule.task(work.graph, at);
     const taskgraph::Span& span = schedule.spans[static_cast<std::size_t>(at.role)][static_cast<std::size_t>(at.task)];
     // A receive posted before its send ended waits on the path only from the end of the task before it.
     const double start = result.critical_path.empty() ? span.start_s
                                                        : std::max(span.start_s, result.critical_path.back().end_s);
-    result.critical_path.push_back({placement.representative(at.role), lane_of(t.stream), t.name, t.category,
+    result.critical_path.push_back({classes.representative[static_cast<std::size_t>(at.role)], lane_of(t.stream), t.name, t.category,
                                     start, span.end_s, t.bytes, {}});
   }
   std::vector<double> link_bytes(static_cast<std::size_t>(fabric.link_count()), 0.0);

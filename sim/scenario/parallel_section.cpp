@@ -29,16 +29,13 @@ std::string combination_refusal(const Scenario& s) {
            sync::schemes_meeting(sync::Meeting::kGradients) + ")";
   if (!s.compression.compressor.empty())
     return "gradient compression: the data-parallel gradients of a layout are not compressed in this version";
-  if (s.stragglers.enabled() || !s.failures.empty())
-    return "stragglers and failures: every rank of a layout runs at nominal speed in this version";
   if (s.scheduler != "wfbp")
     return "scheduler \"" + s.scheduler + "\": a layout reduces each transformer layer's gradients once its last "
            "backward ends (wfbp at the layer's granularity)";
-  if (s.sync.backup_workers > 0) return "backup workers: every replica of a layout takes part in every reduction";
-  if (s.measured_iteration_s || std::any_of(s.model.layers.begin(), s.model.layers.end(),
-                                            [](const models::Layer& l) { return l.measured.has_value(); }))
-    return "measured layer or iteration times: a layout's micro-batches and tensor splits need the roofline model's "
-           "times (measured ones hold for the batch they were measured at)";
+  if (s.sync.backup_workers > 0)
+    return "backup workers: they close a round with the first n - b pushes to a parameter server, and a layout's "
+           "tensor, pipeline and data-parallel groups meet in collectives, where every rank's share of the sum must "
+           "arrive (no server to drop the slowest)";
   return "";
 }
 

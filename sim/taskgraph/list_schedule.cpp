@@ -4,6 +4,8 @@
 #include <array>
 #include <deque>
 #include <iterator>
+#include <map>
+#include <string>
 #include <utility>
 
 #include "sim/core/error.hpp"
@@ -158,6 +160,75 @@ Ready ready_of(const Task& task, int stream_before, int run, const std::vector<S
   return ready;
 }
 
+/// Which runs each collective joins and which run each receive waits for (ScheduleOptions::meetings, or every
+/// instance of a role together and instance i with instance i of its peer).
+struct Joins {
+  std::vector<std::vector<int>> members;       ///< [meeting]: its runs, in order
+  std::vector<std::vector<int>> meeting_of;    ///< [run][group]: its meeting (groups: indices into group_of's)
+  std::vector<std::vector<int>> group_of;      ///< [role][task]: the task's group's index, -1 without one
+  std::vector<std::vector<int>> peer;          ///< [run][role]
+  int meeting(std::size_t run, std::size_t role, std::size_t task) const {
+    const int g = group_of[role][task];
+    return g < 0 ? -1 : meeting_of[run][static_cast<std::size_t>(g)];
+  }
+};
+
+Joins joins_of(const TaskGraph& graph, const ScheduleOptions& options, const std::vector<int>& instances,
+               const std::vector<int>& first_run) {
+  const std::size_t roles = graph.programs.size();
+  const auto runs = static_cast<std::size_t>(first_run[roles]);
+  Joins j;
+  std::map<std::string, int> groups;
+  for (std::size_t r = 0; r < roles; ++r) {
+    std::vector<int>& of = j.group_of.emplace_back(graph.programs[r].tasks.size(), -1);
+    for (std::size_t i = 0; i < of.size(); ++i) {
+      const Task& t = graph.programs[r].tasks[i];
+      if (joins_instances(t.op)) of[i] = groups.try_emplace(t.group, static_cast<int>(groups.size())).first->second;
+    }
+  }
+  j.meeting_of.assign(runs, std::vector<int>(groups.size(), -1));
+  j.peer.assign(runs, std::vector<int>(roles, -1));
+  if (options.meetings.empty()) {
+    j.members.resize(roles);
+    for (std::size_t r = 0; r < roles; ++r)
+      for (int k = 0; k < instances[r]; ++k) {
+        const auto run = static_cast<std::size_t>(first_run[r] + k);
+        j.members[r].push_back(static_cast<int>(run));
+        std::fill(j.meeting_of[run].begin(), j.meeting_of[run].end(), static_cast<int>(r));
+        for (std::size_t p = 0; p < roles; ++p)
+          if (instances[p] == instances[r]) j.peer[run][p] = first_run[p] + k;
+      }
+    return j;
+  }
+  const Meetings& m = options.meetings;
+  DTSIM_CHECK(m.of.size() == runs && m.peer.size() == runs, "meetings and peers for every run");
+  std::vector<int> role_of_run;
+  for (std::size_t r = 0; r < roles; ++r) role_of_run.insert(role_of_run.end(), static_cast<std::size_t>(instances[r]), static_cast<int>(r));
+  std::map<int, int> dense;  // the caller's meeting id -> index into members
+  for (std::size_t run = 0; run < runs; ++run) {
+    DTSIM_CHECK(m.peer[run].size() == roles, "a peer run per role");
+    j.peer[run] = m.peer[run];
+    for (const auto& [name, g] : groups) {
+      const auto at = m.of[run].find(name);
+      if (at == m.of[run].end()) continue;  // the run's program has no collective on it
+      const auto [d, fresh] = dense.try_emplace(at->second, static_cast<int>(j.members.size()));
+      if (fresh) j.members.emplace_back();
+      std::vector<int>& members = j.members[static_cast<std::size_t>(d->second)];
+      DTSIM_CHECK(members.empty() || role_of_run[static_cast<std::size_t>(members.front())] == role_of_run[run],
+                  "a meeting's runs run the same program");
+      if (members.empty() || members.back() != static_cast<int>(run)) members.push_back(static_cast<int>(run));
+      j.meeting_of[run][static_cast<std::size_t>(g)] = d->second;
+    }
+  }
+  for (std::size_t run = 0; run < runs; ++run) {
+    const auto r = static_cast<std::size_t>(role_of_run[run]);
+    for (std::size_t i = 0; i < j.group_of[r].size(); ++i)
+      DTSIM_CHECK(j.group_of[r][i] < 0 || j.meeting_of[run][static_cast<std::size_t>(j.group_of[r][i])] >= 0,
+                  "every collective of a run has a meeting");
+  }
+  return j;
+}
+
 }  // namespace
 
 GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, double overlap_slowdown) {
@@ -204,7 +275,7 @@ GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, const 
       predecessors[r][i] = static_cast<int>(tasks[i].deps.size()) + (stream_before[r][i] >= 0 ? 1 : 0);
       if (tasks[i].op != Op::recv) continue;
       const auto peer = static_cast<std::size_t>(tasks[i].peer);
-      if (instances[peer] != instances[r])
+      if (options.meetings.empty() && instances[peer] != instances[r])
         throw core::InputError(graph.programs[r].role + " receives from " + graph.programs[peer].role +
                                    ", which runs a different number of instances",
                                "the same instance count on both sides of a send");
@@ -225,7 +296,8 @@ GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, const 
                 "the previous run ran the same program");
     for (const Span& s : c.communication) busy[run].add(s.start_s, s.end_s);
   }
-  std::vector<std::vector<int>> joined(roles);  // [role][collective]: instances ready for it
+  const Joins joins = joins_of(graph, options, instances, first_run);
+  std::vector<std::vector<int>> joined(joins.members.size());  // [meeting][collective]: runs ready for it
   std::deque<RunTask> ready;
   for (std::size_t run = 0; run < runs; ++run) {
     const auto r = static_cast<std::size_t>(schedule.role_of_run[run]);
@@ -235,15 +307,13 @@ GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, const 
     for (std::size_t i = 0; i < waiting[run].size(); ++i)
       if (waiting[run][i] == 0) ready.push_back({static_cast<int>(run), static_cast<int>(i)});
   }
-  for (std::size_t r = 0; r < roles; ++r) joined[r].assign(graph.programs[r].tasks.size(), 0);
 
   auto release = [&](std::size_t run, std::size_t i) {
     const auto r = static_cast<std::size_t>(schedule.role_of_run[run]);
     for (int next : successors[r][i])
       if (--waiting[run][static_cast<std::size_t>(next)] == 0) ready.push_back({static_cast<int>(run), next});
-    const int instance = static_cast<int>(run) - first_run[r];
     for (const TaskRef& to : receivers[r][i]) {
-      const auto peer_run = static_cast<std::size_t>(first_run[static_cast<std::size_t>(to.role)] + instance);
+      const auto peer_run = static_cast<std::size_t>(joins.peer[run][static_cast<std::size_t>(to.role)]);
       if (--waiting[peer_run][static_cast<std::size_t>(to.task)] == 0) ready.push_back({static_cast<int>(peer_run), to.task});
     }
   };
@@ -273,31 +343,36 @@ GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, const 
     schedule.binding[run][i] = when.by;
     ++done;
     if (task.op == Op::recv) {
-      const Span& sent =
-          schedule.spans[static_cast<std::size_t>(first_run[static_cast<std::size_t>(task.peer)] + at.role - first_run[r])]
-                        [static_cast<std::size_t>(task.match)];
+      const int from = joins.peer[run][static_cast<std::size_t>(task.peer)];
+      const Span& sent = schedule.spans[static_cast<std::size_t>(from)][static_cast<std::size_t>(task.match)];
       span.end_s = std::max(span.start_s, sent.end_s);
-      if (sent.end_s > when.at_s) schedule.binding[run][i] = {first_run[static_cast<std::size_t>(task.peer)] + at.role - first_run[r], task.match};
+      if (sent.end_s > when.at_s) schedule.binding[run][i] = {from, task.match};
     } else if (task.op == Op::compute) {
       span.end_s = options.compute_end              ? options.compute_end(at.role, task, span.start_s, busy[run].spans())
                    : options.overlap_slowdown != 1 ? busy[run].finish(span.start_s, cost(role, task), options.overlap_slowdown)
                                                    : span.start_s + cost(role, task);
-    } else if (joins_instances(task.op) && instances[r] > 1) {
-      // Every instance's span holds the time it was ready until the last one is: then all start together.
-      if (++joined[r][i] < instances[r]) {
+    } else if (const int m = joins_instances(task.op) ? joins.meeting(run, r, i) : -1;
+               m >= 0 && joins.members[static_cast<std::size_t>(m)].size() > 1) {
+      // Every run's span holds the time it was ready until the last one is: then all start together.
+      const std::vector<int>& members = joins.members[static_cast<std::size_t>(m)];
+      std::vector<int>& count = joined[static_cast<std::size_t>(m)];
+      if (count.empty()) count.assign(graph.programs[r].tasks.size(), 0);
+      if (++count[i] < static_cast<int>(members.size())) {
         ++joining[run];
         continue;
       }
-      std::size_t last = static_cast<std::size_t>(first_run[r]);
-      for (auto q = last; q < static_cast<std::size_t>(first_run[r + 1]); ++q)
-        if (schedule.spans[q][i].start_s > schedule.spans[last][i].start_s) last = q;
+      auto last = static_cast<std::size_t>(members.front());
+      for (const int q : members)
+        if (schedule.spans[static_cast<std::size_t>(q)][i].start_s > schedule.spans[last][i].start_s) last = static_cast<std::size_t>(q);
       const double start = schedule.spans[last][i].start_s, end = start + cost(role, task);
-      for (auto q = static_cast<std::size_t>(first_run[r]); q < static_cast<std::size_t>(first_run[r + 1]); ++q) {
+      for (const int member : members) {
+        const auto q = static_cast<std::size_t>(member);
         busy[q].add(schedule.spans[q][i].start_s, end);
         schedule.spans[q][i] = {start, end};
         schedule.binding[q][i] = schedule.binding[last][i];
       }
-      for (auto q = static_cast<std::size_t>(first_run[r]); q < static_cast<std::size_t>(first_run[r + 1]); ++q) {
+      for (const int member : members) {
+        const auto q = static_cast<std::size_t>(member);
         if (q != run) --joining[q];
         release(q, i);
         if (joining[q] == 0) {

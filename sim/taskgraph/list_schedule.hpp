@@ -7,7 +7,9 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "sim/taskgraph/task_graph.hpp"
@@ -81,15 +83,29 @@ using TaskCost = std::function<double(int role, const Task& task)>;
 /// (in time order, disjoint): a straggler's speed over time, and the overlap slowdown inside the spans.
 using ComputeEnd = std::function<double(int run, const Task& task, double start_s, const std::vector<Span>& busy)>;
 
+/// Which runs meet where the instances of a role are not interchangeable (ScheduleOptions::meetings): the ranks of
+/// a parallel layout at different speeds, each run standing for a class of ranks, whose tensor-parallel collective
+/// joins only its tensor group and whose receive waits for the send of its own pipeline neighbour.
+struct Meetings {
+  /// [run][group name]: the meeting the run's collectives on that group join (an id; a collective starts when
+  /// every run of its meeting is ready for it). Every group a run's program names has one.
+  std::vector<std::map<std::string, int>> of;
+  /// [run][role]: the run of role `role` that this run's sends reach and its receives wait for (-1: none).
+  std::vector<std::vector<int>> peer;
+  bool empty() const { return of.empty(); }
+};
+
 /// How list_schedule runs a graph.
 struct ScheduleOptions {
   /// While a run's collectives or sends run, its computation progresses at 1 / overlap_slowdown of its speed (the
   /// communication kernels hold SMs and memory bandwidth, as run::CommOverlap for data parallelism).
   double overlap_slowdown = 1;
-  /// Instances of each role (empty: one each). Instance i of a role receives from instance i of its peer (or
-  /// from its only instance); every collective of a role joins all its instances: it starts when the last is
-  /// ready and ends for all at once.
+  /// Instances of each role (empty: one each). Without `meetings`, instance i of a role receives from instance i
+  /// of its peer (or from its only instance), and every collective of a role joins all its instances: it starts
+  /// when the last is ready and ends for all at once.
   std::vector<int> instances;
+  /// When set, which runs each collective joins and which run each receive waits for, instead.
+  Meetings meetings;
   /// No task of run r starts before start_s[r] (empty: 0), as when a program is one iteration of many.
   std::vector<double> start_s;
   /// Per run (empty: none): what its worker's earlier runs left it. A stream's first task starts after the

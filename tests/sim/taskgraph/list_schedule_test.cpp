@@ -197,6 +197,34 @@ TEST(ListSchedule, InstancesOfARoleMeetAtEachCollective) {
   EXPECT_EQ(path[0].task, 0);
 }
 
+TEST(ListSchedule, MeetingsJoinOnlyTheRunsOfAGroup) {
+  // Four runs of one role as the ranks of tensor 2 x data 2 (tensor groups {0, 1}, {2, 3}; data groups {0, 2},
+  // {1, 3}), run 0 starting 2 s late: its tensor all-reduce (0.5 s) starts at 3 with run 1's, while runs 2 and 3
+  // meet at 1; each data all-reduce (0.25 s) waits for its tensor group's end, so {0, 2} and {1, 3} both start
+  // at 3.5.
+  TaskGraph g;
+  Program& p = g.programs.emplace_back();
+  const int a = p.add(compute(1.0));
+  Task tp = on(Stream::tensor, Op::allreduce, 500, {a});
+  tp.group = "tensor";
+  const int t = p.add(tp);
+  p.add(on(Stream::data, Op::allreduce, 250, {t}));
+  ScheduleOptions options;
+  options.instances = {4};
+  options.start_s = {2.0, 0.0, 0.0, 0.0};
+  for (int run = 0; run < 4; ++run) {
+    options.meetings.of.push_back({{"tensor", run / 2}, {"data", 10 + run % 2}});
+    options.meetings.peer.push_back({run});
+  }
+  const GraphSchedule s = list_schedule(g, cost, options);
+  for (std::size_t run = 0; run < 4; ++run) {
+    EXPECT_DOUBLE_EQ(s.spans[run][1].start_s, run < 2 ? 3.0 : 1.0) << run;
+    EXPECT_DOUBLE_EQ(s.spans[run][1].end_s, run < 2 ? 3.5 : 1.5) << run;
+    EXPECT_DOUBLE_EQ(s.spans[run][2].start_s, 3.5) << run;
+    EXPECT_DOUBLE_EQ(s.spans[run][2].end_s, 3.75) << run;
+  }
+}
+
 TEST(ListSchedule, AnInstanceWaitingAtACollectiveSlowsItsComputationInsideIt) {
   // Instance 0 is ready for the all-reduce at 1 and computes 2 s more on its compute stream; instance 1 is ready
   // at 3. The all-reduce runs 3 .. 8 and instance 0's kernel holds its GPU from 1: at half speed from 1, its
