@@ -375,7 +375,7 @@ TEST(Explain, RanksTheNeighbouringWhatIfs) {
       EXPECT_EQ(w["settings"]["platform.inter_link.bandwidth"], "25Gbps");
       EXPECT_NEAR(w["mean_iteration_s"].get<double>(), faster, 1e-12 * faster);
       EXPECT_NEAR(w["effect"].get<double>(), (faster - now) / now, 1e-12);
-      EXPECT_NE(o.output.find("   -12.6 %     332 ms  platform.inter_link.bandwidth=25Gbps  "), std::string::npos) << o.output;
+      EXPECT_NE(o.output.find("   -12.6 %     332 ms  --set platform.inter_link.bandwidth=25Gbps  "), std::string::npos) << o.output;
     }
     if (w["settings"].contains("strategy.gradient_dtype")) {
       ++bf16;
@@ -422,7 +422,7 @@ TEST(Explain, NamesTheStragglerAndWhatItCosts) {
         "backward 400 ms, comm 80.0 ms, update 500 us.",
         "Bounded by stragglers: worker 1 computes 600 ms per iteration, 300 ms (44 % of the iteration) more than the "
         "median worker",
-        "The knob that moves it most: stragglers.slow_factor=1 takes the iteration from 681 ms to 380 ms (-44.1 %)."})
+        "The knob that moves it most: --set stragglers.slow_factor=1 takes the iteration from 681 ms to 380 ms (-44.1 %)."})
     EXPECT_NE(o.output.find(sentence), std::string::npos) << sentence << "\n" << o.output;
   const nlohmann::json e = nlohmann::json::parse(read(s.dir / "run" / "explain" / "explain.json"));
   const double unslowed = 0.30025 + 2 * (6e-6 + 5e7 / 1.25e9);
