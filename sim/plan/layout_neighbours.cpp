@@ -87,8 +87,9 @@ void tensor_steps(const Run& r, std::vector<LayoutWhatIf>& out) {
   else
     out.push_back({{{"parallel.tensor", std::to_string(to.tensor)}},
                    "",
-                   fmt::format("a tensor group stays inside a node ({} GPUs): its collectives run at every layer",
-                               gpus_per_node)});
+                   fmt::format("tensor {} would span nodes of {} GPUs; Megatron-LM keeps a tensor group, whose "
+                               "all-reduces run at every layer, inside a node (Narayanan et al. 2021, section 3)",
+                               to.tensor, gpus_per_node)});
   if (r.layout.tensor % 2 == 0) {
     to.tensor = r.layout.tensor / 2;
     out.push_back(relayout(r, to, text("half as wide")));

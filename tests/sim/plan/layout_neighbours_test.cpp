@@ -51,7 +51,8 @@ TEST(LayoutNeighbours, StepsEachKnobKeepingTheWorkersAndTheGlobalBatch) {
   };
   ASSERT_EQ(w.size(), expected.size());
   for (std::size_t i = 0; i < w.size(); ++i) EXPECT_EQ(w[i].settings, expected[i]) << i;
-  EXPECT_EQ(w[0].not_run, "a tensor group stays inside a node (8 GPUs): its collectives run at every layer");
+  EXPECT_EQ(w[0].not_run, "tensor 16 would span nodes of 8 GPUs; Megatron-LM keeps a tensor group, whose all-reduces "
+                          "run at every layer, inside a node (Narayanan et al. 2021, section 3)");
   for (std::size_t i = 1; i < w.size(); ++i) EXPECT_EQ(w[i].not_run, "") << i;
   EXPECT_EQ(w[1].why, "tensor groups half as wide: tensor 4 x pipeline 4 x data 64, 16 samples a replica");
   EXPECT_EQ(w[2].why, "twice the pipeline stages: tensor 8 x pipeline 8 x data 16, 64 samples a replica");
