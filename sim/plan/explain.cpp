@@ -86,10 +86,33 @@ std::string flags_text(const std::vector<std::pair<std::string, std::string>>& s
   return flags;
 }
 
+/// The run's command: its scenario file (or the built-in default) and --set overrides.
+struct RunCommand {
+  std::string scenario;
+  std::vector<std::string> overrides;
+  scenario::Scenario load(const std::vector<std::string>& more) const {
+    std::vector<std::string> all = overrides;
+    all.insert(all.end(), more.begin(), more.end());
+    return scenario.starts_with("built-in") ? scenario::load_default_scenario(all) : scenario::load_scenario(scenario, all);
+  }
+};
+
+/// The run's command when it still makes the run (the same digest: the file is where it was, unchanged).
+std::optional<RunCommand> reproducing_command(const json& report) {
+  RunCommand c{report["setup"]["scenario"], report["provenance"]["overrides"]};
+  try {
+    if (c.load({}).provenance.digest == report["provenance"]["scenario_digest"]) return c;
+  } catch (const core::InputError&) {
+  }
+  return std::nullopt;
+}
+
 /// A layout run's neighbouring layouts (those not yet among `e`'s), each checked as `dtsim run` checks it before
-/// simulating: refused ones go to e.not_run, those that do not fit to `unfit`, the others to e.neighbours.
+/// simulating: refused ones go to e.not_run, those that do not fit to `unfit`, the others to e.neighbours. When the
+/// run's command still makes the run, each one's flags are checked to make from it the scenario explain simulates
+/// (a key its file sets that the change leaves inapplicable would be refused); one whose flags do not is not run.
 void add_layout_neighbours(Explanation& e, std::vector<Neighbour>& unfit, const scenario::Scenario& run,
-                           const std::string& base) {
+                           const std::string& base, const std::optional<RunCommand>& command) {
   for (LayoutWhatIf& w : layout_what_ifs(run)) {
     if (std::any_of(e.neighbours.begin(), e.neighbours.end(), [&](const Neighbour& n) { return n.settings == w.settings; }))
       continue;
@@ -102,6 +125,20 @@ void add_layout_neighbours(Explanation& e, std::vector<Neighbour>& unfit, const 
     if (!check.refused.empty()) {
       e.not_run.push_back(fmt::format("{} ({}): refused: {}", flags, w.why, check.refused));
       continue;
+    }
+    if (command) {
+      std::vector<std::string> flags_set;
+      for (const auto& [key, value] : w.settings) flags_set.push_back(key + "=" + value);
+      std::string differs = "it makes another scenario than the one explain would simulate";
+      try {
+        if (command->load(flags_set).provenance.digest == check.digest) differs.clear();
+      } catch (const core::InputError& refused) {
+        differs = "it is refused: " + refused.problem().substr(0, refused.problem().find('\n'));
+      }
+      if (!differs.empty()) {
+        e.not_run.push_back(fmt::format("{} ({}): from {}, {}", flags, w.why, command->scenario, differs));
+        continue;
+      }
     }
     Neighbour n{std::move(w.settings), std::move(w.why), {}, ""};
     n.result.error = check.does_not_fit;
@@ -192,7 +229,7 @@ Explanation explain_run(const std::string& run_dir, const EvaluateOptions& optio
     // Keys a neighbour could make inapplicable, at their defaults: the same scenario without them.
     const std::string base = scenario::without_settings(resolved, inapplicable_defaults(run), plan.base);
     core::write_atomically(plan.base, [&](std::ostream& out) { out << base; });
-    add_layout_neighbours(e, unfit, run, plan.base);
+    add_layout_neighbours(e, unfit, run, plan.base, reproducing_command(report));
   }
   // A run with stragglers: what they cost, the slow workers at full speed and the noise off.
   const scenario::Stragglers& slow = run.stragglers;

@@ -235,6 +235,7 @@ WhatIfCheck check_what_if(const std::string& base, const Settings& settings) {
   WhatIfCheck check;
   try {
     scenario::Scenario s = scenario::load_scenario(base, overrides);
+    check.digest = s.provenance.digest;
     const bool refuse = s.memory.refuse;
     s.memory.refuse = false;  // the breakdown, to say by how much
     const memory::MemoryBreakdown b = run::check_memory(s);

@@ -38,6 +38,7 @@ std::vector<std::string> inapplicable_defaults(const scenario::Scenario& s);
 struct WhatIfCheck {
   std::string refused;       ///< the loader's refusal (layout, divisibility, combination), its first line
   std::string does_not_fit;  ///< "does not fit: needs X of Y per GPU (where)", under memory.check = "refuse"
+  std::string digest;        ///< the scenario's (Provenance::digest) when it loads
 };
 WhatIfCheck check_what_if(const std::string& base, const std::vector<std::pair<std::string, std::string>>& settings);
 

@@ -430,6 +430,43 @@ TEST(Explain, NamesTheStragglerAndWhatItCosts) {
   EXPECT_NEAR(e["neighbours"][0]["mean_iteration_s"].get<double>(), unslowed, 1e-12 * unslowed);
 }
 
+// A layout's neighbour is offered only with --set flags that make it from the run's own file: this file writes
+// sequence_parallel, which tensor 1 leaves inapplicable (`dtsim run FILE --set parallel.tensor=1 ...` refuses it), so
+// tensor 1 is listed as not run with that refusal, though the resolved scenario explain simulates from (at its
+// defaults, without the key) would have run it.
+TEST(Explain, OffersALayoutOnlyWithFlagsThatMakeItFromTheRunsFile) {
+  Scratch s;
+  {
+    std::ofstream out(s.dir / "tp2.toml");
+    out << "workers = 16\nbatch_size = 4\niterations = 1\n[platform]\nfile = \"dgx_a100\"\nnodes = 2\n[model]\n"
+           "name = \"llama2_7b\"\n[gpu]\nprecision = \"bf16\"\n[memory]\noptimizer = \"adamw\"\n"
+           "activation_recomputation = \"selective\"\n[strategy]\nfidelity = \"analytic\"\n[output]\ntimeline = false\n"
+           "[parallel]\ntensor = 2\nsequence_parallel = false\nsharding = \"zero1\"\nmicro_batch = 1\n";
+  }
+  const std::string file = (s.dir / "tp2.toml").string();
+  ASSERT_EQ(testing::dtsim("run " + file + " --out " + (s.dir / "run").string()).code, 0);
+  const testing::Outcome o = testing::dtsim("explain " + (s.dir / "run").string());
+  ASSERT_EQ(o.code, 0) << o.output;
+  const nlohmann::json e = nlohmann::json::parse(read(s.dir / "run" / "explain" / "explain.json"));
+  const std::string flags = "--set parallel.tensor=1 --set parallel.data=16 --set batch_size=2 --set strategy.gradient_dtype=fp32";
+  int listed = 0;
+  for (const auto& line : e["not_run"])
+    if (line.get<std::string>().starts_with(flags + " (")) {
+      ++listed;
+      EXPECT_NE(line.get<std::string>().find("): from " + file + ", it is refused: key 'parallel.sequence_parallel' does "
+                                             "not apply here"),
+                std::string::npos)
+          << line;
+    }
+  EXPECT_EQ(listed, 1) << e["not_run"];
+  for (const auto& n : e["neighbours"]) EXPECT_NE(n["settings"].value("parallel.tensor", ""), "1");
+  EXPECT_NE(std::count_if(e["neighbours"].begin(), e["neighbours"].end(),
+                          [](const nlohmann::json& n) { return n["settings"].contains("parallel.tensor"); }),
+            0);  // tensor 4 is offered
+  const testing::Outcome alone = testing::dtsim("run " + file + " " + flags + " --out " + (s.dir / "alone").string());
+  EXPECT_EQ(alone.code, 2) << alone.output;
+}
+
 // Throughput and scaling-efficiency targets on the hand-checked plan. Throughput = 32 p / iteration: at least 500
 // samples/s rules out 4 nodes by their bound (128 / 0.30025 s = 426.3), and of 8 nodes (10G: 581, 100G: 814) the
 // cheaper is 10 Gb/s. Within 1000 s at 90 % scaling efficiency (0.30025 s / iteration): 4 x 100G (96.1 %, 2.78 USD)
