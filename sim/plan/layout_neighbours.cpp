@@ -29,14 +29,10 @@ struct Run {
   int global_batch;         ///< samples per iteration over all replicas
 };
 
-std::string layout_text(const parallel::Layout& l, int batch_size) {
-  return fmt::format("tensor {} x pipeline {} x data {}, {} samples a replica", l.tensor, l.pipeline, l.data,
-                     batch_size);
-}
-
 /// `to` (tensor, pipeline, sharding and micro-batch changed from the run's) as settings: data follows from the
-/// workers, batch_size from the global batch, and the gradient dtype stays the run's.
-LayoutWhatIf relayout(const Run& r, parallel::Layout to, const std::string& why) {
+/// workers, batch_size from the global batch, and the gradient dtype stays the run's. `what` names the change; the
+/// why adds the layout it makes when data or the micro-batches change.
+LayoutWhatIf relayout(const Run& r, parallel::Layout to, const std::string& what) {
   const parallel::Layout& from = r.layout;
   LayoutWhatIf w;
   const auto refuse = [&](std::string reason) {
@@ -69,21 +65,21 @@ LayoutWhatIf relayout(const Run& r, parallel::Layout to, const std::string& why)
                   "be run");
   if (parallel::default_gradient_dtype(to, r.s.precision) != r.s.gradient_dtype)
     w.settings.emplace_back("strategy.gradient_dtype", std::string(models::precision_name(r.s.gradient_dtype)));
-  w.why = why;
+  w.why = what;
+  if (to.data != from.data)
+    w.why += fmt::format(": tensor {} x pipeline {} x data {}, {} samples a replica", to.tensor, to.pipeline, to.data,
+                         batch);
+  if (to.micro_batch != from.micro_batch)
+    w.why += fmt::format(", {} a replica instead of {}", batch / to.micro_batch, batch / from.micro_batch);
   return w;
 }
 
 void tensor_steps(const Run& r, std::vector<LayoutWhatIf>& out) {
   parallel::Layout to = r.layout;
   const int gpus_per_node = r.s.platform.gpus_per_node;
-  const auto text = [&](const char* what) {
-    return fmt::format("tensor groups {}: {}", what,
-                       layout_text({to.tensor, to.pipeline, r.s.workers / (to.tensor * to.pipeline)},
-                                   r.global_batch * to.tensor * to.pipeline / r.s.workers));
-  };
   to.tensor = 2 * r.layout.tensor;
   if (to.tensor <= gpus_per_node)
-    out.push_back(relayout(r, to, text("twice as wide")));
+    out.push_back(relayout(r, to, "tensor groups twice as wide"));
   else
     out.push_back({{{"parallel.tensor", std::to_string(to.tensor)}},
                    "",
@@ -92,34 +88,25 @@ void tensor_steps(const Run& r, std::vector<LayoutWhatIf>& out) {
                                to.tensor, gpus_per_node)});
   if (r.layout.tensor % 2 == 0) {
     to.tensor = r.layout.tensor / 2;
-    out.push_back(relayout(r, to, text("half as wide")));
+    out.push_back(relayout(r, to, "tensor groups half as wide"));
   }
 }
 
 void pipeline_steps(const Run& r, std::vector<LayoutWhatIf>& out) {
   parallel::Layout to = r.layout;
-  const auto text = [&](const char* what) {
-    return fmt::format("{}: {}", what,
-                       layout_text({to.tensor, to.pipeline, r.s.workers / (to.tensor * to.pipeline)},
-                                   r.global_batch * to.tensor * to.pipeline / r.s.workers));
-  };
   to.pipeline = 2 * r.layout.pipeline;
-  out.push_back(relayout(r, to, text("twice the pipeline stages")));
+  out.push_back(relayout(r, to, "twice the pipeline stages"));
   if (r.layout.pipeline % 2 == 0) {
     to.pipeline = r.layout.pipeline / 2;
-    out.push_back(relayout(r, to, text("half the pipeline stages")));
+    out.push_back(relayout(r, to, "half the pipeline stages"));
   }
 }
 
 void micro_batch_steps(const Run& r, std::vector<LayoutWhatIf>& out) {
   parallel::Layout to = r.layout;
-  const int batch = r.s.batch_size;
-  const auto text = [&] {
-    return fmt::format("micro-batches of {} samples, {} a replica instead of {}", to.micro_batch,
-                       batch / to.micro_batch, batch / r.layout.micro_batch);
-  };
+  const auto text = [&] { return fmt::format("micro-batches of {} samples", to.micro_batch); };
   to.micro_batch = 2 * r.layout.micro_batch;
-  if (to.micro_batch <= batch) out.push_back(relayout(r, to, batch % to.micro_batch == 0 ? text() : ""));
+  if (to.micro_batch <= r.s.batch_size) out.push_back(relayout(r, to, text()));
   if (r.layout.micro_batch > 1) {
     to.micro_batch = r.layout.micro_batch / 2;
     if (r.layout.micro_batch % 2 == 0)
