@@ -49,26 +49,6 @@ Workers workers_of(const json& report) {
   return w;
 }
 
-/// The command that reruns this run (its scenario and --set overrides, from report.json's provenance) with
-/// `settings` changed.
-std::string run_command(const json& report, const std::vector<std::string>& settings) {
-  const std::string scenario = report["setup"]["scenario"];
-  std::string command = "dtsim run";
-  if (scenario.rfind("built-in", 0) != 0) command += " " + core::shell_quote(scenario);
-  // An override of a key the change sets, or of a key inside it (platform.inter_link.* for platform=...), goes.
-  const auto key = [](const std::string& setting) { return setting.substr(0, setting.find('=')); };
-  const auto replaced = [&](const std::string& o) {
-    return std::any_of(settings.begin(), settings.end(), [&](const std::string& s) {
-      return key(o) == key(s) || key(o).starts_with(key(s) + ".");
-    });
-  };
-  if (report.contains("provenance"))
-    for (const std::string o : report["provenance"]["overrides"])
-      if (!replaced(o)) command += " --set " + core::shell_quote(o);
-  for (const std::string& s : settings) command += " --set " + core::shell_quote(s);
-  return command;
-}
-
 /// The platform key of a link's bandwidth: NICs, GPU links, star links and switch-to-switch links; the links of
 /// structured nodes (sim/platform/node_fabric.cpp) by their names: *_pcie*, *nvlink*, node<n>_nic<k>, rail<k>_spine.
 std::string link_key(const std::string& link, const std::string& topology) {
@@ -348,6 +328,24 @@ void explain_path_communication(Context& c, const PathKinds& path, double expose
 }
 
 }  // namespace
+
+std::string run_command(const json& report, const std::vector<std::string>& settings) {
+  const std::string scenario = report["setup"]["scenario"];
+  std::string command = "dtsim run";
+  if (scenario.rfind("built-in", 0) != 0) command += " " + core::shell_quote(scenario);
+  // An override of a key the change sets, or of a key inside it (platform.inter_link.* for platform=...), goes.
+  const auto key = [](const std::string& setting) { return setting.substr(0, setting.find('=')); };
+  const auto replaced = [&](const std::string& o) {
+    return std::any_of(settings.begin(), settings.end(), [&](const std::string& s) {
+      return key(o) == key(s) || key(o).starts_with(key(s) + ".");
+    });
+  };
+  if (report.contains("provenance"))
+    for (const std::string o : report["provenance"]["overrides"])
+      if (!replaced(o)) command += " --set " + core::shell_quote(o);
+  for (const std::string& s : settings) command += " --set " + core::shell_quote(s);
+  return command;
+}
 
 Diagnosis diagnose(const json& report) {
   const json& summary = report["summary"];

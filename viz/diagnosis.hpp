@@ -42,4 +42,8 @@ struct Diagnosis {
 /// change; a faster link is the next product of its kind (link_products.hpp).
 Diagnosis diagnose(const nlohmann::json& report);
 
+/// The command that reruns the run of `report` (its scenario and --set overrides, from its provenance) with
+/// `settings` ("key=value") set: "dtsim run scenario.toml --set strategy.scheduler=mg_wfbp".
+std::string run_command(const nlohmann::json& report, const std::vector<std::string>& settings);
+
 }  // namespace dtsim::viz

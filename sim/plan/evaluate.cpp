@@ -53,7 +53,8 @@ Evaluation read_point(const std::string& dir) {
   e.scaling_efficiency = m["scaling_efficiency"].get<double>();
   e.exposed_comm_s = m["exposed_comm_s"].get<double>();
   e.idle_s = m["idle_s"].get<double>();
-  read_training(dir + "/report.json", e);
+  e.report_path = dir + "/report.json";
+  read_training(e.report_path, e);
   return e;
 }
 

@@ -19,6 +19,7 @@ struct Evaluation {
   double scaling_efficiency = 0;
   double exposed_comm_s = 0;    ///< mean over workers and iterations
   double idle_s = 0;
+  std::string report_path;      ///< the run's report.json
   /// Numerics mode with a target accuracy: the training curve's answer.
   bool trained = false;
   std::optional<double> time_to_accuracy_s;  ///< simulated end of the first evaluated step at or above the target

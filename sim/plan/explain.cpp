@@ -11,7 +11,11 @@
 
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/shell_quote.hpp"
+#include "sim/plan/layout_neighbours.hpp"
+#include "sim/scenario/flat_settings.hpp"
 #include "sim/scenario/load.hpp"
+#include "sim/scenario/parallel_section.hpp"
 #include "viz/diagnosis.hpp"
 #include "viz/quantity_text.hpp"
 
@@ -75,6 +79,73 @@ std::pair<std::string, std::string> split(const std::string& setting) {
   return {setting.substr(0, eq), setting.substr(eq + 1)};
 }
 
+/// The settings as the --set flags that make them: "--set parallel.tensor=4 --set parallel.data=16".
+std::string flags_text(const std::vector<std::pair<std::string, std::string>>& settings) {
+  std::string flags;
+  for (const auto& [key, value] : settings) flags += (flags.empty() ? "--set " : " --set ") + core::shell_quote(key + "=" + value);
+  return flags;
+}
+
+/// The run's command: its scenario file (or the built-in default) and --set overrides.
+struct RunCommand {
+  std::string scenario;
+  std::vector<std::string> overrides;
+  scenario::Scenario load(const std::vector<std::string>& more) const {
+    std::vector<std::string> all = overrides;
+    all.insert(all.end(), more.begin(), more.end());
+    return scenario.starts_with("built-in") ? scenario::load_default_scenario(all) : scenario::load_scenario(scenario, all);
+  }
+};
+
+/// The run's command when it still makes the run (the same digest: the file is where it was, unchanged).
+std::optional<RunCommand> reproducing_command(const json& report) {
+  RunCommand c{report["setup"]["scenario"], report["provenance"]["overrides"]};
+  try {
+    if (c.load({}).provenance.digest == report["provenance"]["scenario_digest"]) return c;
+  } catch (const core::InputError&) {
+  }
+  return std::nullopt;
+}
+
+/// A layout run's neighbouring layouts (those not yet among `e`'s), each checked as `dtsim run` checks it before
+/// simulating: refused ones go to e.not_run, those that do not fit to `unfit`, the others to e.neighbours. When the
+/// run's command still makes the run, each one's flags are checked to make from it the scenario explain simulates
+/// (a key its file sets that the change leaves inapplicable would be refused); one whose flags do not is not run.
+void add_layout_neighbours(Explanation& e, std::vector<Neighbour>& unfit, const scenario::Scenario& run,
+                           const std::string& base, const std::optional<RunCommand>& command) {
+  for (LayoutWhatIf& w : layout_what_ifs(run)) {
+    if (std::any_of(e.neighbours.begin(), e.neighbours.end(), [&](const Neighbour& n) { return n.settings == w.settings; }))
+      continue;
+    const std::string flags = flags_text(w.settings);
+    if (!w.not_run.empty()) {
+      e.not_run.push_back(fmt::format("{}: {}", flags, w.not_run));
+      continue;
+    }
+    const WhatIfCheck check = check_what_if(base, w.settings);
+    if (!check.refused.empty()) {
+      e.not_run.push_back(fmt::format("{} ({}): refused: {}", flags, w.why, check.refused));
+      continue;
+    }
+    if (command) {
+      std::vector<std::string> flags_set;
+      for (const auto& [key, value] : w.settings) flags_set.push_back(key + "=" + value);
+      std::string differs = "it makes another scenario than the one explain would simulate";
+      try {
+        if (command->load(flags_set).provenance.digest == check.digest) differs.clear();
+      } catch (const core::InputError& refused) {
+        differs = "it is refused: " + refused.problem().substr(0, refused.problem().find('\n'));
+      }
+      if (!differs.empty()) {
+        e.not_run.push_back(fmt::format("{} ({}): from {}, {}", flags, w.why, command->scenario, differs));
+        continue;
+      }
+    }
+    Neighbour n{std::move(w.settings), std::move(w.why), {}, ""};
+    n.result.error = check.does_not_fit;
+    (check.does_not_fit.empty() ? e.neighbours : unfit).push_back(std::move(n));
+  }
+}
+
 }  // namespace
 
 Explanation explanation(const json& report) {
@@ -119,9 +190,9 @@ Explanation explanation(const json& report) {
     // its kernels on this host would pass that on to it.
     if (!reproducible &&
         std::any_of(settings.begin(), settings.end(), [](const std::string& s) { return s.starts_with("compression."); })) {
-      e.not_run.push_back(fmt::format("{} ({}): its kernel times would be measured on this machine; run it with "
-                                      "compression.kernel_time = \"model\"",
-                                      settings.front(), why));
+      e.not_run.push_back(fmt::format("--set {} ({}): its kernel times would be measured on this machine; run it "
+                                      "with compression.kernel_time = \"model\"",
+                                      core::shell_quote(settings.front()), why));
       continue;
     }
     Neighbour n;
@@ -149,13 +220,23 @@ Explanation explain_run(const std::string& run_dir, const EvaluateOptions& optio
   plan.output_dir = (fs::path(run_dir) / "explain").string();
   plan.base = fs::absolute(fs::path(plan.output_dir) / "scenario.toml").string();
   fs::create_directories(plan.output_dir);
-  core::write_atomically(plan.base, [&](std::ostream& out) { out << report["provenance"]["resolved_scenario"].get<std::string>(); });
+  const std::string resolved = report["provenance"]["resolved_scenario"];
+  core::write_atomically(plan.base, [&](std::ostream& out) { out << resolved; });
+  const scenario::Scenario run = scenario::load_scenario(plan.base);
+  const bool layout = scenario::uses_layout(run);
+  std::vector<Neighbour> unfit;
+  if (layout) {
+    // Keys a neighbour could make inapplicable, at their defaults: the same scenario without them.
+    const std::string base = scenario::without_settings(resolved, inapplicable_defaults(run), plan.base);
+    core::write_atomically(plan.base, [&](std::ostream& out) { out << base; });
+    add_layout_neighbours(e, unfit, run, plan.base, reproducing_command(report));
+  }
   // A run with stragglers: what they cost, the slow workers at full speed and the noise off.
-  const scenario::Stragglers& slow = scenario::load_scenario(plan.base).stragglers;
+  const scenario::Stragglers& slow = run.stragglers;
   if (!slow.slow_workers.empty())
-    e.neighbours.push_back({{{"stragglers.slow_factor", "1"}}, "the slow workers at full speed: what they cost", {}});
+    e.neighbours.push_back({{{"stragglers.slow_factor", "1"}}, "the slow workers at full speed: what they cost", {}, ""});
   if (slow.noise != "none")
-    e.neighbours.push_back({{{"stragglers.noise", "none"}}, "no compute noise: what the random slowdowns cost", {}});
+    e.neighbours.push_back({{{"stragglers.noise", "none"}}, "no compute noise: what the random slowdowns cost", {}, ""});
   std::vector<Candidate> candidates;
   for (const Neighbour& n : e.neighbours) candidates.push_back({static_cast<int>(candidates.size()), n.settings, n.why, ""});
   std::vector<const Candidate*> pointers;
@@ -163,11 +244,26 @@ Explanation explain_run(const std::string& run_dir, const EvaluateOptions& optio
   EvaluateOptions at = options;
   at.fidelity = report["setup"]["fidelity"];
   const std::vector<Evaluation> results = evaluate(plan, pointers, at, progress, terminal);
-  for (std::size_t i = 0; i < results.size(); ++i) e.neighbours[i].result = results[i];
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    Neighbour& n = e.neighbours[i];
+    n.result = results[i];
+    // A layout's what-if says what it changed: the kinds of task on the critical path, the wait, the memory.
+    if (layout && n.result.ok) {
+      std::ifstream report_in(n.result.report_path);
+      const json neighbour = json::parse(report_in, nullptr, false);
+      if (neighbour.is_object()) n.why += "; " + simulated_difference(report, neighbour);
+    }
+  }
   std::stable_sort(e.neighbours.begin(), e.neighbours.end(), [](const Neighbour& a, const Neighbour& b) {
     if (a.result.ok != b.result.ok) return a.result.ok;
     return a.result.iteration_s < b.result.iteration_s;
   });
+  e.neighbours.insert(e.neighbours.end(), unfit.begin(), unfit.end());
+  for (Neighbour& n : e.neighbours) {
+    std::vector<std::string> settings;
+    for (const auto& [key, value] : n.settings) settings.push_back(key + "=" + value);
+    n.command = viz::run_command(report, settings);
+  }
   return e;
 }
 
@@ -178,7 +274,7 @@ json explanation_json(const Explanation& e) {
   for (const Neighbour& n : e.neighbours) {
     json settings = json::object();
     for (const auto& [key, value] : n.settings) settings[key] = value;
-    json entry = {{"settings", settings}, {"why", n.why}, {"ok", n.result.ok}};
+    json entry = {{"settings", settings}, {"command", n.command}, {"why", n.why}, {"ok", n.result.ok}};
     if (n.result.ok) {
       entry["mean_iteration_s"] = n.result.iteration_s;
       entry["effect"] = effect(n, e.iteration_s);
@@ -194,11 +290,7 @@ json explanation_json(const Explanation& e) {
 
 namespace {
 
-std::string change_text(const Neighbour& n) {
-  std::string change;
-  for (const auto& [key, value] : n.settings) change += (change.empty() ? "" : " ") + key + "=" + value;
-  return change;
-}
+std::string change_text(const Neighbour& n) { return flags_text(n.settings); }
 
 }  // namespace
 
@@ -244,7 +336,8 @@ void print_what_ifs(std::ostream& out, const Explanation& e, std::size_t shown) 
 
 void print_explanation(std::ostream& out, const Explanation& e) {
   for (const std::string& s : e.sentences) fmt::print(out, "{}\n", s);
-  fmt::print(out, "\nNeighbouring what-ifs (one change each to this run's resolved scenario), fastest first:\n");
+  fmt::print(out, "\nNeighbouring what-ifs, fastest first (one change each: the run's command with these --set flags, "
+                  "as explain.json's \"command\"):\n");
   print_what_ifs(out, e, e.neighbours.size());
 }
 

@@ -1,5 +1,7 @@
 #include "sim/scenario/flat_settings.hpp"
 
+#include <sstream>
+
 #include <toml++/toml.h>
 
 #include "sim/core/error.hpp"
@@ -28,19 +30,35 @@ void flatten(const toml::node& node, const std::string& key, std::map<std::strin
   out[key] = toml_text(node);
 }
 
-}  // namespace
-
-std::map<std::string, std::string> flat_settings(const std::string& toml_text, const std::string& where_text) {
-  toml::table root;
+toml::table parse_resolved(const std::string& toml_text, const std::string& where_text) {
   try {
-    root = toml::parse(toml_text, where_text);
+    return toml::parse(toml_text, where_text);
   } catch (const toml::parse_error& e) {
     throw core::InputError(where(e.source()), std::string(e.description()),
                            "the resolved scenario must be valid TOML v1.0");
   }
+}
+
+}  // namespace
+
+std::map<std::string, std::string> flat_settings(const std::string& toml_text, const std::string& where_text) {
+  const toml::table root = parse_resolved(toml_text, where_text);
   std::map<std::string, std::string> out;
   flatten(root, "", out);
   return out;
+}
+
+std::string without_settings(const std::string& toml_text, const std::vector<std::string>& keys,
+                             const std::string& where_text) {
+  toml::table root = parse_resolved(toml_text, where_text);
+  for (const std::string& key : keys) {
+    const auto dot = key.rfind('.');
+    toml::table* table = dot == std::string::npos ? &root : root.at_path(key.substr(0, dot)).as_table();
+    if (table) table->erase(dot == std::string::npos ? key : key.substr(dot + 1));
+  }
+  std::ostringstream text;
+  text << toml::toml_formatter(root, toml::format_flags::none);
+  return text.str();
 }
 
 }  // namespace dtsim::scenario

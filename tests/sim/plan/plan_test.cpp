@@ -371,7 +371,7 @@ TEST(Explain, RanksTheNeighbouringWhatIfs) {
       EXPECT_EQ(w["settings"]["platform.inter_link.bandwidth"], "25Gbps");
       EXPECT_NEAR(w["mean_iteration_s"].get<double>(), faster, 1e-12 * faster);
       EXPECT_NEAR(w["effect"].get<double>(), (faster - now) / now, 1e-12);
-      EXPECT_NE(o.output.find("   -12.6 %     332 ms  platform.inter_link.bandwidth=25Gbps  "), std::string::npos) << o.output;
+      EXPECT_NE(o.output.find("   -12.6 %     332 ms  --set platform.inter_link.bandwidth=25Gbps  "), std::string::npos) << o.output;
     }
     if (w["settings"].contains("strategy.gradient_dtype")) {
       ++bf16;
@@ -418,12 +418,49 @@ TEST(Explain, NamesTheStragglerAndWhatItCosts) {
         "backward 400 ms, comm 80.0 ms, update 500 us.",
         "Bounded by stragglers: worker 1 computes 600 ms per iteration, 300 ms (44 % of the iteration) more than the "
         "median worker",
-        "The knob that moves it most: stragglers.slow_factor=1 takes the iteration from 681 ms to 380 ms (-44.1 %)."})
+        "The knob that moves it most: --set stragglers.slow_factor=1 takes the iteration from 681 ms to 380 ms (-44.1 %)."})
     EXPECT_NE(o.output.find(sentence), std::string::npos) << sentence << "\n" << o.output;
   const nlohmann::json e = nlohmann::json::parse(read(s.dir / "run" / "explain" / "explain.json"));
   const double unslowed = 0.30025 + 2 * (6e-6 + 5e7 / 1.25e9);
   EXPECT_EQ(e["neighbours"][0]["settings"]["stragglers.slow_factor"], "1");
   EXPECT_NEAR(e["neighbours"][0]["mean_iteration_s"].get<double>(), unslowed, 1e-12 * unslowed);
+}
+
+// A layout's neighbour is offered only with --set flags that make it from the run's own file: this file writes
+// sequence_parallel, which tensor 1 leaves inapplicable (`dtsim run FILE --set parallel.tensor=1 ...` refuses it), so
+// tensor 1 is listed as not run with that refusal, though the resolved scenario explain simulates from (at its
+// defaults, without the key) would have run it.
+TEST(Explain, OffersALayoutOnlyWithFlagsThatMakeItFromTheRunsFile) {
+  Scratch s;
+  {
+    std::ofstream out(s.dir / "tp2.toml");
+    out << "workers = 16\nbatch_size = 4\niterations = 1\n[platform]\nfile = \"dgx_a100\"\nnodes = 2\n[model]\n"
+           "name = \"llama2_7b\"\n[gpu]\nprecision = \"bf16\"\n[memory]\noptimizer = \"adamw\"\n"
+           "activation_recomputation = \"selective\"\n[strategy]\nfidelity = \"analytic\"\n[output]\ntimeline = false\n"
+           "[parallel]\ntensor = 2\nsequence_parallel = false\nsharding = \"zero1\"\nmicro_batch = 1\n";
+  }
+  const std::string file = (s.dir / "tp2.toml").string();
+  ASSERT_EQ(testing::dtsim("run " + file + " --out " + (s.dir / "run").string()).code, 0);
+  const testing::Outcome o = testing::dtsim("explain " + (s.dir / "run").string());
+  ASSERT_EQ(o.code, 0) << o.output;
+  const nlohmann::json e = nlohmann::json::parse(read(s.dir / "run" / "explain" / "explain.json"));
+  const std::string flags = "--set parallel.tensor=1 --set parallel.data=16 --set batch_size=2 --set strategy.gradient_dtype=fp32";
+  int listed = 0;
+  for (const auto& line : e["not_run"])
+    if (line.get<std::string>().starts_with(flags + " (")) {
+      ++listed;
+      EXPECT_NE(line.get<std::string>().find("): from " + file + ", it is refused: key 'parallel.sequence_parallel' does "
+                                             "not apply here"),
+                std::string::npos)
+          << line;
+    }
+  EXPECT_EQ(listed, 1) << e["not_run"];
+  for (const auto& n : e["neighbours"]) EXPECT_NE(n["settings"].value("parallel.tensor", ""), "1");
+  EXPECT_NE(std::count_if(e["neighbours"].begin(), e["neighbours"].end(),
+                          [](const nlohmann::json& n) { return n["settings"].contains("parallel.tensor"); }),
+            0);  // tensor 4 is offered
+  const testing::Outcome alone = testing::dtsim("run " + file + " " + flags + " --out " + (s.dir / "alone").string());
+  EXPECT_EQ(alone.code, 2) << alone.output;
 }
 
 // Throughput and scaling-efficiency targets on the hand-checked plan. Throughput = 32 p / iteration: at least 500

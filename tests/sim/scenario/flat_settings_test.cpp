@@ -1,4 +1,5 @@
-// A resolved scenario flattened to dotted keys, as `dtsim compare` diffs it.
+// A resolved scenario flattened to dotted keys, as `dtsim compare` diffs it, and less some keys, as `dtsim explain`
+// changes a layout run's.
 #include <gtest/gtest.h>
 
 #include "sim/core/error.hpp"
@@ -36,6 +37,21 @@ TEST(FlatSettings, TextThatIsNotTomlIsAnInputError) {
   } catch (const core::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("run/report.json:1:"), std::string::npos) << e.what();
   }
+}
+
+TEST(FlatSettings, WithoutSettingsLeavesOutExactlyTheKeysNamed) {
+  const std::string text = without_settings(R"(workers = 16
+[parallel]
+tensor = 8
+sequence_parallel = false
+schedule = "1f1b"
+[strategy]
+scheduler = "wfbp"
+)",
+                                            {"parallel.sequence_parallel", "parallel.schedule", "parallel.absent", "workers"},
+                                            "test");
+  const std::map<std::string, std::string> expected{{"parallel.tensor", "8"}, {"strategy.scheduler", "\"wfbp\""}};
+  EXPECT_EQ(flat_settings(text, "test"), expected);
 }
 
 }  // namespace
