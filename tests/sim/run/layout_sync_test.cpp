@@ -102,6 +102,19 @@ TEST(LayoutSync, PostLocalSgdReducesGradientsUntilTheSwitch) {
   expect_time(duration(post, 5), compute_s + ring_s(4.0 * static_cast<double>(s.model.parameter_count()), 4));
 }
 
+TEST(LayoutSync, ALocalIterationOfPipelineTimesDataIsOneReplicasAlone) {
+  // Pipeline 2 x data 2 of GPT-3 125M, local SGD with period 2: iteration 0 reduces nothing across replicas, so it
+  // takes exactly what pipeline 2 alone (data 1, no data-parallel collective) takes; iteration 1 adds each
+  // stage's average.
+  const std::vector<std::string> base{"platform=star_16_10gbe", "model.name=gpt3_125m", "batch_size=4",
+                                      "parallel.pipeline=2",    "parallel.micro_batch=1", "iterations=2",
+                                      "strategy.fidelity=analytic"};
+  const RunResult local = run_simulation(with({"workers=4", "strategy.sync=local_sgd", "strategy.local_sgd.period=2"}, base));
+  const RunResult alone = run_simulation(with({"workers=2"}, base));
+  expect_time(duration(local, 0), duration(alone, 0));
+  EXPECT_GT(duration(local, 1), duration(alone, 1) + 1e-3);
+}
+
 TEST(LayoutSync, HybridShardingAveragesEachShardAcrossNodes) {
   // GPT-2 small on 2 nodes of 4 V100s (v100_4x4_10gbe), hybrid sharding: each node's 4 ranks shard one replica and
   // reduce-scatter its gradients every step; local SGD averages a quarter of the parameters across the 2 nodes
