@@ -71,27 +71,6 @@ TEST(LayoutSimulated, MessageEqualsFlowWhereNoGroupsShareALink) {
   expect_same_traffic(message, flow);
 }
 
-TEST(LayoutSimulated, LocalSgdAgreesWithTheAnalyticLevelWhereNoGroupsShareALink) {
-  // The 3D layout with local SGD (momentum averaged) and Overlap Local-SGD, period 2: local iterations, model
-  // averages after the step and one in flight beside the next period run the same at the flow level.
-  for (const std::vector<std::string>& sync :
-       {std::vector<std::string>{"strategy.sync=local_sgd", "strategy.local_sgd.period=2",
-                                 "strategy.local_sgd.average_momentum=true"},
-        std::vector<std::string>{"strategy.sync=overlap_local_sgd", "strategy.overlap_local_sgd.period=2"}}) {
-    std::vector<std::string> local = kThreeD;
-    local.back() = "iterations=4";
-    local.insert(local.end(), sync.begin(), sync.end());
-    const RunResult analytic = run_simulation(at(local, "analytic"));
-    const RunResult flow = testing::run_in_child(at(local, "flow"));
-    expect_same_iterations(flow, analytic);
-    expect_same_traffic(flow, analytic);
-    // The last iteration ends with its average, which a local iteration does not have.
-    EXPECT_GT(analytic.iterations[3].end_s - analytic.iterations[3].start_s,
-              analytic.iterations[0].end_s - analytic.iterations[0].start_s + 1e-6)
-        << sync[0];
-  }
-}
-
 // ZeRO-2 over 4 ranks of a star (a private link per host): reduce-scatters one at a time on the data stream,
 // all-gathers of the updated parameters after the step. Nothing runs beside a collective on its links.
 const std::vector<std::string> kZero{"platform=star_16_10gbe", "workers=4",          "model.name=gpt3_125m",

@@ -16,6 +16,7 @@
 #include "sim/scenario/load.hpp"
 #include "sim/scenario/parallel_section.hpp"
 #include "sim/sync/scheme.hpp"
+#include "tests/sim/run/run_in_child.hpp"
 
 namespace dtsim::run {
 namespace {
@@ -140,10 +141,10 @@ TEST(LayoutSync, HybridShardingAveragesEachShardAcrossNodes) {
   EXPECT_EQ(average_bytes, static_cast<std::int64_t>(s.model.parameter_count()));  // 4 bytes over 4 shards
 }
 
-/// The options each scheme needs on a pipeline 2 x data 2 layout of GPT-3 125M with periods of 2.
+/// The options each scheme needs with periods of 2 (local SGD with its momentum buffers averaged too).
 std::vector<std::string> scheme_options(const std::string& scheme) {
   static const std::map<std::string, std::vector<std::string>> options{
-      {"local_sgd", {"strategy.local_sgd.period=2"}},
+      {"local_sgd", {"strategy.local_sgd.period=2", "strategy.local_sgd.average_momentum=true"}},
       {"post_local_sgd", {"strategy.post_local_sgd.switch_after=2", "strategy.post_local_sgd.period=2"}},
       {"overlap_local_sgd", {"strategy.overlap_local_sgd.period=2"}},
       {"adacomm", {"strategy.adacomm.period=2", "strategy.adacomm.interval=2"}},
@@ -156,11 +157,13 @@ std::vector<std::string> scheme_options(const std::string& scheme) {
 
 class EveryScheme : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(EveryScheme, ExchangesAsItsRulesSayOrIsRefusedWithItsReason) {
-  // Stage 0 of pipeline 2 x data 2: bsp reduces each of its units' gradients every iteration; a scheme reduces
-  // them in its gradient iterations, averages the stage's parameters once in its model iterations, and exchanges
-  // nothing in the others.
-  const std::vector<std::string> base{"platform=star_16_10gbe", "workers=4", "model.name=gpt3_125m", "batch_size=2",
+TEST_P(EveryScheme, ExchangesAsItsRulesSayAtEveryLevelOrIsRefusedWithItsReason) {
+  // Stage 0 of tensor 2 x pipeline 2 x data 2 on a DGX-1: bsp reduces each of its units' gradients every
+  // iteration; a scheme reduces them in its gradient iterations, averages the stage's parameters once in its
+  // model iterations, and exchanges nothing in the others. No two groups share a link there, so the flow and
+  // message levels time every iteration as the analytic level does.
+  const std::vector<std::string> base{"platform=dgx1_v100",  "workers=8",           "model.name=gpt3_125m",
+                                      "batch_size=2",        "gpu.precision=fp16",  "parallel.tensor=2",
                                       "parallel.pipeline=2", "parallel.micro_batch=1", "iterations=4",
                                       "strategy.fidelity=analytic"};
   const std::string scheme = GetParam();
@@ -197,6 +200,14 @@ TEST_P(EveryScheme, ExchangesAsItsRulesSayOrIsRefusedWithItsReason) {
   EXPECT_EQ(count(*r, false), gradient_iterations * per_iteration);
   EXPECT_EQ(count(*r, true), model_iterations);
   EXPECT_EQ(model_iterations > 0, scheme != "bsp");
+  for (const char* level : {"flow", "message"}) {
+    std::vector<std::string> simulated = scheme_options(scheme);
+    simulated.push_back(std::string("strategy.fidelity=") + level);
+    const RunResult other = testing::run_in_child(with(simulated, base));
+    ASSERT_EQ(other.iterations.size(), r->iterations.size());
+    for (std::size_t it = 0; it < r->iterations.size(); ++it)
+      EXPECT_NEAR(other.iterations[it].end_s, r->iterations[it].end_s, 1e-9 * r->iterations[it].end_s) << level;
+  }
 }
 
 std::vector<std::string> scheme_names() {
