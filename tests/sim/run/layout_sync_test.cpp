@@ -1,7 +1,7 @@
-// Synchronisation schemes on a layout's data dimension at the analytic level, against closed forms: an
-// iteration that does not exchange is its computation alone, a model average is one ring all-reduce of the
-// stage's parameters after the step, Overlap Local-SGD's average hides behind the next period; and every
-// registered scheme either runs with the exchanges its rules say or is refused with its reason.
+// Synchronisation schemes on a layout's data dimension against closed forms at the analytic level: an iteration
+// that does not exchange is its computation alone, a model average is one ring all-reduce of the stage's
+// parameters after the step, Overlap Local-SGD's average hides behind the next period; and every registered
+// scheme either runs with the exchanges its rules say, the same at every level, or is refused with its reason.
 #include <gtest/gtest.h>
 
 #include <algorithm>
