@@ -1,7 +1,8 @@
 #pragma once
 /// The training iteration of a 3D-parallel layout as a task graph, one program per pipeline stage: Megatron-LM's
 /// tensor-parallel collectives inside each transformer layer, the pipeline schedule's passes with their
-/// activation sends, and the data-parallel gradient reductions or ZeRO/FSDP gathers and reduce-scatters.
+/// activation sends, and the data-parallel gradient reductions (or local SGD's model averages) or ZeRO/FSDP gathers
+/// and reduce-scatters.
 #include <cstdint>
 #include <vector>
 

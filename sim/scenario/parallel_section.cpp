@@ -24,9 +24,9 @@ int integer_key(Section& p, const char* key, std::int64_t fallback) {
 std::string sync_refusal(const Scenario& s) {
   const sync::Scheme& scheme = s.sync.rules();
   if (scheme.loss_rule(s.sync))
-    return "its periods follow numerics mode's training loss, and numerics mode trains a small model replicated "
-           "whole on every worker, which a layout splits into tensor and pipeline shards it does not train "
-           "(sync = \"local_sgd\" averages at a fixed period)";
+    return "its periods follow the training loss, which numerics mode computes for a small model replicated whole "
+           "on every worker; a layout's shards are timed, not trained (sync = \"local_sgd\" averages at a fixed "
+           "period)";
   if (scheme.meeting() == sync::Meeting::kSampledModels)
     return "FedAvg samples clients that each train a whole model on their own data and sit other rounds out; a "
            "layout's replica is tensor x pipeline GPUs of one cluster training one shard of the batch, not a client "
