@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
+#include <utility>
 
+#include "sim/core/error.hpp"
 #include "sim/memory/model_states.hpp"
 #include "sim/parallel/pipeline_schedule.hpp"
 
@@ -206,12 +209,15 @@ class Builder {
   std::int64_t gradient_bytes(const Unit& u) const { return static_cast<std::int64_t>(u.parameters * gradient_); }
   std::int64_t parameter_bytes(const Unit& u) const { return static_cast<std::int64_t>(u.parameters * element_); }
 
-  /// Reduces a unit's gradients after its backward; returns the tasks the optimizer step waits for.
-  std::vector<int> reduce_gradients(taskgraph::Program& program, const Unit& u, int after, const std::string& name) {
+  /// Reduces a unit's gradients after its backward; returns the tasks the optimizer step waits for. Without
+  /// `across_replicas` (an iteration that exchanges no gradients) only hybrid sharding's shard reduces them.
+  std::vector<int> reduce_gradients(taskgraph::Program& program, const Unit& u, int after, const std::string& name,
+                                    bool across_replicas) {
     const std::int64_t bytes = gradient_bytes(u);
     if (layout_.data == 1 || bytes == 0) return {};
     switch (layout_.sharding) {
       case Sharding::none:
+        if (!across_replicas) return {};
         return {collective(program, Op::allreduce, Stream::data, bytes, "data", {after}, name + " dp", "dp")};
       case Sharding::zero1:
       case Sharding::zero2:
@@ -219,6 +225,7 @@ class Builder {
         return {collective(program, Op::reduce_scatter, Stream::data, bytes, "data", {after}, name + " dp", "dp")};
       case Sharding::hybrid: {
         const int rs = collective(program, Op::reduce_scatter, Stream::data, bytes, "shard", {after}, name + " dp", "dp");
+        if (!across_replicas) return {rs};
         return {collective(program, Op::allreduce, Stream::data, bytes / shard_size(), "replica", {rs},
                            name + " dp replicas", "dp")};
       }
@@ -229,6 +236,23 @@ class Builder {
   int shard_size() const {
     if (layout_.sharding == Sharding::hybrid) return in_.hybrid_shard;
     return layout_.sharding == Sharding::none ? 1 : layout_.data;
+  }
+
+  DataExchange exchange_in(int it) const {
+    return in_.exchanges.empty() ? DataExchange::gradients : in_.exchanges[static_cast<std::size_t>(it)];
+  }
+
+  /// Local SGD's model average after the step (Lin et al., ICLR 2020; PyTorch's PeriodicModelAverager): the
+  /// stage's parameters of this rank (its shard under hybrid sharding), averaged_copies times over (the momentum
+  /// buffers too), all-reduced in the data-parallel dtype over the replicas. None where there is one replica.
+  std::optional<int> average_models(taskgraph::Program& program, const StagePlan& stage, int after) {
+    DTSIM_CHECK(layout_.sharding == Sharding::none || layout_.sharding == Sharding::hybrid,
+                "a replica of ZeRO-1..3 holds a shard of the optimizer state and cannot step alone");
+    const auto bytes = static_cast<std::int64_t>(stage.parameters / shard_size() * gradient_) * in_.averaged_copies;
+    if (layout_.data / shard_size() == 1 || bytes == 0) return std::nullopt;
+    return collective(program, Op::allreduce, Stream::data, bytes,
+                      layout_.sharding == Sharding::hybrid ? "replica" : "data", {after},
+                      in_.averaged_copies > 1 ? "average parameters and momentum" : "average parameters", "dp");
   }
 
   void build_stage(int s) {
@@ -244,7 +268,10 @@ class Builder {
     for (const Pass& p : passes)
       if (!p.forward) last_backward[static_cast<std::size_t>(p.chunk)] = p.micro_batch;
     std::map<int, int> gathered;  // unit -> the all-gather of its updated parameters (zero1/2), last iteration
+    std::vector<int> averaged;    // the last iteration's model average, which this one's forward waits for
+    int in_flight = -1;           // Overlap Local-SGD: the average the next averaging iteration's step waits for
     for (int it = 0; it < in_.iterations; ++it) {
+      const DataExchange exchange = exchange_in(it);
       std::vector<int> reductions;
       for (const Pass& p : passes) {
         const int g = p.chunk * stages + s;
@@ -253,7 +280,8 @@ class Builder {
         std::vector<int> deps;
         if (p.forward) {
           if (g > 0) deps.push_back(receive(program, s, (s + stages - 1) % stages, {it, p.micro_batch, g, true}, "F" + mb));
-          Prefetch ag(*this, program, gathers ? units : std::vector<int>{}, "F" + mb);
+          deps.insert(deps.end(), averaged.begin(), averaged.end());
+          Prefetch ag(*this, program, gathers ? units : std::vector<int>{}, "F" + mb, averaged);
           int last = -1;
           for (std::size_t k = 0; k < units.size(); ++k) {
             const Unit& u = work_.units[static_cast<std::size_t>(units[k])];
@@ -288,7 +316,9 @@ class Builder {
             last = emit(program, backward, first, "B" + mb + " " + unit_name(u), "backward");
             ag.computed(k, last);
             if (gathers || p.micro_batch == last_backward[static_cast<std::size_t>(p.chunk)])
-              for (int r : reduce_gradients(program, u, last, "B" + mb + " " + unit_name(u))) reductions.push_back(r);
+              for (int r : reduce_gradients(program, u, last, "B" + mb + " " + unit_name(u),
+                                            exchange == DataExchange::gradients))
+                reductions.push_back(r);
           }
           if (g > 0)
             send(program, (s + stages - 1) % stages, {it, p.micro_batch, g - 1, false}, last,
@@ -312,8 +342,24 @@ class Builder {
         }
       step.duration_s /= shard_size();
       step.deps.assign(reductions.begin(), reductions.end());
+      if (exchange == DataExchange::models && in_flight >= 0) step.deps.emplace_back(std::exchange(in_flight, -1));
       const int update = program.add(std::move(step));
       int end = update;
+      averaged.clear();
+      if (exchange == DataExchange::models)
+        if (const std::optional<int> average = average_models(program, stage, update)) {
+          if (in_.average_in_flight) {
+            in_flight = *average;
+          } else {
+            end = *average;
+            averaged = {*average};
+          }
+        }
+      // What is still in flight when the run ends belongs to the last iteration, which ends with it.
+      if (it + 1 == in_.iterations && in_flight >= 0) {
+        DTSIM_CHECK(exchange == DataExchange::models, "a run of Overlap Local-SGD ends on a model average");
+        end = in_flight;
+      }
       if (reshards_after_step && layout_.data > 1) {
         gathered.clear();
         for (const auto& chunk : stage.chunks)
@@ -333,9 +379,11 @@ class Builder {
   /// of unit k+2 when unit k's computation ends, so that it overlaps unit k+1's.
   class Prefetch {
    public:
-    Prefetch(Builder& b, taskgraph::Program& program, std::vector<int> units, std::string pass)
+    /// `after`: what the first gathers wait for (a model average that changed the shards).
+    Prefetch(Builder& b, taskgraph::Program& program, std::vector<int> units, std::string pass,
+             const std::vector<int>& after = {})
         : b_(b), program_(program), units_(std::move(units)), pass_(std::move(pass)) {
-      for (std::size_t k = 0; k < std::min<std::size_t>(2, units_.size()); ++k) issue(k, {});
+      for (std::size_t k = 0; k < std::min<std::size_t>(2, units_.size()); ++k) issue(k, after);
     }
     int gather(std::size_t k) const { return tasks_.at(k); }
     void computed(std::size_t k, int task) {
@@ -442,18 +490,24 @@ std::string layout_refusal(const Layout& layout, const models::Model& model, int
 Workload build_workload(const Layout& layout, const WorkloadInput& input) { return Builder(layout, input).build(); }
 
 std::vector<std::int64_t> workload_tasks(const Layout& layout, const WorkloadInput& input) {
+  std::map<DataExchange, std::int64_t> iterations_of;  // per kind of iteration
+  for (int it = 0; it < input.iterations; ++it)
+    ++iterations_of[input.exchanges.empty() ? DataExchange::gradients : input.exchanges[static_cast<std::size_t>(it)]];
   WorkloadInput small = input;
   small.iterations = 1;
   const int few = layout.pipeline;  // a multiple of the stages, as the interleaved schedule needs
-  small.micro_batches = few;
-  const Workload once = build_workload(layout, small);
-  small.micro_batches = 2 * few;
-  const Workload twice = build_workload(layout, small);
-  std::vector<std::int64_t> tasks;
-  for (std::size_t s = 0; s < once.graph.programs.size(); ++s) {
-    const auto at_few = static_cast<std::int64_t>(once.graph.programs[s].tasks.size());
-    const auto per_micro_batch = (static_cast<std::int64_t>(twice.graph.programs[s].tasks.size()) - at_few) / few;
-    tasks.push_back(input.iterations * (at_few + (input.micro_batches - few) * per_micro_batch));
+  std::vector<std::int64_t> tasks(static_cast<std::size_t>(layout.pipeline), 0);
+  for (const auto& [exchange, iterations] : iterations_of) {
+    small.exchanges = {exchange};
+    small.micro_batches = few;
+    const Workload once = build_workload(layout, small);
+    small.micro_batches = 2 * few;
+    const Workload twice = build_workload(layout, small);
+    for (std::size_t s = 0; s < tasks.size(); ++s) {
+      const auto at_few = static_cast<std::int64_t>(once.graph.programs[s].tasks.size());
+      const auto per_micro_batch = (static_cast<std::int64_t>(twice.graph.programs[s].tasks.size()) - at_few) / few;
+      tasks[s] += iterations * (at_few + (input.micro_batches - few) * per_micro_batch);
+    }
   }
   return tasks;
 }

@@ -1,7 +1,8 @@
 #pragma once
 /// The training iteration of a 3D-parallel layout as a task graph, one program per pipeline stage: Megatron-LM's
 /// tensor-parallel collectives inside each transformer layer, the pipeline schedule's passes with their
-/// activation sends, and the data-parallel gradient reductions or ZeRO/FSDP gathers and reduce-scatters.
+/// activation sends, and the data-parallel gradient reductions (or local SGD's model averages) or ZeRO/FSDP gathers
+/// and reduce-scatters.
 #include <cstdint>
 #include <vector>
 
@@ -11,6 +12,13 @@
 #include "sim/taskgraph/task_graph.hpp"
 
 namespace dtsim::parallel {
+
+/// What the data-parallel replicas of a stage exchange in an iteration (sim/sync's scheme, iteration by iteration).
+enum class DataExchange {
+  gradients,  ///< every gradient, reduced as backward produces it (bsp; ZeRO/FSDP's reduce-scatters)
+  models,     ///< each replica steps alone, then the replicas average their parameters (local SGD's period end)
+  none,       ///< each replica steps alone (local SGD inside a period); hybrid sharding still reduce-scatters
+};
 
 /// What the builder needs besides the layout.
 struct WorkloadInput {
@@ -22,6 +30,10 @@ struct WorkloadInput {
   int micro_batches = 1;                 ///< per iteration and pipeline
   int iterations = 1;
   int hybrid_shard = 1;                  ///< hybrid sharding: the data-parallel ranks of a node
+  std::vector<DataExchange> exchanges;   ///< per iteration (empty: gradients every iteration); models: not with zero1..3
+  int averaged_copies = 1;               ///< model-sized vectors an average moves (2: the momentum buffers too)
+  /// Overlap Local-SGD: an average is awaited by the next averaging iteration's step, not by the next forward.
+  bool average_in_flight = false;
 };
 
 /// A unit of the model: a transformer layer, or the layers before the first or after the last one. Sharded
@@ -56,8 +68,9 @@ Workload build_workload(const Layout& layout, const WorkloadInput& input);
 
 /// The tasks of each stage's program in build_workload(layout, input), counted without building it (a million
 /// micro-batches would take gigabytes): every pass emits the same tasks for its chunk and direction whatever its
-/// micro-batch, and every iteration the same passes, so a stage has iterations x (fixed + micro_batches x per
-/// micro-batch) tasks, read off one iteration built at pipeline and at 2 x pipeline micro-batches.
+/// micro-batch, and every iteration of one DataExchange the same passes, so a stage has, summed over the kinds of
+/// iteration, iterations x (fixed + micro_batches x per micro-batch) tasks, read off one iteration of the kind
+/// built at pipeline and at 2 x pipeline micro-batches.
 std::vector<std::int64_t> workload_tasks(const Layout& layout, const WorkloadInput& input);
 
 }  // namespace dtsim::parallel

@@ -26,6 +26,7 @@
 #include "sim/run/run_info.hpp"
 #include "sim/run/stragglers.hpp"
 #include "sim/scenario/parallel_section.hpp"
+#include "sim/sync/scheme.hpp"
 #include "sim/taskgraph/list_schedule.hpp"
 
 namespace dtsim::run {
@@ -52,6 +53,14 @@ parallel::Workload workload_of(const scenario::Scenario& s, int iterations) {
   in.micro_batches = scenario::micro_batches(s);
   in.iterations = iterations;
   in.hybrid_shard = hybrid_shard(parallel::Placement(layout, s.platform.gpus_per_node));
+  // The sync scheme on the data dimension, iteration by iteration.
+  const sync::Scheme& scheme = s.sync.rules();
+  for (int it = 0; it < iterations; ++it)
+    in.exchanges.push_back(!s.sync.exchanges(it)                 ? parallel::DataExchange::none
+                           : scheme.averages_models(s.sync, it) ? parallel::DataExchange::models
+                                                                : parallel::DataExchange::gradients);
+  in.averaged_copies = scheme.exchanged_copies(s.sync);
+  in.average_in_flight = s.sync.exchanges_in_flight() > 0;
   // Traced: the first trace_workers ranks and each stage's first (timeline_of), at most.
   const std::int64_t traced = std::min(s.workers, s.output.trace_workers) + layout.pipeline;
   std::int64_t tasks = 0, rank_tasks = 0;
@@ -413,7 +422,7 @@ RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
                                                          models::optimizer(s.memory.optimizer)))
     single_worker_s += t.forward_s + t.backward_s + t.update_s;
   RunInfo info = scenario_info(s);
-  info.sync = "bsp";
+  info.sync = sync::describe(s.sync);
   info.architecture = fmt::format(
       "tensor {} x pipeline {} x data {} ({}{}{}), micro-batch {} x {}", l.tensor, l.pipeline, l.data,
       l.pipeline > 1 ? l.schedule + (l.virtual_stages > 1 ? fmt::format(" {} chunks", l.virtual_stages) : "") : "no pipeline",

@@ -19,14 +19,38 @@ int integer_key(Section& p, const char* key, std::int64_t fallback) {
   return static_cast<int>(p.integer(key, fallback, spec.min, spec.max));
 }
 
+/// Why the sync scheme cannot run on the layout's data dimension (empty when it can). Schemes that reduce
+/// gradients or average models run there; ssp and asp are already refused on every collective architecture.
+std::string sync_refusal(const Scenario& s) {
+  const sync::Scheme& scheme = s.sync.rules();
+  if (scheme.loss_rule(s.sync))
+    return "its periods follow the training loss, which numerics mode computes for a small model replicated whole "
+           "on every worker; a layout's shards are timed, not trained (sync = \"local_sgd\" averages at a fixed "
+           "period)";
+  if (scheme.meeting() == sync::Meeting::kSampledModels)
+    return "FedAvg samples clients that each train a whole model on their own data and sit other rounds out; a "
+           "layout's replica is tensor x pipeline GPUs of one cluster training one shard of the batch, not a client "
+           "(sync = \"local_sgd\" averages every replica at a fixed period)";
+  const bool averages = scheme.meeting() == sync::Meeting::kModels || scheme.meeting() == sync::Meeting::kOverlapModels;
+  const parallel::Sharding sharding = s.parallel.sharding;
+  if (averages && sharding != parallel::Sharding::none && sharding != parallel::Sharding::hybrid)
+    return "its replicas step alone between model averages, and sharding = \"" +
+           std::string(parallel::sharding_name(sharding)) +
+           "\" spreads one replica's optimizer state over every data-parallel GPU, so no GPU can step without the "
+           "others' gradients (reduce-scattered every step); sharding = \"hybrid\" shards within a node and "
+           "averages across nodes";
+  return "";
+}
+
 /// Why the rest of the scenario cannot run under a layout (empty when it can).
 std::string combination_refusal(const Scenario& s) {
   if (sync::architecture_named(s.architecture).meets != sync::Meets::kCollective)
     return "architecture \"" + s.architecture + "\": layouts reduce gradients with collectives (architecture = " +
            sync::architectures_meeting(sync::Meets::kCollective) + ")";
-  if (s.sync.rules().meeting() != sync::Meeting::kGradients)
-    return "sync \"" + s.sync.scheme + "\": layouts average every iteration's gradients (sync = " +
-           sync::schemes_meeting(sync::Meeting::kGradients) + ")";
+  if (const std::string why = sync_refusal(s); !why.empty()) return "sync \"" + s.sync.scheme + "\": " + why;
+  if (s.numerics.enabled)
+    return "[numerics]: numerics mode trains its small model replicated whole on every worker; a layout's time "
+           "line is not trained (remove [numerics] to time the layout)";
   if (!s.compression.compressor.empty())
     return "gradient compression: the data-parallel gradients of a layout are not compressed in this version";
   if (s.scheduler != "wfbp")

@@ -44,6 +44,7 @@ class AdaComm final : public Scheme {
     while (last >= 0 && !d[static_cast<std::size_t>(last)]) --last;
     return ends_period(iteration, last + 1, last_period(d, p.period));
   }
+  bool averages_models(const SyncPolicy&, int) const override { return true; }
   Meeting meeting() const override { return Meeting::kModels; }
   std::optional<int> repeating_period(const SyncPolicy& p) const override {
     return p.decided ? last_period(*p.decided, p.period) : p.period;

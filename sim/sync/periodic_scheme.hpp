@@ -22,6 +22,9 @@ class PeriodicScheme : public Scheme {
   bool exchanges(const SyncPolicy& p, int iteration) const override {
     return iteration < first(p) || ends_period(iteration, first(p), p.period);
   }
+  /// The iterations before the periods exchange gradients (post-local SGD's synchronous start, as PyTorch's
+  /// PostLocalSGDState all-reduces them); the periods' ends average the models.
+  bool averages_models(const SyncPolicy& p, int iteration) const override { return iteration >= first(p); }
   Meeting meeting() const override { return Meeting::kModels; }
   int whole_iterations(const SyncPolicy& p, int iterations) const override {
     return whole_periods(iterations, first(p), p.period);

@@ -87,6 +87,9 @@ class Scheme {
   }
   /// Whether iteration `iteration` (from 0) exchanges.
   virtual bool exchanges(const SyncPolicy&, int /*iteration*/) const { return true; }
+  /// Whether exchanging iteration `iteration` averages the models after each worker's step rather than reducing
+  /// the gradients before one (a layout times the two differently: a model average cannot start before the step).
+  virtual bool averages_models(const SyncPolicy&, int /*iteration*/) const { return false; }
   /// How many iterations a pull may lag behind the slowest worker's push (none: unbounded).
   virtual std::optional<int> staleness_bound(const SyncPolicy&) const { return 0; }
   /// How many later exchanging iterations may begin before an exchange must be complete: 0, a worker waits for

@@ -199,23 +199,97 @@ TEST(StageMemory, OneFOneBHoldsStagesMicroBatchesGPipeAll) {
 namespace dtsim::parallel {
 namespace {
 
+/// `blocks(n)` with one parameter per layer, so that data-parallel ranks reduce gradients.
+models::Model blocks_with_parameters(int n) {
+  models::Model m = blocks(n);
+  for (models::Layer& l : m.layers) l.tensors.push_back({"w", {1}});
+  return m;
+}
+
 TEST(WorkloadTasks, CountsTheBuiltGraphsTasksWithoutBuildingIt) {
-  // The count read off two small builds is the built graph's, for every schedule, chunks and iterations.
-  const models::Model model = blocks(8);
-  for (const auto& [schedule, chunks] : {std::pair<const char*, int>{"1f1b", 1}, {"gpipe", 1}, {"interleaved", 2}}) {
-    Layout l = pipeline(2, schedule, chunks);
-    l.data = 2;
-    WorkloadInput in;
-    in.model = &model;
-    in.times.assign(model.layers.size(), models::LayerTime{1e-3, 2e-3, 0});
-    in.recomputed.assign(model.layers.size(), false);
-    in.micro_batches = 6;
-    in.iterations = 3;
+  // The count read off two small builds is the built graph's, for every schedule, chunks and iterations, and
+  // for iterations that reduce gradients, average models or exchange nothing (local SGD, Overlap Local-SGD).
+  const models::Model model = blocks_with_parameters(8);
+  using X = DataExchange;
+  for (const auto& [schedule, chunks] : {std::pair<const char*, int>{"1f1b", 1}, {"gpipe", 1}, {"interleaved", 2}})
+    for (const auto& [exchanges, in_flight] :
+         {std::pair<std::vector<X>, bool>{{}, false}, {{X::gradients, X::none, X::models}, false},
+          {{X::models, X::none, X::models}, true}}) {
+      Layout l = pipeline(2, schedule, chunks);
+      l.data = 2;
+      WorkloadInput in;
+      in.model = &model;
+      in.times.assign(model.layers.size(), models::LayerTime{1e-3, 2e-3, 0});
+      in.recomputed.assign(model.layers.size(), false);
+      in.micro_batches = 6;
+      in.iterations = 3;
+      in.exchanges = exchanges;
+      in.average_in_flight = in_flight;
+      const Workload w = build_workload(l, in);
+      const std::vector<std::int64_t> counted = workload_tasks(l, in);
+      ASSERT_EQ(counted.size(), w.graph.programs.size()) << schedule;
+      for (std::size_t s = 0; s < counted.size(); ++s)
+        EXPECT_EQ(counted[s], static_cast<std::int64_t>(w.graph.programs[s].tasks.size())) << schedule << " stage " << s;
+    }
+}
+
+TEST(DataExchanges, LocalStepsReduceNothingAndAveragesFollowTheStep) {
+  // Pipeline 2 x data 2, one parameter per layer: a gradient iteration all-reduces each of stage 0's 4 layers once;
+  // a local one nothing; a model iteration one all-reduce of the stage's 4 parameters (x 2 with the momentum
+  // buffers, 4 bytes each) that waits for the step, and which the next iteration's first forward waits for.
+  // In flight (Overlap Local-SGD), the next model iteration's step waits for it instead, and the last one ends
+  // the run.
+  const models::Model model = blocks_with_parameters(8);
+  using X = DataExchange;
+  Layout l = pipeline(2, "1f1b");
+  l.data = 2;
+  WorkloadInput in;
+  in.model = &model;
+  in.times.assign(model.layers.size(), models::LayerTime{1e-3, 2e-3, 1e-4});
+  in.recomputed.assign(model.layers.size(), false);
+  in.micro_batches = 2;
+  in.iterations = 4;
+  in.exchanges = {X::gradients, X::none, X::models, X::models};
+  in.averaged_copies = 2;
+  for (const bool in_flight : {false, true}) {
+    in.average_in_flight = in_flight;
     const Workload w = build_workload(l, in);
-    const std::vector<std::int64_t> counted = workload_tasks(l, in);
-    ASSERT_EQ(counted.size(), w.graph.programs.size()) << schedule;
-    for (std::size_t s = 0; s < counted.size(); ++s)
-      EXPECT_EQ(counted[s], static_cast<std::int64_t>(w.graph.programs[s].tasks.size())) << schedule << " stage " << s;
+    const auto& tasks = w.graph.programs[0].tasks;
+    const std::vector<int>& end = w.stages[0].iteration_end;
+    std::vector<std::vector<int>> data(4);  // per iteration: its data-parallel collectives
+    int it = 0;
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      if (tasks[i].group == "data") data[static_cast<std::size_t>(it)].push_back(static_cast<int>(i));
+      if (static_cast<int>(i) == end[static_cast<std::size_t>(it)]) ++it;
+    }
+    ASSERT_EQ(data[0].size(), 4u);
+    for (int t : data[0]) EXPECT_EQ(tasks[static_cast<std::size_t>(t)].bytes, 4);
+    EXPECT_TRUE(data[1].empty());
+    // The averages, wherever they fall: one per model iteration, after its step.
+    std::vector<int> averages, updates;
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      if (tasks[i].name.starts_with("average")) averages.push_back(static_cast<int>(i));
+      if (tasks[i].category == "update") updates.push_back(static_cast<int>(i));
+    }
+    ASSERT_EQ(averages.size(), 2u);
+    for (std::size_t k = 0; k < 2; ++k) {
+      const taskgraph::Task& a = tasks[static_cast<std::size_t>(averages[k])];
+      EXPECT_EQ(a.op, Op::allreduce);
+      EXPECT_EQ(a.bytes, 2 * 4 * 4);
+      ASSERT_EQ(a.deps.size(), 1u);
+      EXPECT_EQ(a.deps[0].task, updates[2 + k]);
+    }
+    auto waits_for = [&](int task, int on) {
+      for (const taskgraph::Dep& d : tasks[static_cast<std::size_t>(task)].deps)
+        if (d.task == on) return true;
+      return false;
+    };
+    int first_forward_of_3 = end[2] + 1;
+    while (tasks[static_cast<std::size_t>(first_forward_of_3)].category != "forward") ++first_forward_of_3;
+    EXPECT_EQ(waits_for(first_forward_of_3, averages[0]), !in_flight);
+    EXPECT_EQ(waits_for(updates[3], averages[0]), in_flight);
+    EXPECT_EQ(end[2], in_flight ? updates[2] : averages[0]);
+    EXPECT_EQ(end[3], averages[1]);
   }
 }
 

@@ -23,6 +23,7 @@ struct Feature {
   std::string name;
   std::vector<std::string> overrides;
   std::string refusal;  ///< empty: it runs on every layout below; else a phrase of the physical reason
+  std::string refusal_when_sharded = "";  ///< on the ZeRO layouts (LayoutCase::sharded) instead of `refusal`
   /// The two levels compared (a feature only the simulated levels run, failures, compares flow with message).
   std::array<std::string, 2> levels{"analytic", "flow"};
   /// Whether every rank's bytes must agree too: not where the run stops mid-transfer (a crash), where the flow
@@ -39,6 +40,7 @@ struct LayoutCase {
   /// beside every collective of its rank where the analytic level counts those scheduled before it
   /// (docs/VALIDATION.md section 12, "Across levels for layouts"): they agree to a stated tolerance.
   double tolerance = 1e-9;
+  bool sharded = false;  ///< zero1..3: one replica's optimizer state is spread over the data group
 };
 
 // GPT-3 125M on one DGX-1 (8 V100s joined by a hybrid cube-mesh: GPUs 0-3 and 4-7 fully connected, i to i + 4).
@@ -50,18 +52,29 @@ const std::vector<std::string> kBase{"platform=dgx1_v100", "workers=8", "model.n
 // link. And ZeRO-3 over tensor quads (0-3, 4-7, each fully connected) with data pairs (i, i + 4).
 const std::vector<LayoutCase> kLayouts{
     {"tp2_pp2_dp2", {"parallel.tensor=2", "parallel.pipeline=2"}},
-    {"tp2_pp2_dp2_zero1", {"parallel.tensor=2", "parallel.pipeline=2", "parallel.sharding=zero1"}, 1e-3},
-    {"tp4_dp2_zero3", {"parallel.tensor=4", "parallel.sharding=zero3"}, 1e-2},
+    {"tp2_pp2_dp2_zero1", {"parallel.tensor=2", "parallel.pipeline=2", "parallel.sharding=zero1"}, 1e-3, true},
+    {"tp4_dp2_zero3", {"parallel.tensor=4", "parallel.sharding=zero3"}, 1e-2, true},
 };
+
+// Local SGD's replicas step alone, which a replica whose optimizer state ZeRO spreads over the data group cannot.
+const char* kStepsAlone = "optimizer state";
 
 const std::vector<Feature> kFeatures{
     {"bsp", {}, ""},
     {"slow_rank", {"stragglers.slow_workers=[5]", "stragglers.slow_factor=1.5"}, ""},
     {"noise", {"stragglers.noise=lognormal", "stragglers.noise_scale=0.05", "stragglers.seed=3"}, ""},
     {"interference", {"stragglers.interference={period=\"50ms\", duration=\"10ms\", factor=2, workers=[2]}"}, ""},
-    {"crash", {"failures=[{at=\"0.2s\", worker=5}]"}, "", {"flow", "message"}, false},
+    {"crash", {"failures=[{at=\"0.2s\", worker=5}]"}, "", "", {"flow", "message"}, false},
     {"measured_iteration", {"gpu.measured_iteration_time=\"0.5s\""}, ""},
     {"backup_workers", {"strategy.backup_workers=1"}, "backup workers"},
+    {"local_sgd", {"strategy.sync=local_sgd", "strategy.local_sgd.period=2", "strategy.local_sgd.average_momentum=true"},
+     "", kStepsAlone},
+    {"post_local_sgd", {"strategy.sync=post_local_sgd", "strategy.post_local_sgd.switch_after=2",
+                        "strategy.post_local_sgd.period=2"}, "", kStepsAlone},
+    {"overlap_local_sgd", {"strategy.sync=overlap_local_sgd", "strategy.overlap_local_sgd.period=2"}, "", kStepsAlone},
+    {"adacomm", {"strategy.sync=adacomm", "strategy.adacomm.period=2", "strategy.adacomm.interval=2"}, "training loss"},
+    {"fedavg", {"strategy.sync=fedavg", "strategy.fedavg.shard=8"}, "not a client"},
+    {"ssp", {"strategy.sync=ssp"}, "all-reduce"},
 };
 
 std::vector<std::string> overrides(const LayoutCase& l, const Feature& f, const std::string& fidelity) {
@@ -81,16 +94,18 @@ class FeatureOnLayout : public ::testing::TestWithParam<Case> {};
 
 TEST_P(FeatureOnLayout, LevelsAgreeOrRefusedForAPhysicalReason) {
   const auto& [layout, feature] = GetParam();
+  const std::string& refusal =
+      layout.sharded && !feature.refusal_when_sharded.empty() ? feature.refusal_when_sharded : feature.refusal;
   const auto& [first, second] = feature.levels;
   scenario::Scenario first_s;
   try {
     first_s = scenario::load_default_scenario(overrides(layout, feature, first));
   } catch (const core::InputError& e) {
-    ASSERT_FALSE(feature.refusal.empty()) << "refused: " << e.what();
-    EXPECT_NE(std::string(e.what()).find(feature.refusal), std::string::npos) << e.what();
+    ASSERT_FALSE(refusal.empty()) << "refused: " << e.what();
+    EXPECT_NE(std::string(e.what()).find(refusal), std::string::npos) << e.what();
     return;
   }
-  ASSERT_TRUE(feature.refusal.empty()) << "ran, where it should be refused for: " << feature.refusal;
+  ASSERT_TRUE(refusal.empty()) << "ran, where it should be refused for: " << refusal;
   const RunResult a = first == "analytic" ? run_simulation(first_s) : testing::run_in_child(first_s);
   const RunResult b = testing::run_in_child(scenario::load_default_scenario(overrides(layout, feature, second)));
   ASSERT_EQ(b.iterations.size(), a.iterations.size());
