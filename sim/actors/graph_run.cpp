@@ -84,15 +84,27 @@ class LayoutClient final : public WalkClient {
       return;
     }
     if (!p.steps) return;  // a group of one
-    execute_steps(rank, *p.steps, steps_, kChannels[static_cast<std::size_t>(t.stream)], traffic);
-    if (!fuse_ || p.members < 2) return;
-    // Fused flows end at different times on different ranks; the collective ends for all at the last one.
+    const bool meet = fuse_ && p.members > 1;
     const std::pair<int, int> key{p.instance, i};
+    if (meet) {
+      // A fused flow carries every step of a ring between two neighbours, but after the first the bytes a rank
+      // sends hold what it received, the contributions of every member: the flows start when all members have
+      // launched (the message level's steps wait for their data one by one instead).
+      Meeting& m = meetings_[key];
+      if (!m.start) {
+        m.start = sg4::Barrier::create(static_cast<unsigned>(p.members));
+        m.end = sg4::Barrier::create(static_cast<unsigned>(p.members));
+      }
+      const sg4::BarrierPtr start = m.start;
+      start->wait();
+    }
+    execute_steps(rank, *p.steps, steps_, kChannels[static_cast<std::size_t>(t.stream)], traffic);
+    if (!meet) return;
+    // Fused flows end at different times on different ranks; the collective ends for all at the last one.
     Meeting& m = meetings_[key];
-    if (!m.barrier) m.barrier = sg4::Barrier::create(static_cast<unsigned>(p.members));
-    const sg4::BarrierPtr barrier = m.barrier;
+    const sg4::BarrierPtr end = m.end;
     if (++m.arrived == p.members) meetings_.erase(key);
-    barrier->wait();
+    end->wait();
   }
 
   /// Makes every rank's receiving stream the permanent receiver of its receives' mailboxes.
@@ -109,7 +121,8 @@ class LayoutClient final : public WalkClient {
  private:
   /// The members of a collective instance that have not reached its end yet.
   struct Meeting {
-    sg4::BarrierPtr barrier;
+    sg4::BarrierPtr start;
+    sg4::BarrierPtr end;
     int arrived = 0;
   };
 
