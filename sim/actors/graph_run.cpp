@@ -66,7 +66,8 @@ class LayoutClient final : public WalkClient {
   }
 
   /// A collective waits its launch, then runs the rank's steps on its stream's channel; with `fuse` the group's
-  /// members then wait for each other. A send puts its bytes on the mailbox of the matching receive.
+  /// members wait for each other before and after them. A send puts its bytes on the mailbox of the matching
+  /// receive.
   void exchange(int rank, int /*it*/, int i, const Task& t) {
     static char payload = 0;
     run::WorkerTraffic& traffic = traffic_[static_cast<std::size_t>(rank)];
