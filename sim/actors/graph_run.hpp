@@ -63,11 +63,10 @@ std::int64_t graph_actors(const taskgraph::TaskGraph& graph, const std::vector<i
 
 /// Runs `graph` (check()ed) on `platform`, rank r on host r. Compute tasks sleep their duration; a collective
 /// waits its launch, then runs the rank's steps (execute_steps) on its stream's channel, so that concurrent
-/// collectives never match each other's messages; at the flow level (`options.fuse`) the group's
-/// members wait for each other before and after the fused flows, as a collective's step dependencies keep them
-/// within a step. A send puts
-/// its bytes on the mailbox of the matching receive, whose rank is its permanent receiver (the transfer starts
-/// at once, as the analytic level assumes); the receive ends when the bytes are there. Compute runs at
+/// collectives never match each other's messages; at the flow level (`options.fuse`) the group's members wait
+/// for each other before and after the fused flows, as a collective's step dependencies keep them within a step.
+/// A send puts its bytes on the mailbox of the matching receive, whose rank is its permanent receiver (the
+/// transfer starts at once, as the analytic level assumes); the receive ends when the bytes are there. Compute runs at
 /// `options`' speeds, failures happen at their times (GraphRunOptions). Creates the process's one SimGrid engine:
 /// call at most once per process.
 GraphRun simulate_graph(const platform::PlatformSpec& platform, const taskgraph::TaskGraph& graph,
