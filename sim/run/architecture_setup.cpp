@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "numerics/power_gossip.hpp"
+#include "sim/collectives/schedule_time.hpp"
 
 namespace dtsim::run {
 
@@ -87,30 +88,48 @@ actors::GossipSetup gossip_setup(const scenario::Scenario& s, const scheduling::
   return setup;
 }
 
+PsPhases ps_phases(const actors::PsSetup& setup, const std::vector<actors::PsPiece>& pieces,
+                   const actors::PsExchange& exchange) {
+  PsPhases phases;
+  phases.summed.assign(setup.server_hosts.size(), 0);
+  for (int r = 0; r < setup.workers; ++r) {
+    const int root = setup.hierarchical ? r - r % setup.gpus_per_node : r;
+    if (r != root) {
+      phases.gather.transfers.push_back({r, root, exchange.push_bytes});
+      phases.scatter.transfers.push_back({root, r, exchange.pull_bytes});
+      continue;
+    }
+    for (const actors::PsPiece& piece : pieces) {
+      phases.summed[static_cast<std::size_t>(piece.server)] += piece.push_bytes;
+      const int server = setup.server_hosts[static_cast<std::size_t>(piece.server)];
+      if (server == r) continue;  // a colocated server takes its own host's push from memory
+      phases.push.transfers.push_back({r, server, piece.push_bytes});
+      phases.pull.transfers.push_back({server, r, piece.pull_bytes});
+    }
+  }
+  return phases;
+}
+
 collectives::Schedule ps_traffic(const actors::PsSetup& setup, int hosts) {
   collectives::Schedule schedule;
   schedule.ranks = hosts;
   const auto pieces = actors::ps_pieces(setup);
   for (std::size_t b = 0; b < setup.buckets.size(); ++b)
     for (std::size_t e = 0; e < setup.buckets[b].size(); ++e) {
-      const actors::PsExchange& exchange = setup.buckets[b][e];
+      const PsPhases phases = ps_phases(setup, pieces[b][e], setup.buckets[b][e]);
       collectives::Step& step = schedule.steps.emplace_back();
-      for (int r = 0; r < setup.workers; ++r) {
-        const int root = setup.hierarchical ? r - r % setup.gpus_per_node : r;
-        if (r != root) {
-          step.transfers.push_back({r, root, exchange.push_bytes});
-          step.transfers.push_back({root, r, exchange.pull_bytes});
-          continue;
-        }
-        for (const actors::PsPiece& piece : pieces[b][e]) {
-          const int server = setup.server_hosts[static_cast<std::size_t>(piece.server)];
-          if (server == r) continue;
-          step.transfers.push_back({r, server, piece.push_bytes});
-          step.transfers.push_back({server, r, piece.pull_bytes});
-        }
-      }
+      for (const collectives::Step* phase : {&phases.gather, &phases.push, &phases.pull, &phases.scatter})
+        step.transfers.insert(step.transfers.end(), phase->transfers.begin(), phase->transfers.end());
     }
   return schedule;
+}
+
+double step_time_s(const collectives::Step& step, int hosts, const core::PathModel& network) {
+  if (step.transfers.empty()) return 0;
+  collectives::Schedule one;
+  one.ranks = hosts;
+  one.steps = {step};
+  return collectives::schedule_time_s(one, network);
 }
 
 collectives::Schedule gossip_traffic(const actors::GossipSetup& setup) {

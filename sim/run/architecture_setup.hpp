@@ -6,6 +6,7 @@
 #include "sim/actors/gossip_exchanger.hpp"
 #include "sim/actors/ps_exchanger.hpp"
 #include "sim/collectives/schedule.hpp"
+#include "sim/core/path_model.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scheduling/iteration_plan.hpp"
 
@@ -29,8 +30,23 @@ std::vector<std::vector<std::int64_t>> power_gossip_rounds(const scenario::Scena
 actors::GossipSetup gossip_setup(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
                                  const std::vector<scheduling::BucketWork>& work);
 
+/// One exchange of a parameter-server run phase by phase, hosts as ranks: the node's other GPUs to its first
+/// (per-node aggregation), each participant's pieces to their servers, the pulls back, the first GPU back to the
+/// others; and the bytes each server sums (every participant's push of each piece it holds, a colocated
+/// server's own host's included).
+struct PsPhases {
+  collectives::Step gather, push, pull, scatter;
+  std::vector<std::int64_t> summed;  ///< per server
+};
+PsPhases ps_phases(const actors::PsSetup& setup, const std::vector<actors::PsPiece>& pieces,
+                   const actors::PsExchange& exchange);
+
 /// One iteration's pushes, pulls and per-node transfers, one step per bucket exchange (hosts as ranks).
 collectives::Schedule ps_traffic(const actors::PsSetup& setup, int hosts);
+/// The time of `step`'s transfers started together over `network` (collectives::schedule_time_s; hosts as
+/// ranks, `hosts` of them); 0 for none.
+double step_time_s(const collectives::Step& step, int hosts, const core::PathModel& network);
+
 /// One iteration's gossip messages (SGP: iteration 0's peers).
 collectives::Schedule gossip_traffic(const actors::GossipSetup& setup);
 

@@ -1,5 +1,11 @@
 // gossip: no global model; each worker averages with its neighbours on a graph (D-PSGD, Lian et al. 2017) or,
 // asynchronously, pushes to one peer of a directed exponential graph (SGP, Assran et al. 2019).
+//
+// At the analytic level (D-PSGD, in rounds) a bucket is one neighbour exchange on the data stream spanning the
+// workers: per exchange (PowerGossip: per round) its local work, then every worker's sends to each neighbour
+// started together, timed as one step (collectives::schedule_time_s: with d neighbours a host's link carries d
+// copies each way, a + d N / B on a uniform fabric). Mixing the received models takes no time, as in the
+// simulated levels.
 #include "sim/run/architecture.hpp"
 
 #include <fmt/format.h>
@@ -8,6 +14,7 @@
 #include <memory>
 
 #include "sim/actors/gossip_exchanger.hpp"
+#include "sim/collectives/schedule_time.hpp"
 #include "sim/core/error.hpp"
 #include "sim/platform/link_traffic.hpp"
 #include "sim/run/architecture_setup.hpp"
@@ -36,6 +43,34 @@ class Gossip final : public Architecture {
     platform::add_link_bytes(gossip_traffic(*setup), 1, in.fabric, in.link_bytes);
     return {[setup](actors::RunContext& c) { return std::make_unique<actors::GossipExchanger>(c, *setup); },
             actors::gossip_pairs(*setup), actors.actors};
+  }
+
+  std::optional<AnalyticExchange> analytic(AnalyticInput& in) const override {
+    const scenario::Scenario& s = in.scenario;
+    const actors::GossipSetup setup = gossip_setup(s, in.plan, in.work);
+    const collectives::Schedule sends = gossip_traffic(setup);  // a step per exchange, bucket after bucket
+    platform::add_link_bytes(sends, 1, in.fabric, in.link_bytes);
+    const collectives::LatencyOnly latency_only(in.fabric);
+    const int hosts = s.platform.hosts();
+    AnalyticExchange exchange{{parallel::ExchangeFragment::Kind::neighbours, {}}, {}};
+    std::size_t step = 0;
+    for (std::size_t b = 0; b < setup.bucket_bytes.size(); ++b) {
+      BucketCost& cost = exchange.costs.emplace_back();
+      cost.compress_s = in.work[b].compress_s;
+      cost.decompress_s = in.work[b].decompress_s;
+      cost.traffic.assign(static_cast<std::size_t>(s.workers), {});
+      for (std::size_t e = 0; e < setup.bucket_bytes[b].size(); ++e) {
+        const collectives::Step& round = sends.steps[step++];
+        cost.time_s += setup.before_s[b][e] + step_time_s(round, hosts, in.fabric);
+        cost.latency_s += step_time_s(round, hosts, latency_only);
+        cost.payload_bytes += setup.bucket_bytes[b][e];
+        for (const collectives::Transfer& t : round.transfers) {
+          cost.traffic[static_cast<std::size_t>(t.from)].sent += t.bytes;
+          cost.traffic[static_cast<std::size_t>(t.to)].received += t.bytes;
+        }
+      }
+    }
+    return exchange;
   }
 
   /// Numerics: SGP's push-sum with one peer of the directed exponential graph, or D-PSGD's mixing with the

@@ -1,6 +1,16 @@
 // ps and byteps: workers push their gradients to servers that sum them and pull the aggregate back (Li et al.,
 // OSDI 2014); BytePS places the servers on CPU machines of their own and partitions the tensors across them
 // (Jiang et al., OSDI 2020). The two differ only in their name and the defaults the loader gives them.
+//
+// At the analytic level a bucket is a push on the data stream, the servers' sum on the server stream and a pull
+// on the gather stream, push and pull spanning the workers (a round: every push of the bucket before its pull),
+// in closed form over the fabric:
+//   push = gather + pushes,   sum,   pull = pulls + scatter   (an exchange before the bucket's last: all of it in
+//                                                             the push, which then waits for it, as PowerSGD's Q)
+// each transfer phase timed as one step of concurrent transfers (collectives::schedule_time_s: a transfer's
+// bytes over its busiest link's bandwidth shared equally by the transfers on it, plus its path latency: a
+// server's incast of n pushes of N/S takes n N / (S B)), the sum as the busiest server's summed bytes over its
+// summation throughput.
 #include "sim/run/architecture.hpp"
 
 #include <fmt/format.h>
@@ -9,6 +19,7 @@
 #include <memory>
 
 #include "sim/actors/ps_exchanger.hpp"
+#include "sim/collectives/schedule_time.hpp"
 #include "sim/core/units.hpp"
 #include "sim/platform/link_traffic.hpp"
 #include "sim/run/architecture_setup.hpp"
@@ -17,6 +28,51 @@
 
 namespace dtsim::run {
 namespace {
+
+/// The push and pull tasks' costs of one bucket (its exchanges and their pieces), and the bytes each worker moves
+/// as the simulated levels count them (a colocated server's own piece too); `sum_s`: its last exchange's sum.
+BucketCost bucket_cost(const actors::PsSetup& setup, const std::vector<actors::PsExchange>& exchanges,
+                       const std::vector<std::vector<actors::PsPiece>>& pieces, const scheduling::BucketWork& work,
+                       int hosts, const platform::Fabric& fabric, double& sum_s) {
+  const collectives::LatencyOnly latency_only(fabric);
+  BucketCost cost;
+  cost.compress_s = work.compress_s;
+  cost.decompress_s = work.decompress_s;
+  cost.traffic.assign(static_cast<std::size_t>(setup.workers), {});
+  for (std::size_t e = 0; e < exchanges.size(); ++e) {
+    const PsPhases phases = ps_phases(setup, pieces[e], exchanges[e]);
+    sum_s = 0;
+    if (setup.summation_Bps)
+      for (const std::int64_t bytes : phases.summed) sum_s = std::max(sum_s, static_cast<double>(bytes) / *setup.summation_Bps);
+    const auto time = [&](const core::PathModel& network) {
+      return std::pair{step_time_s(phases.gather, hosts, network) + step_time_s(phases.push, hosts, network),
+                       step_time_s(phases.pull, hosts, network) + step_time_s(phases.scatter, hosts, network)};
+    };
+    const auto [push_s, pull_s] = time(fabric);
+    const auto [push_latency_s, pull_latency_s] = time(latency_only);
+    cost.time_s += exchanges[e].before_s + push_s;
+    cost.latency_s += push_latency_s;
+    if (e + 1 < exchanges.size()) {  // the next exchange needs this one's sum
+      cost.time_s += sum_s + pull_s;
+      cost.latency_s += pull_latency_s;
+    } else {
+      cost.pull_s = pull_s;
+      cost.pull_latency_s = pull_latency_s;
+    }
+    cost.payload_bytes += exchanges[e].push_bytes;
+    for (const actors::PsPiece& piece : pieces[e])
+      for (int r = 0; r < setup.workers; r += setup.hierarchical ? setup.gpus_per_node : 1) {
+        cost.traffic[static_cast<std::size_t>(r)].sent += piece.push_bytes;
+        cost.traffic[static_cast<std::size_t>(r)].received += piece.pull_bytes;
+      }
+    for (const collectives::Step* phase : {&phases.gather, &phases.scatter})
+      for (const collectives::Transfer& t : phase->transfers) {
+        cost.traffic[static_cast<std::size_t>(t.from)].sent += t.bytes;
+        cost.traffic[static_cast<std::size_t>(t.to)].received += t.bytes;
+      }
+  }
+  return cost;
+}
 
 class ParameterServer final : public Architecture {
  public:
@@ -48,6 +104,19 @@ class ParameterServer final : public Architecture {
     platform::add_link_bytes(ps_traffic(*setup, s.platform.hosts()), 1, in.fabric, in.link_bytes);
     return {[setup](actors::RunContext& c) { return std::make_unique<actors::PsExchanger>(c, *setup); },
             actors::ps_pairs(*setup), actors.actors};
+  }
+
+  std::optional<AnalyticExchange> analytic(AnalyticInput& in) const override {
+    const scenario::Scenario& s = in.scenario;
+    const actors::PsSetup setup = ps_setup(s, in.plan, in.work);
+    const auto pieces = actors::ps_pieces(setup);
+    const int hosts = s.platform.hosts();
+    platform::add_link_bytes(ps_traffic(setup, hosts), 1, in.fabric, in.link_bytes);
+    AnalyticExchange exchange{{parallel::ExchangeFragment::Kind::push_pull, {}}, {}};
+    for (std::size_t b = 0; b < setup.buckets.size(); ++b)
+      exchange.costs.push_back(bucket_cost(setup, setup.buckets[b], pieces[b], in.work[b], hosts, in.fabric,
+                                           exchange.fragment.sum_s.emplace_back(0.0)));
+    return exchange;
   }
 
   /// The aggregate a worker pulls (one gradient's bytes); a colocated server also sums its partitions in the GPU
