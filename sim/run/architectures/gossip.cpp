@@ -17,12 +17,84 @@
 #include "sim/collectives/schedule_time.hpp"
 #include "sim/core/error.hpp"
 #include "sim/platform/link_traffic.hpp"
-#include "sim/run/architecture_setup.hpp"
+#include "numerics/power_gossip.hpp"
 #include "sim/run/capacity.hpp"
 #include "sim/sync/gossip_graph.hpp"
 
 namespace dtsim::run {
 namespace {
+
+/// PowerGossip's rounds per bucket of `plan`, in bytes one edge direction carries: X^T p of each matrix and
+/// each vector whole, then X q of each matrix (numerics::power_gossip_edge_bytes; shape[0] rows, the rest
+/// columns), each tensor with the first bucket that holds it, a round of no bytes left out.
+std::vector<std::vector<std::int64_t>> power_gossip_rounds(const scenario::Scenario& s,
+                                                           const scheduling::IterationPlan& plan) {
+  std::vector<numerics::PowerGossipBytes> tensors;
+  for (const models::Layer& layer : s.model.layers)
+    for (const models::Tensor& t : layer.tensors) {
+      const std::int64_t rows = t.shape.empty() ? 1 : t.shape.front();
+      tensors.push_back(numerics::power_gossip_edge_bytes(rows, rows > 0 ? t.numel() / rows : 0));
+    }
+  std::vector<char> sent(tensors.size(), 0);  // a partitioned tensor goes with its first bucket
+  std::vector<std::vector<std::int64_t>> rounds;
+  for (const scheduling::Bucket& b : plan.buckets) {
+    numerics::PowerGossipBytes bytes;
+    for (const int t : b.tensors) {
+      if (sent[static_cast<std::size_t>(t)]) continue;
+      sent[static_cast<std::size_t>(t)] = 1;
+      bytes.first_round += tensors[static_cast<std::size_t>(t)].first_round;
+      bytes.second_round += tensors[static_cast<std::size_t>(t)].second_round;
+    }
+    auto& round = rounds.emplace_back();
+    for (const std::int64_t r : {bytes.first_round, bytes.second_round})
+      if (r > 0) round.push_back(r);
+  }
+  return rounds;
+}
+
+/// The scenario's graph; every exchange sends its payload to each neighbour (SGP: to one peer). With
+/// PowerGossip, each bucket's exchanges are its power_gossip_rounds.
+actors::GossipSetup gossip_setup(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
+                                 const std::vector<scheduling::BucketWork>& work) {
+  actors::GossipSetup setup;
+  setup.graph = sync::make_gossip_graph(s.gossip.topology, s.workers, s.gossip.degree, s.gossip.seed);
+  setup.push_sum = !s.sync.staleness_bound();  // asp on gossip: SGP
+  setup.iterations = s.iterations;
+  if (s.gossip.power_gossip) {
+    setup.bucket_bytes = power_gossip_rounds(s, plan);
+    for (const auto& rounds : setup.bucket_bytes) setup.before_s.emplace_back(rounds.size(), 0.0);
+    return setup;
+  }
+  for (const scheduling::BucketWork& w : work) {
+    auto& bytes = setup.bucket_bytes.emplace_back();
+    auto& before = setup.before_s.emplace_back();
+    for (const scheduling::Exchange& e : w.exchanges) {
+      bytes.push_back(e.bytes);
+      before.push_back(e.before_s);
+    }
+  }
+  return setup;
+}
+
+/// One iteration's gossip messages (SGP: iteration 0's peers).
+collectives::Schedule gossip_traffic(const actors::GossipSetup& setup) {
+  collectives::Schedule schedule;
+  schedule.ranks = setup.graph.size();
+  const int n = setup.graph.size();
+  for (const auto& bucket : setup.bucket_bytes)
+    for (const std::int64_t bytes : bucket) {
+      collectives::Step& step = schedule.steps.emplace_back();
+      for (int w = 0; w < n && n > 1; ++w) {
+        if (setup.push_sum) {
+          step.transfers.push_back({w, sync::push_sum_peer(w, 0, n), bytes});
+          continue;
+        }
+        for (int j : setup.graph.neighbours[static_cast<std::size_t>(w)]) step.transfers.push_back({w, j, bytes});
+      }
+    }
+  return schedule;
+}
+
 
 /// SGP: an unbounded staleness (asp) on gossip.
 bool push_sum(const scenario::Scenario& s) { return !s.sync.staleness_bound(); }
@@ -61,8 +133,8 @@ class Gossip final : public Architecture {
       cost.traffic.assign(static_cast<std::size_t>(s.workers), {});
       for (std::size_t e = 0; e < setup.bucket_bytes[b].size(); ++e) {
         const collectives::Step& round = sends.steps[step++];
-        cost.time_s += setup.before_s[b][e] + step_time_s(round, hosts, in.fabric);
-        cost.latency_s += step_time_s(round, hosts, latency_only);
+        cost.time_s += setup.before_s[b][e] + collectives::step_time_s(round, hosts, in.fabric);
+        cost.latency_s += collectives::step_time_s(round, hosts, latency_only);
         cost.payload_bytes += setup.bucket_bytes[b][e];
         for (const collectives::Transfer& t : round.transfers) {
           cost.traffic[static_cast<std::size_t>(t.from)].sent += t.bytes;
