@@ -54,6 +54,7 @@ taskgraph::TaskGraph data_parallel_iteration(const scheduling::IterationPlan& pl
   }
   const int last_forward = previous;
   int stream_last = -1;         // on the data stream
+  int pull_last = -1;           // push_pull: on the gather stream
   std::size_t b = 0;
   for (int l = layers - 1; l >= 0; --l) {
     const scheduling::LayerPhase& layer = plan.layers[static_cast<std::size_t>(l)];
@@ -96,10 +97,11 @@ taskgraph::TaskGraph data_parallel_iteration(const scheduling::IterationPlan& pl
       const std::int64_t payload = x.bytes;
       stream_last = job(std::move(x));
       if (fragment.kind == Kind::push_pull) {
+        int pulled_after = stream_last;
         if (const double sum_s = fragment.sum_s[b]; sum_s > 0) {
           Task sum = compute(run::sum_event(id), "sum", Stream::server, sum_s, id);
           sum.deps = {stream_last};
-          stream_last = p.add(std::move(sum));
+          pulled_after = p.add(std::move(sum));
         }
         Task pull;
         pull.op = Op::pull;
@@ -109,8 +111,8 @@ taskgraph::TaskGraph data_parallel_iteration(const scheduling::IterationPlan& pl
         pull.group = "data";
         pull.item = id;
         pull.bytes = payload;
-        pull.deps = {stream_last};
-        stream_last = p.add(std::move(pull));
+        pull.deps = {pulled_after};
+        pull_last = p.add(std::move(pull));
       }
       if (work && work->decompress_s > 0) {
         Task d = compute(run::decompress_event(id), "compress", Stream::data, work->decompress_s, id);
@@ -127,7 +129,8 @@ taskgraph::TaskGraph data_parallel_iteration(const scheduling::IterationPlan& pl
   for (const auto& layer : plan.layers) update_s += layer.update_s;
   Task step = compute("update", "update", Stream::compute, update_s, -1);
   if (previous >= 0) step.deps.emplace_back(previous);
-  if (stream_last >= 0) step.deps.push_back(exchange_in_flight ? Dep::of_previous(stream_last) : Dep(stream_last));
+  for (const int last : {stream_last, pull_last})
+    if (last >= 0) step.deps.push_back(exchange_in_flight ? Dep::of_previous(last) : Dep(last));
   p.add(std::move(step));
   return graph;
 }

@@ -31,8 +31,9 @@ struct ExchangeFragment {
 /// stream. With `exchange_in_flight` (Overlap Local-SGD; FIFO only) the step waits for the data stream of the
 /// program's previous run instead of this one's: the exchange stays in flight until the next exchanging
 /// iteration's step. Compute tasks' item is their layer (-1 for the FIFO step); exchanges' bytes are their
-/// payload. `fragment` (FIFO only) shapes each exchange; with push_pull the decompression and the step wait for
-/// the pull. The program is called "worker".
+/// payload. `fragment` (FIFO only) shapes each exchange; with push_pull the decompression follows the push on the
+/// data stream (as the simulated levels run it) and the step also waits for the last pull. The program is called
+/// "worker".
 taskgraph::TaskGraph data_parallel_iteration(const scheduling::IterationPlan& plan, bool exchanges, double launch_s,
                                              bool exchange_in_flight = false,
                                              const ExchangeFragment& fragment = {});
