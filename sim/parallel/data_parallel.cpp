@@ -83,7 +83,9 @@ taskgraph::TaskGraph data_parallel_iteration(const scheduling::IterationPlan& pl
         deps.emplace_back(job(std::move(c)));
       }
       Task x;
-      x.op = fragment.kind == Kind::push_pull ? Op::push : fragment.kind == Kind::neighbours ? Op::neighbours : Op::allreduce;
+      x.op = fragment.kind == Kind::push_pull    ? Op::push
+             : fragment.kind == Kind::neighbours ? Op::neighbours
+                                                 : Op::allreduce;
       x.stream = Stream::data;
       x.name = run::bucket_event(id);
       x.category = "comm";

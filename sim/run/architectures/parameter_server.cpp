@@ -29,9 +29,9 @@ namespace dtsim::run {
 namespace {
 
 /// Servers on the hosts after the workers, one node after another (dedicated), or on the first workers' hosts
-/// (colocated). A push carries each
-/// exchange's payload; a pull carries the same for summable formats (dense, fp16, ...), and for gathered
-/// payloads (sparse, signs) the dense bucket or, with pull = "compressed", one payload.
+/// (colocated). A push carries each exchange's payload; a pull carries the same for summable formats (dense,
+/// fp16, ...), and for gathered payloads (sparse, signs) the dense bucket or, with pull = "compressed", one
+/// payload.
 actors::PsSetup ps_setup(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
                          const std::vector<scheduling::BucketWork>& work) {
   actors::PsSetup setup;
@@ -111,7 +111,6 @@ collectives::Schedule ps_traffic(const actors::PsSetup& setup, int hosts) {
   return schedule;
 }
 
-
 /// The push and pull tasks' costs of one bucket (its exchanges and their pieces), and the bytes each worker moves
 /// as the simulated levels count them (a colocated server's own piece too); `sum_s`: its last exchange's sum.
 BucketCost bucket_cost(const actors::PsSetup& setup, const std::vector<actors::PsExchange>& exchanges,
@@ -126,10 +125,11 @@ BucketCost bucket_cost(const actors::PsSetup& setup, const std::vector<actors::P
     const PsPhases phases = ps_phases(setup, pieces[e], exchanges[e]);
     sum_s = 0;
     if (setup.summation_Bps)
-      for (const std::int64_t bytes : phases.summed) sum_s = std::max(sum_s, static_cast<double>(bytes) / *setup.summation_Bps);
+      for (const std::int64_t bytes : phases.summed)
+        sum_s = std::max(sum_s, static_cast<double>(bytes) / *setup.summation_Bps);
     const auto time = [&](const core::PathModel& network) {
-      return std::pair{collectives::step_time_s(phases.gather, hosts, network) + collectives::step_time_s(phases.push, hosts, network),
-                       collectives::step_time_s(phases.pull, hosts, network) + collectives::step_time_s(phases.scatter, hosts, network)};
+      const auto step_s = [&](const collectives::Step& step) { return collectives::step_time_s(step, hosts, network); };
+      return std::pair{step_s(phases.gather) + step_s(phases.push), step_s(phases.pull) + step_s(phases.scatter)};
     };
     const auto [push_s, pull_s] = time(fabric);
     const auto [push_latency_s, pull_latency_s] = time(latency_only);
