@@ -30,7 +30,8 @@ namespace {
 /// received in the same order and FIFO matching never mixes two collectives up, however far apart the members
 /// are (the message level has no barrier). A channel per collective instance would do the same with a mailbox
 /// per message that SimGrid keeps to the end: 0.9 GB for the 7B TP8xDP8 iteration.
-constexpr std::array<const char*, taskgraph::kStreams> kChannels{"compute:", "tensor:", "data:", "gather:", "pipeline:"};
+constexpr std::array<const char*, taskgraph::kStreams> kChannels{"compute:", "tensor:", "data:", "gather:", "pipeline:",
+                                                                      "server:"};
 
 /// The mailbox of receive `task` of `rank`.
 sg4::Mailbox* receive_box(int rank, int task) {

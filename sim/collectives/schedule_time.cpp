@@ -80,4 +80,12 @@ double schedule_time_s(const Schedule& schedule, const core::PathModel& network)
   return ready.empty() ? 0.0 : *std::max_element(ready.begin(), ready.end());
 }
 
+double step_time_s(const Step& step, int ranks, const core::PathModel& network) {
+  if (step.transfers.empty()) return 0;
+  Schedule one;
+  one.ranks = ranks;
+  one.steps = {step};
+  return schedule_time_s(one, network);
+}
+
 }  // namespace dtsim::collectives

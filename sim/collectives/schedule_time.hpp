@@ -16,6 +16,10 @@ namespace dtsim::collectives {
 /// inside a step; an equal-share estimate of contention otherwise.
 double schedule_time_s(const Schedule& schedule, const core::PathModel& network);
 
+/// The time of `step`'s transfers started together over `network` (schedule_time_s of a plan of that one step
+/// among `ranks` ranks); 0 for none.
+double step_time_s(const Step& step, int ranks, const core::PathModel& network);
+
 /// A transfer's path latency and its bottleneck share of bandwidth in its step.
 struct TransferCost {
   double latency_s = 0;

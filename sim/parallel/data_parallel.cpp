@@ -25,8 +25,12 @@ Task compute(std::string name, const char* category, Stream stream, double durat
 }  // namespace
 
 taskgraph::TaskGraph data_parallel_iteration(const scheduling::IterationPlan& plan, bool exchanges, double launch_s,
-                                             bool exchange_in_flight) {
+                                             bool exchange_in_flight, const ExchangeFragment& fragment) {
+  using Kind = ExchangeFragment::Kind;
   const bool priority = plan.credit_bytes > 0;
+  DTSIM_CHECK(!priority || fragment.kind == Kind::collective, "a priority plan's exchanges are collectives");
+  DTSIM_CHECK(fragment.kind != Kind::push_pull || fragment.sum_s.size() == plan.buckets.size(),
+              "a push-pull fragment sums every bucket");
   DTSIM_CHECK(!priority || exchanges, "a priority plan exchanges every iteration");
   DTSIM_CHECK(!priority || !exchange_in_flight, "a priority plan applies each exchange in the next forward");
   taskgraph::TaskGraph graph;
@@ -50,6 +54,7 @@ taskgraph::TaskGraph data_parallel_iteration(const scheduling::IterationPlan& pl
   }
   const int last_forward = previous;
   int stream_last = -1;         // on the data stream
+  int pull_last = -1;           // push_pull: on the gather stream
   std::size_t b = 0;
   for (int l = layers - 1; l >= 0; --l) {
     const scheduling::LayerPhase& layer = plan.layers[static_cast<std::size_t>(l)];
@@ -78,7 +83,9 @@ taskgraph::TaskGraph data_parallel_iteration(const scheduling::IterationPlan& pl
         deps.emplace_back(job(std::move(c)));
       }
       Task x;
-      x.op = Op::allreduce;
+      x.op = fragment.kind == Kind::push_pull    ? Op::push
+             : fragment.kind == Kind::neighbours ? Op::neighbours
+                                                 : Op::allreduce;
       x.stream = Stream::data;
       x.name = run::bucket_event(id);
       x.category = "comm";
@@ -89,7 +96,26 @@ taskgraph::TaskGraph data_parallel_iteration(const scheduling::IterationPlan& pl
       else
         x.bytes = plan.buckets[b].bytes;
       x.deps = std::move(deps);
+      const std::int64_t payload = x.bytes;
       stream_last = job(std::move(x));
+      if (fragment.kind == Kind::push_pull) {
+        int pulled_after = stream_last;
+        if (const double sum_s = fragment.sum_s[b]; sum_s > 0) {
+          Task sum = compute(run::sum_event(id), "sum", Stream::server, sum_s, id);
+          sum.deps = {stream_last};
+          pulled_after = p.add(std::move(sum));
+        }
+        Task pull;
+        pull.op = Op::pull;
+        pull.stream = Stream::gather;
+        pull.name = run::pull_event(id);
+        pull.category = "comm";
+        pull.group = "data";
+        pull.item = id;
+        pull.bytes = payload;
+        pull.deps = {pulled_after};
+        pull_last = p.add(std::move(pull));
+      }
       if (work && work->decompress_s > 0) {
         Task d = compute(run::decompress_event(id), "compress", Stream::data, work->decompress_s, id);
         d.deps = {stream_last};
@@ -105,13 +131,14 @@ taskgraph::TaskGraph data_parallel_iteration(const scheduling::IterationPlan& pl
   for (const auto& layer : plan.layers) update_s += layer.update_s;
   Task step = compute("update", "update", Stream::compute, update_s, -1);
   if (previous >= 0) step.deps.emplace_back(previous);
-  if (stream_last >= 0) step.deps.push_back(exchange_in_flight ? Dep::of_previous(stream_last) : Dep(stream_last));
+  for (const int last : {stream_last, pull_last})
+    if (last >= 0) step.deps.push_back(exchange_in_flight ? Dep::of_previous(last) : Dep(last));
   p.add(std::move(step));
   return graph;
 }
 
 const char* data_parallel_lane(const Task& task) {
-  if (task.op != Op::compute) return "comm";
+  if (task.op != Op::compute || task.stream == Stream::server) return "comm";
   return task.stream == Stream::compute ? "compute" : "compress";
 }
 

@@ -8,6 +8,16 @@
 
 namespace dtsim::parallel {
 
+/// How each bucket's exchange enters the iteration (the architecture's fragment): one collective of the data
+/// group; a push to the parameter servers on the data stream, the servers' sum on the server stream and the pull
+/// on the gather stream (three resources in a pipeline: the next bucket's push does not wait for this one's sum,
+/// nor its sum for this one's pull); or an exchange with the graph neighbours.
+struct ExchangeFragment {
+  enum class Kind { collective, push_pull, neighbours };
+  Kind kind = Kind::collective;
+  std::vector<double> sum_s;  ///< push_pull: per bucket, the servers' summation between push and pull (0: none)
+};
+
 /// One iteration under `plan`. The compute stream runs every layer's forward, then the backward in reverse and
 /// the optimizer step. On the data stream, after the backward of bucket b's ready layer and not before
 /// plan.buckets[b].not_before_s after backward starts (a fusion cycle), each bucket is compressed, exchanged (one
@@ -21,11 +31,15 @@ namespace dtsim::parallel {
 /// stream. With `exchange_in_flight` (Overlap Local-SGD; FIFO only) the step waits for the data stream of the
 /// program's previous run instead of this one's: the exchange stays in flight until the next exchanging
 /// iteration's step. Compute tasks' item is their layer (-1 for the FIFO step); exchanges' bytes are their
-/// payload. The program is called "worker".
+/// payload. `fragment` (FIFO only) shapes each exchange; with push_pull the decompression follows the push on the
+/// data stream (as the simulated levels run it) and the step also waits for the last pull. The program is called
+/// "worker".
 taskgraph::TaskGraph data_parallel_iteration(const scheduling::IterationPlan& plan, bool exchanges, double launch_s,
-                                             bool exchange_in_flight = false);
+                                             bool exchange_in_flight = false,
+                                             const ExchangeFragment& fragment = {});
 
-/// The timeline lane of a data-parallel task: compute, compress (local work on the data stream) or comm.
+/// The timeline lane of a data-parallel task: compute, compress (local work on the data stream) or comm (the
+/// exchanges, and the servers' sum a worker waits for).
 const char* data_parallel_lane(const taskgraph::Task& task);
 
 }  // namespace dtsim::parallel

@@ -9,6 +9,8 @@ namespace dtsim::run {
 inline std::string forward_event(const scheduling::LayerPhase& layer) { return "forward " + layer.name; }
 inline std::string backward_event(const scheduling::LayerPhase& layer) { return "backward " + layer.name; }
 inline std::string bucket_event(int bucket) { return "exchange bucket " + std::to_string(bucket); }
+inline std::string sum_event(int bucket) { return "sum bucket " + std::to_string(bucket); }
+inline std::string pull_event(int bucket) { return "pull bucket " + std::to_string(bucket); }
 inline std::string compress_event(int bucket) { return "compress bucket " + std::to_string(bucket); }
 inline std::string decompress_event(int bucket) { return "decompress bucket " + std::to_string(bucket); }
 

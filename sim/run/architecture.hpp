@@ -3,8 +3,11 @@
 /// is one file of sim/run/architectures and one line of the registry (architectures/registry.cpp), under the name
 /// of its row in sim/sync/architecture_traits.cpp (where its updates meet: a collective architecture's exchanges
 /// are the configured collective's plans, planned per bucket and timed in closed form at the analytic level; the
-/// others run at the simulated levels only). Nothing else compares architecture names in sim/run.
+/// others give the analytic level their exchange as a fragment of the iteration's task graph, timed in closed
+/// form, and run an exchanger of their own at the simulated levels). Nothing else compares architecture names in
+/// sim/run.
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -16,7 +19,9 @@
 #include "sim/actors/simgrid_run.hpp"
 #include "sim/memory/memory_breakdown.hpp"
 #include "numerics/sync_config.hpp"
+#include "sim/parallel/data_parallel.hpp"
 #include "sim/platform/fabric.hpp"
+#include "sim/run/data_parallel_timeline.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/scheduling/iteration_plan.hpp"
 #include "sim/sync/scheme.hpp"
@@ -43,6 +48,22 @@ struct ExchangeInput {
   actors::SkipUpload skip;                             ///< LAG's skipped uploads (numerics mode)
 };
 
+/// What the analytic level runs for an architecture whose exchanges are not the collective's plans: the
+/// fragment each bucket's exchange is in the iteration's task graph, and per bucket its tasks' closed-form costs.
+struct AnalyticExchange {
+  parallel::ExchangeFragment fragment;
+  std::vector<BucketCost> costs;  ///< per bucket
+};
+
+/// What an architecture is given to time its exchange in closed form.
+struct AnalyticInput {
+  const scenario::Scenario& scenario;
+  const scheduling::IterationPlan& plan;
+  const std::vector<scheduling::BucketWork>& work;
+  const platform::Fabric& fabric;
+  std::vector<double>& link_bytes;  ///< per directed link: add one iteration's traffic
+};
+
 /// One architecture.
 class Architecture {
  public:
@@ -52,6 +73,10 @@ class Architecture {
   /// Its exchange at the simulated levels; adds one iteration's traffic to in.link_bytes where the collective
   /// plans did not; refuses, before SimGrid starts, a run whose actors would not fit (capacity.hpp).
   virtual SimulatedExchange simulated(ExchangeInput& in) const = 0;
+  /// Its exchange at the analytic level, in rounds (the loader refused the rest: sync = "bsp" or a local-SGD
+  /// scheme, every worker pushing, no credit); adds one iteration's traffic to in.link_bytes. None: the
+  /// configured collective's plans (run_simulation's prepare_collectives).
+  virtual std::optional<AnalyticExchange> analytic(AnalyticInput& /*in*/) const { return std::nullopt; }
   /// Numerics mode: sets how the workers' models meet when the architecture decides it (gossip: mixing with
   /// neighbours, or push-sum), given how the scheme meets them, and returns true; false leaves it to the scheme.
   virtual bool set_meeting(numerics::SyncConfig& /*config*/, const scenario::Scenario& /*s*/,

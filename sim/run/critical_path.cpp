@@ -67,7 +67,7 @@ LastIteration analyse_iteration_graph(const taskgraph::TaskGraph& graph, const t
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     if (tasks[i].op == taskgraph::Op::compute) continue;
     double& exposed = result.exposed_comm_per_bucket_s[static_cast<std::size_t>(tasks[i].item)];
-    exposed = overlap_with_gaps(spans[i].start_s, spans[i].end_s, gaps);
+    exposed += overlap_with_gaps(spans[i].start_s, spans[i].end_s, gaps);  // a push and its pull: both
     if (previous) exposed += overlap_with_gaps((*previous)[i].start_s, (*previous)[i].end_s, gaps);
   }
   return result;

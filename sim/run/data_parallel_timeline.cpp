@@ -91,7 +91,10 @@ Timeline data_parallel_timeline(const taskgraph::TaskGraph& exchanging, const ta
         .finish_s(start_s, t.duration_s * factor[r], overlap.slowdown != 1 ? busy : none, overlap.slowdown);
   };
   const std::vector<BucketCost>* costs = nullptr;  // the iteration's
-  const auto cost = [&](int, const Task& t) { return (*costs)[static_cast<std::size_t>(t.item)].time_s; };
+  const auto cost = [&](int, const Task& t) {
+    const BucketCost& c = (*costs)[static_cast<std::size_t>(t.item)];
+    return t.op == Op::pull ? c.pull_s : c.time_s;
+  };
   std::vector<char> takes_part(W);
   // Per worker, what its runs so far leave the next (an exchange still in flight) and, per graph, the spans of
   // its last run of it where the graph waits for them (shared by the workers of a run).
@@ -146,7 +149,8 @@ Timeline data_parallel_timeline(const taskgraph::TaskGraph& exchanging, const ta
                                                                 t.name, t.category, spans[i].start_s, spans[i].end_s, 0, {}});
         if (t.op == Op::compute) continue;
         e.bytes = (*costs)[static_cast<std::size_t>(t.item)].payload_bytes;
-        e.latency_s = (*costs)[static_cast<std::size_t>(t.item)].latency_s;
+        const BucketCost& c = (*costs)[static_cast<std::size_t>(t.item)];
+        e.latency_s = t.op == Op::pull ? c.pull_latency_s : c.latency_s;
       }
     }
     // A run's workers start together, so its marks are theirs. A worker that sits the iteration out has an empty

@@ -16,6 +16,8 @@ struct BucketCost {
   double compress_s = 0;    ///< before the exchanges, on the communication stream
   double time_s = 0;        ///< the exchanges
   double latency_s = 0;     ///< of time_s, the exchanges' start-up latency (collectives::LatencyOnly)
+  double pull_s = 0;         ///< a push-pull fragment's pull task; time_s: its push
+  double pull_latency_s = 0; ///< of pull_s, the start-up latency
   double decompress_s = 0;  ///< after them
   std::int64_t payload_bytes = 0;  ///< sum of the exchanges' sizes (vector, or each rank's block)
   std::vector<collectives::RankTraffic> traffic;  ///< indexed by rank

@@ -77,6 +77,7 @@ const char* lane_of(taskgraph::Stream stream) {
     case taskgraph::Stream::data: return "data";
     case taskgraph::Stream::gather: return "gather";
     case taskgraph::Stream::pipeline: return "pipeline";
+    case taskgraph::Stream::server: return "server";
   }
   return "compute";
 }

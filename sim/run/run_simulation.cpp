@@ -376,17 +376,28 @@ RunResult simulate_time_line(const scenario::Scenario& s, const std::optional<nu
   const platform::Fabric fabric(s.platform);
   const ParticipantSets sets = participant_sets(s);
   std::vector<PreparedPlans> prepared(sets.sets.size());
+  parallel::ExchangeFragment fragment;
   for (std::size_t k = 0; k < sets.sets.size(); ++k) {
-    if (collective_exchanges) prepared[k] = prepare_collectives(s, work, *collective, fabric, sets.sets[k]);
-    else prepared[k].link_bytes.assign(static_cast<std::size_t>(fabric.link_count()), 0.0);
+    if (collective_exchanges) {
+      prepared[k] = prepare_collectives(s, work, *collective, fabric, sets.sets[k]);
+      continue;
+    }
+    prepared[k].link_bytes.assign(static_cast<std::size_t>(fabric.link_count()), 0.0);
+    if (s.fidelity != scenario::Fidelity::analytic) continue;
+    DTSIM_CHECK(sets.sets.size() == 1, "servers and neighbours exchange among every worker");
+    AnalyticInput in{s, plan, work, fabric, prepared[k].link_bytes};
+    std::optional<AnalyticExchange> exchange = architecture_named(s.architecture).analytic(in);
+    DTSIM_CHECK(exchange.has_value(), "architecture " + s.architecture + " times its exchange at the analytic level");
+    fragment = std::move(exchange->fragment);
+    prepared[k].costs = std::move(exchange->costs);
   }
   const int trace_workers = std::min(s.workers, s.output.trace_workers);
   const Slowdown slowdown = slowdown_of(s.stragglers, s.workers);
   const CommOverlap overlap{launch_in_force_s(s, *collective), s.gpu.overlap_slowdown};
   // The iteration as task graphs (a priority plan exchanges every iteration).
   actors::IterationGraphs graphs;
-  graphs.exchanging =
-      parallel::data_parallel_iteration(plan, true, overlap.launch_s, s.sync.exchanges_in_flight() > 0);
+  graphs.exchanging = parallel::data_parallel_iteration(plan, true, overlap.launch_s,
+                                                        s.sync.exchanges_in_flight() > 0, fragment);
   if (plan.credit_bytes == 0) graphs.local = parallel::data_parallel_iteration(plan, false, overlap.launch_s);
   LastIterationGraph analysed;
   Timeline timeline = s.fidelity == scenario::Fidelity::analytic

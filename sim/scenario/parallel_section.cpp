@@ -42,11 +42,34 @@ std::string sync_refusal(const Scenario& s) {
   return "";
 }
 
+/// Why a layout's data-parallel gradients cannot meet at servers or neighbours (empty when they can). Where ZeRO
+/// or FSDP shards the model over the data-parallel ranks, the physics: the ranks own the update of their shards
+/// (no server can), and there is one sharded copy (no neighbouring replica to average with; hybrid sharding keeps
+/// replicas). Otherwise each stage's data group could push to servers or gossip with the same rank of the
+/// neighbouring replicas, which this version does not time.
+std::string architecture_refusal(const Scenario& s) {
+  const sync::Meets meets = sync::architecture_named(s.architecture).meets;
+  if (meets == sync::Meets::kCollective) return "";
+  const std::string sharding = "sharding = \"" + std::string(parallel::sharding_name(s.parallel.sharding)) + "\"";
+  const std::string why =
+      s.parallel.sharding != parallel::Sharding::none && meets == sync::Meets::kServers
+          ? sharding + " has each data-parallel rank update its own shard of the model, and parameter servers update "
+                       "the model they hold: the update cannot happen in both places"
+      : s.parallel.sharding != parallel::Sharding::none && s.parallel.sharding != parallel::Sharding::hybrid
+          ? sharding + " keeps one copy of the model spread over the data-parallel ranks, and gossip averages each "
+                       "replica with its neighbours: there is no other replica to average with"
+      : meets == sync::Meets::kServers
+          ? "each stage's data-parallel group would push its gradients to servers that every stage and tensor rank "
+            "shares, and this version times a layout's gradients as collectives within each group"
+          : "each rank would average its shard with the same rank of the neighbouring replicas, and this version "
+            "times a layout's gradients as collectives within each group";
+  return "architecture \"" + s.architecture + "\": " + why + " (architecture = " +
+         sync::architectures_meeting(sync::Meets::kCollective) + ")";
+}
+
 /// Why the rest of the scenario cannot run under a layout (empty when it can).
 std::string combination_refusal(const Scenario& s) {
-  if (sync::architecture_named(s.architecture).meets != sync::Meets::kCollective)
-    return "architecture \"" + s.architecture + "\": layouts reduce gradients with collectives (architecture = " +
-           sync::architectures_meeting(sync::Meets::kCollective) + ")";
+  if (std::string why = architecture_refusal(s); !why.empty()) return why;
   if (const std::string why = sync_refusal(s); !why.empty()) return "sync \"" + s.sync.scheme + "\": " + why;
   if (s.numerics.enabled)
     return "[numerics]: numerics mode trains its small model replicated whole on every worker; a layout's time "

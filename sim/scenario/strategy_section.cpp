@@ -222,6 +222,39 @@ void load_nccl_force(Section& strategy, Scenario& s) {
                            "nccl_proto = \"Simple\", or no nccl_proto");
 }
 
+/// The analytic level times servers and neighbours in rounds: every worker's push of a bucket before its pull,
+/// every neighbour's model before the next bucket, each worker's buckets in order. What else decides their
+/// timing is refused, with the level that runs it.
+void refuse_analytic_exchange(Section& strategy, const StrategyWhere& where, const Scenario& s) {
+  const std::string simulated = "fidelity = \"flow\" (or \"message\") simulates it";
+  if (s.sync.staleness_bound() != 0)
+    throw core::InputError(where.sync,
+                           "sync = \"" + s.sync.scheme + "\" lets a worker push and pull without waiting for the "
+                               "others' pushes, so when it waits depends on the order the pushes reach the " +
+                               (sync::architecture_named(s.architecture).meets == sync::Meets::kServers
+                                    ? "servers"
+                                    : "peers") +
+                               "; the analytic level times architecture \"" + s.architecture + "\" in rounds",
+                           simulated + ", or sync = \"bsp\" (or a local-SGD scheme) at the analytic level");
+  if (s.sync.backup_workers > 0)
+    throw core::InputError(strategy.where_key("backup_workers"),
+                           "backup workers close a round without the slowest pushes, an order statistic of the "
+                           "workers' times; the analytic level times rounds that every push closes",
+                           simulated + ", or no backup workers at the analytic level");
+  if (s.sync.lag_threshold > 0)
+    throw core::InputError(strategy.where_key("lag"),
+                           "LAG's skipped uploads are decided by the training run, which the analytic level does "
+                           "not replay: it pushes every upload",
+                           simulated);
+  if (s.ps.credit_bytes > 0 && sync::architecture_named(s.architecture).meets == sync::Meets::kServers)
+    throw core::InputError(where.fidelity,
+                           "a push credit of " + std::to_string(s.ps.credit_bytes) + " bytes lets the partitions "
+                               "of later buckets overtake earlier ones by layer, several pushes in flight at once "
+                               "sharing the links; the analytic level pushes each bucket whole, in order",
+                           "[strategy.ps] credit = \"0B\" at the analytic level (\"byteps\" gives a credit of 4 "
+                           "partitions by default); " + simulated);
+}
+
 }  // namespace
 
 StrategyWhere load_strategy(Section& strategy, Scenario& s) {
@@ -298,12 +331,7 @@ StrategyWhere load_strategy(Section& strategy, Scenario& s) {
                            "fewer than the " + std::to_string(participants) + (s.ps.hierarchical ? " nodes" : " workers"));
   const sync::Meets meets = sync::architecture_named(s.architecture).meets;
   if (meets != sync::Meets::kCollective) {
-    if (s.fidelity == Fidelity::analytic)
-      throw core::InputError(where.fidelity,
-                             "architecture \"" + s.architecture +
-                                 "\" is simulated with worker and server actors; the analytic level models "
-                                 "all-reduce collectives only",
-                             "use fidelity = \"flow\" (or \"message\": the same for pushes and pulls)");
+    if (s.fidelity == Fidelity::analytic) refuse_analytic_exchange(strategy, where, s);
     if (s.scheduler == "priority")
       throw core::InputError(strategy.where_key("scheduler"),
                              "scheduler 'priority' drives the all-reduce executor's credit queue",

@@ -67,7 +67,7 @@ struct RunTask {
   int task = 0;
 };
 
-bool joins_instances(Op op) { return op == Op::allreduce || op == Op::allgather || op == Op::reduce_scatter; }
+bool joins_instances(Op op) { return spans_group(op); }
 
 /// The union of a run's communication spans, in time order and disjoint.
 class BusySpans {

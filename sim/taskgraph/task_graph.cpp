@@ -4,6 +4,11 @@
 
 namespace dtsim::taskgraph {
 
+bool spans_group(Op op) {
+  return op == Op::allreduce || op == Op::allgather || op == Op::reduce_scatter || op == Op::push ||
+         op == Op::pull || op == Op::neighbours;
+}
+
 int Program::add(Task task) {
   tasks.push_back(std::move(task));
   return static_cast<int>(tasks.size()) - 1;
@@ -24,8 +29,7 @@ void check(const TaskGraph& graph) {
         if (d.task < 0 || d.task >= past) fail("depends on task " + std::to_string(d.task));
         if (!(d.lag_s >= 0)) fail("a dependency with a negative lag");
       }
-      const bool collective = t.op == Op::allreduce || t.op == Op::allgather || t.op == Op::reduce_scatter;
-      if (collective && t.group.empty()) fail("a collective without a group");
+      if (spans_group(t.op) && t.group.empty()) fail("a collective without a group");
       if (t.op == Op::send && (t.peer < 0 || t.peer >= roles || t.peer == r)) fail("sends to no other role");
       if (t.op != Op::recv) continue;
       if (t.peer < 0 || t.peer >= roles || t.peer == r) fail("receives from no other role");

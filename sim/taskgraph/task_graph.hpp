@@ -18,13 +18,21 @@ enum class Op {
   reduce_scatter,  ///< every rank of `group` contributes `bytes` and receives its bytes / |group| of the sum
   send,            ///< `bytes` to the rank of role `peer` with the same place in the other groups
   recv,            ///< waits for task `match` (a send) of role `peer`; takes no time of its own
+  push,            ///< every rank of `group` sends its `bytes`, in partitions, to the parameter servers
+  pull,            ///< every rank of `group` receives the servers' sum of what the group pushed (`bytes`)
+  neighbours,      ///< every rank of `group` sends `bytes` to each of its graph neighbours and receives theirs
 };
 
-/// A worker's streams: computation, tensor-parallel collectives, gradient reductions, parameter all-gathers
-/// (FSDP's unshard stream) and pipeline sends. Tasks on one stream run one at a time in program order (as kernels on a CUDA stream);
+/// Whether `op` spans the ranks of a group (every one takes part; none ends before all have started): the
+/// collectives and the exchanges with servers or neighbours.
+bool spans_group(Op op);
+
+/// A worker's streams: computation, tensor-parallel collectives, gradient reductions (and pushes), parameter
+/// all-gathers (FSDP's unshard stream; pulls from parameter servers), pipeline sends, and the parameter servers'
+/// summation as the worker waits for it (one sum at a time, as a server's CPU runs them). Tasks on one stream run one at a time in program order (as kernels on a CUDA stream);
 /// tasks on different streams overlap. A program may give its data stream a credit instead (Program::credit_bytes).
-enum class Stream { compute, tensor, data, gather, pipeline };
-inline constexpr int kStreams = 5;
+enum class Stream { compute, tensor, data, gather, pipeline, server };
+inline constexpr int kStreams = 6;
 
 /// A dependency: the task waits until task `task` of its program has ended and `lag_s` more has passed (a
 /// finish-to-start precedence with a lag: a collective's launch after its gradients are ready, a fusion

@@ -1,5 +1,11 @@
 // gossip: no global model; each worker averages with its neighbours on a graph (D-PSGD, Lian et al. 2017) or,
 // asynchronously, pushes to one peer of a directed exponential graph (SGP, Assran et al. 2019).
+//
+// At the analytic level (D-PSGD, in rounds) a bucket is one neighbour exchange on the data stream spanning the
+// workers: per exchange (PowerGossip: per round) its local work, then every worker's sends to each neighbour
+// started together, timed as one step (collectives::schedule_time_s: with d neighbours a host's link carries d
+// copies each way, a + d N / B on a uniform fabric). Mixing the received models takes no time, as in the
+// simulated levels.
 #include "sim/run/architecture.hpp"
 
 #include <fmt/format.h>
@@ -8,14 +14,87 @@
 #include <memory>
 
 #include "sim/actors/gossip_exchanger.hpp"
+#include "sim/collectives/schedule_time.hpp"
 #include "sim/core/error.hpp"
 #include "sim/platform/link_traffic.hpp"
-#include "sim/run/architecture_setup.hpp"
+#include "numerics/power_gossip.hpp"
 #include "sim/run/capacity.hpp"
 #include "sim/sync/gossip_graph.hpp"
 
 namespace dtsim::run {
 namespace {
+
+/// PowerGossip's rounds per bucket of `plan`, in bytes one edge direction carries: X^T p of each matrix and
+/// each vector whole, then X q of each matrix (numerics::power_gossip_edge_bytes; shape[0] rows, the rest
+/// columns), each tensor with the first bucket that holds it, a round of no bytes left out.
+std::vector<std::vector<std::int64_t>> power_gossip_rounds(const scenario::Scenario& s,
+                                                           const scheduling::IterationPlan& plan) {
+  std::vector<numerics::PowerGossipBytes> tensors;
+  for (const models::Layer& layer : s.model.layers)
+    for (const models::Tensor& t : layer.tensors) {
+      const std::int64_t rows = t.shape.empty() ? 1 : t.shape.front();
+      tensors.push_back(numerics::power_gossip_edge_bytes(rows, rows > 0 ? t.numel() / rows : 0));
+    }
+  std::vector<char> sent(tensors.size(), 0);  // a partitioned tensor goes with its first bucket
+  std::vector<std::vector<std::int64_t>> rounds;
+  for (const scheduling::Bucket& b : plan.buckets) {
+    numerics::PowerGossipBytes bytes;
+    for (const int t : b.tensors) {
+      if (sent[static_cast<std::size_t>(t)]) continue;
+      sent[static_cast<std::size_t>(t)] = 1;
+      bytes.first_round += tensors[static_cast<std::size_t>(t)].first_round;
+      bytes.second_round += tensors[static_cast<std::size_t>(t)].second_round;
+    }
+    auto& round = rounds.emplace_back();
+    for (const std::int64_t r : {bytes.first_round, bytes.second_round})
+      if (r > 0) round.push_back(r);
+  }
+  return rounds;
+}
+
+/// The scenario's graph; every exchange sends its payload to each neighbour (SGP: to one peer). With
+/// PowerGossip, each bucket's exchanges are its power_gossip_rounds.
+actors::GossipSetup gossip_setup(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
+                                 const std::vector<scheduling::BucketWork>& work) {
+  actors::GossipSetup setup;
+  setup.graph = sync::make_gossip_graph(s.gossip.topology, s.workers, s.gossip.degree, s.gossip.seed);
+  setup.push_sum = !s.sync.staleness_bound();  // asp on gossip: SGP
+  setup.iterations = s.iterations;
+  if (s.gossip.power_gossip) {
+    setup.bucket_bytes = power_gossip_rounds(s, plan);
+    for (const auto& rounds : setup.bucket_bytes) setup.before_s.emplace_back(rounds.size(), 0.0);
+    return setup;
+  }
+  for (const scheduling::BucketWork& w : work) {
+    auto& bytes = setup.bucket_bytes.emplace_back();
+    auto& before = setup.before_s.emplace_back();
+    for (const scheduling::Exchange& e : w.exchanges) {
+      bytes.push_back(e.bytes);
+      before.push_back(e.before_s);
+    }
+  }
+  return setup;
+}
+
+/// One iteration's gossip messages (SGP: iteration 0's peers).
+collectives::Schedule gossip_traffic(const actors::GossipSetup& setup) {
+  collectives::Schedule schedule;
+  schedule.ranks = setup.graph.size();
+  const int n = setup.graph.size();
+  for (const auto& bucket : setup.bucket_bytes)
+    for (const std::int64_t bytes : bucket) {
+      collectives::Step& step = schedule.steps.emplace_back();
+      for (int w = 0; w < n && n > 1; ++w) {
+        if (setup.push_sum) {
+          step.transfers.push_back({w, sync::push_sum_peer(w, 0, n), bytes});
+          continue;
+        }
+        for (int j : setup.graph.neighbours[static_cast<std::size_t>(w)]) step.transfers.push_back({w, j, bytes});
+      }
+    }
+  return schedule;
+}
+
 
 /// SGP: an unbounded staleness (asp) on gossip.
 bool push_sum(const scenario::Scenario& s) { return !s.sync.staleness_bound(); }
@@ -36,6 +115,34 @@ class Gossip final : public Architecture {
     platform::add_link_bytes(gossip_traffic(*setup), 1, in.fabric, in.link_bytes);
     return {[setup](actors::RunContext& c) { return std::make_unique<actors::GossipExchanger>(c, *setup); },
             actors::gossip_pairs(*setup), actors.actors};
+  }
+
+  std::optional<AnalyticExchange> analytic(AnalyticInput& in) const override {
+    const scenario::Scenario& s = in.scenario;
+    const actors::GossipSetup setup = gossip_setup(s, in.plan, in.work);
+    const collectives::Schedule sends = gossip_traffic(setup);  // a step per exchange, bucket after bucket
+    platform::add_link_bytes(sends, 1, in.fabric, in.link_bytes);
+    const collectives::LatencyOnly latency_only(in.fabric);
+    const int hosts = s.platform.hosts();
+    AnalyticExchange exchange{{parallel::ExchangeFragment::Kind::neighbours, {}}, {}};
+    std::size_t step = 0;
+    for (std::size_t b = 0; b < setup.bucket_bytes.size(); ++b) {
+      BucketCost& cost = exchange.costs.emplace_back();
+      cost.compress_s = in.work[b].compress_s;
+      cost.decompress_s = in.work[b].decompress_s;
+      cost.traffic.assign(static_cast<std::size_t>(s.workers), {});
+      for (std::size_t e = 0; e < setup.bucket_bytes[b].size(); ++e) {
+        const collectives::Step& round = sends.steps[step++];
+        cost.time_s += setup.before_s[b][e] + collectives::step_time_s(round, hosts, in.fabric);
+        cost.latency_s += collectives::step_time_s(round, hosts, latency_only);
+        cost.payload_bytes += setup.bucket_bytes[b][e];
+        for (const collectives::Transfer& t : round.transfers) {
+          cost.traffic[static_cast<std::size_t>(t.from)].sent += t.bytes;
+          cost.traffic[static_cast<std::size_t>(t.to)].received += t.bytes;
+        }
+      }
+    }
+    return exchange;
   }
 
   /// Numerics: SGP's push-sum with one peer of the directed exponential graph, or D-PSGD's mixing with the

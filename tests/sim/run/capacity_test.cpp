@@ -16,7 +16,7 @@
 
 #include "sim/actors/actor_contexts.hpp"
 #include "sim/core/error.hpp"
-#include "sim/run/architecture_setup.hpp"
+#include "sim/actors/ps_exchanger.hpp"
 #include "sim/run/run_simulation.hpp"
 #include "sim/scenario/load.hpp"
 #include "tests/sim/run/scenario_fixture.hpp"
@@ -49,11 +49,13 @@ TEST(Capacity, ParameterServerCountsATaskAndAPushPerPiece) {
   s.architecture = "ps";
   s.ps.servers = 2;
   const scheduling::IterationPlan plan = make_iteration_plan(s);
-  std::vector<scheduling::BucketWork> work;
-  for (const auto& b : plan.buckets) work.push_back({0, 0, {{scheduling::Exchange::Kind::allreduce, b.bytes, 0}}});
+  actors::PsSetup setup;  // two dedicated servers after the 4 workers
+  setup.server_hosts = {4, 5};
+  setup.workers = 4;
+  for (const auto& b : plan.buckets) setup.buckets.push_back({{0, b.bytes, b.bytes}});
   // Two buckets, each split over the two servers: per worker 2 x (1 task + 2 pieces).
   ASSERT_EQ(plan.buckets.size(), 2U);
-  EXPECT_EQ(ps_actors(ps_setup(s, plan, work)).actors, 4 * 2 + 2 + 4 * 2 * 3);
+  EXPECT_EQ(ps_actors(setup).actors, 4 * 2 + 2 + 4 * 2 * 3);
 }
 
 TEST(Capacity, ALayoutHasAnActorPerRankAndStreamItsStageUses) {
