@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <tuple>
 
@@ -22,6 +23,7 @@
 #include "sim/run/capacity.hpp"
 #include "sim/run/comm_costs.hpp"
 #include "sim/run/run_info.hpp"
+#include "sim/run/stage_buckets.hpp"
 #include "sim/scenario/parallel_section.hpp"
 #include "sim/taskgraph/list_schedule.hpp"
 
@@ -38,8 +40,10 @@ int hybrid_shard(const parallel::Placement& placement) {
              : 1;
 }
 
-parallel::Workload workload_of(const scenario::Scenario& s, int iterations) {
+parallel::Workload workload_of(const scenario::Scenario& s, int iterations,
+                               std::shared_ptr<std::string> compression_note = nullptr) {
   const parallel::Layout layout = scenario::layout_of(s);
+  const parallel::Placement placement(layout, s.platform.gpus_per_node);
   parallel::WorkloadInput in;
   in.model = &s.model;
   in.times = models::layer_times(s.model, s.gpu, layout.micro_batch, s.precision, std::nullopt,
@@ -49,7 +53,8 @@ parallel::Workload workload_of(const scenario::Scenario& s, int iterations) {
   in.gradient_dtype = s.gradient_dtype;
   in.micro_batches = scenario::micro_batches(s);
   in.iterations = iterations;
-  in.hybrid_shard = hybrid_shard(parallel::Placement(layout, s.platform.gpus_per_node));
+  in.hybrid_shard = hybrid_shard(placement);
+  in.data_planner = stage_planner(s, placement, std::move(compression_note));
   // Traced: the first trace_workers ranks and each stage's first (timeline_of), at most.
   const std::int64_t traced = std::min(s.workers, s.output.trace_workers) + layout.pipeline;
   std::int64_t tasks = 0, rank_tasks = 0;
@@ -83,7 +88,7 @@ std::vector<IterationMarks> rank_marks(const taskgraph::Program& program, const 
     m.end_s = spans[static_cast<std::size_t>(end)].end_s;
     for (int i = first; i <= end; ++i) {
       const Task& t = program.tasks[static_cast<std::size_t>(i)];
-      if (t.op != Op::compute) continue;
+      if (t.op != Op::compute || t.stream != taskgraph::Stream::compute) continue;
       const double d = spans[static_cast<std::size_t>(i)].end_s - spans[static_cast<std::size_t>(i)].start_s;
       (t.category == "forward" ? m.forward_s : t.category == "update" ? m.update_s : m.backward_s) += d;
     }
@@ -271,7 +276,8 @@ double layout_cpu_s(const scenario::Scenario& s) {
 }
 
 RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
-  const parallel::Workload work = workload_of(s, s.iterations);
+  const auto compression_note = std::make_shared<std::string>();
+  const parallel::Workload work = workload_of(s, s.iterations, compression_note);
   memory::MemoryBreakdown memory = checked_memory(s, work);
   const platform::Fabric fabric(s.platform);
   const parallel::Layout l = scenario::layout_of(s);
@@ -332,7 +338,9 @@ RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
       l.sharding == parallel::Sharding::none ? "" : ", sharding " + std::string(parallel::sharding_name(l.sharding)),
       l.micro_batch, scenario::micro_batches(s));
   info.replicas = l.data;
-  info.buckets = static_cast<std::int64_t>(work.units.size());
+  info.buckets = 0;
+  for (const parallel::StagePlan& stage : work.stages) info.buckets += static_cast<std::int64_t>(stage.exchanges.buckets.size());
+  info.compression = *compression_note;
   info.collective_launch_s = s.gpu.collective_launch_s ? *s.gpu.collective_launch_s : models::kCollectiveLaunch_s;
   RunResult result = assemble_result(std::move(info), std::move(timeline), single_worker_s, s.workers);
   const double last_start = result.iterations.empty() ? 0.0 : result.iterations.back().start_s;

@@ -65,7 +65,9 @@ struct RunTask {
   int task = 0;
 };
 
-bool joins_instances(Op op) { return op == Op::allreduce || op == Op::allgather || op == Op::reduce_scatter; }
+bool joins_instances(Op op) {
+  return op == Op::allreduce || op == Op::allgather || op == Op::reduce_scatter || op == Op::gtopk;
+}
 
 /// The union of a run's communication spans, in time order and disjoint.
 class BusySpans {

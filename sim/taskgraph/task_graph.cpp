@@ -24,7 +24,8 @@ void check(const TaskGraph& graph) {
         if (d.task < 0 || d.task >= past) fail("depends on task " + std::to_string(d.task));
         if (!(d.lag_s >= 0)) fail("a dependency with a negative lag");
       }
-      const bool collective = t.op == Op::allreduce || t.op == Op::allgather || t.op == Op::reduce_scatter;
+      const bool collective = t.op == Op::allreduce || t.op == Op::allgather || t.op == Op::reduce_scatter ||
+                              t.op == Op::gtopk;
       if (collective && t.group.empty()) fail("a collective without a group");
       if (t.op == Op::send && (t.peer < 0 || t.peer >= roles || t.peer == r)) fail("sends to no other role");
       if (t.op != Op::recv) continue;
