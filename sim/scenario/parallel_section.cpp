@@ -8,6 +8,7 @@
 #include "sim/parallel/workload.hpp"
 #include "sim/scenario/key_hints.hpp"
 #include "sim/scenario/keys.hpp"
+#include "sim/scheduling/scheduler.hpp"
 #include "sim/sync/architecture_traits.hpp"
 #include "sim/sync/scheme.hpp"
 
@@ -27,13 +28,25 @@ std::string combination_refusal(const Scenario& s) {
   if (s.sync.rules().meeting() != sync::Meeting::kGradients)
     return "sync \"" + s.sync.scheme + "\": layouts average every iteration's gradients (sync = " +
            sync::schemes_meeting(sync::Meeting::kGradients) + ")";
-  if (!s.compression.compressor.empty())
-    return "gradient compression: the data-parallel gradients of a layout are not compressed in this version";
+  const parallel::Sharding sharding = s.parallel.sharding;
+  if (!s.compression.compressor.empty() && sharding != parallel::Sharding::none)
+    return "gradient compression with sharding = \"" + std::string(parallel::sharding_name(sharding)) +
+           "\": ZeRO and FSDP reduce-scatter the gradients so that each rank receives only its shard of the sum, "
+           "and a compressed payload (sparse indices, signs, low-rank factors) is summed only whole, by an "
+           "all-reduce or all-gather that leaves every rank the whole gradient (sharding = \"none\")";
+  if (!s.compression.compressor.empty() && s.compression.gradient == "numerics")
+    return "compression.gradient = \"numerics\": numerics mode's real gradient is a whole model's, not a "
+           "pipeline stage's tensor-parallel shard";
   if (s.stragglers.enabled() || !s.failures.empty())
     return "stragglers and failures: every rank of a layout runs at nominal speed in this version";
-  if (s.scheduler != "wfbp")
-    return "scheduler \"" + s.scheduler + "\": a layout reduces each transformer layer's gradients once its last "
-           "backward ends (wfbp at the layer's granularity)";
+  if (scheduling::make_scheduler(s.scheduler, s.scheduler_options)->credit_bytes() > 0)
+    return "scheduler \"" + s.scheduler + "\": it updates each layer as its gradients arrive and lets the next "
+           "iteration's forward overtake the rest of the exchange, but a layout's optimizer step first clips the "
+           "gradients by their global norm (Megatron-LM and DeepSpeed clip at 1.0), which needs every gradient reduced";
+  if (s.scheduler != "wfbp" && (sharding == parallel::Sharding::zero3 || sharding == parallel::Sharding::hybrid))
+    return "scheduler \"" + s.scheduler + "\" with sharding = \"" + std::string(parallel::sharding_name(sharding)) +
+           "\": FSDP reduce-scatters each unit's gradients as its backward ends, in every micro-batch, and frees "
+           "them (the unit is the bucket); a bucket of several units would keep their unsharded gradients";
   if (s.sync.backup_workers > 0) return "backup workers: every replica of a layout takes part in every reduction";
   if (s.measured_iteration_s || std::any_of(s.model.layers.begin(), s.model.layers.end(),
                                             [](const models::Layer& l) { return l.measured.has_value(); }))
