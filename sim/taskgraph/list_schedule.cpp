@@ -282,7 +282,8 @@ GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, const 
       if (sent.end_s > when.at_s) schedule.binding[run][i] = {first_run[static_cast<std::size_t>(task.peer)] + at.role - first_run[r], task.match};
     } else if (task.op == Op::compute) {
       span.end_s = options.compute_end              ? options.compute_end(at.role, task, span.start_s, busy[run].spans())
-                   : options.overlap_slowdown != 1 ? busy[run].finish(span.start_s, cost(role, task), options.overlap_slowdown)
+                   : options.overlap_slowdown != 1 && task.stream == Stream::compute
+                       ? busy[run].finish(span.start_s, cost(role, task), options.overlap_slowdown)
                                                    : span.start_s + cost(role, task);
     } else if (joins_instances(task.op) && instances[r] > 1) {
       // Every instance's span holds the time it was ready until the last one is: then all start together.
