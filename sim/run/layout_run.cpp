@@ -22,6 +22,7 @@
 #include "sim/run/assemble.hpp"
 #include "sim/run/capacity.hpp"
 #include "sim/run/comm_costs.hpp"
+#include "sim/run/memory_check.hpp"
 #include "sim/run/run_info.hpp"
 #include "sim/run/stage_buckets.hpp"
 #include "sim/scenario/parallel_section.hpp"
@@ -209,6 +210,10 @@ memory::MemoryBreakdown fullest_stage(const scenario::Scenario& s, const paralle
     memory::MemoryBreakdown b = parallel::stage_memory(
         layout, w, stage, s.model, s.gpu, s.precision, s.gradient_dtype, models::optimizer(s.memory.optimizer),
         s.memory.recomputation, scenario::micro_batches(s), hybrid_shard(placement));
+    // The data dimension's buffers: the scheduler's packed buckets, the compressor's payloads and state.
+    const scheduling::IterationPlan& exchanges = w.stages[static_cast<std::size_t>(stage)].exchanges;
+    if (memory::MemoryItem buffers = bucket_buffers(s, exchanges); buffers.bytes > 0) b.items.push_back(std::move(buffers));
+    if (!s.compression.compressor.empty()) b.items.push_back(compression_buffers(s, exchanges, layout.data));
     b.items.push_back({"workspace", s.gpu.workspace_bytes, "cuBLAS workspace (PyTorch's default)"});
     if (totals) totals->push_back(b.total_bytes());
     if (stage == 0 || b.total_bytes() > fullest.total_bytes()) fullest = std::move(b);

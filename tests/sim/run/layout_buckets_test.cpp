@@ -110,10 +110,15 @@ TEST(LayoutBuckets, TopKOnAPipelineByDataLayoutInClosedForm) {
           "iterations=1"});
   const RunResult r = run_simulation(s);
   EXPECT_NE(r.info.compression.find("topk"), std::string::npos);
+  // The residual of error feedback is one fp32 gradient of the stage: at least the stage's largest unit.
+  const auto buffers = std::find_if(r.memory.items.begin(), r.memory.items.end(),
+                                    [](const memory::MemoryItem& i) { return i.name == "compression buffers"; });
+  ASSERT_NE(buffers, r.memory.items.end());
   const std::vector<std::int64_t> units = unit_parameters(s.model);
   const auto ring = collectives::make_allgatherv("ring");
   const collectives::LinkCosts costs = platform::link_costs(s.platform);
   const auto topk = compressors::make_compressor("topk", {});
+  EXPECT_GE(buffers->bytes, 4.0 * static_cast<double>(units[0]));
   for (const int worker : {0, 1}) {  // stage 0 (embeddings, blocks 0-5), stage 1 (blocks 6-11, final layer norm)
     const std::vector<TraceEvent> work = events(r, worker, "data", "compress");
     const std::vector<TraceEvent> dp = events(r, worker, "data", "dp");
