@@ -46,8 +46,8 @@ class BlockCollective {
 
 /// `ranks` near-equal blocks of a vector of `bytes` bytes (chunk_bytes), the sizes of a plain all-gather.
 std::vector<std::int64_t> equal_blocks(int ranks, std::int64_t bytes);
-/// The size of the vector whose equal_blocks `block_bytes` are; empty when they are no vector's equal blocks.
-std::optional<std::int64_t> equal_blocks_total(const std::vector<std::int64_t>& block_bytes);
+/// The sum of `block_bytes` when every block has the same size; empty otherwise.
+std::optional<std::int64_t> uniform_blocks_total(const std::vector<std::int64_t>& block_bytes);
 
 /// Registry keys of the all-gather(v) algorithms: ring, recursive_doubling, bruck.
 std::vector<std::string> allgatherv_names();

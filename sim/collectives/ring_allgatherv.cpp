@@ -22,17 +22,18 @@ class RingAllgatherv final : public BlockCollective {
     return std::move(b).finish();
   }
 
-  /// Equal blocks (equal_blocks): ring_halves' phase on the one ring 0, 1, ..., p-1, without the plan.
+  /// Blocks all of one size: ring_halves' phase on the one ring 0, 1, ..., p-1, without the plan (every step alike;
+  /// where sizes differ by a byte, which hop carries the larger chunk in which step is the plan's to say).
   std::optional<std::vector<FusedStep>> fused_plan(const Group& group,
                                                    const std::vector<std::int64_t>& block_bytes) const override {
-    const std::optional<std::int64_t> bytes = equal_blocks_total(block_bytes);
+    const std::optional<std::int64_t> bytes = uniform_blocks_total(block_bytes);
     if (!bytes) return std::nullopt;
     return ring_phase_fused({all_ranks(group.ranks)}, group.ranks, *bytes);
   }
 
   std::optional<double> plan_time_s(const Group& group, const std::vector<std::int64_t>& block_bytes,
                                     const core::PathModel& network) const override {
-    const std::optional<std::int64_t> bytes = equal_blocks_total(block_bytes);
+    const std::optional<std::int64_t> bytes = uniform_blocks_total(block_bytes);
     if (!bytes) return std::nullopt;
     return ring_phase_time_s({all_ranks(group.ranks)}, group.ranks, *bytes, network);
   }
