@@ -3,6 +3,7 @@
 /// reduce-scatter and gather. Equal blocks are the plain all-gather / reduce-scatter / gather.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,18 @@ class BlockCollective {
   Schedule plan(const Group& group, const std::vector<std::int64_t>& block_bytes) const {
     return moves(group, block_bytes).schedule();
   }
+  /// The plan with its consecutive same-pair steps fused (actors::flow_steps(plan(...), true)), built without the
+  /// plan where the algorithm knows it; empty otherwise (a ring's plan holds (p-1) x p transfers, its fused form p).
+  virtual std::optional<std::vector<FusedStep>> fused_plan(const Group& /*group*/,
+                                                           const std::vector<std::int64_t>& /*block_bytes*/) const {
+    return std::nullopt;
+  }
+  /// schedule_time_s(plan(group, block_bytes), network) without building the plan where the algorithm can; empty
+  /// otherwise.
+  virtual std::optional<double> plan_time_s(const Group& /*group*/, const std::vector<std::int64_t>& /*block_bytes*/,
+                                            const core::PathModel& /*network*/) const {
+    return std::nullopt;
+  }
   /// Time on an uncongested network; exact for any block sizes (a max-plus recursion where sizes differ).
   virtual double closed_form_s(const Group& group, const std::vector<std::int64_t>& block_bytes,
                                const LinkCosts& costs) const = 0;
@@ -33,6 +46,8 @@ class BlockCollective {
 
 /// `ranks` near-equal blocks of a vector of `bytes` bytes (chunk_bytes), the sizes of a plain all-gather.
 std::vector<std::int64_t> equal_blocks(int ranks, std::int64_t bytes);
+/// The sum of `block_bytes` when every block has the same size; empty otherwise.
+std::optional<std::int64_t> uniform_blocks_total(const std::vector<std::int64_t>& block_bytes);
 
 /// Registry keys of the all-gather(v) algorithms: ring, recursive_doubling, bruck.
 std::vector<std::string> allgatherv_names();

@@ -97,6 +97,15 @@ class Collective {
   /// True when every call's time already includes NCCL's fixed per-call cost (tuning.cc baseLat), so a
   /// launch cost is not added on top of it by default.
   virtual bool charges_launch() const { return false; }
+  /// Where this all-reduce's library runs all-gather and reduce-scatter as one ring phase on several channels at
+  /// once (NCCL's ncclAllGather and ncclReduceScatter have only the ring algorithm, on the ring channels of its
+  /// all-reduce): those rings over `group`'s ranks; empty where it runs the registered algorithms below.
+  virtual std::vector<std::vector<int>> phase_rings(const Group& /*group*/) const { return {}; }
+  /// Registry key (make_allgatherv) of the all-gather its library pairs with it: MPICH's recursive doubling where
+  /// the all-reduce is built of recursive steps, else the ring (NCCL, and MPICH for large messages).
+  virtual std::string_view allgather_name() const { return "ring"; }
+  /// Registry key (make_reduce_scatter) of the reduce-scatter its library pairs with it, as allgather_name().
+  virtual std::string_view reduce_scatter_name() const { return "ring"; }
 };
 
 /// Registry keys of the all-reduce algorithms, in the order `dtsim list collectives` prints them.

@@ -66,6 +66,8 @@ class NcclAllreduce final : public Collective {
   /// each segment up once and receives it down once).
   std::int64_t analytic_plan_transfers(const Group& group, std::int64_t bytes) const;
   bool charges_launch() const override { return true; }
+  /// NCCL's ring channels over `group` (nccl_rings on the network it is tuned for).
+  std::vector<std::vector<int>> phase_rings(const Group& group) const override { return nccl_rings(group, tuned_for_); }
 
  private:
   /// The network's per-call time (LinkCosts::call_s) and buffer time (2 `bytes` x buffer_s_per_byte) plus NCCL's

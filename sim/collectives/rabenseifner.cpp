@@ -43,6 +43,11 @@ class Rabenseifner final : public TracedCollective {
     return std::move(b).finish();
   }
 
+  /// MPICH's all-gather and reduce-scatter by recursive steps (allgather_intra_recursive_doubling.c,
+  /// reduce_scatter_intra_recursive_halving.c).
+  std::string_view allgather_name() const override { return "recursive_doubling"; }
+  std::string_view reduce_scatter_name() const override { return "recursive_halving"; }
+
   double closed_form_s(const Group& group, double bytes, const LinkCosts& costs) const override {
     const Fold fold(group.ranks);
     const AlphaBeta ab = flat_cost(group, costs);

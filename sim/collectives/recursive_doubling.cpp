@@ -32,6 +32,11 @@ class RecursiveDoubling final : public TracedCollective {
     return std::move(b).finish();
   }
 
+  /// MPICH's all-gather and reduce-scatter by recursive steps (allgather_intra_recursive_doubling.c,
+  /// reduce_scatter_intra_recursive_halving.c).
+  std::string_view allgather_name() const override { return "recursive_doubling"; }
+  std::string_view reduce_scatter_name() const override { return "recursive_halving"; }
+
   double closed_form_s(const Group& group, double bytes, const LinkCosts& costs) const override {
     const Fold fold(group.ranks);
     const int messages = floor_log2(fold.pof2) + (fold.rem > 0 ? 2 : 0);

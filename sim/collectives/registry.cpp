@@ -118,4 +118,14 @@ std::vector<std::int64_t> equal_blocks(int ranks, std::int64_t bytes) {
   return sizes;
 }
 
+std::optional<std::int64_t> uniform_blocks_total(const std::vector<std::int64_t>& block_bytes) {
+  std::int64_t bytes = 0;
+  for (const std::int64_t b : block_bytes) {
+    if (b != block_bytes.front()) return std::nullopt;
+    bytes += b;
+  }
+  if (block_bytes.empty()) return std::nullopt;
+  return bytes;
+}
+
 }  // namespace dtsim::collectives

@@ -15,6 +15,7 @@ namespace {
 
 using models::Layer;
 using models::TensorSplit;
+using taskgraph::Dep;
 using taskgraph::Op;
 using taskgraph::Stream;
 using taskgraph::Task;
@@ -61,6 +62,7 @@ class Builder {
         for (int u : units) stage.parameters += work_.units[static_cast<std::size_t>(u)].parameters;
       }
     }
+    plan_exchanges();
     work_.graph.programs.resize(static_cast<std::size_t>(stages));
     for (int s = 0; s < stages; ++s) {
       work_.graph.programs[static_cast<std::size_t>(s)].role = "stage " + std::to_string(s);
@@ -194,7 +196,7 @@ class Builder {
   }
 
   int collective(taskgraph::Program& program, Op op, Stream stream, std::int64_t bytes, const char* group,
-                 std::vector<int> deps, const std::string& name, const char* category) {
+                 std::vector<Dep> deps, const std::string& name, const char* category) {
     Task t;
     t.op = op;
     t.stream = stream;
@@ -209,22 +211,22 @@ class Builder {
   std::int64_t gradient_bytes(const Unit& u) const { return static_cast<std::int64_t>(u.parameters * gradient_); }
   std::int64_t parameter_bytes(const Unit& u) const { return static_cast<std::int64_t>(u.parameters * element_); }
 
-  /// Reduces a unit's gradients after its backward; returns the tasks the optimizer step waits for. Without
-  /// `across_replicas` (an iteration that exchanges no gradients) only hybrid sharding's shard reduces them.
-  std::vector<int> reduce_gradients(taskgraph::Program& program, const Unit& u, int after, const std::string& name,
-                                    bool across_replicas) {
-    const std::int64_t bytes = gradient_bytes(u);
+  /// Reduces `bytes` of gradients (a unit's, a bucket's) after task `after`; returns the tasks the optimizer step
+  /// waits for. Without `across_replicas` (an iteration that exchanges no gradients) only hybrid sharding's shard
+  /// reduces them.
+  std::vector<int> reduce_gradients(taskgraph::Program& program, std::int64_t bytes, std::vector<Dep> after,
+                                    const std::string& name, bool across_replicas) {
     if (layout_.data == 1 || bytes == 0) return {};
     switch (layout_.sharding) {
       case Sharding::none:
         if (!across_replicas) return {};
-        return {collective(program, Op::allreduce, Stream::data, bytes, "data", {after}, name + " dp", "dp")};
+        return {collective(program, Op::allreduce, Stream::data, bytes, "data", after, name + " dp", "dp")};
       case Sharding::zero1:
       case Sharding::zero2:
       case Sharding::zero3:
-        return {collective(program, Op::reduce_scatter, Stream::data, bytes, "data", {after}, name + " dp", "dp")};
+        return {collective(program, Op::reduce_scatter, Stream::data, bytes, "data", after, name + " dp", "dp")};
       case Sharding::hybrid: {
-        const int rs = collective(program, Op::reduce_scatter, Stream::data, bytes, "shard", {after}, name + " dp", "dp");
+        const int rs = collective(program, Op::reduce_scatter, Stream::data, bytes, "shard", after, name + " dp", "dp");
         if (!across_replicas) return {rs};
         return {collective(program, Op::allreduce, Stream::data, bytes / shard_size(), "replica", {rs},
                            name + " dp replicas", "dp")};
@@ -253,6 +255,88 @@ class Builder {
     return collective(program, Op::allreduce, Stream::data, bytes,
                       layout_.sharding == Sharding::hybrid ? "replica" : "data", {after},
                       in_.averaged_copies > 1 ? "average parameters and momentum" : "average parameters", "dp");
+  }
+
+  /// Each stage's gradients as its scheduler sees them, and the planner's buckets over them.
+  void plan_exchanges() {
+    for (std::size_t s = 0; s < work_.stages.size(); ++s) {
+      std::vector<StageGradient> gradients;
+      for (const auto& chunk : work_.stages[s].chunks)
+        for (int unit : chunk) {
+          const Unit& u = work_.units[static_cast<std::size_t>(unit)];
+          StageGradient& g = gradients.emplace_back();
+          g.unit = unit;
+          g.bytes = gradient_bytes(u);
+          for (auto i = static_cast<std::size_t>(u.first_layer); i < static_cast<std::size_t>(u.end_layer); ++i) {
+            const Layer& l = model_.layers[i];
+            g.backward_s += (in_.times[i].backward_s + (in_.recomputed[i] ? in_.times[i].forward_s : 0)) * share(l);
+            g.layer_parameters.emplace_back(static_cast<int>(i),
+                                            l.parameter_count() / (splits_parameters(l) ? layout_.tensor : 1));
+          }
+        }
+      scheduling::IterationPlan& plan = work_.stages[s].exchanges;
+      if (in_.data_planner) {
+        plan = in_.data_planner(static_cast<int>(s), gradients);
+        DTSIM_CHECK(plan.credit_bytes == 0, "a layout's data stream runs its buckets in order");
+        DTSIM_CHECK(plan.work.empty() || plan.work.size() == plan.buckets.size(), "one work per bucket");
+      } else {
+        for (std::size_t k = gradients.size(); k-- > 0;)
+          plan.buckets.push_back({{static_cast<int>(k)}, gradients[k].bytes, static_cast<int>(k), 0.0});
+      }
+      for (scheduling::Bucket& b : plan.buckets) b.ready_layer = gradients[static_cast<std::size_t>(b.ready_layer)].unit;
+    }
+  }
+
+  /// The buckets of stage `s` issued once unit `unit`'s last backward ends, in launch order.
+  std::vector<int> ready_at(int s, int unit) const {
+    std::vector<int> buckets;
+    const auto& plan = work_.stages[static_cast<std::size_t>(s)].exchanges;
+    for (std::size_t b = 0; b < plan.buckets.size(); ++b)
+      if (plan.buckets[b].ready_layer == unit) buckets.push_back(static_cast<int>(b));
+    return buckets;
+  }
+
+  /// The last task of `program` on its compute stream (-1: none).
+  static int last_compute(const taskgraph::Program& program) {
+    for (std::size_t i = program.tasks.size(); i-- > 0;)
+      if (program.tasks[i].stream == Stream::compute) return static_cast<int>(i);
+    return -1;
+  }
+
+  /// Bucket `b` of stage `s` on the data stream once task `after` (its ready unit's last backward) ends and, with a
+  /// fusion cycle, `not_before_s` after what the backward pass started after (`pass_start`): compress, each
+  /// exchange among the stage's data-parallel ranks (after its local work), decompress. Returns its last task.
+  std::vector<int> exchange_bucket(taskgraph::Program& program, int s, int b, int after, const std::vector<int>& pass_start,
+                                   const std::string& pass) {
+    const scheduling::IterationPlan& plan = work_.stages[static_cast<std::size_t>(s)].exchanges;
+    const scheduling::Bucket& bucket = plan.buckets[static_cast<std::size_t>(b)];
+    std::vector<Dep> deps = {Dep(after)};
+    if (bucket.not_before_s > 0)
+      for (int t : pass_start) deps.emplace_back(t, bucket.not_before_s);
+    const std::string name = pass + " " + unit_name(work_.units[static_cast<std::size_t>(bucket.ready_layer)]);
+    if (plan.work.empty()) return reduce_gradients(program, bucket.bytes, deps, name, true);
+    if (layout_.data == 1 || bucket.bytes == 0) return {};
+    const scheduling::BucketWork& w = plan.work[static_cast<std::size_t>(b)];
+    auto local = [&](double duration_s, const char* what) {
+      Task t;
+      t.stream = Stream::data;
+      t.name = name + " " + what;
+      t.category = "compress";
+      t.duration_s = duration_s;
+      t.deps = std::move(deps);
+      deps = {Dep(program.add(std::move(t)))};
+    };
+    if (w.compress_s > 0) local(w.compress_s, "compress");
+    for (const scheduling::Exchange& e : w.exchanges) {
+      if (e.before_s > 0) local(e.before_s, "between exchanges");
+      using Kind = scheduling::Exchange::Kind;
+      // An all-gather's task carries every rank's block (Op::allgather); gTop-k's one payload per message.
+      const Op op = e.kind == Kind::allreduce ? Op::allreduce : e.kind == Kind::allgather ? Op::allgather : Op::gtopk;
+      const std::int64_t bytes = e.kind == Kind::allgather ? e.bytes * layout_.data : e.bytes;
+      deps = {Dep(collective(program, op, Stream::data, bytes, "data", std::move(deps), name + " dp", "dp"))};
+    }
+    if (w.decompress_s > 0) local(w.decompress_s, "decompress");
+    return {deps.front().task};
   }
 
   void build_stage(int s) {
@@ -298,6 +382,9 @@ class Builder {
                  "F" + mb);
         } else {
           if (g < last_chunk) deps.push_back(receive(program, s, (s + 1) % stages, {it, p.micro_batch, g, false}, "B" + mb));
+          // What the pass's backward starts after: a fusion cycle counts from there.
+          std::vector<int> pass_start = deps;
+          if (const int c = last_compute(program); c >= 0) pass_start.push_back(c);
           Prefetch ag(*this, program, gathers ? std::vector<int>(units.rbegin(), units.rend()) : std::vector<int>{},
                       "B" + mb);
           int last = -1;
@@ -315,10 +402,14 @@ class Builder {
             }
             last = emit(program, backward, first, "B" + mb + " " + unit_name(u), "backward");
             ag.computed(k, last);
-            if (gathers || p.micro_batch == last_backward[static_cast<std::size_t>(p.chunk)])
-              for (int r : reduce_gradients(program, u, last, "B" + mb + " " + unit_name(u),
+            if (gathers)
+              for (int r : reduce_gradients(program, gradient_bytes(u), {last}, "B" + mb + " " + unit_name(u),
                                             exchange == DataExchange::gradients))
                 reductions.push_back(r);
+            else if (p.micro_batch == last_backward[static_cast<std::size_t>(p.chunk)] &&
+                     exchange == DataExchange::gradients)
+              for (int b : ready_at(s, unit))
+                for (int r : exchange_bucket(program, s, b, last, pass_start, "B" + mb)) reductions.push_back(r);
           }
           if (g > 0)
             send(program, (s + stages - 1) % stages, {it, p.micro_batch, g - 1, false}, last,
@@ -391,7 +482,7 @@ class Builder {
     }
 
    private:
-    void issue(std::size_t k, std::vector<int> deps) {
+    void issue(std::size_t k, std::vector<Dep> deps) {
       const Unit& u = b_.work_.units[static_cast<std::size_t>(units_[k])];
       const char* group = b_.layout_.sharding == Sharding::hybrid ? "shard" : "data";
       tasks_[k] = b_.collective(program_, Op::allgather, Stream::gather, b_.parameter_bytes(u), group,

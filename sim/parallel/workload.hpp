@@ -4,11 +4,14 @@
 /// activation sends, and the data-parallel gradient reductions (or local SGD's model averages) or ZeRO/FSDP gathers
 /// and reduce-scatters.
 #include <cstdint>
+#include <functional>
+#include <utility>
 #include <vector>
 
 #include "models/gpu_profile.hpp"
 #include "models/model.hpp"
 #include "sim/parallel/layout.hpp"
+#include "sim/scheduling/iteration_plan.hpp"
 #include "sim/taskgraph/task_graph.hpp"
 
 namespace dtsim::parallel {
@@ -19,6 +22,21 @@ enum class DataExchange {
   models,     ///< each replica steps alone, then the replicas average their parameters (local SGD's period end)
   none,       ///< each replica steps alone (local SGD inside a period); hybrid sharding still reduce-scatters
 };
+
+/// One unit's data-parallel gradients on a rank of its stage, as the stage's scheduler sees them.
+struct StageGradient {
+  int unit = 0;             ///< index into Workload::units
+  std::int64_t bytes = 0;   ///< on the wire, in the gradient dtype, one tensor-parallel rank's share
+  double backward_s = 0;    ///< its backward's computation in one micro-batch (recomputation included)
+  /// Per layer of the unit: (model layer, its parameters on one tensor-parallel rank).
+  std::vector<std::pair<int, std::int64_t>> layer_parameters;
+};
+
+/// A stage's data-parallel exchanges from its gradients (forward order): the plan's buckets in launch order, whose
+/// tensors and ready_layer index `gradients` (a bucket is issued after the last micro-batch's backward of its ready
+/// unit, and not before `not_before_s` after that backward pass starts), and, when not empty, each bucket's work
+/// (compress, the exchanges among the stage's data-parallel ranks, decompress). Its credit_bytes must be 0.
+using DataPlanner = std::function<scheduling::IterationPlan(int stage, const std::vector<StageGradient>& gradients)>;
 
 /// What the builder needs besides the layout.
 struct WorkloadInput {
@@ -34,6 +52,10 @@ struct WorkloadInput {
   int averaged_copies = 1;               ///< model-sized vectors an average moves (2: the momentum buffers too)
   /// Overlap Local-SGD: an average is awaited by the next averaging iteration's step, not by the next forward.
   bool average_in_flight = false;
+  /// The data dimension's buckets of each stage without sharded parameters (sharding none, zero1, zero2); empty:
+  /// each unit's gradients one reduction (wfbp at the unit's granularity). Zero3 and hybrid sharding reduce-scatter
+  /// each unit in every micro-batch (FSDP frees a unit's unsharded gradient after its reduce-scatter).
+  DataPlanner data_planner;
 };
 
 /// A unit of the model: a transformer layer, or the layers before the first or after the last one. Sharded
@@ -50,6 +72,8 @@ struct StagePlan {
   std::vector<std::vector<int>> chunks;  ///< per chunk of the stage: its units
   double parameters = 0;                 ///< per rank of the stage, before data-parallel sharding
   std::vector<int> iteration_end;        ///< per iteration: the task that ends it on this stage
+  /// Its data-parallel buckets (ready_layer: a unit) and their work, as WorkloadInput::data_planner gave them.
+  scheduling::IterationPlan exchanges;
 };
 
 struct Workload {

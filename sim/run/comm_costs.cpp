@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "sim/collectives/nccl_allreduce.hpp"
-#include "sim/collectives/nccl_tuning.hpp"
 #include "sim/collectives/ring_halves.hpp"
 #include "sim/collectives/schedule_time.hpp"
 #include "sim/platform/link_traffic.hpp"
@@ -42,7 +41,10 @@ using taskgraph::Task;
 
 CommCosts::CommCosts(const scenario::Scenario& s, const platform::Fabric& fabric, const parallel::Placement& placement)
     : s_(s), fabric_(fabric), placement_(placement),
-      links_(group_costs(s.platform)), allreduce_(collectives::make_collective(s.collective, links_, s.nccl)) {
+      links_(group_costs(s.platform)), allreduce_(collectives::make_collective(s.collective, links_, s.nccl)),
+      allgather_(collectives::make_allgatherv(allreduce_->allgather_name())),
+      reduce_scatter_(collectives::make_reduce_scatter(allreduce_->reduce_scatter_name())),
+      gtopk_(collectives::make_collective("binomial_tree", links_)) {
   launch_s_ = s.gpu.collective_launch_s ? *s.gpu.collective_launch_s : models::kCollectiveLaunch_s;
 }
 
@@ -59,8 +61,15 @@ std::vector<std::vector<actors::Flow>> CommCosts::group_flows(int role, const Ta
       if (auto fused = allreduce_->fused_plan(g, t.bytes)) return actors::flow_steps(*fused);
     return actors::flow_steps(allreduce_->plan(g, t.bytes), fuse);
   }
-  if (fuse) return actors::flow_steps(collectives::ring_phase_fused(rings(g), g.ranks, t.bytes));
-  return actors::flow_steps(collectives::ring_phase_plan(rings(g), g.ranks, t.bytes), false);
+  if (t.op == Op::gtopk) return actors::flow_steps(gtopk_->plan(g, t.bytes), fuse);
+  if (const auto rings = allreduce_->phase_rings(g); !rings.empty()) {
+    if (fuse) return actors::flow_steps(collectives::ring_phase_fused(rings, g.ranks, t.bytes));
+    return actors::flow_steps(collectives::ring_phase_plan(rings, g.ranks, t.bytes), false);
+  }
+  const std::vector<std::int64_t> blocks = collectives::equal_blocks(g.ranks, t.bytes);
+  if (fuse)
+    if (auto fused = halves(t.op).fused_plan(g, blocks)) return actors::flow_steps(*fused);
+  return actors::flow_steps(halves(t.op).plan(g, blocks), fuse);
 }
 
 double CommCosts::launch_s(int role, const Task& t) const {
@@ -112,11 +121,8 @@ collectives::Schedule CommCosts::group_plan(int role, const Task& t) const {
   return actors::as_schedule(group_flows(role, t, true), static_cast<int>(members(role, t).size()));
 }
 
-std::vector<std::vector<int>> CommCosts::rings(const collectives::Group& g) const {
-  if (dynamic_cast<const collectives::NcclAllreduce*>(allreduce_.get())) return collectives::nccl_rings(g, links_);
-  std::vector<int> order(static_cast<std::size_t>(g.ranks));
-  for (int r = 0; r < g.ranks; ++r) order[static_cast<std::size_t>(r)] = r;
-  return {order};
+const collectives::BlockCollective& CommCosts::halves(Op op) const {
+  return op == Op::allgather ? *allgather_ : *reduce_scatter_;
 }
 
 const CommCosts::Entry& CommCosts::entry(int role, const Task& t) {
@@ -133,8 +139,14 @@ const CommCosts::Entry& CommCosts::entry(int role, const Task& t) {
       if (!time_s) time_s = collectives::schedule_time_s(allreduce_->plan(g, t.bytes), paths);
     } else if (t.op == Op::send) {
       time_s = collectives::schedule_time_s(collectives::Schedule{2, {{{{0, 1, t.bytes}}, 0}}}, paths);
+    } else if (t.op == Op::gtopk) {
+      time_s = collectives::schedule_time_s(gtopk_->plan(g, t.bytes), paths);
+    } else if (const auto rings = allreduce_->phase_rings(g); !rings.empty()) {
+      time_s = collectives::ring_phase_time_s(rings, g.ranks, t.bytes, paths);
     } else {
-      time_s = collectives::ring_phase_time_s(rings(g), g.ranks, t.bytes, paths);
+      const std::vector<std::int64_t> blocks = collectives::equal_blocks(g.ranks, t.bytes);
+      time_s = halves(t.op).plan_time_s(g, blocks, paths);
+      if (!time_s) time_s = collectives::schedule_time_s(halves(t.op).plan(g, blocks), paths);
     }
     e.time_s = *time_s + launch_s(role, t);
     const collectives::Schedule fused = group_plan(role, t);

@@ -47,42 +47,30 @@ double host_copy_Bps() {
   return bandwidth;
 }
 
-/// A stretch of a bucket: `elements` elements of gradient tensor `tensor` (from its first element).
+/// A stretch of a bucket: `elements` elements of gradient piece `piece` (from its first element).
 struct Segment {
-  int tensor = 0;
+  const GradientPiece* piece = nullptr;
   std::int64_t elements = 0;
 };
 
-/// The scale of layer `name`'s gradients: its longest configured prefix, else gradient_scale.
-double layer_scale(const std::string& name, const scenario::Compression& c) {
-  double scale = c.gradient_scale;
-  std::size_t longest = 0;
-  for (const auto& [prefix, value] : c.layer_scales)
-    if (name.rfind(prefix, 0) == 0 && prefix.size() >= longest) {
-      longest = prefix.size();
-      scale = value;
-    }
-  return scale;
-}
-
-/// Bucket b's elements tensor by tensor, in bucket order (a partitioned tensor's piece takes what is left of
+/// Bucket b's elements piece by piece, in bucket order (a partitioned tensor's piece takes what is left of
 /// the bucket).
-std::vector<Segment> bucket_segments(const scheduling::Bucket& b, const std::vector<std::int64_t>& tensor_elements) {
+std::vector<Segment> bucket_segments(const scheduling::Bucket& b, const GradientPieces& pieces) {
   std::vector<Segment> segments;
   std::int64_t left = b.bytes / 4;
-  for (int t : b.tensors) {
-    const std::int64_t n = std::min(left, tensor_elements[static_cast<std::size_t>(t)]);
-    segments.push_back({t, n});
-    left -= n;
-  }
+  for (int t : b.tensors)
+    for (const GradientPiece& p : pieces[static_cast<std::size_t>(t)]) {
+      const std::int64_t n = std::min(left, p.elements);
+      segments.push_back({&p, n});
+      left -= n;
+    }
   if (left > 0 && !segments.empty()) segments.back().elements += left;
   return segments;
 }
 
 /// The segments' gradient: drawn from the configured distribution at each tensor's layer scale, seeded by
 /// (seed, length), or copied from `real` (numerics mode's gradient, laid out tensor after tensor).
-std::vector<float> bucket_gradient(const std::vector<Segment>& segments, const std::vector<double>& tensor_scale,
-                                   const std::vector<std::int64_t>& tensor_offset, std::span<const float> real,
+std::vector<float> bucket_gradient(const std::vector<Segment>& segments, std::span<const float> real,
                                    const scenario::Compression& c) {
   std::int64_t n = 0;
   for (const Segment& s : segments) n += s.elements;
@@ -90,7 +78,7 @@ std::vector<float> bucket_gradient(const std::vector<Segment>& segments, const s
   g.reserve(static_cast<std::size_t>(n));
   if (!real.empty()) {
     for (const Segment& s : segments) {
-      const auto from = real.begin() + tensor_offset[static_cast<std::size_t>(s.tensor)];
+      const auto from = real.begin() + s.piece->offset;
       g.insert(g.end(), from, from + std::min<std::int64_t>(s.elements, real.end() - from));
       g.resize(g.size() + static_cast<std::size_t>(std::max<std::int64_t>(0, s.elements - (real.end() - from))), 0.0f);
     }
@@ -108,7 +96,7 @@ std::vector<float> bucket_gradient(const std::vector<Segment>& segments, const s
         for (int k = 0; k < 3; ++k) chi2 += std::pow(rng.normal(), 2);
         v /= std::sqrt(chi2 / 3);
       }
-      g.push_back(static_cast<float>(tensor_scale[static_cast<std::size_t>(s.tensor)] * v));
+      g.push_back(static_cast<float>(s.piece->scale * v));
     }
   return g;
 }
@@ -120,7 +108,7 @@ struct KernelTimes {
 
 /// One bucket size's work: on the target GPU (kernel model, fixed throughput), or in seconds where the kernels ran
 /// (measured; mapped to the target GPU by the caller).
-scheduling::BucketWork measure(std::vector<float> grad, const scenario::Scenario& s) {
+scheduling::BucketWork measure(std::vector<float> grad, const scenario::Scenario& s, int ranks) {
   const scenario::Compression& c = s.compression;
   const bool measured = c.kernel_time == scenario::KernelTime::measured;
   std::unique_ptr<compressors::Compressor> compressor;
@@ -180,14 +168,14 @@ scheduling::BucketWork measure(std::vector<float> grad, const scenario::Scenario
     case compressors::Aggregation::kAllGather:
       if (c.sparse_collective == "gtopk") {
         // gTop-k: log2 p merges of two top-k sets on the way up, one payload to expand at the end.
-        w.decompress_s = t.decompress_s * (1 + std::ceil(std::log2(std::max(s.workers, 1))));
+        w.decompress_s = t.decompress_s * (1 + std::ceil(std::log2(std::max(ranks, 1))));
         w.exchanges.push_back({Kind::gtopk, msg.wire_size, 0});
         break;
       }
       [[fallthrough]];
     case compressors::Aggregation::kMajorityVote:
       // Every receiver expands and sums each worker's payload.
-      w.decompress_s = t.decompress_s * s.workers;
+      w.decompress_s = t.decompress_s * ranks;
       w.exchanges.push_back({Kind::allgather, msg.wire_size, 0});
       break;
     case compressors::Aggregation::kLowRank:
@@ -199,11 +187,11 @@ scheduling::BucketWork measure(std::vector<float> grad, const scenario::Scenario
   return w;
 }
 
-std::string settings_key(const scenario::Scenario& s) {
+std::string settings_key(const scenario::Scenario& s, int ranks) {
   std::ostringstream key;
   const scenario::Compression& c = s.compression;
   key << c.compressor << '|' << c.device << '|' << s.numerics.seed << '|' << c.error_feedback << '|' << c.sparse_collective << '|' << c.gradient << '|' << c.gradient_scale << '|' << c.seed
-      << '|' << static_cast<int>(c.kernel_time) << '|' << c.kernel_Bps.value_or(0) << '|' << s.workers << '|'
+      << '|' << static_cast<int>(c.kernel_time) << '|' << c.kernel_Bps.value_or(0) << '|' << ranks << '|'
       << s.gpu.name << '|' << s.gpu.memory_Bps << '|' << s.gpu.memory_efficiency << '|' << s.gpu.fp32_flops << '|'
       << s.gpu.compute_efficiency;
   for (const auto& [name, value] : c.options)
@@ -215,8 +203,32 @@ std::string settings_key(const scenario::Scenario& s) {
 
 }  // namespace
 
-std::vector<scheduling::BucketWork> compression_work(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
-                                                     std::string& note, std::span<const float> real_gradient) {
+double layer_gradient_scale(const std::string& name, const scenario::Compression& c) {
+  double scale = c.gradient_scale;
+  std::size_t longest = 0;
+  for (const auto& [prefix, value] : c.layer_scales)
+    if (name.rfind(prefix, 0) == 0 && prefix.size() >= longest) {
+      longest = prefix.size();
+      scale = value;
+    }
+  return scale;
+}
+
+GradientPieces model_gradient_pieces(const scenario::Scenario& s) {
+  GradientPieces pieces;
+  std::int64_t offset = 0;
+  for (const models::Layer& layer : s.model.layers)
+    for (const models::Tensor& t : layer.tensors) {
+      pieces.push_back({{t.numel(), layer_gradient_scale(layer.name, s.compression), offset}});
+      offset += t.numel();
+    }
+  return pieces;
+}
+
+std::vector<scheduling::BucketWork> compression_work(const scenario::Scenario& s,
+                                                     const std::vector<scheduling::Bucket>& buckets,
+                                                     const GradientPieces& pieces, int ranks, std::string& note,
+                                                     std::span<const float> real_gradient) {
   static std::map<std::string, scheduling::BucketWork> cache;
   const scenario::Compression& c = s.compression;
   const double gpu_Bps = s.gpu.memory_Bps * s.gpu.memory_efficiency;
@@ -248,27 +260,17 @@ std::vector<scheduling::BucketWork> compression_work(const scenario::Scenario& s
                        "to the {} ({:.0f} GB/s effective)",
                        c.compressor, input, host_copy_Bps() / 1e9, to_target, s.gpu.name, gpu_Bps / 1e9);
   }
-  const std::string settings = settings_key(s);
-  std::vector<double> tensor_scale;
-  std::vector<std::int64_t> tensor_elements, tensor_offset;
-  std::int64_t offset = 0;
-  for (const models::Layer& layer : s.model.layers)
-    for (const models::Tensor& t : layer.tensors) {
-      tensor_scale.push_back(layer_scale(layer.name, c));
-      tensor_elements.push_back(t.numel());
-      tensor_offset.push_back(offset);
-      offset += t.numel();
-    }
+  const std::string settings = settings_key(s, ranks);
   std::vector<scheduling::BucketWork> work;
-  for (const scheduling::Bucket& b : plan.buckets) {
-    const std::vector<Segment> segments = bucket_segments(b, tensor_elements);
+  for (const scheduling::Bucket& b : buckets) {
+    const std::vector<Segment> segments = bucket_segments(b, pieces);
     std::string key = settings + '#' + std::to_string(b.bytes);
     for (const Segment& seg : segments)
-      key += real_gradient.empty() ? fmt::format("|{}x{}", seg.elements, tensor_scale[static_cast<std::size_t>(seg.tensor)])
-                                   : fmt::format("|t{}:{}", seg.tensor, seg.elements);
+      key += real_gradient.empty() ? fmt::format("|{}x{}", seg.elements, seg.piece->scale)
+                                   : fmt::format("|o{}:{}", seg.piece->offset, seg.elements);
     auto it = cache.find(key);
     if (it == cache.end())
-      it = cache.emplace(key, measure(bucket_gradient(segments, tensor_scale, tensor_offset, real_gradient, c), s)).first;
+      it = cache.emplace(key, measure(bucket_gradient(segments, real_gradient, c), s, ranks)).first;
     scheduling::BucketWork w = it->second;
     w.compress_s *= to_target;
     w.decompress_s *= to_target;

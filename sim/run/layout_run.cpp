@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <tuple>
 
@@ -22,8 +23,10 @@
 #include "sim/run/capacity.hpp"
 #include "sim/run/comm_costs.hpp"
 #include "sim/run/layout_times.hpp"
+#include "sim/run/memory_check.hpp"
 #include "sim/run/rank_classes.hpp"
 #include "sim/run/run_info.hpp"
+#include "sim/run/stage_buckets.hpp"
 #include "sim/run/stragglers.hpp"
 #include "sim/scenario/parallel_section.hpp"
 #include "sim/sync/scheme.hpp"
@@ -42,8 +45,10 @@ int hybrid_shard(const parallel::Placement& placement) {
              : 1;
 }
 
-parallel::Workload workload_of(const scenario::Scenario& s, int iterations) {
+parallel::Workload workload_of(const scenario::Scenario& s, int iterations,
+                               std::shared_ptr<std::string> compression_note = nullptr) {
   const parallel::Layout layout = scenario::layout_of(s);
+  const parallel::Placement placement(layout, s.platform.gpus_per_node);
   parallel::WorkloadInput in;
   in.model = &s.model;
   in.times = layout_layer_times(s);
@@ -52,7 +57,8 @@ parallel::Workload workload_of(const scenario::Scenario& s, int iterations) {
   in.gradient_dtype = s.gradient_dtype;
   in.micro_batches = scenario::micro_batches(s);
   in.iterations = iterations;
-  in.hybrid_shard = hybrid_shard(parallel::Placement(layout, s.platform.gpus_per_node));
+  in.hybrid_shard = hybrid_shard(placement);
+  in.data_planner = stage_planner(s, placement, std::move(compression_note));
   // The sync scheme on the data dimension, iteration by iteration.
   const sync::Scheme& scheme = s.sync.rules();
   for (int it = 0; it < iterations; ++it)
@@ -96,7 +102,7 @@ std::vector<IterationMarks> rank_marks(const taskgraph::Program& program, const 
     m.end_s = spans[static_cast<std::size_t>(end)].end_s;
     for (int i = first; i <= end; ++i) {
       const Task& t = program.tasks[static_cast<std::size_t>(i)];
-      if (t.op != Op::compute) continue;
+      if (t.op != Op::compute || t.stream != taskgraph::Stream::compute) continue;
       const double d = spans[static_cast<std::size_t>(i)].end_s - spans[static_cast<std::size_t>(i)].start_s;
       (t.category == "forward" ? m.forward_s : t.category == "update" ? m.update_s : m.backward_s) += d;
     }
@@ -217,6 +223,10 @@ memory::MemoryBreakdown fullest_stage(const scenario::Scenario& s, const paralle
     memory::MemoryBreakdown b = parallel::stage_memory(
         layout, w, stage, s.model, s.gpu, s.precision, s.gradient_dtype, models::optimizer(s.memory.optimizer),
         s.memory.recomputation, scenario::micro_batches(s), hybrid_shard(placement));
+    // The data dimension's buffers: the scheduler's packed buckets, the compressor's payloads and state.
+    const scheduling::IterationPlan& exchanges = w.stages[static_cast<std::size_t>(stage)].exchanges;
+    if (memory::MemoryItem buffers = bucket_buffers(s, exchanges); buffers.bytes > 0) b.items.push_back(std::move(buffers));
+    if (!s.compression.compressor.empty()) b.items.push_back(compression_buffers(s, exchanges, layout.data));
     b.items.push_back({"workspace", s.gpu.workspace_bytes, "cuBLAS workspace (PyTorch's default)"});
     if (totals) totals->push_back(b.total_bytes());
     if (stage == 0 || b.total_bytes() > fullest.total_bytes()) fullest = std::move(b);
@@ -319,7 +329,8 @@ double layout_cpu_s(const scenario::Scenario& s) {
 }
 
 RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
-  const parallel::Workload work = workload_of(s, s.iterations);
+  const auto compression_note = std::make_shared<std::string>();
+  const parallel::Workload work = workload_of(s, s.iterations, compression_note);
   memory::MemoryBreakdown memory = checked_memory(s, work);
   const platform::Fabric fabric(s.platform);
   const parallel::Layout l = scenario::layout_of(s);
@@ -432,7 +443,9 @@ RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
       l.micro_batch, scenario::micro_batches(s));
   if (const std::string rule = measured_times_rule(s); !rule.empty()) info.architecture += "; " + rule;
   info.replicas = l.data;
-  info.buckets = static_cast<std::int64_t>(work.units.size());
+  info.buckets = 0;
+  for (const parallel::StagePlan& stage : work.stages) info.buckets += static_cast<std::int64_t>(stage.exchanges.buckets.size());
+  info.compression = *compression_note;
   info.collective_launch_s = s.gpu.collective_launch_s ? *s.gpu.collective_launch_s : models::kCollectiveLaunch_s;
   RunResult result = assemble_result(std::move(info), std::move(timeline), single_worker_s, s.workers);
   const double last_start = result.iterations.empty() ? 0.0 : result.iterations.back().start_s;

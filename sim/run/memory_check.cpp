@@ -29,20 +29,21 @@ namespace {
 
 using memory::MemoryItem;
 
-/// Buffers a scheduler packs buckets into (Scheduler::buffer_bytes).
+}  // namespace
+
 MemoryItem bucket_buffers(const scenario::Scenario& s, const scheduling::IterationPlan& plan) {
   const auto scheduler = scheduling::make_scheduler(s.scheduler, s.scheduler_options);
   const auto bytes = static_cast<double>(scheduler->buffer_bytes(plan.buckets));
   return {"communication buffers", bytes, bytes > 0 ? scheduler->buffer_note() : ""};
 }
 
-MemoryItem compression_buffers(const scenario::Scenario& s, const scheduling::IterationPlan& plan) {
+MemoryItem compression_buffers(const scenario::Scenario& s, const scheduling::IterationPlan& plan, int ranks) {
   MemoryItem item{"compression buffers", 0, ""};
   double exchange = 0;
   for (const scheduling::BucketWork& w : plan.work) {
     double bytes = 0;
     for (const scheduling::Exchange& e : w.exchanges)
-      bytes += static_cast<double>(e.bytes) * (e.kind == scheduling::Exchange::Kind::allgather ? 1 + s.workers : 2);
+      bytes += static_cast<double>(e.bytes) * (e.kind == scheduling::Exchange::Kind::allgather ? 1 + ranks : 2);
     exchange = std::max(exchange, bytes);
   }
   const double gradient = gradient_wire_bytes(plan);
@@ -55,6 +56,8 @@ MemoryItem compression_buffers(const scenario::Scenario& s, const scheduling::It
                             state == 1 ? "" : "s");
   return item;
 }
+
+namespace {
 
 /// Bytes of the parts called `names`.
 double part(const memory::MemoryBreakdown& b, std::initializer_list<std::string_view> names) {
@@ -140,7 +143,7 @@ memory::MemoryBreakdown memory_breakdown(const scenario::Scenario& s, const sche
   architecture_named(s.architecture).add_buffers(s, plan, buffers, b.where);
   if (buffers.detail.empty()) buffers.detail = "none: every gradient is reduced in place";
   b.items.push_back(buffers);
-  if (!s.compression.compressor.empty()) b.items.push_back(compression_buffers(s, plan));
+  if (!s.compression.compressor.empty()) b.items.push_back(compression_buffers(s, plan, s.workers));
   b.items.push_back({"workspace", s.gpu.workspace_bytes, "cuBLAS workspace (PyTorch's default)"});
   b.notes.push_back("the CUDA context, NCCL's buffers and the allocator's fragmentation (no published figure)");
   return b;

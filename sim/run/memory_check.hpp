@@ -7,6 +7,12 @@
 
 namespace dtsim::run {
 
+/// Buffers a scheduler packs `plan`'s buckets into (Scheduler::buffer_bytes).
+memory::MemoryItem bucket_buffers(const scenario::Scenario& s, const scheduling::IterationPlan& plan);
+/// Compression's buffers for `plan`'s work exchanged among `ranks` ranks: the largest bucket's payload sent and
+/// received (an all-gather's from every rank) and the error-feedback state, fp32 gradient-sized.
+memory::MemoryItem compression_buffers(const scenario::Scenario& s, const scheduling::IterationPlan& plan, int ranks);
+
 /// Peak memory of the fullest GPU of `s`, whose iteration is `plan`: model states, activations at the batch,
 /// the architecture's communication buffers, the cuBLAS workspace.
 memory::MemoryBreakdown memory_breakdown(const scenario::Scenario& s, const scheduling::IterationPlan& plan);

@@ -18,7 +18,7 @@
 #include "sim/run/architecture.hpp"
 #include "sim/run/assemble.hpp"
 #include "sim/run/capacity.hpp"
-#include "sim/run/compression_work.hpp"
+#include "sim/run/bucket_plan.hpp"
 #include "sim/run/numerics_run.hpp"
 #include "sim/run/stragglers.hpp"
 #include "sim/collectives/block_collective.hpp"
@@ -29,7 +29,6 @@
 #include "sim/memory/activations.hpp"
 #include "sim/run/memory_check.hpp"
 #include "sim/parallel/data_parallel.hpp"
-#include "sim/scheduling/scheduler.hpp"
 #include "sim/sync/architecture_traits.hpp"
 #include "sim/sync/scheme.hpp"
 
@@ -251,16 +250,6 @@ std::vector<scheduling::BucketWork> bucket_work(const scheduling::IterationPlan&
   return work;
 }
 
-collectives::AlphaBeta allreduce_alpha_beta(const scenario::Scenario& s) {
-  const collectives::LinkCosts costs = platform::link_costs(s.platform);
-  const auto collective = collectives::make_collective(s.collective, costs, s.nccl);
-  const collectives::Group group{s.workers, s.platform.gpus_per_node};
-  constexpr std::int64_t kProbeBytes = 1 << 30;
-  refuse_oversized_probe(s, {0, kProbeBytes}, core::read_process_limits());
-  const double a = collective->closed_form_s(group, 0, costs);
-  return {a, (collective->closed_form_s(group, kProbeBytes, costs) - a) / static_cast<double>(kProbeBytes)};
-}
-
 scheduling::IterationPlan make_iteration_plan(const scenario::Scenario& s, std::string* compression_note,
                                               std::span<const float> real_gradient) {
   scheduling::IterationPlan plan;
@@ -269,7 +258,8 @@ scheduling::IterationPlan make_iteration_plan(const scenario::Scenario& s, std::
   // A recomputed layer runs its forward again during backward, just before its backward.
   const std::vector<bool> again = memory::recomputed_layers(s.model, s.memory.recomputation);
   scheduling::SchedulingInput input;
-  input.allreduce = allreduce_alpha_beta(s);
+  refuse_oversized_probe(s, {0, std::int64_t{1} << 30}, core::read_process_limits());
+  input.allreduce = allreduce_alpha_beta(s, {s.workers, s.platform.gpus_per_node});
   const std::int64_t copies = s.sync.rules().exchanged_copies(s.sync);  // the momentum buffers too (Yu et al.)
   const auto gradient_bytes = static_cast<std::int64_t>(models::element_bytes(s.gradient_dtype));  // on the wire
   for (std::size_t l = 0; l < s.model.layers.size(); ++l) {
@@ -282,14 +272,7 @@ scheduling::IterationPlan make_iteration_plan(const scenario::Scenario& s, std::
   input.backward_end_s.assign(plan.layers.size(), 0.0);
   double backward = 0;
   for (std::size_t l = plan.layers.size(); l-- > 0;) input.backward_end_s[l] = (backward += plan.layers[l].backward_s);
-  const auto scheduler = scheduling::make_scheduler(s.scheduler, s.scheduler_options);
-  plan.buckets = scheduler->buckets(input);
-  plan.credit_bytes = scheduler->credit_bytes();
-  if (!s.compression.compressor.empty()) {
-    std::string note;
-    plan.work = compression_work(s, plan, note, real_gradient);
-    if (compression_note) *compression_note = note;
-  }
+  plan_buckets(s, input, model_gradient_pieces(s), s.workers, plan, compression_note, real_gradient);
   return plan;
 }
 

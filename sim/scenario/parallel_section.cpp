@@ -8,6 +8,7 @@
 #include "sim/parallel/workload.hpp"
 #include "sim/scenario/key_hints.hpp"
 #include "sim/scenario/keys.hpp"
+#include "sim/scheduling/scheduler.hpp"
 #include "sim/sync/architecture_traits.hpp"
 #include "sim/sync/scheme.hpp"
 
@@ -74,11 +75,23 @@ std::string combination_refusal(const Scenario& s) {
   if (s.numerics.enabled)
     return "[numerics]: numerics mode trains its small model replicated whole on every worker; a layout's time "
            "line is not trained (remove [numerics] to time the layout)";
-  if (!s.compression.compressor.empty())
-    return "gradient compression: the data-parallel gradients of a layout are not compressed in this version";
-  if (s.scheduler != "wfbp")
-    return "scheduler \"" + s.scheduler + "\": a layout reduces each transformer layer's gradients once its last "
-           "backward ends (wfbp at the layer's granularity)";
+  const parallel::Sharding sharding = s.parallel.sharding;
+  if (!s.compression.compressor.empty() && sharding != parallel::Sharding::none)
+    return "gradient compression with sharding = \"" + std::string(parallel::sharding_name(sharding)) +
+           "\": ZeRO and FSDP reduce-scatter the gradients so that each rank receives only its shard of the sum, "
+           "and a compressed payload (sparse indices, signs, low-rank factors) is summed only whole, by an "
+           "all-reduce or all-gather that leaves every rank the whole gradient (sharding = \"none\")";
+  if (!s.compression.compressor.empty() && s.compression.gradient == "numerics")
+    return "compression.gradient = \"numerics\": numerics mode's real gradient is a whole model's, not a "
+           "pipeline stage's tensor-parallel shard";
+  if (scheduling::make_scheduler(s.scheduler, s.scheduler_options)->credit_bytes() > 0)
+    return "scheduler \"" + s.scheduler + "\": it updates each layer as its gradients arrive and lets the next "
+           "iteration's forward overtake the rest of the exchange, but a layout's optimizer step first clips the "
+           "gradients by their global norm (Megatron-LM and DeepSpeed clip at 1.0), which needs every gradient reduced";
+  if (s.scheduler != "wfbp" && (sharding == parallel::Sharding::zero3 || sharding == parallel::Sharding::hybrid))
+    return "scheduler \"" + s.scheduler + "\" with sharding = \"" + std::string(parallel::sharding_name(sharding)) +
+           "\": FSDP reduce-scatters each unit's gradients as its backward ends, in every micro-batch, and frees "
+           "them (the unit is the bucket); a bucket of several units would keep their unsharded gradients";
   if (s.sync.backup_workers > 0)
     return "backup workers: they close a round with the first n - b pushes to a parameter server, and a layout's "
            "tensor, pipeline and data-parallel groups meet in collectives, where every rank's share of the sum must "

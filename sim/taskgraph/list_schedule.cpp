@@ -349,7 +349,8 @@ GraphSchedule list_schedule(const TaskGraph& graph, const TaskCost& cost, const 
       if (sent.end_s > when.at_s) schedule.binding[run][i] = {from, task.match};
     } else if (task.op == Op::compute) {
       span.end_s = options.compute_end              ? options.compute_end(at.role, task, span.start_s, busy[run].spans())
-                   : options.overlap_slowdown != 1 ? busy[run].finish(span.start_s, cost(role, task), options.overlap_slowdown)
+                   : options.overlap_slowdown != 1 && task.stream == Stream::compute
+                       ? busy[run].finish(span.start_s, cost(role, task), options.overlap_slowdown)
                                                    : span.start_s + cost(role, task);
     } else if (const int m = joins_instances(task.op) ? joins.meeting(run, r, i) : -1;
                m >= 0 && joins.members[static_cast<std::size_t>(m)].size() > 1) {

@@ -97,8 +97,9 @@ struct Meetings {
 
 /// How list_schedule runs a graph.
 struct ScheduleOptions {
-  /// While a run's collectives or sends run, its computation progresses at 1 / overlap_slowdown of its speed (the
-  /// communication kernels hold SMs and memory bandwidth, as run::CommOverlap for data parallelism).
+  /// While a run's collectives or sends run, its computation on the compute stream progresses at 1 / overlap_slowdown
+  /// of its speed (the communication kernels hold SMs and memory bandwidth, as run::CommOverlap for data
+  /// parallelism); local work on other streams (compression on the data stream) runs at its own time, as there.
   double overlap_slowdown = 1;
   /// Instances of each role (empty: one each). Without `meetings`, instance i of a role receives from instance i
   /// of its peer (or from its only instance), and every collective of a role joins all its instances: it starts

@@ -5,8 +5,8 @@
 namespace dtsim::taskgraph {
 
 bool spans_group(Op op) {
-  return op == Op::allreduce || op == Op::allgather || op == Op::reduce_scatter || op == Op::push ||
-         op == Op::pull || op == Op::neighbours;
+  return op == Op::allreduce || op == Op::allgather || op == Op::reduce_scatter || op == Op::gtopk ||
+         op == Op::push || op == Op::pull || op == Op::neighbours;
 }
 
 int Program::add(Task task) {

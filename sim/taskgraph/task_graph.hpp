@@ -16,6 +16,8 @@ enum class Op {
   allreduce,       ///< every rank of `group` contributes and receives `bytes`
   allgather,       ///< every rank of `group` contributes bytes / |group| and receives `bytes`
   reduce_scatter,  ///< every rank of `group` contributes `bytes` and receives its bytes / |group| of the sum
+  gtopk,           ///< gTop-k (Shi et al., ICDCS'19): a tree reduce and broadcast over `group` in which every
+                   ///< message is one top-k payload of `bytes` (two payloads merged back to k at each hop)
   send,            ///< `bytes` to the rank of role `peer` with the same place in the other groups
   recv,            ///< waits for task `match` (a send) of role `peer`; takes no time of its own
   push,            ///< every rank of `group` sends its `bytes`, in partitions, to the parameter servers

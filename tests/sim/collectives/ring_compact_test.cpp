@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/actors/rank_steps.hpp"
+#include "sim/collectives/block_collective.hpp"
 #include "sim/collectives/nccl_allreduce.hpp"
 #include "sim/collectives/nccl_ring.hpp"
 #include "sim/collectives/ring_allreduce.hpp"
@@ -176,6 +177,60 @@ TEST(NcclRingCompact, TreeKeepsItsPlan) {
       EXPECT_EQ(nccl.analytic_plan_transfers(group, bytes), transfers) << group.ranks << " " << bytes;
     }
   EXPECT_EQ(nccl_ring_on(spec).analytic_plan_transfers({64, 8}, 1000), 0);
+}
+
+}  // namespace
+}  // namespace dtsim::collectives
+
+namespace dtsim::collectives {
+namespace {
+
+// The registered ring all-gather and reduce-scatter (what a layout's groups run under every collective but NCCL's)
+// fuse and time blocks of one size without their plans, exactly as their plans give; other blocks keep their plans
+// (a vector that does not divide by the ranks among them).
+TEST(RingHalvesCompact, FusedPlanAndPlanTimeEqualThePlansOnEveryPlatform) {
+  int compared = 0;
+  for (const auto& block : {make_allgatherv("ring"), make_reduce_scatter("ring")}) {
+    for (int p : {1, 2, 3, 4, 7, 16})
+      for (std::int64_t bytes : {0, 5, 1000, 1001, (1 << 20) + 13}) {
+        if (bytes % p != 0) continue;
+        const Group group{p, 1};
+        const std::vector<std::int64_t> blocks = equal_blocks(p, bytes);
+        const auto expected = actors::flow_steps(block->plan(group, blocks), true);
+        const auto fused = block->fused_plan(group, blocks);
+        ASSERT_TRUE(fused);
+        const auto got = actors::flow_steps(*fused);
+        ASSERT_EQ(got.size(), expected.size()) << block->name() << " " << p << " " << bytes;
+        for (std::size_t s = 0; s < got.size(); ++s) {
+          ASSERT_EQ(got[s].size(), expected[s].size());
+          for (std::size_t i = 0; i < got[s].size(); ++i) {
+            EXPECT_EQ(got[s][i].transfer.from, expected[s][i].transfer.from);
+            EXPECT_EQ(got[s][i].transfer.to, expected[s][i].transfer.to);
+            EXPECT_EQ(got[s][i].transfer.bytes, expected[s][i].transfer.bytes) << block->name() << " " << p << " " << bytes;
+            EXPECT_EQ(got[s][i].steps, expected[s][i].steps);
+          }
+        }
+      }
+    for (const platform::PlatformSpec& spec : platforms()) {
+      const platform::Fabric fabric(spec);
+      for (int p : {2, 3, spec.gpus_per_node + 1, 2 * spec.gpus_per_node}) {
+        if (p > spec.hosts() || p > 272) continue;
+        ++compared;
+        for (std::int64_t each : {1, 4099, (1 << 22) + 5}) {
+          const std::int64_t bytes = each * p;
+          const Group group{p, spec.gpus_per_node};
+          const std::vector<std::int64_t> blocks = equal_blocks(p, bytes);
+          const auto time = block->plan_time_s(group, blocks, fabric);
+          ASSERT_TRUE(time);
+          const double expected = schedule_time_s(block->plan(group, blocks), fabric);
+          EXPECT_NEAR(*time, expected, 1e-9 * expected) << block->name() << " " << spec.name << " " << p << " " << bytes;
+        }
+      }
+    }
+    EXPECT_FALSE(block->fused_plan({3, 1}, equal_blocks(3, 1001)));
+    EXPECT_FALSE(block->plan_time_s({3, 1}, {1, 2, 3}, platform::Fabric(testing::star(16))));
+  }
+  EXPECT_GE(compared, 40);
 }
 
 }  // namespace

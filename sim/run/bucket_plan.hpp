@@ -1,0 +1,27 @@
+#pragma once
+/// The data dimension's buckets, for plain data parallelism and for each pipeline stage of a layout alike: the
+/// configured scheduler over the gradients and their backward timeline, then, with a compressor, each bucket's
+/// compression work (compress, the compressor's exchanges among the data-parallel ranks, decompress).
+#include <span>
+#include <string>
+
+#include "sim/collectives/collective.hpp"
+#include "sim/run/compression_work.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/scheduling/iteration_plan.hpp"
+#include "sim/scheduling/scheduling_input.hpp"
+
+namespace dtsim::run {
+
+/// The configured all-reduce on `group` over the platform's link costs as alpha + n beta (its closed form at 0
+/// and at 1 GiB): what a scheduler prices a bucket with.
+collectives::AlphaBeta allreduce_alpha_beta(const scenario::Scenario& s, const collectives::Group& group);
+
+/// Fills `plan`'s buckets and credit with `s.scheduler`'s buckets of `input` and, with a compressor, its work with
+/// each bucket's compression among `ranks` data-parallel ranks (compression_work over `pieces`, one entry per tensor
+/// of `input`; `note`, when given, says how the kernels were timed).
+void plan_buckets(const scenario::Scenario& s, const scheduling::SchedulingInput& input, const GradientPieces& pieces,
+                  int ranks, scheduling::IterationPlan& plan, std::string* note = nullptr,
+                  std::span<const float> real_gradient = {});
+
+}  // namespace dtsim::run
