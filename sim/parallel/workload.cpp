@@ -474,7 +474,7 @@ class Builder {
     Prefetch(Builder& b, taskgraph::Program& program, std::vector<int> units, std::string pass,
              const std::vector<int>& after = {})
         : b_(b), program_(program), units_(std::move(units)), pass_(std::move(pass)) {
-      for (std::size_t k = 0; k < std::min<std::size_t>(2, units_.size()); ++k) issue(k, after);
+      for (std::size_t k = 0; k < std::min<std::size_t>(2, units_.size()); ++k) issue(k, {after.begin(), after.end()});
     }
     int gather(std::size_t k) const { return tasks_.at(k); }
     void computed(std::size_t k, int task) {
