@@ -5,6 +5,7 @@
 // refuses at load time for a physical reason, named in the message.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <ostream>
@@ -23,7 +24,9 @@ struct Feature {
   std::string name;
   std::vector<std::string> overrides;
   std::string refusal;  ///< empty: it runs on every layout below; else a phrase of the physical reason
-  std::string refusal_when_sharded = "";  ///< on the ZeRO layouts (LayoutCase::sharded) instead of `refusal`
+  /// Where the layout's sharding is one of `refused_shardings`, refused for this reason instead of `refusal`.
+  std::string refusal_when_sharded = "";
+  std::vector<std::string> refused_shardings = {"zero1", "zero2", "zero3"};
   /// The two levels compared (a feature only the simulated levels run, failures, compares flow with message).
   std::array<std::string, 2> levels{"analytic", "flow"};
   /// Whether every rank's bytes must agree too. Not where the run stops (a crash). The levels reach the stop at
@@ -42,7 +45,7 @@ struct LayoutCase {
   /// beside every collective of its rank where the analytic level counts those scheduled before it
   /// (docs/VALIDATION.md section 12, "Across levels for layouts"): they agree to a stated tolerance.
   double tolerance = 1e-9;
-  bool sharded = false;  ///< zero1..3: one replica's optimizer state is spread over the data group
+  std::string sharding = "none";
 };
 
 // GPT-3 125M on one DGX-1 (8 V100s joined by a hybrid cube-mesh: GPUs 0-3 and 4-7 fully connected, i to i + 4).
@@ -54,11 +57,11 @@ const std::vector<std::string> kBase{"platform=dgx1_v100", "workers=8", "model.n
 // link. And ZeRO-3 over tensor quads (0-3, 4-7, each fully connected) with data pairs (i, i + 4).
 const std::vector<LayoutCase> kLayouts{
     {"tp2_pp2_dp2", {"parallel.tensor=2", "parallel.pipeline=2"}},
-    {"tp2_pp2_dp2_zero1", {"parallel.tensor=2", "parallel.pipeline=2", "parallel.sharding=zero1"}, 1e-3, true},
+    {"tp2_pp2_dp2_zero1", {"parallel.tensor=2", "parallel.pipeline=2", "parallel.sharding=zero1"}, 1e-3, "zero1"},
     // The DGX-1's data pairs 2-6 and 3-7 have one NVLink where the representative's 0-4 has two, and the analytic
     // level times every pair like the representative's: the flow level is up to 1.4 % slower (docs/VALIDATION.md
     // section 12).
-    {"tp4_dp2_zero3", {"parallel.tensor=4", "parallel.sharding=zero3"}, 2e-2, true},
+    {"tp4_dp2_zero3", {"parallel.tensor=4", "parallel.sharding=zero3"}, 2e-2, "zero3"},
     // With two NVLinks for every data pair and no overlap slowdown, the levels agree exactly whatever the ranks'
     // speeds: a fused collective starts when its last member is ready, as the list schedule's.
     {"tp4_dp2_zero3_even_pairs",
@@ -66,18 +69,32 @@ const std::vector<LayoutCase> kLayouts{
       "platform.node.nvlinks=[[0,1,1,2,2,0,0,0],[1,0,2,1,0,2,0,0],[1,2,0,2,0,0,2,0],[2,1,2,0,0,0,0,2],"
       "[2,0,0,0,0,1,1,2],[0,2,0,0,1,0,2,1],[0,0,2,0,1,2,0,2],[0,0,0,2,2,1,2,0]]"},
      1e-9,
-     true},
+     "zero3"},
 };
 
 // Local SGD's replicas step alone, which a replica whose optimizer state ZeRO spreads over the data group cannot.
 const char* kStepsAlone = "optimizer state";
+
+// ZeRO-3 and hybrid sharding reduce-scatter each unit as its backward ends (the unit is FSDP's bucket); ZeRO-1 and -2
+// take the scheduler's buckets.
+const char* kStageBucket = "the unit is the bucket";
+// A compressed payload sums only whole, where ZeRO and FSDP leave each rank its shard of the sum.
+const char* kSumsWhole = "summed only whole";
+// The compressors take fp32 gradients. Their kernels run on the data stream beside backward, and the analytic level
+// slows a computation only by the communication placed before it (docs/VALIDATION.md section 5): without the
+// overlap slowdown the levels must agree exactly.
+const char* kFp32 = "strategy.gradient_dtype=fp32";
+const char* kNoSlowdown = "gpu.overlap_slowdown=1";
+const std::vector<std::string> kParametersSharded{"zero3", "hybrid"};
+const std::vector<std::string> kEverySharding{"zero1", "zero2", "zero3", "hybrid"};
 
 const std::vector<Feature> kFeatures{
     {"bsp", {}, ""},
     {"slow_rank", {"stragglers.slow_workers=[5]", "stragglers.slow_factor=1.5"}, ""},
     {"noise", {"stragglers.noise=lognormal", "stragglers.noise_scale=0.05", "stragglers.seed=3"}, ""},
     {"interference", {"stragglers.interference={period=\"50ms\", duration=\"10ms\", factor=2, workers=[2]}"}, ""},
-    {"crash", {"failures=[{at=\"0.2s\", worker=5}]"}, "", "", {"flow", "message"}, false},
+    {.name = "crash", .overrides = {"failures=[{at=\"0.2s\", worker=5}]"}, .refusal = "", .levels = {"flow", "message"},
+     .same_traffic = false},
     {"measured_iteration", {"gpu.measured_iteration_time=\"0.5s\""}, ""},
     {"backup_workers", {"strategy.backup_workers=1"}, "backup workers"},
     {"local_sgd", {"strategy.sync=local_sgd", "strategy.local_sgd.period=2", "strategy.local_sgd.average_momentum=true"},
@@ -88,6 +105,24 @@ const std::vector<Feature> kFeatures{
     {"adacomm", {"strategy.sync=adacomm", "strategy.adacomm.period=2", "strategy.adacomm.interval=2"}, "training loss"},
     {"fedavg", {"strategy.sync=fedavg", "strategy.fedavg.shard=8"}, "not a client"},
     {"ssp", {"strategy.sync=ssp"}, "all-reduce"},
+    {"fusion", {"strategy.scheduler=fusion"}, "", kStageBucket, kParametersSharded},
+    {"ddp", {"strategy.scheduler=ddp"}, "", kStageBucket, kParametersSharded},
+    {"mg_wfbp", {"strategy.scheduler=mg_wfbp"}, "", kStageBucket, kParametersSharded},
+    {"optimal", {"strategy.scheduler=optimal"}, "", kStageBucket, kParametersSharded},
+    {"no_overlap", {"strategy.scheduler=none"}, "", kStageBucket, kParametersSharded},
+    {.name = "priority", .overrides = {"strategy.scheduler=priority"}, .refusal = "global norm",
+     .levels = {"flow", "message"}},
+    {"fp16", {"compression.compressor=fp16", kFp32, kNoSlowdown}, "", kSumsWhole, kEverySharding},
+    {"qsgd", {"compression.compressor=qsgd", kFp32, kNoSlowdown}, "", kSumsWhole, kEverySharding},
+    {"signsgd", {"compression.compressor=signsgd", kFp32, kNoSlowdown}, "", kSumsWhole, kEverySharding},
+    {"topk_ef", {"compression.compressor=topk", "compression.error_feedback=residual", kFp32, kNoSlowdown},
+     "", kSumsWhole, kEverySharding},
+    {"topk_gtopk", {"compression.compressor=topk", "compression.sparse_collective=gtopk", kFp32, kNoSlowdown},
+     "", kSumsWhole, kEverySharding},
+    {"powersgd", {"compression.compressor=powersgd", kFp32, kNoSlowdown}, "", kSumsWhole, kEverySharding},
+    {"ps", {"strategy.architecture=ps"}, "servers"},
+    {.name = "byteps", .overrides = {"strategy.architecture=byteps"}, .refusal = "servers", .levels = {"flow", "message"}},
+    {"gossip", {"strategy.architecture=gossip"}, "gossip"},
 };
 
 std::vector<std::string> overrides(const LayoutCase& l, const Feature& f, const std::string& fidelity) {
@@ -108,7 +143,10 @@ class FeatureOnLayout : public ::testing::TestWithParam<Case> {};
 TEST_P(FeatureOnLayout, LevelsAgreeOrRefusedForAPhysicalReason) {
   const auto& [layout, feature] = GetParam();
   const std::string& refusal =
-      layout.sharded && !feature.refusal_when_sharded.empty() ? feature.refusal_when_sharded : feature.refusal;
+      std::find(feature.refused_shardings.begin(), feature.refused_shardings.end(), layout.sharding) !=
+              feature.refused_shardings.end() && !feature.refusal_when_sharded.empty()
+          ? feature.refusal_when_sharded
+          : feature.refusal;
   const auto& [first, second] = feature.levels;
   scenario::Scenario first_s;
   try {
