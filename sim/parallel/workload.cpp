@@ -353,6 +353,7 @@ class Builder {
       if (!p.forward) last_backward[static_cast<std::size_t>(p.chunk)] = p.micro_batch;
     std::map<int, int> gathered;  // unit -> the all-gather of its updated parameters (zero1/2), last iteration
     std::vector<int> averaged;    // the last iteration's model average, which this one's forward waits for
+    std::vector<int> stepped;     // the last iteration's step: sharded parameters are gathered after it updates them
     int in_flight = -1;           // Overlap Local-SGD: the average the next averaging iteration's step waits for
     for (int it = 0; it < in_.iterations; ++it) {
       const DataExchange exchange = exchange_in(it);
@@ -365,7 +366,9 @@ class Builder {
         if (p.forward) {
           if (g > 0) deps.push_back(receive(program, s, (s + stages - 1) % stages, {it, p.micro_batch, g, true}, "F" + mb));
           deps.insert(deps.end(), averaged.begin(), averaged.end());
-          Prefetch ag(*this, program, gathers ? units : std::vector<int>{}, "F" + mb, averaged);
+          std::vector<int> updated = averaged;
+          updated.insert(updated.end(), stepped.begin(), stepped.end());
+          Prefetch ag(*this, program, gathers ? units : std::vector<int>{}, "F" + mb, updated);
           int last = -1;
           for (std::size_t k = 0; k < units.size(); ++k) {
             const Unit& u = work_.units[static_cast<std::size_t>(units[k])];
@@ -436,6 +439,7 @@ class Builder {
       if (exchange == DataExchange::models && in_flight >= 0) step.deps.emplace_back(std::exchange(in_flight, -1));
       const int update = program.add(std::move(step));
       int end = update;
+      stepped = {update};
       averaged.clear();
       if (exchange == DataExchange::models)
         if (const std::optional<int> average = average_models(program, stage, update)) {
@@ -470,7 +474,7 @@ class Builder {
   /// of unit k+2 when unit k's computation ends, so that it overlaps unit k+1's.
   class Prefetch {
    public:
-    /// `after`: what the first gathers wait for (a model average that changed the shards).
+    /// `after`: what the first gathers wait for (the step and the model average that changed the shards).
     Prefetch(Builder& b, taskgraph::Program& program, std::vector<int> units, std::string pass,
              const std::vector<int>& after = {})
         : b_(b), program_(program), units_(std::move(units)), pass_(std::move(pass)) {
