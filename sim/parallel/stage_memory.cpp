@@ -116,7 +116,7 @@ memory::MemoryBreakdown stage_memory(const Layout& layout, const Workload& workl
   b.items.push_back({"activations", peak + rebuilt,
                      fmt::format("{} micro-batches of {} in flight at the schedule's peak{}", in_flight,
                                  layout.micro_batch, rebuilt > 0 ? ", plus one layer rebuilt" : "")});
-  b.notes.push_back("NCCL and bucket buffers, the allocator's fragmentation, the CUDA context");
+  b.notes.push_back("NCCL's buffers, the allocator's fragmentation, the CUDA context");
   return b;
 }
 
