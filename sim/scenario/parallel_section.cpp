@@ -81,9 +81,6 @@ std::string combination_refusal(const Scenario& s) {
            "\": ZeRO and FSDP reduce-scatter the gradients so that each rank receives only its shard of the sum, "
            "and a compressed payload (sparse indices, signs, low-rank factors) is summed only whole, by an "
            "all-reduce or all-gather that leaves every rank the whole gradient (sharding = \"none\")";
-  if (!s.compression.compressor.empty() && s.compression.gradient == "numerics")
-    return "compression.gradient = \"numerics\": numerics mode's real gradient is a whole model's, not a "
-           "pipeline stage's tensor-parallel shard";
   if (scheduling::make_scheduler(s.scheduler, s.scheduler_options)->credit_bytes() > 0)
     return "scheduler \"" + s.scheduler + "\": it updates each layer as its gradients arrive and lets the next "
            "iteration's forward overtake the rest of the exchange, but a layout's optimizer step first clips the "
