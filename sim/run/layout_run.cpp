@@ -360,15 +360,9 @@ RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
       const int rank = classes.representative[static_cast<std::size_t>(run)];
       const auto& tasks = work.graph.programs[role_of(rank)].tasks;
       const int it = iteration[role_of(rank)][static_cast<std::size_t>(&t - tasks.data())];  // t is one of them
-      // Only the communication still running at start_s can slow it (the spans are disjoint, in time order): a
-      // stage's thousands of earlier collectives are not scanned again for every task.
-      std::vector<taskgraph::Span> ahead;
-      if (options.overlap_slowdown != 1)
-        ahead.assign(std::upper_bound(busy.begin(), busy.end(), start_s,
-                                      [](double at, const taskgraph::Span& b) { return at < b.end_s; }),
-                     busy.end());
-      return slowdown.profile(rank).finish_s(start_s, t.duration_s * slowdown.factor(rank, it), ahead,
-                                             options.overlap_slowdown);
+      static const std::vector<taskgraph::Span> none;
+      return slowdown.profile(rank).finish_s(start_s, t.duration_s * slowdown.factor(rank, it),
+                                             options.overlap_slowdown != 1 ? busy : none, options.overlap_slowdown);
     };
   }
   taskgraph::GraphSchedule schedule = taskgraph::list_schedule(

@@ -48,7 +48,9 @@ double SpeedProfile::next_change_after(double t) const {
 double SpeedProfile::finish_s(double start_s, double work_s, const std::vector<BusySpan>& busy,
                               double busy_slowdown) const {
   if (nominal() && busy.empty()) return start_s + work_s;
-  auto span = busy.begin();
+  // The spans that end by start_s cannot slow the work: skip them at once (a stage keeps thousands).
+  auto span = std::upper_bound(busy.begin(), busy.end(), start_s,
+                               [](double at, const BusySpan& b) { return at < b.end_s; });
   double t = start_s, left = work_s;
   for (;;) {
     while (span != busy.end() && span->end_s <= t) ++span;
