@@ -25,6 +25,7 @@ Model with_flash_attention(Model model) {
     fused.heads = scores.heads;
     for (; end < model.layers.size() && model.layers[end].attention_core; ++end)
       fused.forward_flops += model.layers[end].forward_flops;
+    fused.kv_heads = model.layers[end - 1].kv_heads;
     const std::int64_t qk = scores.input_elements;           // Q and K, tokens x dim each
     const std::int64_t out = model.layers[end - 1].output_elements;  // tokens x dim
     const std::int64_t heads = scores.heads;

@@ -40,7 +40,7 @@ void decoder_layer(SequenceBuilder& b, const std::string& p, const LlamaConfig& 
   b.elementwise(p + "self_attn.rotary", t * (c.hidden + kv), rope_flops_per_element, 1, Keeps::nothing).split = TensorSplit::sharded;
   b.attention_scores(p + "self_attn.scores", c.hidden, c.heads);
   b.attention_softmax(p + "self_attn.softmax", c.heads);
-  b.attention_context(p + "self_attn.context", c.hidden, c.heads, false);
+  b.attention_context(p + "self_attn.context", c.hidden, c.heads, false, c.kv_heads);
   b.linear(p + "self_attn.o_proj", c.hidden, c.hidden, t, false).split = TensorSplit::row;
   b.elementwise(p + "attn_residual", t * c.hidden, pointwise_flops_per_element, 2, Keeps::nothing);
   b.rms_norm(p + "post_attention_layernorm", c.hidden);

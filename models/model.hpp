@@ -72,6 +72,7 @@ struct Layer {
   bool attention_core = false;           ///< Q K^T, softmax, its dropout or attention over V (selective recomputation)
   TensorSplit split = TensorSplit::replicated;  ///< under tensor parallelism
   int heads = 0;                         ///< attention-core modules: the attention heads
+  int kv_heads = 0;                      ///< attention-core modules: key/value heads (grouped-query); 0: `heads`
   double backward_ratio = 2;             ///< backward time over forward time (roofline; fused attention differs)
   std::optional<Gemm> gemm;              ///< set when the module is a matrix multiply (timed by its shape)
   Kernel kernel = Kernel::other;         ///< role for kernel fusion

@@ -104,7 +104,8 @@ void SequenceBuilder::attention_dropout(const std::string& name, std::int64_t he
   l.heads = static_cast<int>(heads);
 }
 
-void SequenceBuilder::attention_context(const std::string& name, std::int64_t dim, std::int64_t heads, bool dropout) {
+void SequenceBuilder::attention_context(const std::string& name, std::int64_t dim, std::int64_t heads, bool dropout,
+                                        std::int64_t kv_heads) {
   const std::int64_t probabilities = heads * tokens_ * tokens_;
   Layer& l = add(name, 2.0 * static_cast<double>(tokens_ * tokens_ * dim), probabilities + tokens_ * dim,
                  tokens_ * dim);
@@ -114,6 +115,7 @@ void SequenceBuilder::attention_context(const std::string& name, std::int64_t di
   l.attention_core = true;
   l.split = TensorSplit::sharded;
   l.heads = static_cast<int>(heads);
+  l.kv_heads = static_cast<int>(kv_heads);
 }
 
 void SequenceBuilder::cross_entropy(const std::string& name, std::int64_t classes) {

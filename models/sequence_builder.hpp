@@ -68,7 +68,9 @@ class SequenceBuilder {
   void attention_dropout(const std::string& name, std::int64_t heads);
   /// Probabilities times V: reads heads x tokens x tokens and V, writes tokens x dim. `dropout` says whether
   /// its probabilities are a dropout's output (kept here) or the softmax's output (already kept there).
-  void attention_context(const std::string& name, std::int64_t dim, std::int64_t heads, bool dropout = true);
+  /// `kv_heads`: the key/value heads under grouped-query attention (0: `heads`), what context parallelism exchanges.
+  void attention_context(const std::string& name, std::int64_t dim, std::int64_t heads, bool dropout = true,
+                         std::int64_t kv_heads = 0);
   /// Cross-entropy over `classes` logits per token; keeps the logits in fp32 (Korthikanti et al., 4.3).
   void cross_entropy(const std::string& name, std::int64_t classes);
   /// Tokens per sample.

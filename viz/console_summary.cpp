@@ -127,9 +127,15 @@ void print_console_summary(std::ostream& out, const run::RunResult& r) {
       time += e.end_s - e.start_s;
     }
     fmt::print(out, "critical path of the last iteration, {} tasks:", r.critical_path.size());
-    for (const char* category : {"forward", "recompute", "backward", "comm", "compress", "tp", "dp", "gather", "pp", "update"})
-      if (auto it = by_category.find(category); it != by_category.end())
+    // The known kinds in iteration order, then any other (none is left out).
+    for (const char* category :
+         {"forward", "recompute", "backward", "comm", "compress", "tp", "cp", "dp", "gather", "pp", "update"})
+      if (auto it = by_category.find(category); it != by_category.end()) {
         fmt::print(out, "  {} {} x{}", category, core::format_duration(it->second.second), it->second.first);
+        by_category.erase(it);
+      }
+    for (const auto& [category, path] : by_category)
+      fmt::print(out, "  {} {} x{}", category, core::format_duration(path.second), path.first);
     fmt::print(out, "\n");
   }
   if (!r.curve.empty()) {

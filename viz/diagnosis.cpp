@@ -266,6 +266,10 @@ void explain_path_kinds(Context& c, const PathKinds& path, double exposed_s) {
       c.setup["architecture"].get<std::string>().find("sequence parallel") == std::string::npos)
     c.propose({"parallel.sequence_parallel=true"},
               "splits norms and dropout over the tensor group (all-gather and reduce-scatter instead of all-reduce)");
+  if (path.seconds("cp") > 0.1 * path.length_s &&
+      c.setup["architecture"].get<std::string>().find("context all_gather") != std::string::npos)
+    c.propose({"parallel.context_comm=p2p"},
+              "ring attention: each key/value block travels while attention computes on the one before");
 }
 
 /// Compute (or the memory-bound optimizer step) bounds: `compute_s` of it, `update_s` in the optimizer step;

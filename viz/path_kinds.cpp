@@ -40,12 +40,13 @@ bool is_compute(std::string_view category) {
 }
 
 std::string communication_text(std::string_view category) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 6> words{{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 7> words{{
       {"comm", "gradient exchanges"},
       {"compress", "gradient compression"},
       {"dp", "data-parallel gradient reductions"},
       {"gather", "parameter all-gathers (ZeRO / FSDP sharding)"},
       {"tp", "tensor-parallel collectives"},
+      {"cp", "context-parallel key/value exchanges (attention)"},
       {"pp", "pipeline sends and waiting for other stages (the bubble)"},
   }};
   for (const auto& [c, text] : words)

@@ -30,8 +30,15 @@ namespace {
 /// received in the same order and FIFO matching never mixes two collectives up, however far apart the members
 /// are (the message level has no barrier). A channel per collective instance would do the same with a mailbox
 /// per message that SimGrid keeps to the end: 0.9 GB for the 7B TP8xDP8 iteration.
-constexpr std::array<const char*, taskgraph::kStreams> kChannels{"compute:", "tensor:", "data:", "gather:", "pipeline:",
-                                                                      "server:"};
+const std::string& channel_of(taskgraph::Stream stream) {
+  static const std::array<std::string, taskgraph::kStreams> channels = [] {
+    std::array<std::string, taskgraph::kStreams> names;
+    for (std::size_t s = 0; s < names.size(); ++s)
+      names[s] = std::string(taskgraph::stream_name(static_cast<taskgraph::Stream>(s))) + ":";
+    return names;
+  }();
+  return channels[static_cast<std::size_t>(stream)];
+}
 
 /// The mailbox of receive `task` of `rank`.
 sg4::Mailbox* receive_box(int rank, int task) {
@@ -100,7 +107,7 @@ class LayoutClient final : public WalkClient {
       const sg4::BarrierPtr start = m.start;
       start->wait();
     }
-    execute_steps(rank, *p.steps, steps_, kChannels[static_cast<std::size_t>(t.stream)], traffic);
+    execute_steps(rank, *p.steps, steps_, channel_of(t.stream), traffic);
     if (!meet) return;
     // Fused flows end at different times on different ranks; the collective ends for all at the last one.
     Meeting& m = meetings_[key];

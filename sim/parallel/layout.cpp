@@ -8,10 +8,11 @@ namespace dtsim::parallel {
 namespace {
 
 constexpr std::array<std::string_view, 5> kShardings{"none", "zero1", "zero2", "zero3", "hybrid"};
-constexpr std::array<DimensionEntry, 3> kDimensions{{
-    {"tensor", &Layout::tensor},
-    {"pipeline", &Layout::pipeline},
-    {"data", &Layout::data},
+constexpr std::array<DimensionEntry, 4> kDimensions{{
+    {"tensor", &Layout::tensor, false, true},
+    {"context", &Layout::context, true, false},
+    {"pipeline", &Layout::pipeline, false, true},
+    {"data", &Layout::data, true, true},
 }};
 
 /// The names of the registered dimensions, for messages.
@@ -37,6 +38,13 @@ int Layout::ranks() const {
   return ranks;
 }
 
+int Layout::replicas() const {
+  int ranks = 1;
+  for (const DimensionEntry& d : kDimensions)
+    if (d.replicates) ranks *= this->*d.extent;
+  return ranks;
+}
+
 std::vector<std::string> sharding_names() { return {kShardings.begin(), kShardings.end()}; }
 
 Sharding parse_sharding(std::string_view name) {
@@ -47,9 +55,10 @@ Sharding parse_sharding(std::string_view name) {
 
 std::string_view sharding_name(Sharding s) { return kShardings[static_cast<std::size_t>(s)]; }
 
-std::vector<std::string> parse_order(std::string_view text) {
+std::vector<std::string> parse_order(std::string_view text, const Layout& layout) {
   std::vector<std::string> order;
-  const std::string allowed = "each of " + dimension_names() + " once, comma-separated, innermost first";
+  const std::string allowed = "each of " + dimension_names() +
+                              " at most once, comma-separated, innermost first (one of extent 1 may be left out)";
   for (std::size_t begin = 0; begin <= text.size();) {
     const std::size_t end = std::min(text.find(',', begin), text.size());
     std::string_view word = text.substr(begin, end - begin);
@@ -62,8 +71,23 @@ std::vector<std::string> parse_order(std::string_view text) {
     order.emplace_back(word);
     begin = end + 1;
   }
-  if (order.size() != kDimensions.size()) throw core::InputError("parallel order '" + std::string(text) + "'", allowed);
+  for (const DimensionEntry& d : kDimensions)
+    if (std::find(order.begin(), order.end(), d.name) == order.end()) {
+      if (layout.*d.extent > 1)
+        throw core::InputError("parallel order '" + std::string(text) + "' leaves out " + std::string(d.name) + " = " +
+                                   std::to_string(layout.*d.extent),
+                               allowed);
+      order.emplace_back(d.name);
+    }
   return order;
+}
+
+std::string extents_name(const Layout& layout) {
+  std::string text;
+  for (const DimensionEntry& d : kDimensions)
+    if (d.named_when_one || layout.*d.extent > 1)
+      text += (text.empty() ? "" : " x ") + std::string(d.name) + " " + std::to_string(layout.*d.extent);
+  return text;
 }
 
 std::string order_name(const std::vector<std::string>& order) {
@@ -103,15 +127,27 @@ int Placement::moved(int rank, std::string_view dimension, int to) const {
 
 std::vector<int> Placement::members(int rank, std::string_view group) const {
   const bool derived = group == "shard" || group == "replica";
-  const Axis* a = axis(derived ? "data" : group);
-  if (!a)
-    throw core::InputError("unknown parallel group '" + std::string(group) + "'",
-                           dimension_names() + ", shard, replica");
-  std::vector<int> ranks;
-  for (int i = 0; i < a->extent; ++i) ranks.push_back(moved(rank, a->name, i));
+  if (!derived && group != "data") {
+    const Axis* a = axis(group);
+    if (!a)
+      throw core::InputError("unknown parallel group '" + std::string(group) + "'",
+                             dimension_names() + ", shard, replica");
+    std::vector<int> ranks;
+    for (int i = 0; i < a->extent; ++i) ranks.push_back(moved(rank, a->name, i));
+    return ranks;
+  }
+  // The replicas' group: every combination of the replicating dimensions' coordinates, in rank order.
+  std::vector<int> ranks{rank};
+  for (std::size_t d = 0; d < kDimensions.size(); ++d) {
+    if (!kDimensions[d].replicates) continue;
+    std::vector<int> wider;
+    for (int r : ranks)
+      for (int i = 0; i < axes_[d].extent; ++i) wider.push_back(moved(r, axes_[d].name, i));
+    ranks = std::move(wider);
+  }
+  std::sort(ranks.begin(), ranks.end());
   if (!derived) return ranks;
-  // Hybrid sharding: a data-parallel rank's place in its node's shard is how many of the group's earlier ranks
-  // share its node.
+  // Hybrid sharding: a replica's place in its node's shard is how many of the group's earlier ranks share its node.
   std::vector<int> place(ranks.size());
   std::vector<std::pair<int, int>> seen;  // (node, ranks so far)
   for (std::size_t i = 0; i < ranks.size(); ++i) {
@@ -120,7 +156,7 @@ std::vector<int> Placement::members(int rank, std::string_view group) const {
     if (at == seen.end()) at = seen.insert(seen.end(), {node, 0});
     place[i] = at->second++;
   }
-  const auto self = static_cast<std::size_t>(coordinate(rank, "data"));
+  const auto self = static_cast<std::size_t>(std::find(ranks.begin(), ranks.end(), rank) - ranks.begin());
   std::vector<int> chosen;
   for (std::size_t i = 0; i < ranks.size(); ++i)
     if (group == "shard" ? ranks[i] / gpus_per_node_ == rank / gpus_per_node_ : place[i] == place[self])
@@ -129,16 +165,23 @@ std::vector<int> Placement::members(int rank, std::string_view group) const {
 }
 
 bool Placement::leads(int rank, std::string_view group) const {
-  if (group != "shard" && group != "replica") {
-    if (const Axis* a = axis(group)) return rank / a->stride % a->extent == 0;
-    throw core::InputError("unknown parallel group '" + std::string(group) + "'",
-                           dimension_names() + ", shard, replica");
+  if (group == "data") {
+    for (std::size_t d = 0; d < kDimensions.size(); ++d)
+      if (kDimensions[d].replicates && rank / axes_[d].stride % axes_[d].extent != 0) return false;
+    return true;
   }
-  const int node = rank / gpus_per_node_;
-  const int data = coordinate(rank, "data");
-  const int stride = axis("data")->stride;
-  if (group == "shard") return data == 0 || (rank - stride) / gpus_per_node_ != node;
-  return node == (rank - data * stride) / gpus_per_node_;
+  if (group == "shard" || group == "replica") {
+    const Axis* spread = nullptr;  // the one replicating dimension of extent > 1, if only one is
+    int spread_dimensions = 0;
+    for (std::size_t d = 0; d < kDimensions.size(); ++d)
+      if (kDimensions[d].replicates && axes_[d].extent > 1) spread = &axes_[d], ++spread_dimensions;
+    if (spread_dimensions != 1) return members(rank, group).front() == rank;
+    const int node = rank / gpus_per_node_, at = rank / spread->stride % spread->extent;
+    if (group == "shard") return at == 0 || (rank - spread->stride) / gpus_per_node_ != node;
+    return node == (rank - at * spread->stride) / gpus_per_node_;
+  }
+  if (const Axis* a = axis(group)) return rank / a->stride % a->extent == 0;
+  throw core::InputError("unknown parallel group '" + std::string(group) + "'", dimension_names() + ", shard, replica");
 }
 
 int ranks_per_node(const std::vector<int>& members, int gpus_per_node) {

@@ -24,20 +24,26 @@ std::vector<std::string> sharding_names();
 Sharding parse_sharding(std::string_view name);
 std::string_view sharding_name(Sharding s);
 
-/// A dimension of a layout: its name (the name of its groups in the task graph and in `parallel.order`) and the
-/// Layout field that holds its extent. A new parallelism dimension is a field of Layout and one line of
+/// A dimension of a layout: its name (the name of its groups in the task graph and in `parallel.order`), the
+/// Layout field that holds its extent, and whether the parameters are replicated along it (their gradients are then
+/// summed over it: the replicas' group). A new parallelism dimension is a field of Layout and one line of
 /// dimension_registry().
 struct Layout;
 struct DimensionEntry {
   std::string_view name;
   int Layout::*extent;
+  bool replicates = false;
+  bool named_when_one = true;  ///< described at extent 1 too (the 3D dimensions); otherwise only when used
 };
 
-/// Every dimension, in the default order (innermost first): tensor, pipeline, data.
+/// Every dimension, in the default order (innermost first): tensor, context, pipeline, data.
 std::span<const DimensionEntry> dimension_registry();
 
 struct Layout {
   int tensor = 1;
+  /// Context parallelism (Megatron-LM / Transformer Engine): each rank of a group holds 1/context of every
+  /// sequence's tokens; attention exchanges keys and values over the group (sim/parallel/context_parallel.hpp)
+  int context = 1;
   int pipeline = 1;
   int data = 1;
   bool sequence_parallel = false;  ///< Korthikanti et al. 2023: norms and dropout split over the tensor group's tokens
@@ -45,17 +51,24 @@ struct Layout {
   int micro_batch = 0;              ///< samples per micro-batch; 0: the whole batch of a replica at once
   std::string schedule = "1f1b";    ///< pipeline_schedule_names()
   int virtual_stages = 1;           ///< model chunks per GPU (interleaved 1F1B)
+  std::string context_comm = "p2p";  ///< context_comm_names(): how attention exchanges keys and values
   std::vector<std::string> order = default_order();  ///< every dimension's name once, innermost first
   int ranks() const;
+  /// Ranks that hold the same parameters (the product of the replicating dimensions: data x context): the group
+  /// over which gradients are summed and ZeRO/FSDP shard the model states.
+  int replicas() const;
   /// True when the layout is plain data parallelism (every rank a whole replica, nothing sharded).
   bool data_parallel_only() const { return ranks() == data && sharding == Sharding::none; }
   /// The registry's names in its order.
   static std::vector<std::string> default_order();
 };
 
-/// Parses parallel.order (every registered dimension once, comma-separated, innermost first); throws
-/// core::InputError.
-std::vector<std::string> parse_order(std::string_view text);
+/// The extents as reports write them, innermost first: "tensor 8 x context 2 x pipeline 4 x data 16".
+std::string extents_name(const Layout& layout);
+
+/// Parses parallel.order (registered dimensions at most once each, comma-separated, innermost first) for `layout`:
+/// a dimension of extent 1 may be left out (it places nothing; it is put outermost). Throws core::InputError.
+std::vector<std::string> parse_order(std::string_view text, const Layout& layout);
 /// The order as written in scenario files.
 std::string order_name(const std::vector<std::string>& order);
 
@@ -70,8 +83,10 @@ class Placement {
   /// The rank whose coordinates are `rank`'s but `to` along `dimension`.
   int moved(int rank, std::string_view dimension, int to) const;
   /// The members of `rank`'s group `group` in group order: a dimension's name (the ranks that differ from `rank`
-  /// along it only); for hybrid sharding "shard" (the data group's ranks on rank's node) and "replica" (the data
-  /// group's ranks at rank's place in their node's shard). Throws core::InputError for another name.
+  /// along it only), except "data": the replicas' group (the ranks that differ along data and every other
+  /// replicating dimension, in rank order; Megatron-LM reduces gradients over data x context); for hybrid sharding
+  /// "shard" (the replicas' group's ranks on rank's node) and "replica" (the replicas' group's ranks at rank's place
+  /// in their node's shard). Throws core::InputError for another name.
   std::vector<int> members(int rank, std::string_view group) const;
   /// True when `rank` is the first member of its group `group` (one rank per group instance).
   bool leads(int rank, std::string_view group) const;

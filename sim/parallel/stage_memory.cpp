@@ -44,8 +44,9 @@ ChunkActivations chunk_activations(const Workload& w, const std::vector<int>& un
       a.rebuilt = std::max(a.rebuilt, block);
     }
   }
-  a.kept *= layout.micro_batch;
-  a.rebuilt *= layout.micro_batch;
+  // Context parallelism: a rank holds 1/context of every sequence's tokens (and of its attention scores' rows).
+  a.kept *= static_cast<double>(layout.micro_batch) / layout.context;
+  a.rebuilt *= static_cast<double>(layout.micro_batch) / layout.context;
   return a;
 }
 
@@ -65,7 +66,7 @@ memory::MemoryBreakdown stage_memory(const Layout& layout, const Workload& workl
   const memory::ModelStates states = memory::model_states(parameters, precision, gradient_dtype, optimizer);
   const int shards = layout.sharding == Sharding::hybrid ? hybrid_shard
                      : layout.sharding == Sharding::none ? 1
-                                                         : layout.data;
+                                                         : layout.replicas();
   const bool shard_gradients = layout.sharding != Sharding::none && layout.sharding != Sharding::zero1;
   const bool shard_weights = layout.sharding == Sharding::zero3 || layout.sharding == Sharding::hybrid;
   const double e = memory::element_bytes(precision);

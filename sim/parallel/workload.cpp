@@ -8,6 +8,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/memory/model_states.hpp"
+#include "sim/parallel/context_parallel.hpp"
 #include "sim/parallel/pipeline_schedule.hpp"
 
 namespace dtsim::parallel {
@@ -20,11 +21,16 @@ using taskgraph::Op;
 using taskgraph::Stream;
 using taskgraph::Task;
 
-/// A stretch of computation, then the collective that ends it (none: `op` compute).
+/// A stretch of computation, then the collective that ends it (none: `op` compute), on `group`'s stream. With
+/// `follows` > 0 the next segment's computation overlaps the collective but for that fraction of it, which runs
+/// after both (ring attention: every key/value block but the last is computed on while the next one arrives).
 struct Segment {
   double compute_s = 0;
   Op op = Op::compute;
   std::int64_t bytes = 0;
+  const char* group = "tensor";
+  Stream stream = Stream::tensor;
+  double follows = 0;
 };
 
 /// How a layer's work and parameters divide over the tensor group.
@@ -101,9 +107,39 @@ class Builder {
     return u == 0 ? 0 : last_chunk;
   }
 
-  double share(const Layer& l) const { return splits_work(l, layout_) ? 1.0 / layout_.tensor : 1.0; }
+  /// A rank's share of a layer's work: its tensor-parallel share of 1/context of the tokens.
+  double share(const Layer& l) const {
+    return (splits_work(l, layout_) ? 1.0 / layout_.tensor : 1.0) / layout_.context;
+  }
+  /// A rank's bytes of an activation: its 1/context of the tokens.
   std::int64_t activation_bytes(std::int64_t elements_per_sample) const {
-    return static_cast<std::int64_t>(static_cast<double>(elements_per_sample) * micro_batch() * element_);
+    return static_cast<std::int64_t>(static_cast<double>(elements_per_sample) * micro_batch() * element_ /
+                                     layout_.context);
+  }
+  bool context_parallel() const { return layout_.context > 1; }
+  bool ring_attention() const { return context_parallel() && layout_.context_comm == "p2p"; }
+  /// Ends the current segment with the context group's exchange of `blocks` key/value blocks of attention core
+  /// `core` (every rank's block: what an all-gather carries) by `op`; `overlapped`: the ring, whose next segment
+  /// computes on each block but the last while the next one arrives.
+  void exchange_keys_values(std::vector<Segment>& segments, const Layer& core, int blocks, Op op, bool overlapped) const {
+    Segment& s = segments.back();
+    s.op = op;
+    s.bytes = blocks * layout_.context * activation_bytes(kv_elements(core)) / layout_.tensor;
+    s.group = "context";
+    s.stream = Stream::context;
+    s.follows = overlapped ? 1.0 / layout_.context : 0;
+    segments.emplace_back();
+  }
+  /// The last module of the attention core that layer `i` belongs to.
+  const Layer& core_end(std::size_t i) const {
+    while (i + 1 < model_.layers.size() && model_.layers[i + 1].attention_core) ++i;
+    return model_.layers[i];
+  }
+  bool starts_core(std::size_t i) const {
+    return model_.layers[i].attention_core && (i == 0 || !model_.layers[i - 1].attention_core);
+  }
+  bool ends_core(std::size_t i) const {
+    return model_.layers[i].attention_core && (i + 1 == model_.layers.size() || !model_.layers[i + 1].attention_core);
   }
   double micro_batch() const { return layout_.micro_batch; }
 
@@ -120,7 +156,9 @@ class Builder {
         segments.back().bytes = activation_bytes(l.input_elements);
         segments.emplace_back();
       }
+      if (context_parallel() && starts_core(i)) exchange_keys_values(segments, core_end(i), 1, Op::allgather, ring_attention());
       segments.back().compute_s += in_.times[i].forward_s * share(l);
+      if (ring_attention() && ends_core(i)) segments.emplace_back();
       if (tp && reduces_output(l)) {
         segments.back().op = layout_.sequence_parallel ? Op::reduce_scatter : Op::allreduce;
         segments.back().bytes = activation_bytes(l.output_elements);
@@ -153,7 +191,14 @@ class Builder {
         segments.back().bytes = activation_bytes(l.output_elements);
         segments.emplace_back();
       }
+      // The ring sends each key/value block and its gradient on; the all-gather variant gathers the keys and
+      // values again and reduce-scatters their gradients after the attention core's backward.
+      if (context_parallel() && ends_core(i)) exchange_keys_values(segments, l, ring_attention() ? 2 : 1, Op::allgather, ring_attention());
       segments.back().compute_s += in_.times[i].backward_s * share(l);
+      if (context_parallel() && starts_core(i)) {
+        if (ring_attention()) segments.emplace_back();
+        else exchange_keys_values(segments, core_end(i), 1, Op::reduce_scatter, false);
+      }
       if (tp && starts_column_run(model_, i)) {
         segments.back().op = layout_.sequence_parallel ? Op::reduce_scatter : Op::allreduce;
         segments.back().bytes = activation_bytes(l.input_elements);
@@ -163,33 +208,53 @@ class Builder {
     return segments;
   }
 
-  /// Emits `segments` on `program`: compute tasks on the compute stream, collectives on the tensor stream, each
-  /// waiting for the one before. `first_deps`: what the first task waits for. Returns the last task.
+  /// Emits `segments` on `program`: compute tasks on the compute stream, collectives on their group's stream, each
+  /// waiting for the one before (a collective that the next computation overlaps: that computation waits for what
+  /// the collective waits for, and its last `follows` for the collective too). `first_deps`: what the first task
+  /// waits for. Returns the last task.
   int emit(taskgraph::Program& program, const std::vector<Segment>& segments, std::vector<int> first_deps,
            const std::string& name, const char* category) {
     int last = -1;
     std::vector<int> deps = std::move(first_deps);
+    int overlapped = -1;  // the collective the next computation overlaps
+    double follows = 0;
+    auto compute = [&](double duration_s, std::vector<int> after) {
+      Task t;
+      t.name = name;
+      t.category = category;
+      t.duration_s = duration_s;
+      t.deps.assign(after.begin(), after.end());
+      return program.add(std::move(t));
+    };
     for (const Segment& s : segments) {
       if (s.compute_s > 0 || s.op == Op::compute) {
-        Task t;
-        t.name = name;
-        t.category = category;
-        t.duration_s = s.compute_s;
-        t.deps.assign(deps.begin(), deps.end());
-        last = program.add(std::move(t));
+        if (overlapped >= 0) {
+          const int hidden = compute(s.compute_s * (1 - follows), deps);
+          last = compute(s.compute_s * follows, {hidden, overlapped});
+        } else {
+          last = compute(s.compute_s, deps);
+        }
         deps = {last};
+      } else if (overlapped >= 0) {
+        deps.push_back(overlapped);
       }
+      overlapped = -1;
       if (s.op != Op::compute) {
+        // A collective that follows no computation of its unit follows the stage's last one (its stream waits for
+        // the compute stream's event: the tensors it moves were made there).
+        if (deps.empty())
+          if (const int c = last_compute(program); c >= 0) deps = {c};
         Task t;
         t.op = s.op;
-        t.stream = Stream::tensor;
-        t.name = name + " tp";
-        t.category = "tp";
+        t.stream = s.stream;
+        t.name = name + (s.stream == Stream::context ? " cp" : " tp");
+        t.category = s.stream == Stream::context ? "cp" : "tp";
         t.bytes = s.bytes;
-        t.group = "tensor";
+        t.group = s.group;
         t.deps.assign(deps.begin(), deps.end());
         last = program.add(std::move(t));
-        deps = {last};
+        if (s.follows > 0) overlapped = last, follows = s.follows;
+        else deps = {last};
       }
     }
     return last;
@@ -216,7 +281,7 @@ class Builder {
   /// reduces them.
   std::vector<int> reduce_gradients(taskgraph::Program& program, std::int64_t bytes, std::vector<Dep> after,
                                     const std::string& name, bool across_replicas) {
-    if (layout_.data == 1 || bytes == 0) return {};
+    if (layout_.replicas() == 1 || bytes == 0) return {};
     switch (layout_.sharding) {
       case Sharding::none:
         if (!across_replicas) return {};
@@ -237,7 +302,7 @@ class Builder {
 
   int shard_size() const {
     if (layout_.sharding == Sharding::hybrid) return in_.hybrid_shard;
-    return layout_.sharding == Sharding::none ? 1 : layout_.data;
+    return layout_.sharding == Sharding::none ? 1 : layout_.replicas();
   }
 
   DataExchange exchange_in(int it) const {
@@ -251,7 +316,7 @@ class Builder {
     DTSIM_CHECK(layout_.sharding == Sharding::none || layout_.sharding == Sharding::hybrid,
                 "a replica of ZeRO-1..3 holds a shard of the optimizer state and cannot step alone");
     const auto bytes = static_cast<std::int64_t>(stage.parameters / shard_size() * gradient_) * in_.averaged_copies;
-    if (layout_.data / shard_size() == 1 || bytes == 0) return std::nullopt;
+    if (layout_.replicas() / shard_size() == 1 || bytes == 0) return std::nullopt;
     return collective(program, Op::allreduce, Stream::data, bytes,
                       layout_.sharding == Sharding::hybrid ? "replica" : "data", {after},
                       in_.averaged_copies > 1 ? "average parameters and momentum" : "average parameters", "dp");
@@ -315,7 +380,7 @@ class Builder {
       for (int t : pass_start) deps.emplace_back(t, bucket.not_before_s);
     const std::string name = pass + " " + unit_name(work_.units[static_cast<std::size_t>(bucket.ready_layer)]);
     if (plan.work.empty()) return reduce_gradients(program, bucket.bytes, deps, name, true);
-    if (layout_.data == 1 || bucket.bytes == 0) return {};
+    if (layout_.replicas() == 1 || bucket.bytes == 0) return {};
     const scheduling::BucketWork& w = plan.work[static_cast<std::size_t>(b)];
     auto local = [&](double duration_s, const char* what) {
       Task t;
@@ -332,7 +397,7 @@ class Builder {
       using Kind = scheduling::Exchange::Kind;
       // An all-gather's task carries every rank's block (Op::allgather); gTop-k's one payload per message.
       const Op op = e.kind == Kind::allreduce ? Op::allreduce : e.kind == Kind::allgather ? Op::allgather : Op::gtopk;
-      const std::int64_t bytes = e.kind == Kind::allgather ? e.bytes * layout_.data : e.bytes;
+      const std::int64_t bytes = e.kind == Kind::allgather ? e.bytes * layout_.replicas() : e.bytes;
       deps = {Dep(collective(program, op, Stream::data, bytes, "data", std::move(deps), name + " dp", "dp"))};
     }
     if (w.decompress_s > 0) local(w.decompress_s, "decompress");
@@ -455,7 +520,7 @@ class Builder {
         DTSIM_CHECK(exchange == DataExchange::models, "a run of Overlap Local-SGD ends on a model average");
         end = in_flight;
       }
-      if (reshards_after_step && layout_.data > 1) {
+      if (reshards_after_step && layout_.replicas() > 1) {
         gathered.clear();
         for (const auto& chunk : stage.chunks)
           for (int unit : chunk) {
@@ -572,6 +637,7 @@ std::string layout_refusal(const Layout& layout, const models::Model& model, int
       return "model '" + model.name + "' has " + std::to_string(heads) + " attention heads, not a multiple of tensor = " +
              std::to_string(layout.tensor) + " (Megatron-LM gives each tensor-parallel GPU whole heads)";
   }
+  if (std::string why = context_refusal(layout, model); !why.empty()) return why;
   const int chunks = layout.pipeline * layout.virtual_stages;
   if (chunks > 1 && blocks % chunks != 0)
     return "model '" + model.name + "' has " + std::to_string(blocks) + " transformer layers, not a multiple of " +

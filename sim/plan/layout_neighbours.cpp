@@ -67,8 +67,7 @@ LayoutWhatIf relayout(const Run& r, parallel::Layout to, const std::string& what
     w.settings.emplace_back("strategy.gradient_dtype", std::string(models::precision_name(r.s.gradient_dtype)));
   w.why = what;
   if (to.data != from.data)
-    w.why += fmt::format(": tensor {} x pipeline {} x data {}, {} samples a replica", to.tensor, to.pipeline, to.data,
-                         batch);
+    w.why += fmt::format(": {}, {} samples a replica", parallel::extents_name(to), batch);
   if (to.micro_batch != from.micro_batch)
     w.why += fmt::format(", {} a replica instead of {}", batch / to.micro_batch, batch / from.micro_batch);
   return w;

@@ -76,18 +76,6 @@ parallel::Workload workload_of(const scenario::Scenario& s, int iterations,
   return parallel::build_workload(layout, in);
 }
 
-const char* lane_of(taskgraph::Stream stream) {
-  switch (stream) {
-    case taskgraph::Stream::compute: return "compute";
-    case taskgraph::Stream::tensor: return "tensor";
-    case taskgraph::Stream::data: return "data";
-    case taskgraph::Stream::gather: return "gather";
-    case taskgraph::Stream::pipeline: return "pipeline";
-    case taskgraph::Stream::server: return "server";
-  }
-  return "compute";
-}
-
 /// A rank's compute stream per iteration from its spans of `program` (waiting = exposed communication and the
 /// pipeline bubble), for the iterations that ended (a failure may have stopped the job).
 std::vector<IterationMarks> rank_marks(const taskgraph::Program& program, const parallel::StagePlan& stage,
@@ -244,11 +232,11 @@ memory::MemoryBreakdown checked_memory(const scenario::Scenario& s, const parall
   for (const std::string& line : b.lines()) breakdown += "\n" + line;
   throw core::InputError(
       s.source,
-      fmt::format("{} under tensor {} x pipeline {} x data {} (sharding {}) needs {} per GPU ({}), more than the {}'s {}",
-                  s.model.name, s.parallel.tensor, s.parallel.pipeline, s.parallel.data,
+      fmt::format("{} under {} (sharding {}) needs {} per GPU ({}), more than the {}'s {}",
+                  s.model.name, parallel::extents_name(s.parallel),
                   parallel::sharding_name(s.parallel.sharding), core::format_bytes(b.total_bytes()), b.where,
                   s.gpu.name, core::format_bytes(b.capacity_bytes)),
-      "more tensor or pipeline parallelism, sharding (zero1..zero3), activation recomputation, a smaller "
+      "more tensor, context or pipeline parallelism, sharding (zero1..zero3), activation recomputation, a smaller "
       "micro_batch, or memory.check = \"warn\"\n  per stage: " + stages + "\n  the breakdown:" + breakdown);
 }
 
@@ -307,7 +295,7 @@ Timeline timeline_of(const scenario::Scenario& s, const parallel::Workload& work
     for (std::size_t i = 0; i < program.tasks.size(); ++i) {
       const Task& t = program.tasks[i];
       if ((t.op == Op::recv && spans[i].end_s == spans[i].start_s) || spans[i].end_s < 0) continue;
-      timeline.events.push_back({static_cast<int>(w), lane_of(t.stream), t.name, t.category, spans[i].start_s,
+      timeline.events.push_back({static_cast<int>(w), taskgraph::stream_name(t.stream), t.name, t.category, spans[i].start_s,
                                  spans[i].end_s, t.bytes, {}});
     }
   }
@@ -430,9 +418,9 @@ RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
   RunInfo info = scenario_info(s);
   info.sync = sync::describe(s.sync);
   info.architecture = fmt::format(
-      "tensor {} x pipeline {} x data {} ({}{}{}), micro-batch {} x {}", l.tensor, l.pipeline, l.data,
+      "{} ({}{}{}{}), micro-batch {} x {}", parallel::extents_name(l),
       l.pipeline > 1 ? l.schedule + (l.virtual_stages > 1 ? fmt::format(" {} chunks", l.virtual_stages) : "") : "no pipeline",
-      l.sequence_parallel ? ", sequence parallel" : "",
+      l.sequence_parallel ? ", sequence parallel" : "", l.context > 1 ? ", context " + l.context_comm : "",
       l.sharding == parallel::Sharding::none ? "" : ", sharding " + std::string(parallel::sharding_name(l.sharding)),
       l.micro_batch, scenario::micro_batches(s));
   if (const std::string rule = measured_times_rule(s); !rule.empty()) info.architecture += "; " + rule;
@@ -450,7 +438,7 @@ RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
     // A receive posted before its send ended waits on the path only from the end of the task before it.
     const double start = result.critical_path.empty() ? span.start_s
                                                        : std::max(span.start_s, result.critical_path.back().end_s);
-    result.critical_path.push_back({classes.representative[static_cast<std::size_t>(at.role)], lane_of(t.stream), t.name, t.category,
+    result.critical_path.push_back({classes.representative[static_cast<std::size_t>(at.role)], taskgraph::stream_name(t.stream), t.name, t.category,
                                     start, span.end_s, t.bytes, {}});
   }
   std::vector<double> link_bytes(static_cast<std::size_t>(fabric.link_count()), 0.0);

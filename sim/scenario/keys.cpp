@@ -8,6 +8,7 @@
 #include "models/optimizer.hpp"
 #include "models/zoo.hpp"
 #include "sim/memory/recomputation.hpp"
+#include "sim/parallel/context_parallel.hpp"
 #include "sim/parallel/gradient_dtype.hpp"
 #include "sim/parallel/layout.hpp"
 #include "sim/parallel/pipeline_schedule.hpp"
@@ -321,10 +322,18 @@ std::vector<KeySpec> make_scenario_keys() {
        "tensor-parallel GPUs per group (Megatron-LM: column/row-parallel linear layers, two all-reduces per transformer "
        "layer forward and two backward)",
        1, 1 << 16, nullptr},
+      {"parallel", "context", "integer", "1",
+       "context-parallel GPUs per group (Megatron-LM / Transformer Engine): each holds 1/context of every sequence's "
+       "tokens; attention exchanges keys and values over the group; gradients are summed over data x context",
+       1, 1 << 16, nullptr},
+      {"parallel", "context_comm", "string", "p2p",
+       "context parallelism's key/value exchange: p2p (ring attention, overlapped with the attention blocks) or "
+       "all_gather (Llama 3: all-gather before attention, reduce-scatter of their gradients after, not overlapped)",
+       0, 0, parallel::context_comm_names},
       {"parallel", "pipeline", "integer", "1", "pipeline stages (transformer layers split evenly over them)", 1, 1 << 16,
        nullptr},
-      {"parallel", "data", "integer", "workers / (tensor x pipeline)",
-       "data-parallel replicas; tensor x pipeline x data must equal workers", 1, 1 << 20, nullptr},
+      {"parallel", "data", "integer", "workers / (tensor x context x pipeline)",
+       "data-parallel replicas; tensor x context x pipeline x data must equal workers", 1, 1 << 20, nullptr},
       {"parallel", "micro_batch", "integer", "batch_size",
        "samples per micro-batch; batch_size (samples per replica per iteration) must be a multiple", 1, 1 << 24,
        nullptr},
@@ -340,7 +349,7 @@ std::vector<KeySpec> make_scenario_keys() {
        "data-parallel sharding: none, zero1 (optimizer state), zero2 (and gradients; FSDP SHARD_GRAD_OP), zero3 (and "
        "parameters; FSDP FULL_SHARD), hybrid (FSDP HYBRID_SHARD: zero3 inside a node)",
        0, 0, parallel::sharding_names},
-      {"parallel", "order", "string", "tensor,pipeline,data",
+      {"parallel", "order", "string", "tensor,context,pipeline,data",
        "rank placement, innermost first: with the default, a tensor group is consecutive GPUs (inside a node)", 0, 0,
        nullptr},
       {"numerics", "model", "string", "mlp", "the trained model; its tensors are also the simulated model", 0, 0,

@@ -15,7 +15,7 @@
 namespace dtsim::scenario {
 namespace {
 
-int integer_key(Section& p, const char* key, std::int64_t fallback) {
+int integer_key(Section& p, const std::string& key, std::int64_t fallback) {
   const KeySpec& spec = key_spec("parallel", key);
   return static_cast<int>(p.integer(key, fallback, spec.min, spec.max));
 }
@@ -101,20 +101,29 @@ std::string combination_refusal(const Scenario& s) {
 void load_parallel(Section& p, Scenario& s) {
   allow_keys(p, "parallel");
   parallel::Layout& l = s.parallel;
-  l.tensor = integer_key(p, "tensor", 1);
-  l.pipeline = integer_key(p, "pipeline", 1);
-  const int model_parallel = l.tensor * l.pipeline;
+  // Every registered dimension but data, whose extent is what the workers leave.
+  std::string model_parallel_names;
+  int model_parallel = 1;
+  std::string largest = "tensor";
+  for (const parallel::DimensionEntry& d : parallel::dimension_registry()) {
+    if (d.name == "data") continue;
+    const std::string name(d.name);
+    l.*d.extent = integer_key(p, name, 1);
+    model_parallel *= l.*d.extent;
+    model_parallel_names += (model_parallel_names.empty() ? "" : " x ") + name;
+    if (l.*d.extent > 1) largest = name;
+  }
   if (s.workers % model_parallel != 0)
-    throw core::InputError(p.where_key(l.pipeline > 1 ? "pipeline" : "tensor"),
-                           "tensor x pipeline = " + std::to_string(model_parallel) + " does not divide workers = " +
+    throw core::InputError(p.where_key(largest),
+                           model_parallel_names + " = " + std::to_string(model_parallel) + " does not divide workers = " +
                                std::to_string(s.workers),
-                           "a tensor x pipeline that divides the workers, or workers = " +
+                           "a " + model_parallel_names + " that divides the workers, or workers = " +
                                core::nearest_multiples(s.workers, model_parallel) + " (multiples of " +
                                std::to_string(model_parallel) + ")");
   l.data = integer_key(p, "data", s.workers / model_parallel);
   if (l.ranks() != s.workers)
     throw core::InputError(p.where_key("data"),
-                           "tensor x pipeline x data = " + std::to_string(l.ranks()) + ", workers = " +
+                           model_parallel_names + " x data = " + std::to_string(l.ranks()) + ", workers = " +
                                std::to_string(s.workers),
                            "data = " + std::to_string(s.workers / model_parallel) + ", or workers = " +
                                std::to_string(l.ranks()));
@@ -128,12 +137,13 @@ void load_parallel(Section& p, Scenario& s) {
   l.sharding = parallel::parse_sharding(choice_key(p, "parallel", "sharding"));
   if (p.has("order")) {
     try {
-      l.order = parallel::parse_order(p.string("order", ""));
+      l.order = parallel::parse_order(p.string("order", ""), l);
     } catch (const core::InputError& e) {
       throw e.at(p.where_key("order"));
     }
   }
   if (l.tensor > 1) l.sequence_parallel = p.boolean("sequence_parallel", false);
+  if (l.context > 1) l.context_comm = choice_key(p, "parallel", "context_comm");
   if (l.pipeline > 1) {
     l.schedule = choice_key(p, "parallel", "schedule");
     l.virtual_stages = integer_key(p, "virtual_stages", 1);

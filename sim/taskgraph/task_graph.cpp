@@ -1,8 +1,16 @@
 #include "sim/taskgraph/task_graph.hpp"
 
+#include <array>
+
 #include "sim/core/error.hpp"
 
 namespace dtsim::taskgraph {
+
+const char* stream_name(Stream stream) {
+  static constexpr std::array<const char*, kStreams> kNames{"compute", "tensor", "data",   "gather",
+                                                            "pipeline", "server", "context"};
+  return kNames[static_cast<std::size_t>(stream)];
+}
 
 bool spans_group(Op op) {
   return op == Op::allreduce || op == Op::allgather || op == Op::reduce_scatter || op == Op::gtopk ||

@@ -30,11 +30,15 @@ enum class Op {
 bool spans_group(Op op);
 
 /// A worker's streams: computation, tensor-parallel collectives, gradient reductions (and pushes), parameter
-/// all-gathers (FSDP's unshard stream; pulls from parameter servers), pipeline sends, and the parameter servers'
-/// summation as the worker waits for it (one sum at a time, as a server's CPU runs them). Tasks on one stream run one at a time in program order (as kernels on a CUDA stream);
-/// tasks on different streams overlap. A program may give its data stream a credit instead (Program::credit_bytes).
-enum class Stream { compute, tensor, data, gather, pipeline, server };
-inline constexpr int kStreams = 6;
+/// all-gathers (FSDP's unshard stream; pulls from parameter servers), pipeline sends, the parameter servers'
+/// summation as the worker waits for it (one sum at a time, as a server's CPU runs them), and context parallelism's
+/// key/value exchanges (Transformer Engine's separate CP stream). Tasks on one stream run one at a time in program
+/// order (as kernels on a CUDA stream); tasks on different streams overlap. A program may give its data stream a
+/// credit instead (Program::credit_bytes).
+enum class Stream { compute, tensor, data, gather, pipeline, server, context };
+inline constexpr int kStreams = 7;
+/// A stream's name (its lane in timelines): the layout dimension whose collectives it carries, or its role.
+const char* stream_name(Stream stream);
 
 /// A dependency: the task waits until task `task` of its program has ended and `lag_s` more has passed (a
 /// finish-to-start precedence with a lag: a collective's launch after its gradients are ready, a fusion

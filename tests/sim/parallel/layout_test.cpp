@@ -38,15 +38,16 @@ TEST(Placement, TensorInnermostThenPipelineThenData) {
 
 TEST(Placement, AnotherOrderPutsDataInnermost) {
   Layout l = layout(2, 1, 4);
-  l.order = parse_order("data,tensor,pipeline");
+  l.order = parse_order("data,tensor,pipeline", l);
   const Placement place(l, 8);
   EXPECT_EQ(place.members(0, "data"), (std::vector<int>{0, 1, 2, 3}));
   EXPECT_EQ(place.members(0, "tensor"), (std::vector<int>{0, 4}));
-  EXPECT_EQ(order_name(l.order), "data,tensor,pipeline");
-  EXPECT_THROW(parse_order("tensor,data"), core::InputError);
-  EXPECT_THROW(parse_order("tensor,data,data"), core::InputError);
-  EXPECT_THROW(parse_order("tensor,data,pipeline,data"), core::InputError);
-  EXPECT_EQ(order_name(Layout{}.order), "tensor,pipeline,data");
+  EXPECT_EQ(order_name(l.order), "data,tensor,pipeline,context");  // context = 1 left out: put outermost
+  Layout piped = layout(2, 2, 2);
+  EXPECT_THROW(parse_order("tensor,data", piped), core::InputError);  // leaves out pipeline = 2
+  EXPECT_THROW(parse_order("tensor,data,data", piped), core::InputError);
+  EXPECT_THROW(parse_order("tensor,data,pipeline,expert", piped), core::InputError);
+  EXPECT_EQ(order_name(Layout{}.order), "tensor,context,pipeline,data");
 }
 
 TEST(Placement, EveryRegisteredDimensionIsAGroupAndAnOrderEntry) {
@@ -56,7 +57,10 @@ TEST(Placement, EveryRegisteredDimensionIsAGroupAndAnOrderEntry) {
   int extent = 2;
   for (const DimensionEntry& d : dimension_registry()) l.*d.extent = extent++;
   const Placement place(l, 4);
+  // "data" names the replicas' group (data x context), checked below.
+  EXPECT_EQ(static_cast<int>(place.members(l.ranks() - 1, "data").size()), l.replicas());
   for (const DimensionEntry& d : dimension_registry()) {
+    if (d.name == "data") continue;
     const std::vector<int> m = place.members(l.ranks() - 1, d.name);
     EXPECT_EQ(static_cast<int>(m.size()), l.*d.extent) << d.name;
     for (std::size_t i = 0; i < m.size(); ++i) {

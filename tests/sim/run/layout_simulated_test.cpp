@@ -71,6 +71,27 @@ TEST(LayoutSimulated, MessageEqualsFlowWhereNoGroupsShareALink) {
   expect_same_traffic(message, flow);
 }
 
+// Context 2 in the pipeline's place: TP 2 x CP 2 x PP 2 of GPT-3 125M on one DGX-1 (tensor pairs (0,1), ...,
+// context pairs (0,2), (1,3), (4,6), (5,7), pipeline pairs (0,4), ...), every pair on its own NVLinks; the ring
+// attention's key/value exchanges overlap the attention blocks on the context stream, and the gradients are summed
+// over the context pairs (the replicas). The SimGrid levels time the same overlaps as the analytic level.
+TEST(LayoutSimulated, ContextParallelFlowEqualsAnalytic) {
+  std::vector<std::string> cp = kThreeD;
+  cp.push_back("parallel.context=2");
+  cp.push_back("parallel.data=1");
+  for (const char* comm : {"p2p", "all_gather"}) {
+    std::vector<std::string> with = cp;
+    with.push_back(std::string("parallel.context_comm=") + comm);
+    const RunResult analytic = run_simulation(at(with, "analytic"));
+    const RunResult flow = testing::run_in_child(at(with, "flow"));
+    expect_same_iterations(flow, analytic);
+    expect_same_traffic(flow, analytic);
+    std::int64_t context_tasks = 0;
+    for (const auto& e : analytic.events) context_tasks += e.name.find(" cp") != std::string::npos;
+    EXPECT_GT(context_tasks, 0) << comm;
+  }
+}
+
 // ZeRO-2 over 4 ranks of a star (a private link per host): reduce-scatters one at a time on the data stream,
 // all-gathers of the updated parameters after the step. Nothing runs beside a collective on its links.
 const std::vector<std::string> kZero{"platform=star_16_10gbe", "workers=4",          "model.name=gpt3_125m",
