@@ -8,7 +8,10 @@
 // Each channel carries its share of the vector in k segments of what one channel has in flight (nccl_tree_segments,
 // as NcclAllreduce's tree), so the chain takes k + p - 2 steps; every segment on the wire at the protocol's
 // efficiency, NCCL's latency term beyond those steps' link latencies, the per-call time and the buffers' time (n
-// bytes per GPU) spread evenly over them. Closed form: (k + p - 2) (alpha + wire(n / (C k)) beta + step latency).
+// bytes per GPU) spread evenly over them. Closed form, the chain in rank order over N nodes (one channel, or channels
+// on links of their own), a hop between nodes (cost b for a segment) no cheaper than one inside (a): the critical
+// path stays on one hop between nodes while its k segments cross it and takes one step on every other hop,
+//   (k + p - 2) step latency + (k + N - 2) b + (p - N) a,      a star (N = p): (k + p - 2) (latency + b).
 #include <algorithm>
 #include <cmath>
 
@@ -60,10 +63,14 @@ class NcclBroadcast final : public Collective, public NcclTuned {
   double closed_form_s(const Group& group, double bytes, const LinkCosts& costs) const override {
     if (group.ranks <= 1) return 0.0;
     const Chain chain = shape(group, bytes);
-    const AlphaBeta link = flat_cost(group, costs);
-    const double segment = bytes / (nccl_ring_channels(group, tuned_for_) * static_cast<double>(chain.segments));
-    return chain.steps *
-           (chain.step_latency_s + link.alpha_s + nccl_wire_bytes(segment, chain.efficiency) * link.beta_s_per_byte);
+    const double segment =
+        nccl_wire_bytes(bytes / (nccl_ring_channels(group, tuned_for_) * static_cast<double>(chain.segments)), chain.efficiency);
+    // The critical path stays on the costliest hop while its segments cross it and takes one step on each other hop.
+    const int nodes = group.nodes();
+    const double intra_s = message_s(costs.intra, segment), inter_s = message_s(costs.inter, segment);
+    const double hops_s = nodes == 1 ? chain.steps * intra_s
+                                     : (chain.segments + nodes - 2) * inter_s + (group.ranks - nodes) * intra_s;
+    return chain.steps * chain.step_latency_s + hops_s;
   }
 
  private:
