@@ -22,12 +22,17 @@ TEST_P(OperationOnSimGrid, EqualsTheAnalyticReplay) {
   const collectives::Group group{spec.hosts(), spec.gpus_per_node};
   const collectives::LinkCosts costs = platform::link_costs(spec);
   const auto collective = collectives::make_operation(op, "nccl", costs);
-  // Divisible by the ranks and by the segments: equal chunks, so SimGrid's 1 ns resolution rounds nothing.
-  for (std::int64_t bytes : {std::int64_t{24} << 10, std::int64_t{24} << 20}) {
-    const collectives::Schedule plan = collective->plan(group, bytes);
-    const double analytic = collectives::schedule_time_s(plan, platform::Fabric(spec));
-    EXPECT_NEAR(simulate_schedules_s(spec, {plan}, fuse)[0], analytic, 1e-9 * analytic) << bytes;
-    EXPECT_NEAR(collective->closed_form_s(group, static_cast<double>(bytes), costs), analytic, 1e-9 * analytic) << bytes;
+  // Divisible by the ranks and by the segments: equal chunks, so SimGrid's 1 ns resolution rounds nothing. Both sizes
+  // in one engine (one per process).
+  const std::vector<std::int64_t> sizes{std::int64_t{24} << 10, std::int64_t{24} << 20};
+  std::vector<collectives::Schedule> plans;
+  for (std::int64_t bytes : sizes) plans.push_back(collective->plan(group, bytes));
+  const std::vector<double> simulated = simulate_schedules_s(spec, plans, fuse);
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const double analytic = collectives::schedule_time_s(plans[i], platform::Fabric(spec));
+    EXPECT_NEAR(simulated[i], analytic, 1e-9 * analytic) << sizes[i];
+    EXPECT_NEAR(collective->closed_form_s(group, static_cast<double>(sizes[i]), costs), analytic, 1e-9 * analytic)
+        << sizes[i];
   }
 }
 
