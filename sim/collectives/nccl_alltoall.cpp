@@ -15,8 +15,9 @@
 // Modelled on structured nodes with several NICs (LinkCosts::gpu_nic) for groups of whole nodes. NCCL pipelines the
 // relay with the network send in chunks: the plan is one step in which every pair's transfers (direct chunks, the
 // relays' NVLink writes and the relays' network sends, each pair's bytes summed) run together, so the time is the
-// busiest links' and not the sum of the two hops. The per-call time and the buffers' time (2n bytes per GPU) are the
-// step's latency.
+// busiest links' and not the sum of the two hops. The buffers' time (2n bytes per GPU, LinkCosts::buffer_s_per_byte)
+// is the step's latency. NCCL's tuner has no latency term for point-to-point calls, so the plan does not charge a
+// launch (charges_launch false): a layout adds its collective launch cost to it, as to its all-gathers.
 //
 // Closed form (one GPU per node, or G GPUs on links to a node switch with one NIC per node, no relays):
 //   max(alpha_intra + (p-1) c beta_intra,  alpha_inter + c max((p-1) beta_intra, G (p-G) beta_inter)),  c = n / p
@@ -40,7 +41,6 @@ class NcclAlltoall final : public Collective, public NcclTuned {
  public:
   NcclAlltoall(bool pxn, const LinkCosts& tuned_for) : pxn_(pxn), tuned_for_(tuned_for) {}
   std::string_view name() const override { return pxn_ ? "nccl" : "direct"; }
-  bool charges_launch() const override { return true; }
   std::string choice_name(const Group& group, double /*bytes*/) const override {
     return relays(group) ? "pxn/Simple" : "p2p/Simple";
   }
@@ -88,7 +88,7 @@ class NcclAlltoall final : public Collective, public NcclTuned {
   }
 
  private:
-  double extra_s(double bytes) const { return nccl_call_extra_s(tuned_for_, 2 * bytes, 0, 0); }
+  double extra_s(double bytes) const { return 2 * bytes * tuned_for_.buffer_s_per_byte; }
   int nic(int local) const { return tuned_for_.gpu_nic[static_cast<std::size_t>(local)]; }
   /// Whether PXN relays some of `group`'s sends: whole structured nodes of several NICs, several nodes.
   bool relays(const Group& group) const {
