@@ -129,6 +129,9 @@ int collective_command(const CollectiveArguments& args) {
     throw core::InputError("--workers " + std::to_string(args.workers),
                            "platform '" + spec.name + "' has " + std::to_string(spec.hosts()) + " GPUs",
                            "at most " + std::to_string(spec.hosts()));
+  if (args.workers < 2)
+    throw core::InputError("--workers " + std::to_string(args.workers), "one rank moves nothing: no time to measure",
+                           "at least 2");
   const collectives::Operation op = parse_op(args.op);
   const bool allreduce = op == collectives::Operation::allreduce;
   const std::string algorithm = !args.algorithm.empty() ? args.algorithm : allreduce ? "ring" : "nccl";

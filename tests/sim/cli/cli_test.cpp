@@ -252,6 +252,8 @@ TEST(Cli, CollectiveMeasuresEveryNcclTestsOperationWithItsBusBandwidthFactor) {
   EXPECT_EQ(dtsim(four + "--op allgather --nccl-algo tree").code, 2);
   EXPECT_EQ(dtsim(four + "--op alltoall --nccl-proto LL").code, 2);
   EXPECT_EQ(dtsim(four + "--op broadcast --nccl-proto LL --format csv").code, 0);
+  EXPECT_EQ(dtsim("collective --platform star_16_10gbe --workers 1 --sizes 1KiB --op alltoall").output,
+            "dtsim: error: --workers 1: one rank moves nothing: no time to measure; at least 2\n");
 }
 
 /// The first column of each csv row after the header.
