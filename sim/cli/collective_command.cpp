@@ -10,6 +10,7 @@
 #include "sim/collectives/in_network.hpp"
 #include "sim/collectives/nccl_allreduce.hpp"
 #include "sim/collectives/nccl_in_network.hpp"
+#include "sim/collectives/operations.hpp"
 #include "sim/collectives/schedule_time.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
@@ -82,6 +83,44 @@ std::vector<std::int64_t> sizes_of(const CollectiveArguments& args) {
                          "--sizes LIST, or nccl-tests' -b MIN [-e MAX] [-f FACTOR | -i STEP]");
 }
 
+/// nccl-tests' element types (-d) and their sizes in bytes, in nccl-tests' order (src/common.cu test_typenames).
+const std::vector<std::pair<std::string, std::int64_t>>& element_types() {
+  static const std::vector<std::pair<std::string, std::int64_t>> types{
+      {"int8", 1}, {"uint8", 1}, {"int32", 4}, {"uint32", 4}, {"int64", 8},
+      {"uint64", 8}, {"half", 2}, {"float", 4}, {"double", 8}, {"bfloat16", 2}};
+  return types;
+}
+
+std::int64_t element_bytes(const std::string& type) {
+  std::vector<std::string> names;
+  for (const auto& [name, bytes] : element_types()) {
+    if (name == type) return bytes;
+    names.push_back(name);
+  }
+  throw core::unknown_name("element type", type, names).at("-d " + type);
+}
+
+/// The operations `dtsim collective --op` runs, by name.
+collectives::Operation parse_op(const std::string& name) {
+  std::vector<std::string> names;
+  for (collectives::Operation op : collectives::nccl_tests_operations()) {
+    names.push_back(collectives::operation_names()[static_cast<std::size_t>(op)]);
+    if (names.back() == name) return op;
+  }
+  throw core::unknown_name("operation", name, names).at("--op " + name);
+}
+
+/// busbw / algbw as nccl-tests' doc/PERFORMANCE.md writes it.
+std::string factor_formula(collectives::Operation op) {
+  switch (op) {
+    case collectives::Operation::allreduce: return "2(n-1)/n";
+    case collectives::Operation::allgather:
+    case collectives::Operation::reduce_scatter:
+    case collectives::Operation::alltoall: return "(n-1)/n";
+    default: return "1";
+  }
+}
+
 }  // namespace
 
 int collective_command(const CollectiveArguments& args) {
@@ -90,15 +129,28 @@ int collective_command(const CollectiveArguments& args) {
     throw core::InputError("--workers " + std::to_string(args.workers),
                            "platform '" + spec.name + "' has " + std::to_string(spec.hosts()) + " GPUs",
                            "at most " + std::to_string(spec.hosts()));
+  if (args.workers < 2)
+    throw core::InputError("--workers " + std::to_string(args.workers), "one rank moves nothing: no time to measure",
+                           "at least 2");
+  const collectives::Operation op = parse_op(args.op);
+  const bool allreduce = op == collectives::Operation::allreduce;
+  const std::string algorithm = !args.algorithm.empty() ? args.algorithm : allreduce ? "ring" : "nccl";
+  const std::int64_t type_bytes = element_bytes(args.type);
   const scenario::Fidelity fidelity = scenario::parse_fidelity(args.fidelity);
   const std::vector<std::int64_t> sizes = sizes_of(args);
   const collectives::LinkCosts costs = platform::link_costs(spec);
   collectives::NcclForce force;
   for (const auto& [flag, value] : {std::pair{"--nccl-algo", args.nccl_algo}, {"--nccl-proto", args.nccl_proto}}) {
     if (value.empty()) continue;
-    if (args.algorithm != "nccl" && args.algorithm != "auto")
+    if (algorithm != "nccl" && algorithm != "auto")
       throw core::InputError(std::string(flag) + " " + value, "it forces NCCL's choice, and --algorithm " +
-                                 args.algorithm + " is not NCCL's", "--algorithm nccl (or auto)");
+                                 algorithm + " is not NCCL's", "--algorithm nccl (or auto)");
+    if (!allreduce && (std::string_view(flag) == "--nccl-algo" || op == collectives::Operation::alltoall ||
+                       op == collectives::Operation::sendrecv))
+      throw core::InputError(std::string(flag) + " " + value,
+                             "NCCL runs " + args.op + (std::string_view(flag) == "--nccl-algo" ? " with the ring only (NCCL_ALGO sets the all-reduce's)"
+                                                                                               : " point to point with Simple only"),
+                             std::string("no ") + flag + ", or --op allreduce");
     try {
       if (std::string_view(flag) == "--nccl-algo") force.algorithm = collectives::parse_nccl_algorithm(value);
       else force.protocol = collectives::parse_nccl_protocol(value);
@@ -108,7 +160,7 @@ int collective_command(const CollectiveArguments& args) {
   }
   const collectives::Group group{args.workers, spec.gpus_per_node};
   const bool forced_in_network = force.algorithm && collectives::nccl_in_network(*force.algorithm);
-  if (args.algorithm == "in_network" || forced_in_network)
+  if (algorithm == "in_network" || forced_in_network)
     if (const std::string why = collectives::in_network_refusal(group, costs); !why.empty())
       throw core::InputError(forced_in_network ? "--nccl-algo " + args.nccl_algo : "--algorithm in_network",
                              "it sums at a switch: " + why + " on platform '" + spec.name + "'",
@@ -116,7 +168,12 @@ int collective_command(const CollectiveArguments& args) {
   if (forced_in_network && force.protocol && *force.protocol != collectives::NcclProtocol::simple)
     throw core::InputError("--nccl-proto " + args.nccl_proto, "NCCL runs " + args.nccl_algo + " with Simple only",
                            "--nccl-proto Simple, or no --nccl-proto");
-  const auto collective = collectives::make_collective(args.algorithm, costs, force);
+  std::unique_ptr<collectives::Collective> collective;
+  try {
+    collective = collectives::make_operation(op, algorithm, costs, force);
+  } catch (const core::InputError& e) {
+    throw e.at("--op " + args.op + " --algorithm " + algorithm);
+  }
   std::vector<collectives::Schedule> plans;
   for (std::int64_t bytes : sizes) plans.push_back(collective->plan(group, bytes));
   std::vector<double> times;
@@ -127,33 +184,39 @@ int collective_command(const CollectiveArguments& args) {
     times = actors::simulate_schedules_s(spec, plans, fidelity == scenario::Fidelity::flow);
   }
   const auto* chooser = dynamic_cast<const collectives::AutoAllreduce*>(collective.get());
-  // NCCL's choice per size, as NCCL_DEBUG=INFO's tuning lines name it ("tree/LL"): a last column for nccl/auto.
-  const auto* nccl = dynamic_cast<const collectives::NcclAllreduce*>(collective.get());
+  // NCCL's choice per size, as NCCL_DEBUG=INFO's tuning lines name it ("tree/LL"), and NCCL's own prediction for it
+  // (tuning.cc's latency + bytes / algBw) beside dtsim's simulated time: last columns for NCCL's algorithms.
+  const auto* nccl = dynamic_cast<const collectives::NcclTuned*>(collective.get());
+  const double factor = collectives::bus_bandwidth_factor(op, args.workers);
   if (args.format == "csv") {
     fmt::print("{}{}\n", kCollectiveCsvHeader, nccl ? kCollectiveCsvNcclColumns : "");
   } else {
-    fmt::print("# all-reduce on {} ({} GPUs of {} per node), {} fidelity; algbw = S/t, busbw = algbw x 2(n-1)/n\n",
-               spec.name, args.workers, spec.gpus_per_node, args.fidelity);
-    fmt::print("{:>14} {:>20} {:>14} {:>12} {:>12}{}\n", "size (B)", "algorithm", "time (us)", "algbw GB/s",
-               "busbw GB/s", nccl ? fmt::format(" {:>14} {:>15}", "nccl_choice", "NCCL model (us)") : "");
+    fmt::print("# {} on {} ({} GPUs of {} per node), {} fidelity; algbw = S/t, busbw = algbw x {} = {:.4g}\n", args.op,
+               spec.name, args.workers, spec.gpus_per_node, args.fidelity, factor_formula(op), factor);
+    fmt::print("{:>14} {:>12} {:>8} {:>20} {:>14} {:>12} {:>12}{}\n", "size (B)", "count", "type", "algorithm",
+               "time (us)", "algbw GB/s", "busbw GB/s",
+               nccl ? fmt::format(" {:>14} {:>15}", "nccl_choice", "NCCL model (us)") : "");
   }
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     const double bytes = static_cast<double>(sizes[i]);
-    // NCCL's own prediction for its choice (tuning.cc's latency + bytes / algBw), beside dtsim's simulated time.
-    const collectives::NcclChoice choice = nccl ? nccl->chosen(group, bytes) : collectives::NcclChoice{};
-    const double model_s = nccl ? collectives::nccl_predicted_s(choice, group, costs, bytes) : 0.0;
-    const std::string algorithm = chooser ? chooser->chosen(group, bytes)
-                                  : nccl  ? collectives::nccl_algorithm_name(choice.algorithm)
-                                          : std::string(collective->name());
+    const std::string choice = nccl ? nccl->choice_name(group, bytes) : "";
+    const std::optional<double> model_s = nccl ? nccl->model_s(group, bytes) : std::nullopt;
+    // NCCL's prediction: seconds in csv (empty where NCCL has none), microseconds in the table ("-").
+    const std::string model_csv = model_s.has_value() ? fmt::format("{:.17g}", model_s.value()) : "";
+    const std::string model_us = model_s.has_value() ? fmt::format("{:.3f}", model_s.value() * 1e6) : "-";
+    const std::string name = chooser ? chooser->chosen(group, bytes)
+                             : nccl  ? choice.substr(0, choice.find('/'))
+                                     : std::string(collective->name());
     const double algbw = collectives::algorithm_bandwidth_Bps(bytes, times[i]) / 1e9;
-    const double busbw =
-        collectives::bus_bandwidth_Bps(collectives::Operation::allreduce, args.workers, bytes, times[i]) / 1e9;
+    const double busbw = algbw * factor;
+    const std::int64_t count = sizes[i] / type_bytes;
     if (args.format == "csv")
-      fmt::print("{},{},{:.17g},{:.17g},{:.17g}{}\n", sizes[i], algorithm, algbw, busbw, times[i],
-                 nccl ? fmt::format(",{},{:.17g}", choice.name(), model_s) : "");
+      fmt::print("{},{},{},{},{:.17g},{:.17g},{:.17g}{}\n", sizes[i], count, args.type, name, algbw, busbw, times[i],
+                 nccl ? fmt::format(",{},{}", choice, model_csv) : "");
     else
-      fmt::print("{:>14} {:>20} {:>14.3f} {:>12.3f} {:>12.3f}{}\n", sizes[i], algorithm, times[i] * 1e6, algbw, busbw,
-                 nccl ? fmt::format(" {:>14} {:>15.3f}", choice.name(), model_s * 1e6) : "");
+      fmt::print("{:>14} {:>12} {:>8} {:>20} {:>14.3f} {:>12.3f} {:>12.3f}{}\n", sizes[i], count, args.type, name,
+                 times[i] * 1e6, algbw, busbw,
+                 nccl ? fmt::format(" {:>14} {:>15}", choice, model_us) : "");
   }
   return 0;
 }

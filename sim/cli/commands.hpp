@@ -66,7 +66,10 @@ int calibrate_command(const std::vector<std::string>& measurements, calibration:
 /// Options of `dtsim collective`, the simulator's nccl-tests.
 struct CollectiveArguments {
   std::string platform;
-  std::string algorithm = "ring";
+  std::string op = "allreduce";  ///< nccl-tests' operation (collectives::nccl_tests_operations)
+  std::string algorithm;         ///< one of the operation's (operation_algorithm_names); empty: ring for the
+                                 ///< all-reduce, nccl for the others
+  std::string type = "float";    ///< nccl-tests' -d: the element type of the count column
   int workers = 2;
   std::string sizes;                 ///< a list or range; or the nccl-tests options below
   std::string min_bytes;             ///< -b
@@ -78,11 +81,12 @@ struct CollectiveArguments {
   std::string nccl_algo;   ///< NCCL_ALGO for nccl/auto ("tree", "ring"); empty: NCCL's tuner
   std::string nccl_proto;  ///< NCCL_PROTO for nccl/auto ("LL", "LL128", "Simple"); empty: NCCL's tuner
 };
-/// The header of `dtsim collective --format csv`, and the columns --algorithm nccl or auto adds to it.
-inline constexpr const char* kCollectiveCsvHeader = "bytes,algorithm,algbw_GBps,busbw_GBps,time_s";
+/// The header of `dtsim collective --format csv`, and the columns NCCL's algorithms (nccl, auto, and the all-to-all's
+/// direct) add to it; nccl_model_s is empty where NCCL has no model (point-to-point).
+inline constexpr const char* kCollectiveCsvHeader = "bytes,count,type,algorithm,algbw_GBps,busbw_GBps,time_s";
 inline constexpr const char* kCollectiveCsvNcclColumns = ",nccl_choice,nccl_model_s";
-/// `dtsim collective --platform P --algorithm A --workers N --sizes LIST [--fidelity L] [--format table|csv]`:
-/// one all-reduce per size; time, algorithm bandwidth and bus bandwidth (nccl-tests' definitions).
+/// `dtsim collective --platform P [--op OP] [--algorithm A] --workers N --sizes LIST [--fidelity L] [--format table|csv]`:
+/// one OP (all-reduce by default) per size; time, algorithm bandwidth and bus bandwidth (nccl-tests' definitions).
 int collective_command(const CollectiveArguments& args);
 
 /// argv as one line a shell reads back to the same arguments (report.json's provenance).

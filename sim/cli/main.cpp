@@ -112,10 +112,12 @@ int main(int argc, char** argv) {
   show->add_flag("--xml", xml, "print the SimGrid 3.32 platform XML instead");
 
   cli::CollectiveArguments coll;
-  CLI::App* collective = app.add_subcommand("collective", "simulate one all-reduce over a range of sizes (nccl-tests)");
+  CLI::App* collective = app.add_subcommand("collective", "simulate one collective over a range of sizes (nccl-tests)");
   collective->add_option("--platform", coll.platform, "a built-in platform name or a platform TOML file")->required();
-  collective->add_option("--algorithm", coll.algorithm, "all-reduce algorithm; auto shows what it picks")
-      ->check(CLI::IsMember(collectives::collective_names()));
+  collective->add_option("--op", coll.op, "allreduce | allgather | reduce_scatter | alltoall | broadcast | sendrecv");
+  collective->add_option("--algorithm", coll.algorithm,
+                         "the operation's algorithm (default: ring for allreduce, nccl otherwise); auto shows what it picks");
+  collective->add_option("-d,--datatype", coll.type, "nccl-tests: element type of the count column (default float)");
   collective->add_option("--workers", coll.workers, "ranks (GPUs in order)")->required()->check(CLI::Range(1, 1 << 20));
   CLI::Option* sizes = collective->add_option(
       "--sizes", coll.sizes, "sizes: 1KiB,64MiB or a doubling range 8B:1GiB (plain numbers are bytes; 1K 1M 1G as nccl-tests: powers of 1024)");
@@ -133,7 +135,7 @@ int main(int argc, char** argv) {
   collective->add_option("--format", coll.format, std::string("table | csv (header: ") + cli::kCollectiveCsvHeader + "; nccl and auto add " +
                              (cli::kCollectiveCsvNcclColumns + 1) + ")")
       ->check(CLI::IsMember({"table", "csv"}));
-  collective->add_option("--nccl-algo", coll.nccl_algo, "NCCL_ALGO for --algorithm nccl or auto: tree | ring");
+  collective->add_option("--nccl-algo", coll.nccl_algo, "NCCL_ALGO for the all-reduce's nccl or auto: tree | ring");
   collective->add_option("--nccl-proto", coll.nccl_proto, "NCCL_PROTO for --algorithm nccl or auto: LL | LL128 | Simple");
 
   std::vector<std::string> measurements;

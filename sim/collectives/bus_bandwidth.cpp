@@ -5,7 +5,7 @@
 namespace dtsim::collectives {
 
 std::vector<std::string> operation_names() {
-  return {"allreduce", "allreduce_in_network", "reduce_scatter", "allgather", "alltoall", "broadcast", "reduce"};
+  return {"allreduce", "allreduce_in_network", "reduce_scatter", "allgather", "alltoall", "broadcast", "reduce", "sendrecv"};
 }
 
 Operation parse_operation(std::string_view name) {
@@ -34,6 +34,7 @@ double bus_bandwidth_factor(Operation op, int ranks) {
       return (n - 1) / n;
     case Operation::broadcast:
     case Operation::reduce:
+    case Operation::sendrecv:
       return 1.0;
   }
   DTSIM_CHECK(false, "unknown collective operation");

@@ -16,6 +16,7 @@ enum class Operation {
   alltoall,
   broadcast,
   reduce,
+  sendrecv,  ///< nccl-tests' sendrecv: every rank sends to the next and receives from the previous
 };
 
 /// Names as the CLI takes them, in enum order.
@@ -27,7 +28,7 @@ Operation parse_operation(std::string_view name);
 /// rank x ranks) for reduce-scatter, all-gather and all-to-all.
 double algorithm_bandwidth_Bps(double bytes, double seconds);
 /// busbw / algbw: 2(n-1)/n all-reduce, (n-1)/(n+1) in-network all-reduce, (n-1)/n reduce-scatter,
-/// all-gather and all-to-all, 1 broadcast and reduce.
+/// all-gather and all-to-all, 1 broadcast, reduce and send/recv.
 double bus_bandwidth_factor(Operation op, int ranks);
 /// busbw = algbw x factor: the per-rank link bandwidth the collective achieved.
 double bus_bandwidth_Bps(Operation op, int ranks, double bytes, double seconds);

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "sim/collectives/block_collective.hpp"
+#include "sim/collectives/nccl_tuning.hpp"
 #include "sim/collectives/traced_collective.hpp"
 
 namespace dtsim::collectives {
@@ -42,5 +43,13 @@ std::unique_ptr<Collective> make_binomial_broadcast();
 std::unique_ptr<Collective> make_scatter_allgather_broadcast();
 /// binomial_reduce.cpp
 std::unique_ptr<Collective> make_binomial_reduce();
+/// nccl_broadcast.cpp
+std::unique_ptr<Collective> make_nccl_broadcast(const LinkCosts& tuned_for, const NcclForce& force);
+/// nccl_alltoall.cpp: PXN where the nodes have several NICs (NCCL's default)
+std::unique_ptr<Collective> make_nccl_alltoall(const LinkCosts& tuned_for);
+/// nccl_alltoall.cpp: every send through the sender's own NIC (NCCL_PXN_DISABLE=1)
+std::unique_ptr<Collective> make_direct_alltoall(const LinkCosts& tuned_for);
+/// nccl_sendrecv.cpp
+std::unique_ptr<Collective> make_nccl_sendrecv(const LinkCosts& tuned_for);
 
 }  // namespace dtsim::collectives

@@ -76,8 +76,7 @@ MovePlan NcclAllreduce::tree_moves(const Group& group, std::int64_t bytes, NcclP
 }
 
 double NcclAllreduce::extra_latency_s(const Group& group, double bytes, double link_latency_s) const {
-  return tuned_for_.call_s + 2 * bytes * tuned_for_.buffer_s_per_byte +
-         std::max(0.0, nccl_latency_s(chosen(group, bytes), group, bytes) - link_latency_s);
+  return nccl_call_extra_s(tuned_for_, 2 * bytes, nccl_latency_s(chosen(group, bytes), group, bytes), link_latency_s);
 }
 
 std::optional<NcclRingPlan> NcclAllreduce::ring_plan(const Group& group, std::int64_t bytes) const {

@@ -37,12 +37,13 @@
 #include "sim/collectives/collective.hpp"
 #include "sim/collectives/move_plan.hpp"
 #include "sim/collectives/nccl_ring.hpp"
+#include "sim/collectives/nccl_tuned.hpp"
 #include "sim/collectives/nccl_tuning.hpp"
 
 namespace dtsim::collectives {
 
 /// NCCL's all-reduce under registry key `name` ("nccl", or "auto", which means NCCL's choice).
-class NcclAllreduce final : public Collective {
+class NcclAllreduce final : public Collective, public NcclTuned {
  public:
   /// `tuned_for`: the network NCCL's tuner sees; `force`: NCCL_ALGO / NCCL_PROTO-style overrides.
   NcclAllreduce(std::string name, const LinkCosts& tuned_for, NcclForce force = {})
@@ -50,6 +51,11 @@ class NcclAllreduce final : public Collective {
   std::string_view name() const override { return name_; }
   /// The (algorithm, protocol) used for `bytes` bytes over `group`.
   NcclChoice chosen(const Group& group, double bytes) const { return nccl_tune(group, tuned_for_, bytes, force_); }
+  std::string choice_name(const Group& group, double bytes) const override { return chosen(group, bytes).name(); }
+  /// nccl_predicted_s of the choice.
+  std::optional<double> model_s(const Group& group, double bytes) const override {
+    return nccl_predicted_s(chosen(group, bytes), group, tuned_for_, bytes);
+  }
   /// The tree's data ranges for `bytes` (replayable on data; wire bytes and latencies are the plan's).
   MovePlan tree_moves(const Group& group, std::int64_t bytes, NcclProtocol protocol) const;
   Schedule plan(const Group& group, std::int64_t bytes) const override;

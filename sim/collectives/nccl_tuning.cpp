@@ -66,31 +66,40 @@ NcclProtocol parse_nccl_protocol(std::string_view name) {
 std::string nccl_algorithm_name(NcclAlgorithm a) { return nccl_algorithm_names()[static_cast<std::size_t>(a)]; }
 std::string nccl_protocol_name(NcclProtocol p) { return nccl_protocol_names()[static_cast<std::size_t>(index(p))]; }
 
-double nccl_latency_s(NcclChoice c, const Group& group, double bytes) {
+double nccl_latency_s(NcclChoice c, const Group& group, double bytes, NcclFunction f, bool same_channels) {
   if (nccl_in_network(c.algorithm)) return nccl_in_network_latency_s(c.algorithm, group);
   const int a = index(c.algorithm), p = index(c.protocol);
   const int nodes = group.nodes();
-  double intra_us = group.ranks_per_node > 1 ? kNvlinkLat_us[a][p] : kNetLat_us[a][p];
+  const double hop_us = group.ranks_per_node > 1 ? kNvlinkLat_us[a][p] : kNetLat_us[a][p];
+  double intra_us = hop_us;
   const double inter_us = kNetLat_us[a][p];
   if (nodes > 1 && c.protocol == NcclProtocol::ll) intra_us *= 1.8;
   double lat_us = kBaseLat_us[a][p];
-  if (c.algorithm == NcclAlgorithm::ring) {
-    const int steps = 2 * (group.ranks - 1), inter_steps = 2 * (nodes - 1);
+  if (c.algorithm == NcclAlgorithm::ring && (f == NcclFunction::broadcast || f == NcclFunction::reduce)) {
+    // hwLat[hw[ring]]: the network's once the ring spans nodes; p hops, Simple's at the tree's "chunk latency".
+    const int tree = index(NcclAlgorithm::tree);
+    const double lat = nodes > 1 ? kNetLat_us[a][p] : hop_us;
+    const double simple_lat = nodes > 1 ? kNetLat_us[tree][p] : group.ranks_per_node > 1 ? kNvlinkLat_us[tree][p] : kNetLat_us[tree][p];
+    lat_us += same_channels ? lat : group.ranks * (c.protocol == NcclProtocol::simple ? simple_lat : lat);
+  } else if (c.algorithm == NcclAlgorithm::ring) {
+    const bool allreduce = f == NcclFunction::allreduce;
+    const int steps = (allreduce ? 2 : 1) * (group.ranks - 1), inter_steps = (allreduce ? 2 : 1) * (nodes - 1);
     lat_us += (steps - inter_steps) * intra_us + inter_steps * inter_us;
     // "Plateau effect of ring": ncclTopoGetAlgoTime's factor for Simple across nodes past p/16 x 64 KiB.
-    if (c.protocol == NcclProtocol::simple && nodes > 1 && bytes >= group.ranks / 16.0 * 65536) lat_us *= 1.9;
+    if (allreduce && c.protocol == NcclProtocol::simple && nodes > 1 && bytes >= group.ranks / 16.0 * 65536) lat_us *= 1.9;
   } else {
     lat_us += 2 * ((group.ranks / nodes - 1) * intra_us + log2i(nodes) * inter_us);
   }
   return lat_us * 1e-6;
 }
 
-double nccl_efficiency(NcclChoice c, const Group& group) {
+double nccl_efficiency(NcclChoice c, const Group& group, NcclFunction f) {
   if (nccl_in_network(c.algorithm)) return 1.0;  // Simple only; the ratios are nccl_in_network_bandwidth_Bps's
   const bool one_gpu_per_node = group.ranks_per_node < 2;
   if (c.algorithm == NcclAlgorithm::ring) {
     switch (c.protocol) {
-      case NcclProtocol::ll: return 1.0 / 4.0;
+      case NcclProtocol::ll:
+        return group.nodes() > 1 || f == NcclFunction::allreduce || f == NcclFunction::reduce ? 1.0 / 4.0 : 1.0 / 3.0;
       case NcclProtocol::ll128: return one_gpu_per_node ? 0.7 : 0.92;
       case NcclProtocol::simple: return 1.0;
     }
@@ -183,16 +192,22 @@ bool nccl_ll128_capped(NcclChoice c, const Group& group, const LinkCosts& networ
          (nccl_on_nvlink_rings(group, network) || nccl_on_nvswitch(group, network));
 }
 
-double nccl_ll128_cap_Bps(const Group& group, const LinkCosts& network) {
-  return nccl_on_nvswitch(group, network)
-             ? nccl_nvswitch_graph(network.nvswitch_nvlinks).channels * kNcclLl128ChannelAmpere_Bps
-             : kNcclLl128Channel_Bps;
+double nccl_ll128_channel_Bps(NcclFunction f) {
+  constexpr double kPerChannel_GBps[] = {18.8, 12.0, 18.3, 15.2, kNcclLl128Channel_Bps * 1e-9};
+  return kPerChannel_GBps[static_cast<std::size_t>(f)] * 1e9;
 }
 
-double nccl_channel_efficiency(NcclChoice c, const Group& group, const LinkCosts& network, double beta_s_per_byte) {
-  const double efficiency = nccl_efficiency(c, group);
+double nccl_ll128_cap_Bps(const Group& group, const LinkCosts& network, NcclFunction f) {
+  return nccl_on_nvswitch(group, network)
+             ? nccl_nvswitch_graph(network.nvswitch_nvlinks).channels * kNcclLl128ChannelAmpere_Bps
+             : nccl_ll128_channel_Bps(f);
+}
+
+double nccl_channel_efficiency(NcclChoice c, const Group& group, const LinkCosts& network, double beta_s_per_byte,
+                               NcclFunction f) {
+  const double efficiency = nccl_efficiency(c, group, f);
   if (!nccl_ll128_capped(c, group, network)) return efficiency;
-  return std::min(efficiency, nccl_ll128_cap_Bps(group, network) * beta_s_per_byte);
+  return std::min(efficiency, nccl_ll128_cap_Bps(group, network, f) * beta_s_per_byte);
 }
 
 int nccl_ring_channels(const Group& group, const LinkCosts& network) {
@@ -248,7 +263,7 @@ std::vector<std::vector<int>> nccl_rings(const Group& group, const LinkCosts& ne
   return rings;
 }
 
-double nccl_predicted_s(NcclChoice c, const Group& group, const LinkCosts& network, double bytes) {
+double nccl_predicted_s(NcclChoice c, const Group& group, const LinkCosts& network, double bytes, NcclFunction f) {
   if (nccl_in_network(c.algorithm))
     return nccl_in_network_latency_s(c.algorithm, group) +
            bytes / nccl_in_network_bandwidth_Bps(c.algorithm, group, 1 / switch_cost(group, network).beta_s_per_byte);
@@ -260,7 +275,7 @@ double nccl_predicted_s(NcclChoice c, const Group& group, const LinkCosts& netwo
                          : channels * (nccl_on_nvlink_rings(group, network)
                                            ? kNcclNvlinkGraph_Bps
                                            : 1 / (group.nodes() > 1 ? network.inter : network.intra).beta_s_per_byte);
-  double bus_Bps = link_Bps * nccl_efficiency(c, group);
+  double bus_Bps = link_Bps * nccl_efficiency(c, group, f);
   // LL128's ceiling inside an NVSwitch node, as tuning.cc of NCCL 2.12+ (the graph's version) applies it to the
   // predicted busBw: "busBw = std::min(busBw * 0.92, graphs[a]->nChannels * perChMaxRingLL128Bw)". The plan moves
   // LL128 at that cap (nccl_ll128_capped); priced without it, a graph of faster channels (900 GB/s ports: 16 of
@@ -268,25 +283,29 @@ double nccl_predicted_s(NcclChoice c, const Group& group, const LinkCosts& netwo
   // channel is the graph's 20 GB/s whatever the links measure, and the measured DGX-1 switch points (section 2b of
   // docs/VALIDATION.md) fit it without the cap: left so.
   if (graph.channels > 0 && nccl_ll128_capped(c, group, network))
-    bus_Bps = std::min(bus_Bps, nccl_ll128_cap_Bps(group, network));
+    bus_Bps = std::min(bus_Bps, nccl_ll128_cap_Bps(group, network, f));
   double algorithm_Bps = 0;
   if (c.algorithm == NcclAlgorithm::ring) {
-    algorithm_Bps = bus_Bps * group.ranks / (2.0 * (group.ranks - 1));
+    // ratio = nRanks / nsteps: 2(p-1) steps all-reduce, p-1 all-gather and reduce-scatter, p broadcast and reduce.
+    const double steps = f == NcclFunction::allreduce ? 2.0 * (group.ranks - 1)
+                         : f == NcclFunction::allgather || f == NcclFunction::reduce_scatter ? group.ranks - 1.0
+                                                                                                  : group.ranks;
+    algorithm_Bps = bus_Bps * group.ranks / steps;
   } else {
     bus_Bps = std::min(bus_Bps, kMaxTreeBw_GBps[group.nodes() > 2 ? 0 : 1] * 1e9);
     algorithm_Bps = bus_Bps * 0.5;
     const int log_size = log2i(bytes / 64);
     if (log_size < 22) algorithm_Bps *= kTreeCorrection[index(c.protocol)][log_size];
   }
-  return nccl_latency_s(c, group, bytes) + bytes / algorithm_Bps;
+  return nccl_latency_s(c, group, bytes, f, nccl_ring_channels(group, network) == 1) + bytes / algorithm_Bps;
 }
 
-NcclChoice nccl_tune(const Group& group, const LinkCosts& network, double bytes, const NcclForce& force) {
+NcclChoice nccl_tune(const Group& group, const LinkCosts& network, double bytes, const NcclForce& force, NcclFunction f) {
   NcclChoice best;
   double best_s = std::numeric_limits<double>::infinity();
   for (NcclAlgorithm a : {NcclAlgorithm::tree, NcclAlgorithm::ring, NcclAlgorithm::collnet_direct,
                           NcclAlgorithm::collnet_chain, NcclAlgorithm::nvls}) {
-    if (force.algorithm && *force.algorithm != a) continue;
+    if (f != NcclFunction::allreduce ? a != NcclAlgorithm::ring : force.algorithm && *force.algorithm != a) continue;
     for (NcclProtocol p : {NcclProtocol::ll, NcclProtocol::ll128, NcclProtocol::simple}) {
       if (force.protocol && *force.protocol != p) continue;
       const NcclChoice c{a, p};
@@ -294,7 +313,7 @@ NcclChoice nccl_tune(const Group& group, const LinkCosts& network, double bytes,
       // forcing them elsewhere).
       if (nccl_in_network(a) ? !nccl_enabled(c, group, network) : !force.protocol && !nccl_enabled(c, group, network))
         continue;
-      const double t = nccl_predicted_s(c, group, network, bytes);
+      const double t = nccl_predicted_s(c, group, network, bytes, f);
       if (t < best_s) {
         best = c;
         best_s = t;

@@ -25,6 +25,11 @@ enum class NcclAlgorithm { tree, ring, collnet_direct, collnet_chain, nvls };
 /// Simple (plain copies behind a fence).
 enum class NcclProtocol { ll, ll128, simple };
 
+/// NCCL's collective functions, in ncclFunc_t's order (src/include/nccl.h's ncclFunc*): the tuner prices each
+/// apart. All but the all-reduce run the ring only (tuning.cc: "if (coll != ncclCollAllReduce && a !=
+/// NCCL_ALGO_RING) continue").
+enum class NcclFunction { broadcast, reduce, allgather, reduce_scatter, allreduce };
+
 /// One (algorithm, protocol) pair.
 struct NcclChoice {
   NcclAlgorithm algorithm = NcclAlgorithm::ring;
@@ -55,11 +60,16 @@ std::string nccl_protocol_name(NcclProtocol p);
 /// NCCL's latency term of `c` for an all-reduce of `bytes` over `group`, seconds: baseLat plus hwLat per hop
 /// (ring: 2(p-1) steps, 2(nodes-1) of them over the network; tree: 2 ((ppn-1) NVLink hops + log2(nodes)
 /// network hops)), LL's NVLink hops x1.8 on several nodes, x1.9 for ring/Simple's plateau on several nodes.
-double nccl_latency_s(NcclChoice c, const Group& group, double bytes);
+/// Other functions' rings: all-gather and reduce-scatter p-1 steps, nodes-1 of them over the network; broadcast and
+/// reduce one hop's hwLat where the ring channels are alike (one channel), else p hops (Simple at the tree's hwLat);
+/// the x1.9 plateau is the all-reduce's only.
+/// `same_channels`: whether the ring's channels all follow one path (ringGraph->sameChannels; one channel in dtsim).
+double nccl_latency_s(NcclChoice c, const Group& group, double bytes, NcclFunction f = NcclFunction::allreduce,
+                      bool same_channels = true);
 /// Fraction of the link bandwidth the protocol's data gets (tuning.cc's busBw factors before its caps):
 /// ring LL 1/4, LL128 0.92 (0.7 with one GPU per node), Simple 1; tree 0.9 x (LL 1/3.8, LL128 0.915, or
-/// 7/9 on one node, Simple 1).
-double nccl_efficiency(NcclChoice c, const Group& group);
+/// 7/9 on one node, Simple 1). Ring LL is 1/3 inside one node for all-gather, reduce-scatter and broadcast.
+double nccl_efficiency(NcclChoice c, const Group& group, NcclFunction f = NcclFunction::allreduce);
 /// Whether NCCL would consider `c` unforced: LL128 where network.ll128 says (structured nodes), else only
 /// where a node has several GPUs (taken to share NVLink); inside one NVLink-mesh node not where a ring relays
 /// through a third GPU (tuning.cc at 01afd20a enables LL128 for typeIntra <= PATH_NVL, and a relayed hop is
@@ -73,6 +83,9 @@ constexpr double kNcclNvlinkGraph_Bps = 20e9;
 /// 16.7 GB/s (tuning.cc at 01afd20a), NCCL's measured per-channel ceiling of its LL128 kernels (lines of 120
 /// data bytes stored and polled by 640 threads), below what an NVLink carries.
 constexpr double kNcclLl128Channel_Bps = 16.7e9;
+/// ll128MaxBwPerCh of function `f` (tuning.cc at 01afd20a, bytes/s): broadcast 18.8, reduce 12.0, all-gather 18.3,
+/// reduce-scatter 15.2, all-reduce 16.7 (kNcclLl128Channel_Bps) GB/s.
+double nccl_ll128_channel_Bps(NcclFunction f);
 /// The most data one LL128 ring channel moves per second on one Ampere node in NCCL 2.12 and later:
 /// perChMaxRingLL128Bws[Ampere][one node] = 20 GB/s (src/graph/tuning.cc). Used on NVSwitch nodes, whose graph is
 /// that version's (nccl_nvswitch_graph).
@@ -101,11 +114,13 @@ bool nccl_on_nvswitch(const Group& group, const LinkCosts& network);
 /// channels share PCIe or a NIC, dtsim's one ring stands for all of them and the links set the pace.)
 bool nccl_ll128_capped(NcclChoice c, const Group& group, const LinkCosts& network);
 /// The most data a capped LL128 ring (nccl_ll128_capped) moves per second: kNcclLl128Channel_Bps on NVLink rings,
-/// the graph's channels x kNcclLl128ChannelAmpere_Bps inside one NVSwitch node.
-double nccl_ll128_cap_Bps(const Group& group, const LinkCosts& network);
+/// the graph's channels x kNcclLl128ChannelAmpere_Bps inside one NVSwitch node; other functions' rings on NVLink rings
+/// nccl_ll128_channel_Bps(f).
+double nccl_ll128_cap_Bps(const Group& group, const LinkCosts& network, NcclFunction f = NcclFunction::allreduce);
 /// The share of a channel's link bandwidth that `c`'s data gets on a link moving a byte in `beta_s_per_byte`:
 /// nccl_efficiency, at most nccl_ll128_cap_Bps x beta where nccl_ll128_capped (0 when beta is 0 there).
-double nccl_channel_efficiency(NcclChoice c, const Group& group, const LinkCosts& network, double beta_s_per_byte);
+double nccl_channel_efficiency(NcclChoice c, const Group& group, const LinkCosts& network, double beta_s_per_byte,
+                               NcclFunction f = NcclFunction::allreduce);
 /// NCCL's ring channels for `group` on `network`, each a cyclic order of the ranks carrying 1/C of the data:
 ///  - one node: on an NVLink mesh (network.nvlinks) the rings the search finds (nvlink_rings.hpp); otherwise
 ///    one ring in rank order (NCCL's channels there share the same links: on the flow level one ring of all
@@ -123,9 +138,15 @@ int nccl_ring_channels(const Group& group, const LinkCosts& network);
 /// bandwidth is kNcclNvlinkGraph_Bps on NVLink rings (nccl_on_nvlink_rings), the platform's otherwise; inside one
 /// NVSwitch node busBw is the graph's channels x speed (nccl_nvswitch_graph) for both algorithms, LL128's at most
 /// nccl_ll128_cap_Bps, as tuning.cc caps it (so the tuner's choice does not get slower as the ports get faster).
-double nccl_predicted_s(NcclChoice c, const Group& group, const LinkCosts& network, double bytes);
+/// Other functions (`f`): the ring's algBw is busBw x p / nsteps (all-gather and reduce-scatter p / (p-1),
+/// broadcast and reduce 1), its latency and efficiency theirs.
+double nccl_predicted_s(NcclChoice c, const Group& group, const LinkCosts& network, double bytes,
+                        NcclFunction f = NcclFunction::allreduce);
 /// The enabled pair allowed by `force` with the least predicted time (ties: tree before ring, LL before
-/// LL128 before Simple, NCCL's loop order); a forced protocol is enabled even where NCCL would not enable it.
-NcclChoice nccl_tune(const Group& group, const LinkCosts& network, double bytes, const NcclForce& force = {});
+/// LL128 before Simple, NCCL's loop order); a forced protocol is enabled even where NCCL would not enable it. Functions
+/// other than the all-reduce consider the ring only, whatever `force.algorithm` says (tuning.cc applies NCCL_ALGO to
+/// the all-reduce only).
+NcclChoice nccl_tune(const Group& group, const LinkCosts& network, double bytes, const NcclForce& force = {},
+                     NcclFunction f = NcclFunction::allreduce);
 
 }  // namespace dtsim::collectives

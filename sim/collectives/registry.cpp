@@ -5,6 +5,8 @@
 #include "sim/collectives/chunking.hpp"
 #include "sim/collectives/factories.hpp"
 #include "sim/collectives/nccl_allreduce.hpp"
+#include "sim/collectives/nccl_ring_phase.hpp"
+#include "sim/collectives/operations.hpp"
 #include "sim/collectives/ring_allreduce.hpp"
 #include "sim/core/error.hpp"
 
@@ -45,6 +47,39 @@ const Table<Collective, LinkCosts>& allreduce() {
       {"auto", [](const LinkCosts& c) { return std::make_unique<NcclAllreduce>("auto", c); }},
   };
   return table;
+}
+
+const Table<Collective, LinkCosts>& alltoall() {
+  static const Table<Collective, LinkCosts> table{
+      {"nccl", make_nccl_alltoall},
+      {"direct", make_direct_alltoall},
+  };
+  return table;
+}
+
+/// NCCL's all-gather, reduce-scatter, broadcast and send/recv, and the all-to-all's algorithms, by operation; `auto`
+/// is NCCL's (dtsim's hosts are GPUs). The all-reduce is make_collective's.
+const std::vector<std::pair<Operation, Table<Collective, LinkCosts, NcclForce>>>& operations() {
+  const auto ring_phase = [](NcclFunction f) {
+    return [f](const LinkCosts& c, const NcclForce& force) { return std::make_unique<NcclRingPhase>(f, c, force); };
+  };
+  const auto p2p = [](auto make) { return [make](const LinkCosts& c, const NcclForce&) { return make(c); }; };
+  static const std::vector<std::pair<Operation, Table<Collective, LinkCosts, NcclForce>>> table{
+      {Operation::allgather, {{"nccl", ring_phase(NcclFunction::allgather)}, {"auto", ring_phase(NcclFunction::allgather)}}},
+      {Operation::reduce_scatter,
+       {{"nccl", ring_phase(NcclFunction::reduce_scatter)}, {"auto", ring_phase(NcclFunction::reduce_scatter)}}},
+      {Operation::alltoall,
+       {{"nccl", p2p(make_nccl_alltoall)}, {"direct", p2p(make_direct_alltoall)}, {"auto", p2p(make_nccl_alltoall)}}},
+      {Operation::broadcast, {{"nccl", make_nccl_broadcast}, {"auto", make_nccl_broadcast}}},
+      {Operation::sendrecv, {{"nccl", p2p(make_nccl_sendrecv)}, {"auto", p2p(make_nccl_sendrecv)}}},
+  };
+  return table;
+}
+
+const Table<Collective, LinkCosts, NcclForce>* operation_table(Operation op) {
+  for (const auto& [key, table] : operations())
+    if (key == op) return &table;
+  return nullptr;
 }
 
 const Table<Collective>& broadcast() {
@@ -95,6 +130,33 @@ std::unique_ptr<Collective> make_collective(std::string_view name, const LinkCos
 }
 
 LinkCosts reference_link_costs() { return LinkCosts::uniform({10e-6, 1.0 / 12.5e9}); }
+
+std::vector<Operation> nccl_tests_operations() {
+  std::vector<Operation> ops{Operation::allreduce};
+  for (const auto& [op, table] : operations()) ops.push_back(op);
+  return ops;
+}
+
+std::vector<std::string> operation_algorithm_names(Operation op) {
+  if (op == Operation::allreduce) return collective_names();
+  const auto* table = operation_table(op);
+  return table ? keys(*table) : std::vector<std::string>{};
+}
+
+std::unique_ptr<Collective> make_operation(Operation op, std::string_view algorithm, const LinkCosts& tuned_for,
+                                           const NcclForce& force) {
+  if (op == Operation::allreduce) return make_collective(algorithm, tuned_for, force);
+  const auto* table = operation_table(op);
+  if (!table)
+    throw core::InputError("operation '" + operation_names()[static_cast<std::size_t>(op)] + "'", "dtsim does not run it on its own",
+                           "one of allreduce, allgather, reduce_scatter, alltoall, broadcast, sendrecv");
+  return make(*table, operation_names()[static_cast<std::size_t>(op)] + " algorithm", algorithm, tuned_for, force);
+}
+
+std::vector<std::string> alltoall_names() { return keys(alltoall()); }
+std::unique_ptr<Collective> make_alltoall(std::string_view name, const LinkCosts& tuned_for) {
+  return make(alltoall(), "all-to-all", name, tuned_for);
+}
 
 std::vector<std::string> broadcast_names() { return keys(broadcast()); }
 std::unique_ptr<Collective> make_broadcast(std::string_view name) { return make(broadcast(), "broadcast", name); }

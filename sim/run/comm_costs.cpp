@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/collectives/nccl_allreduce.hpp"
+#include "sim/collectives/operations.hpp"
 #include "sim/collectives/ring_halves.hpp"
 #include "sim/collectives/schedule_time.hpp"
 #include "sim/platform/link_traffic.hpp"
@@ -44,7 +45,7 @@ CommCosts::CommCosts(const scenario::Scenario& s, const platform::Fabric& fabric
       links_(group_costs(s.platform)), allreduce_(collectives::make_collective(s.collective, links_, s.nccl)),
       allgather_(collectives::make_allgatherv(allreduce_->allgather_name())),
       reduce_scatter_(collectives::make_reduce_scatter(allreduce_->reduce_scatter_name())),
-      gtopk_(collectives::make_collective("binomial_tree", links_)) {
+      gtopk_(collectives::make_collective("binomial_tree", links_)), alltoall_(collectives::make_alltoall("nccl", links_)) {
   launch_s_ = s.gpu.collective_launch_s ? *s.gpu.collective_launch_s : models::kCollectiveLaunch_s;
 }
 
@@ -62,6 +63,7 @@ std::vector<std::vector<actors::Flow>> CommCosts::group_flows(int role, const Ta
     return actors::flow_steps(allreduce_->plan(g, t.bytes), fuse);
   }
   if (t.op == Op::gtopk) return actors::flow_steps(gtopk_->plan(g, t.bytes), fuse);
+  if (t.op == Op::alltoall) return actors::flow_steps(alltoall_->plan(g, t.bytes), fuse);
   if (const auto rings = allreduce_->phase_rings(g); !rings.empty()) {
     if (fuse) return actors::flow_steps(collectives::ring_phase_fused(rings, g.ranks, t.bytes));
     return actors::flow_steps(collectives::ring_phase_plan(rings, g.ranks, t.bytes), false);
@@ -141,6 +143,8 @@ const CommCosts::Entry& CommCosts::entry(int role, const Task& t) {
       time_s = collectives::schedule_time_s(collectives::Schedule{2, {{{{0, 1, t.bytes}}, 0}}}, paths);
     } else if (t.op == Op::gtopk) {
       time_s = collectives::schedule_time_s(gtopk_->plan(g, t.bytes), paths);
+    } else if (t.op == Op::alltoall) {
+      time_s = collectives::schedule_time_s(alltoall_->plan(g, t.bytes), paths);
     } else if (const auto rings = allreduce_->phase_rings(g); !rings.empty()) {
       time_s = collectives::ring_phase_time_s(rings, g.ranks, t.bytes, paths);
     } else {

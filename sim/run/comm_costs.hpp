@@ -22,7 +22,8 @@ namespace dtsim::run {
 /// Times, traffic and link loads of the graph's communication, each distinct (role, operation, group, bytes)
 /// planned once on the representative rank's group. All-reduces run the configured collective; all-gathers and
 /// reduce-scatters what its library runs beside it (Collective::phase_rings, else the registered algorithms it
-/// names); gTop-k's exchange the binomial tree (as the plain data-parallel line times it).
+/// names); gTop-k's exchange the binomial tree (as the plain data-parallel line times it); all-to-alls NCCL's
+/// (make_alltoall("nccl"): grouped point-to-point sends, PXN where nodes have several NICs).
 class CommCosts {
  public:
   CommCosts(const scenario::Scenario& s, const platform::Fabric& fabric, const parallel::Placement& placement);
@@ -69,6 +70,7 @@ class CommCosts {
   std::unique_ptr<collectives::Collective> allreduce_;
   std::unique_ptr<collectives::BlockCollective> allgather_, reduce_scatter_;
   std::unique_ptr<collectives::Collective> gtopk_;
+  std::unique_ptr<collectives::Collective> alltoall_;
   double launch_s_ = 0;
   std::map<Key, Entry> cache_;
 };

@@ -14,7 +14,7 @@ const char* stream_name(Stream stream) {
 
 bool spans_group(Op op) {
   return op == Op::allreduce || op == Op::allgather || op == Op::reduce_scatter || op == Op::gtopk ||
-         op == Op::push || op == Op::pull || op == Op::neighbours;
+         op == Op::push || op == Op::pull || op == Op::neighbours || op == Op::alltoall;
 }
 
 int Program::add(Task task) {

@@ -23,6 +23,8 @@ enum class Op {
   push,            ///< every rank of `group` sends its `bytes`, in partitions, to the parameter servers
   pull,            ///< every rank of `group` receives the servers' sum of what the group pushed (`bytes`)
   neighbours,      ///< every rank of `group` sends `bytes` to each of its graph neighbours and receives theirs
+  alltoall,        ///< every rank of `group` sends `bytes` / |group| of its `bytes` to each rank of the group and
+                   ///< receives as much from each (NCCL's grouped point-to-point sends: MoE dispatch and combine)
 };
 
 /// Whether `op` spans the ranks of a group (every one takes part; none ends before all have started): the

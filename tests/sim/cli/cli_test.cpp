@@ -150,7 +150,7 @@ TEST(Cli, CollectiveIsTheSimulatorsNcclTests) {
   std::string header, first;
   std::getline(lines, header);
   std::getline(lines, first);
-  EXPECT_EQ(header, "bytes,algorithm,algbw_GBps,busbw_GBps,time_s");
+  EXPECT_EQ(header, "bytes,count,type,algorithm,algbw_GBps,busbw_GBps,time_s");
   // 2(p-1) alpha + 2(p-1)/p n beta with alpha = 30 us (two 15 us links) and beta = 1 / 1.25 GB/s.
   const double expected = 30 * 30e-6 + 30.0 / 16 * 1048576 / 1.25e9;
   EXPECT_EQ(first.substr(0, first.find(',')), "1048576");
@@ -163,8 +163,8 @@ TEST(Cli, CollectiveIsTheSimulatorsNcclTests) {
                              "--fidelity analytic --format csv");
   ASSERT_EQ(nccl.code, 0) << nccl.output;
   EXPECT_EQ(nccl.output.substr(0, nccl.output.find('\n')),
-            "bytes,algorithm,algbw_GBps,busbw_GBps,time_s,nccl_choice,nccl_model_s");
-  EXPECT_NE(nccl.output.find("1024,tree,"), std::string::npos) << nccl.output;
+            "bytes,count,type,algorithm,algbw_GBps,busbw_GBps,time_s,nccl_choice,nccl_model_s");
+  EXPECT_NE(nccl.output.find("1024,256,float,tree,"), std::string::npos) << nccl.output;
   EXPECT_NE(nccl.output.find(",tree/LL,"), std::string::npos) << nccl.output;
   const Outcome forced = dtsim("collective --platform star_16_10gbe --algorithm nccl --nccl-algo ring "
                                "--nccl-proto Simple --workers 16 --sizes 1KiB --fidelity analytic --format csv");
@@ -174,6 +174,86 @@ TEST(Cli, CollectiveIsTheSimulatorsNcclTests) {
   EXPECT_EQ(dtsim(four + "--algorithm nccl --nccl-proto ll").code, 2);   // NCCL writes LL
   EXPECT_EQ(dtsim("collective --platform star_16_10gbe --workers 17 --sizes 1MiB").code, 2);
   EXPECT_EQ(dtsim("collective --platform star_16_10gbe --workers 4 --sizes 1MiBs").code, 2);
+}
+
+/// The csv fields of `line`.
+std::vector<std::string> fields(const std::string& line) {
+  std::vector<std::string> out;
+  std::istringstream in(line);
+  for (std::string f; std::getline(in, f, ',');) out.push_back(f);
+  if (!line.empty() && line.back() == ',') out.emplace_back();
+  return out;
+}
+
+TEST(Cli, CollectiveMeasuresEveryNcclTestsOperationWithItsBusBandwidthFactor) {
+  // 16 hosts of a 10 GbE star (1.25 GB/s, 15 us a link): alpha = 30 us, beta = 1 / 1.25 GB/s.
+  const std::string run = "collective --platform star_16_10gbe --workers 16 --sizes 16MiB --fidelity analytic --format csv ";
+  const double n = 16 << 20, alpha = 30e-6, beta = 1 / 1.25e9;
+  struct Case {
+    const char* op;
+    double factor;
+    double time_s;  ///< closed form, written out here
+    const char* choice;
+  };
+  for (const Case& c : {
+           // All-to-all: every host's link carries its 15 chunks of n/16 at once.
+           Case{"alltoall", 15.0 / 16, alpha + 15 * (n / 16) * beta, "p2p/Simple"},
+           // Send/recv: one hop each.
+           Case{"sendrecv", 1.0, alpha + n * beta, "p2p/Simple"},
+       }) {
+    const Outcome o = dtsim(run + "--op " + c.op);
+    ASSERT_EQ(o.code, 0) << o.output;
+    std::istringstream lines(o.output);
+    std::string header, row;
+    std::getline(lines, header);
+    std::getline(lines, row);
+    EXPECT_EQ(header, "bytes,count,type,algorithm,algbw_GBps,busbw_GBps,time_s,nccl_choice,nccl_model_s");
+    const std::vector<std::string> f = fields(row);
+    ASSERT_EQ(f.size(), 9u) << row;
+    EXPECT_EQ(f[0], "16777216");
+    EXPECT_EQ(f[1], "4194304");  // floats
+    EXPECT_EQ(f[2], "float");
+    EXPECT_EQ(f[3], "p2p");
+    EXPECT_NEAR(std::stod(f[6]), c.time_s, 1e-9 * c.time_s) << c.op;
+    EXPECT_NEAR(std::stod(f[5]), std::stod(f[4]) * c.factor, 1e-9) << c.op;
+    EXPECT_NEAR(std::stod(f[4]), n / c.time_s / 1e9, 1e-9) << c.op;
+    EXPECT_EQ(f[7], c.choice);
+    EXPECT_EQ(f[8], "");  // NCCL has no model of its point-to-point calls
+  }
+  // All-gather and reduce-scatter: NCCL's ring with its choice and model; busbw = algbw x 15/16.
+  for (const char* op : {"allgather", "reduce_scatter"}) {
+    std::istringstream lines(dtsim(run + "--op " + op + " -d half").output);
+    std::string header, row;
+    std::getline(lines, header);
+    std::getline(lines, row);
+    const std::vector<std::string> f = fields(row);
+    ASSERT_EQ(f.size(), 9u) << row;
+    EXPECT_EQ(f[1], "8388608");  // halves
+    EXPECT_EQ(f[3], "ring");
+    EXPECT_EQ(f[7].substr(0, 5), "ring/");
+    EXPECT_NEAR(std::stod(f[5]), std::stod(f[4]) * 15 / 16, 1e-9);
+    EXPECT_GT(std::stod(f[8]), 0);
+  }
+  // The table names the factor.
+  EXPECT_NE(dtsim("collective --platform star_16_10gbe --workers 16 --sizes 1MiB --op broadcast").output.find(
+                "busbw = algbw x 1 = 1"),
+            std::string::npos);
+  EXPECT_NE(dtsim("collective --platform star_16_10gbe --workers 16 --sizes 1MiB --op allgather").output.find(
+                "busbw = algbw x (n-1)/n = 0.9375"),
+            std::string::npos);
+  // Mistakes: an unknown operation or type, an algorithm the operation does not have, NCCL_ALGO off the all-reduce,
+  // NCCL_PROTO on point-to-point.
+  const std::string four = "collective --platform star_16_10gbe --workers 4 --sizes 1KiB ";
+  EXPECT_EQ(dtsim(four + "--op gather").output,
+            "dtsim: error: --op gather: unknown operation 'gather'; known: allreduce, allgather, reduce_scatter, "
+            "alltoall, broadcast, sendrecv\n");
+  EXPECT_EQ(dtsim(four + "-d float8").code, 2);
+  EXPECT_EQ(dtsim(four + "--op allgather --algorithm bruck").code, 2);
+  EXPECT_EQ(dtsim(four + "--op allgather --nccl-algo tree").code, 2);
+  EXPECT_EQ(dtsim(four + "--op alltoall --nccl-proto LL").code, 2);
+  EXPECT_EQ(dtsim(four + "--op broadcast --nccl-proto LL --format csv").code, 0);
+  EXPECT_EQ(dtsim("collective --platform star_16_10gbe --workers 1 --sizes 1KiB --op alltoall").output,
+            "dtsim: error: --workers 1: one rank moves nothing: no time to measure; at least 2\n");
 }
 
 /// The first column of each csv row after the header.
