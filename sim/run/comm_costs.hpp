@@ -9,20 +9,17 @@
 #include <vector>
 
 #include "sim/actors/rank_steps.hpp"
-#include "sim/collectives/block_collective.hpp"
-#include "sim/collectives/collective.hpp"
 #include "sim/collectives/rank_traffic.hpp"
 #include "sim/parallel/layout.hpp"
 #include "sim/platform/fabric.hpp"
+#include "sim/run/group_collectives.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/taskgraph/task_graph.hpp"
 
 namespace dtsim::run {
 
 /// Times, traffic and link loads of the graph's communication, each distinct (role, operation, group, bytes)
-/// planned once on the representative rank's group. All-reduces run the configured collective; all-gathers and
-/// reduce-scatters what its library runs beside it (Collective::phase_rings, else the registered algorithms it
-/// names); gTop-k's exchange the binomial tree (as the plain data-parallel line times it).
+/// planned once on the representative rank's group by GroupCollectives (the algorithms both lines run).
 class CommCosts {
  public:
   CommCosts(const scenario::Scenario& s, const platform::Fabric& fabric, const parallel::Placement& placement);
@@ -58,17 +55,12 @@ class CommCosts {
   collectives::Group group_of(const std::vector<int>& m) const;
   /// The plan of task `t` on the representative's group, its consecutive same-pair steps fused.
   collectives::Schedule group_plan(int role, const taskgraph::Task& t) const;
-  /// The all-gather or reduce-scatter of `op` as the configured collective's library runs it.
-  const collectives::BlockCollective& halves(taskgraph::Op op) const;
   const Entry& entry(int role, const taskgraph::Task& t);
 
   const scenario::Scenario& s_;
   const platform::Fabric& fabric_;
   const parallel::Placement& placement_;
-  collectives::LinkCosts links_;
-  std::unique_ptr<collectives::Collective> allreduce_;
-  std::unique_ptr<collectives::BlockCollective> allgather_, reduce_scatter_;
-  std::unique_ptr<collectives::Collective> gtopk_;
+  GroupCollectives collectives_;
   double launch_s_ = 0;
   std::map<Key, Entry> cache_;
 };
