@@ -50,6 +50,9 @@ class NcclAllreduce final : public Collective {
   std::string_view name() const override { return name_; }
   /// The (algorithm, protocol) used for `bytes` bytes over `group`.
   NcclChoice chosen(const Group& group, double bytes) const { return nccl_tune(group, tuned_for_, bytes, force_); }
+  std::optional<std::string> variant(const Group& group, double bytes) const override {
+    return chosen(group, bytes).name();
+  }
   /// The tree's data ranges for `bytes` (replayable on data; wire bytes and latencies are the plan's).
   MovePlan tree_moves(const Group& group, std::int64_t bytes, NcclProtocol protocol) const;
   Schedule plan(const Group& group, std::int64_t bytes) const override;

@@ -24,9 +24,7 @@ using taskgraph::Task;
 
 CommCosts::CommCosts(const scenario::Scenario& s, const platform::Fabric& fabric, const parallel::Placement& placement)
     : s_(s), fabric_(fabric), placement_(placement),
-      collectives_(s, group_costs(s.platform)) {
-  launch_s_ = s.gpu.collective_launch_s ? *s.gpu.collective_launch_s : models::kCollectiveLaunch_s;
-}
+      collectives_(s, group_costs(s.platform)) {}
 
 double CommCosts::operator()(int role, const Task& t) {
   if (t.op == Op::compute) return t.duration_s;
@@ -38,8 +36,7 @@ std::vector<std::vector<actors::Flow>> CommCosts::group_flows(int role, const Ta
 }
 
 double CommCosts::launch_s(int role, const Task& t) const {
-  if (members(role, t).size() < 2) return 0.0;
-  return t.op == Op::allreduce && collectives_.allreduce().charges_launch() ? 0.0 : launch_s_;
+  return collectives_.launch_s(t.op, static_cast<int>(members(role, t).size()));
 }
 
 CommCosts::Key CommCosts::key(int role, const Task& t) const {
@@ -54,20 +51,14 @@ void CommCosts::add_links(const taskgraph::TaskGraph& graph, std::vector<double>
   for (const auto& [k, count] : uses) {
     const auto& [role, op, group, bytes, peer] = k;
     const Task probe{op, taskgraph::Stream::compute, "", "", 0, bytes, group, peer, -1, {}};
-    const collectives::Schedule plan = group_plan(role, probe);
+    const std::vector<std::vector<actors::Flow>> flows = group_flows(role, probe, true);
     for (int rank = 0; rank < s_.workers; ++rank) {
       if (placement_.stage(rank) != role) continue;
       std::vector<int> members;
       if (op == Op::send) members = {rank, placement_.stage_rank(rank, peer)};
       else if (placement_.leads(rank, group)) members = placement_.members(rank, group);
       else continue;
-      collectives::Schedule mapped{s_.workers, {}};
-      for (const collectives::Step& step : plan.steps) {
-        collectives::Step& m = mapped.steps.emplace_back();
-        for (const collectives::Transfer& x : step.transfers)
-          m.transfers.push_back({members[static_cast<std::size_t>(x.from)], members[static_cast<std::size_t>(x.to)], x.bytes});
-      }
-      platform::add_link_bytes(mapped, count, fabric_, link_bytes);
+      platform::add_link_bytes(actors::as_schedule(on_members(flows, members), s_.workers), count, fabric_, link_bytes);
     }
   }
 }

@@ -35,6 +35,9 @@ class CommCosts {
   /// where the group is one rank and nothing moves).
   double launch_s(int role, const taskgraph::Task& t) const;
 
+  /// The collectives it plans with.
+  const GroupCollectives& collectives() const { return collectives_; }
+
   /// What makes two communication tasks cost the same: (role, operation, group, bytes, peer of a send).
   using Key = std::tuple<int, taskgraph::Op, std::string, std::int64_t, int>;
   Key key(int role, const taskgraph::Task& t) const;
@@ -61,7 +64,6 @@ class CommCosts {
   const platform::Fabric& fabric_;
   const parallel::Placement& placement_;
   GroupCollectives collectives_;
-  double launch_s_ = 0;
   std::map<Key, Entry> cache_;
 };
 

@@ -1,5 +1,6 @@
 #include "sim/run/group_collectives.hpp"
 
+#include "models/gpu_profile.hpp"
 #include "sim/collectives/nccl_allreduce.hpp"
 #include "sim/collectives/ring_halves.hpp"
 #include "sim/collectives/schedule_time.hpp"
@@ -13,7 +14,7 @@ GroupCollectives::GroupCollectives(const scenario::Scenario& s, const collective
     : allreduce_(collectives::make_collective(s.collective, links, s.nccl)),
       allgather_(collectives::make_allgatherv(allreduce_->allgather_name())),
       reduce_scatter_(collectives::make_reduce_scatter(allreduce_->reduce_scatter_name())),
-      gtopk_(collectives::make_collective("binomial_tree", links)) {}
+      gtopk_(collectives::make_collective("binomial_tree", links)), launch_set_s_(s.gpu.collective_launch_s) {}
 
 std::vector<std::vector<actors::Flow>> GroupCollectives::flows(Op op, const collectives::Group& g, std::int64_t bytes,
                                                                bool fuse) const {
@@ -55,8 +56,25 @@ double GroupCollectives::time_s(Op op, const collectives::Group& g, std::int64_t
   return *time_s;
 }
 
+double GroupCollectives::launch_s(Op op, int ranks) const {
+  if (ranks < 2) return 0.0;
+  if (launch_set_s_) return *launch_set_s_;
+  return op == Op::allreduce && allreduce_->charges_launch() ? 0.0 : models::kCollectiveLaunch_s;
+}
+
 const collectives::BlockCollective& GroupCollectives::halves(Op op) const {
   return op == Op::allgather ? *allgather_ : *reduce_scatter_;
+}
+
+std::vector<std::vector<actors::Flow>> on_members(std::vector<std::vector<actors::Flow>> flows,
+                                                  const std::vector<int>& members) {
+  const auto host = [&](int rank) { return rank < 0 ? rank : members[static_cast<std::size_t>(rank)]; };
+  for (auto& step : flows)
+    for (actors::Flow& f : step) {
+      f.transfer.from = host(f.transfer.from);
+      f.transfer.to = host(f.transfer.to);
+    }
+  return flows;
 }
 
 }  // namespace dtsim::run

@@ -5,6 +5,7 @@
 /// registered algorithms it names); gTop-k's binomial tree; a point-to-point send.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "sim/actors/rank_steps.hpp"
@@ -50,6 +51,12 @@ class GroupCollectives {
   double time_s(taskgraph::Op op, const collectives::Group& group, std::int64_t bytes,
                 const core::PathModel& paths) const;
 
+  /// The launch cost a call of `op` on a group of `ranks` waits before its transfers: none for one rank (NCCL's
+  /// cost model gives a 1-rank communicator no cost), else the scenario's gpu.collective_launch where set, else
+  /// none for an all-reduce whose calls already pay NCCL's base latency (Collective::charges_launch), else the
+  /// default kernel launch (models::kCollectiveLaunch_s).
+  double launch_s(taskgraph::Op op, int ranks) const;
+
   /// The configured all-reduce.
   const collectives::Collective& allreduce() const { return *allreduce_; }
 
@@ -60,6 +67,12 @@ class GroupCollectives {
   std::unique_ptr<collectives::Collective> allreduce_;
   std::unique_ptr<collectives::BlockCollective> allgather_, reduce_scatter_;
   std::unique_ptr<collectives::Collective> gtopk_;
+  std::optional<double> launch_set_s_;  ///< gpu.collective_launch
 };
+
+/// `flows` in group ranks as flows between hosts: group rank i is host members[i]; a switch's endpoint (a negative
+/// id) stays.
+std::vector<std::vector<actors::Flow>> on_members(std::vector<std::vector<actors::Flow>> flows,
+                                                  const std::vector<int>& members);
 
 }  // namespace dtsim::run

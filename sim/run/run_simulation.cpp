@@ -2,7 +2,6 @@
 
 #include "sim/actors/collective_exchanger.hpp"
 #include "sim/actors/simgrid_run.hpp"
-#include "sim/collectives/nccl_allreduce.hpp"
 #include "sim/collectives/schedule_time.hpp"
 #include <algorithm>
 #include <fmt/format.h>
@@ -34,14 +33,6 @@
 
 namespace dtsim::run {
 namespace {
-
-/// The launch cost of an exchange: as set, else the default unless the collective's calls already pay NCCL's
-/// base latency. One rank exchanges nothing: NCCL's cost model (tuning.cc) gives a 1-rank communicator no cost.
-double launch_in_force_s(const scenario::Scenario& s, const collectives::Collective& collective) {
-  if (s.workers == 1) return 0;
-  if (s.gpu.collective_launch_s) return *s.gpu.collective_launch_s;
-  return collective.charges_launch() ? 0.0 : models::kCollectiveLaunch_s;
-}
 
 RunInfo make_info(const scenario::Scenario& s, const scheduling::IterationPlan& plan) {
   RunInfo info = scenario_info(s);
@@ -137,18 +128,6 @@ std::pair<taskgraph::Op, std::int64_t> group_op(const scheduling::Exchange& e, i
   return {e.kind == Kind::allreduce ? taskgraph::Op::allreduce : taskgraph::Op::gtopk, e.bytes};
 }
 
-/// `flows` in group ranks as flows between the hosts `participants` (none to map where they are every worker).
-std::vector<std::vector<actors::Flow>> on_participants(std::vector<std::vector<actors::Flow>> flows,
-                                                        const std::vector<int>& participants, bool whole) {
-  if (whole) return flows;
-  for (auto& step : flows)
-    for (actors::Flow& f : step) {
-      f.transfer.from = participants[static_cast<std::size_t>(f.transfer.from)];
-      f.transfer.to = participants[static_cast<std::size_t>(f.transfer.to)];
-    }
-  return flows;
-}
-
 /// The plans of the buckets' exchanges among `participants` (increasing worker numbers), each distinct exchange
 /// costed once by GroupCollectives over the participants' routes. All workers: the group on the platform's nodes.
 /// A subset (a scheme's sample of the workers): a group of as many ranks, one per node (a sample seldom fills whole
@@ -176,7 +155,7 @@ PreparedPlans prepare_collectives(const scenario::Scenario& s, const std::vector
     // Fused flows carry the same bytes between the same pairs in far fewer transfers (a ring: one per rank),
     // so link and pair accounting walk them rather than every step.
     const std::vector<std::vector<actors::Flow>> fused =
-        on_participants(collectives.flows(op, group, bytes, true), participants, whole);
+        whole ? collectives.flows(op, group, bytes, true) : on_members(collectives.flows(op, group, bytes, true), participants);
     const collectives::Schedule totals = actors::as_schedule(fused, s.workers);
     platform::add_link_bytes(totals, count, fabric, prepared.link_bytes);
     if (analytic) {
@@ -188,7 +167,7 @@ PreparedPlans prepare_collectives(const scenario::Scenario& s, const std::vector
       flows_of[key] = std::make_shared<const std::vector<std::vector<actors::RankStep>>>(actors::split_by_rank(
           s.fidelity == scenario::Fidelity::flow
               ? fused
-              : on_participants(collectives.flows(op, group, bytes, false), participants, whole),
+              : on_members(collectives.flows(op, group, bytes, false), participants),
           s.workers));
     }
   }
@@ -228,16 +207,18 @@ std::vector<LinkUse> link_uses(const std::vector<double>& bytes, const platform:
   return uses;
 }
 
-/// NCCL's (algorithm, protocol) for each bucket's all-reduces ("tree/LL"; several joined by "+", none: "-").
-std::vector<std::string> nccl_choices(const collectives::NcclAllreduce& nccl,
-                                      const std::vector<scheduling::BucketWork>& work,
-                                      const collectives::Group& group) {
+/// The all-reduce's choice for each bucket's all-reduces where it chooses per call (NCCL's "tree/LL"; several
+/// joined by "+", none: "-"); empty where it always runs one plan.
+std::vector<std::string> allreduce_choices(const collectives::Collective& allreduce,
+                                           const std::vector<scheduling::BucketWork>& work,
+                                           const collectives::Group& group) {
   std::vector<std::string> choices;
+  if (!allreduce.variant(group, 0)) return choices;
   for (const scheduling::BucketWork& w : work) {
     std::string choice;
     for (const scheduling::Exchange& e : w.exchanges)
       if (e.kind == scheduling::Exchange::Kind::allreduce)
-        choice += (choice.empty() ? "" : "+") + nccl.chosen(group, static_cast<double>(e.bytes)).name();
+        choice += (choice.empty() ? "" : "+") + *allreduce.variant(group, static_cast<double>(e.bytes));
     choices.push_back(choice.empty() ? "-" : choice);
   }
   return choices;
@@ -380,7 +361,8 @@ RunResult simulate_time_line(const scenario::Scenario& s, const std::optional<nu
   }
   const int trace_workers = std::min(s.workers, s.output.trace_workers);
   const Slowdown slowdown = slowdown_of(s.stragglers, s.workers);
-  const CommOverlap overlap{launch_in_force_s(s, collective), s.gpu.overlap_slowdown};
+  // Every bucket's exchange waits its all-reduce's launch, overlapping the exchange before it.
+  const CommOverlap overlap{collectives.launch_s(taskgraph::Op::allreduce, s.workers), s.gpu.overlap_slowdown};
   // The iteration as task graphs (a priority plan exchanges every iteration).
   actors::IterationGraphs graphs;
   graphs.exchanging = parallel::data_parallel_iteration(plan, true, overlap.launch_s,
@@ -424,9 +406,8 @@ RunResult simulate_time_line(const scenario::Scenario& s, const std::optional<nu
       link_bytes[l] += prepared[k].link_bytes[l] * (static_cast<double>(exchanging[k]) / s.iterations);
   result.critical_path = std::move(last.critical_path);
   result.exposed_comm_per_bucket_s = std::move(last.exposed_comm_per_bucket_s);
-  if (const auto* nccl = dynamic_cast<const collectives::NcclAllreduce*>(&collective);
-      nccl && collective_exchanges)
-    result.nccl_choice_per_bucket = nccl_choices(*nccl, work, {s.workers, s.platform.gpus_per_node});
+  if (collective_exchanges)
+    result.nccl_choice_per_bucket = allreduce_choices(collective, work, {s.workers, s.platform.gpus_per_node});
   result.links = link_uses(link_bytes, fabric, result.mean_iteration_s);
   result.memory = std::move(memory);
   set_utilisation(s, result);
@@ -457,8 +438,7 @@ std::optional<double> estimated_cpu_s(const scenario::Scenario& s) {
       s.compression.gradient == "numerics" ? numerics_gradient(s) : std::vector<float>{};
   const std::vector<scheduling::BucketWork> work = bucket_work(make_iteration_plan(s, nullptr, real_gradient));
   if (s.fidelity == scenario::Fidelity::analytic) return analytic_run_cost(s, work).cpu_s;
-  const auto collective = collectives::make_collective(s.collective, platform::link_costs(s.platform), s.nccl);
-  return allreduce_load(s, work, *collective).cpu_s;
+  return allreduce_load(s, work, GroupCollectives(s, platform::link_costs(s.platform)).allreduce()).cpu_s;
 }
 
 }  // namespace dtsim::run
