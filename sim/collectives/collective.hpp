@@ -97,6 +97,9 @@ class Collective {
   /// True when every call's time already includes NCCL's fixed per-call cost (tuning.cc baseLat), so a
   /// launch cost is not added on top of it by default.
   virtual bool charges_launch() const { return false; }
+  /// The variant it runs for `bytes` on `group` where it chooses one per call (NCCL's "ring/LL128"); empty where
+  /// it always runs one plan.
+  virtual std::optional<std::string> variant(const Group& /*group*/, double /*bytes*/) const { return std::nullopt; }
   /// Where this all-reduce's library runs all-gather and reduce-scatter as one ring phase on several channels at
   /// once (NCCL's ncclAllGather and ncclReduceScatter have only the ring algorithm, on the ring channels of its
   /// all-reduce): those rings over `group`'s ranks; empty where it runs the registered algorithms below.

@@ -56,6 +56,9 @@ class NcclAllreduce final : public Collective, public NcclTuned {
   std::optional<double> model_s(const Group& group, double bytes) const override {
     return nccl_predicted_s(chosen(group, bytes), group, tuned_for_, bytes);
   }
+  std::optional<std::string> variant(const Group& group, double bytes) const override {
+    return choice_name(group, bytes);
+  }
   /// The tree's data ranges for `bytes` (replayable on data; wire bytes and latencies are the plan's).
   MovePlan tree_moves(const Group& group, std::int64_t bytes, NcclProtocol protocol) const;
   Schedule plan(const Group& group, std::int64_t bytes) const override;

@@ -2,29 +2,11 @@
 
 #include <algorithm>
 
-#include "sim/collectives/nccl_allreduce.hpp"
-#include "sim/collectives/operations.hpp"
-#include "sim/collectives/ring_halves.hpp"
 #include "sim/collectives/schedule_time.hpp"
 #include "sim/platform/link_traffic.hpp"
 
 namespace dtsim::run {
 namespace {
-
-/// The fabric seen from a group: group rank i is platform host members[i].
-class GroupPaths final : public core::PathModel {
- public:
-  GroupPaths(const platform::Fabric& fabric, const std::vector<int>& members) : fabric_(fabric), members_(members) {}
-  core::Path path(int from, int to) const override {
-    return fabric_.path(members_[static_cast<std::size_t>(from)], members_[static_cast<std::size_t>(to)]);
-  }
-  double link_bandwidth_Bps(int link) const override { return fabric_.link_bandwidth_Bps(link); }
-  int link_count() const override { return fabric_.link_count(); }
-
- private:
-  const platform::Fabric& fabric_;
-  const std::vector<int>& members_;
-};
 
 /// The link costs the layout's groups are tuned for: the platform's, without its reducing switch (a group may sit
 /// on any node, and the plans' switch endpoint is the one switch joining all GPUs; the scenario refuses
@@ -42,12 +24,7 @@ using taskgraph::Task;
 
 CommCosts::CommCosts(const scenario::Scenario& s, const platform::Fabric& fabric, const parallel::Placement& placement)
     : s_(s), fabric_(fabric), placement_(placement),
-      links_(group_costs(s.platform)), allreduce_(collectives::make_collective(s.collective, links_, s.nccl)),
-      allgather_(collectives::make_allgatherv(allreduce_->allgather_name())),
-      reduce_scatter_(collectives::make_reduce_scatter(allreduce_->reduce_scatter_name())),
-      gtopk_(collectives::make_collective("binomial_tree", links_)), alltoall_(collectives::make_alltoall("nccl", links_)) {
-  launch_s_ = s.gpu.collective_launch_s ? *s.gpu.collective_launch_s : models::kCollectiveLaunch_s;
-}
+      collectives_(s, group_costs(s.platform)) {}
 
 double CommCosts::operator()(int role, const Task& t) {
   if (t.op == Op::compute) return t.duration_s;
@@ -55,28 +32,11 @@ double CommCosts::operator()(int role, const Task& t) {
 }
 
 std::vector<std::vector<actors::Flow>> CommCosts::group_flows(int role, const Task& t, bool fuse) const {
-  const collectives::Group g = group_of(members(role, t));
-  if (t.op == Op::send) return {{{{0, 1, t.bytes}, 1, 0}}};
-  if (t.op == Op::allreduce) {
-    if (fuse)
-      if (auto fused = allreduce_->fused_plan(g, t.bytes)) return actors::flow_steps(*fused);
-    return actors::flow_steps(allreduce_->plan(g, t.bytes), fuse);
-  }
-  if (t.op == Op::gtopk) return actors::flow_steps(gtopk_->plan(g, t.bytes), fuse);
-  if (t.op == Op::alltoall) return actors::flow_steps(alltoall_->plan(g, t.bytes), fuse);
-  if (const auto rings = allreduce_->phase_rings(g); !rings.empty()) {
-    if (fuse) return actors::flow_steps(collectives::ring_phase_fused(rings, g.ranks, t.bytes));
-    return actors::flow_steps(collectives::ring_phase_plan(rings, g.ranks, t.bytes), false);
-  }
-  const std::vector<std::int64_t> blocks = collectives::equal_blocks(g.ranks, t.bytes);
-  if (fuse)
-    if (auto fused = halves(t.op).fused_plan(g, blocks)) return actors::flow_steps(*fused);
-  return actors::flow_steps(halves(t.op).plan(g, blocks), fuse);
+  return collectives_.flows(t.op, group_of(members(role, t)), t.bytes, fuse);
 }
 
 double CommCosts::launch_s(int role, const Task& t) const {
-  if (members(role, t).size() < 2) return 0.0;
-  return t.op == Op::allreduce && allreduce_->charges_launch() ? 0.0 : launch_s_;
+  return collectives_.launch_s(t.op, static_cast<int>(members(role, t).size()));
 }
 
 CommCosts::Key CommCosts::key(int role, const Task& t) const {
@@ -91,20 +51,14 @@ void CommCosts::add_links(const taskgraph::TaskGraph& graph, std::vector<double>
   for (const auto& [k, count] : uses) {
     const auto& [role, op, group, bytes, peer] = k;
     const Task probe{op, taskgraph::Stream::compute, "", "", 0, bytes, group, peer, -1, {}};
-    const collectives::Schedule plan = group_plan(role, probe);
+    const std::vector<std::vector<actors::Flow>> flows = group_flows(role, probe, true);
     for (int rank = 0; rank < s_.workers; ++rank) {
       if (placement_.stage(rank) != role) continue;
       std::vector<int> members;
       if (op == Op::send) members = {rank, placement_.stage_rank(rank, peer)};
       else if (placement_.leads(rank, group)) members = placement_.members(rank, group);
       else continue;
-      collectives::Schedule mapped{s_.workers, {}};
-      for (const collectives::Step& step : plan.steps) {
-        collectives::Step& m = mapped.steps.emplace_back();
-        for (const collectives::Transfer& x : step.transfers)
-          m.transfers.push_back({members[static_cast<std::size_t>(x.from)], members[static_cast<std::size_t>(x.to)], x.bytes});
-      }
-      platform::add_link_bytes(mapped, count, fabric_, link_bytes);
+      platform::add_link_bytes(actors::as_schedule(on_members(flows, members), s_.workers), count, fabric_, link_bytes);
     }
   }
 }
@@ -123,10 +77,6 @@ collectives::Schedule CommCosts::group_plan(int role, const Task& t) const {
   return actors::as_schedule(group_flows(role, t, true), static_cast<int>(members(role, t).size()));
 }
 
-const collectives::BlockCollective& CommCosts::halves(Op op) const {
-  return op == Op::allgather ? *allgather_ : *reduce_scatter_;
-}
-
 const CommCosts::Entry& CommCosts::entry(int role, const Task& t) {
   const Key k = key(role, t);
   if (auto at = cache_.find(k); at != cache_.end()) return at->second;
@@ -134,25 +84,7 @@ const CommCosts::Entry& CommCosts::entry(int role, const Task& t) {
   const std::vector<int> m = members(role, t);
   if (m.size() > 1) {
     const GroupPaths paths(fabric_, m);
-    const collectives::Group g = group_of(m);
-    std::optional<double> time_s;
-    if (t.op == Op::allreduce) {
-      time_s = allreduce_->plan_time_s(g, t.bytes, paths);
-      if (!time_s) time_s = collectives::schedule_time_s(allreduce_->plan(g, t.bytes), paths);
-    } else if (t.op == Op::send) {
-      time_s = collectives::schedule_time_s(collectives::Schedule{2, {{{{0, 1, t.bytes}}, 0}}}, paths);
-    } else if (t.op == Op::gtopk) {
-      time_s = collectives::schedule_time_s(gtopk_->plan(g, t.bytes), paths);
-    } else if (t.op == Op::alltoall) {
-      time_s = collectives::schedule_time_s(alltoall_->plan(g, t.bytes), paths);
-    } else if (const auto rings = allreduce_->phase_rings(g); !rings.empty()) {
-      time_s = collectives::ring_phase_time_s(rings, g.ranks, t.bytes, paths);
-    } else {
-      const std::vector<std::int64_t> blocks = collectives::equal_blocks(g.ranks, t.bytes);
-      time_s = halves(t.op).plan_time_s(g, blocks, paths);
-      if (!time_s) time_s = collectives::schedule_time_s(halves(t.op).plan(g, blocks), paths);
-    }
-    e.time_s = *time_s + launch_s(role, t);
+    e.time_s = collectives_.time_s(t.op, group_of(m), t.bytes, paths) + launch_s(role, t);
     const collectives::Schedule fused = group_plan(role, t);
     const int self = static_cast<int>(std::find(m.begin(), m.end(), placement_.representative(role)) - m.begin());
     e.traffic = collectives::traffic_by_rank(fused)[static_cast<std::size_t>(self)];

@@ -9,21 +9,17 @@
 #include <vector>
 
 #include "sim/actors/rank_steps.hpp"
-#include "sim/collectives/block_collective.hpp"
-#include "sim/collectives/collective.hpp"
 #include "sim/collectives/rank_traffic.hpp"
 #include "sim/parallel/layout.hpp"
 #include "sim/platform/fabric.hpp"
+#include "sim/run/group_collectives.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/taskgraph/task_graph.hpp"
 
 namespace dtsim::run {
 
 /// Times, traffic and link loads of the graph's communication, each distinct (role, operation, group, bytes)
-/// planned once on the representative rank's group. All-reduces run the configured collective; all-gathers and
-/// reduce-scatters what its library runs beside it (Collective::phase_rings, else the registered algorithms it
-/// names); gTop-k's exchange the binomial tree (as the plain data-parallel line times it); all-to-alls NCCL's
-/// (make_alltoall("nccl"): grouped point-to-point sends, PXN where nodes have several NICs).
+/// planned once on the representative rank's group by GroupCollectives (the algorithms both lines run).
 class CommCosts {
  public:
   CommCosts(const scenario::Scenario& s, const platform::Fabric& fabric, const parallel::Placement& placement);
@@ -38,6 +34,9 @@ class CommCosts {
   /// The launch cost a communication task waits before its transfers (none where the plan charges it, or
   /// where the group is one rank and nothing moves).
   double launch_s(int role, const taskgraph::Task& t) const;
+
+  /// The collectives it plans with.
+  const GroupCollectives& collectives() const { return collectives_; }
 
   /// What makes two communication tasks cost the same: (role, operation, group, bytes, peer of a send).
   using Key = std::tuple<int, taskgraph::Op, std::string, std::int64_t, int>;
@@ -59,19 +58,12 @@ class CommCosts {
   collectives::Group group_of(const std::vector<int>& m) const;
   /// The plan of task `t` on the representative's group, its consecutive same-pair steps fused.
   collectives::Schedule group_plan(int role, const taskgraph::Task& t) const;
-  /// The all-gather or reduce-scatter of `op` as the configured collective's library runs it.
-  const collectives::BlockCollective& halves(taskgraph::Op op) const;
   const Entry& entry(int role, const taskgraph::Task& t);
 
   const scenario::Scenario& s_;
   const platform::Fabric& fabric_;
   const parallel::Placement& placement_;
-  collectives::LinkCosts links_;
-  std::unique_ptr<collectives::Collective> allreduce_;
-  std::unique_ptr<collectives::BlockCollective> allgather_, reduce_scatter_;
-  std::unique_ptr<collectives::Collective> gtopk_;
-  std::unique_ptr<collectives::Collective> alltoall_;
-  double launch_s_ = 0;
+  GroupCollectives collectives_;
   std::map<Key, Entry> cache_;
 };
 

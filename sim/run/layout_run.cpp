@@ -428,7 +428,7 @@ RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
   info.buckets = 0;
   for (const parallel::StagePlan& stage : work.stages) info.buckets += static_cast<std::int64_t>(stage.exchanges.buckets.size());
   info.compression = *compression_note;
-  info.collective_launch_s = s.gpu.collective_launch_s ? *s.gpu.collective_launch_s : models::kCollectiveLaunch_s;
+  info.collective_launch_s = costs.collectives().launch_s(Op::allreduce, s.workers);
   RunResult result = assemble_result(std::move(info), std::move(timeline), single_worker_s, s.workers);
   const double last_start = result.iterations.empty() ? 0.0 : result.iterations.back().start_s;
   for (const taskgraph::TaskRef& at : schedule.critical_path()) {

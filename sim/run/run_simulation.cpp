@@ -2,7 +2,6 @@
 
 #include "sim/actors/collective_exchanger.hpp"
 #include "sim/actors/simgrid_run.hpp"
-#include "sim/collectives/nccl_allreduce.hpp"
 #include "sim/collectives/schedule_time.hpp"
 #include <algorithm>
 #include <fmt/format.h>
@@ -21,8 +20,8 @@
 #include "sim/run/bucket_plan.hpp"
 #include "sim/run/numerics_run.hpp"
 #include "sim/run/stragglers.hpp"
-#include "sim/collectives/block_collective.hpp"
 #include "sim/run/critical_path.hpp"
+#include "sim/run/group_collectives.hpp"
 #include "sim/run/layout_run.hpp"
 #include "sim/run/run_info.hpp"
 #include "sim/scenario/parallel_section.hpp"
@@ -34,14 +33,6 @@
 
 namespace dtsim::run {
 namespace {
-
-/// The launch cost of an exchange: as set, else the default unless the collective's calls already pay NCCL's
-/// base latency. One rank exchanges nothing: NCCL's cost model (tuning.cc) gives a 1-rank communicator no cost.
-double launch_in_force_s(const scenario::Scenario& s, const collectives::Collective& collective) {
-  if (s.workers == 1) return 0;
-  if (s.gpu.collective_launch_s) return *s.gpu.collective_launch_s;
-  return collective.charges_launch() ? 0.0 : models::kCollectiveLaunch_s;
-}
 
 RunInfo make_info(const scenario::Scenario& s, const scheduling::IterationPlan& plan) {
   RunInfo info = scenario_info(s);
@@ -130,12 +121,19 @@ double refuse_oversized_allreduce(const scenario::Scenario& s, const scheduling:
   return cpu_s;
 }
 
-/// The plans of the buckets' exchanges among `participants` (increasing worker numbers). All workers: the
-/// collective's plans on the platform's nodes. A subset (a scheme's sample of the workers): the plans over as
-/// many ranks, one per node (a sample seldom fills whole nodes), run by the subset's hosts, and timed at the
-/// analytic level over those hosts' routes.
+/// The task operation of an exchange and its size as a group operation (an all-gather's every rank's block).
+std::pair<taskgraph::Op, std::int64_t> group_op(const scheduling::Exchange& e, int ranks) {
+  using Kind = scheduling::Exchange::Kind;
+  if (e.kind == Kind::allgather) return {taskgraph::Op::allgather, e.bytes * ranks};
+  return {e.kind == Kind::allreduce ? taskgraph::Op::allreduce : taskgraph::Op::gtopk, e.bytes};
+}
+
+/// The plans of the buckets' exchanges among `participants` (increasing worker numbers), each distinct exchange
+/// costed once by GroupCollectives over the participants' routes. All workers: the group on the platform's nodes.
+/// A subset (a scheme's sample of the workers): a group of as many ranks, one per node (a sample seldom fills whole
+/// nodes), run by the subset's hosts.
 PreparedPlans prepare_collectives(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work,
-                                  const collectives::Collective& collective, const platform::Fabric& fabric,
+                                  const GroupCollectives& collectives, const platform::Fabric& fabric,
                                   const std::vector<int>& participants) {
   using Key = std::pair<scheduling::Exchange::Kind, std::int64_t>;
   std::map<Key, int> uses;
@@ -145,48 +143,32 @@ PreparedPlans prepare_collectives(const scenario::Scenario& s, const std::vector
   const int ranks = static_cast<int>(participants.size());
   const bool whole = ranks == s.workers;
   const collectives::Group group{ranks, whole ? s.platform.gpus_per_node : 1};
-  const auto allgather = collectives::make_allgatherv("ring");
-  const auto tree = collectives::make_collective("binomial_tree", platform::link_costs(s.platform));
+  const GroupPaths paths(fabric, participants);
+  const collectives::LatencyOnly latency_only(paths);
   PreparedPlans prepared;
   std::map<Key, BucketCost> cost_of;
   std::map<Key, double> latency_of;  // the plan's start-up latency: its time over links of infinite bandwidth
-  const collectives::LatencyOnly latency_only(fabric);
   std::map<Key, std::shared_ptr<const std::vector<std::vector<actors::RankStep>>>> flows_of;
   for (const auto& [key, count] : uses) {
-    const auto& [kind, bytes] = key;
-    using Kind = scheduling::Exchange::Kind;
-    // A collective that knows its fused plan and its time spares building the plan (2(p-1) x p transfers
-    // for a ring) where the level does not run every message.
-    const bool compact = whole && kind == Kind::allreduce && s.fidelity != scenario::Fidelity::message;
-    std::optional<std::vector<collectives::FusedStep>> fused_plan = compact ? collective.fused_plan(group, bytes)
-                                                                            : std::nullopt;
-    std::optional<double> time_s =
-        fused_plan && analytic ? collective.plan_time_s(group, bytes, fabric) : std::nullopt;
-    std::optional<collectives::Schedule> schedule;
-    if (!fused_plan || (analytic && !time_s))
-      schedule = kind == Kind::allreduce ? collective.plan(group, bytes)
-                 : kind == Kind::gtopk   ? tree->plan(group, bytes)
-                                         : allgather->plan(group, std::vector<std::int64_t>(
-                                                                      static_cast<std::size_t>(ranks), bytes));
-    if (schedule && !whole) schedule = collectives::on_hosts(*schedule, participants, s.workers);
-    // A fused plan is the compact form of a plan whose time the collective knows without building it.
-    std::optional<double> latency_s = fused_plan ? collective.plan_time_s(group, bytes, latency_only) : std::nullopt;
-    if (!latency_s && !schedule) schedule = collective.plan(group, bytes);  // only an all-reduce is compact
-    latency_of[key] = latency_s ? *latency_s : collectives::schedule_time_s(*schedule, latency_only);
+    const auto [op, bytes] = group_op({key.first, key.second, 0}, ranks);
+    latency_of[key] = collectives.time_s(op, group, bytes, latency_only);
     // Fused flows carry the same bytes between the same pairs in far fewer transfers (a ring: one per rank),
     // so link and pair accounting walk them rather than every step.
     const std::vector<std::vector<actors::Flow>> fused =
-        fused_plan ? actors::flow_steps(*fused_plan) : actors::flow_steps(*schedule, true);
+        whole ? collectives.flows(op, group, bytes, true) : on_members(collectives.flows(op, group, bytes, true), participants);
     const collectives::Schedule totals = actors::as_schedule(fused, s.workers);
     platform::add_link_bytes(totals, count, fabric, prepared.link_bytes);
     if (analytic) {
       BucketCost& cost = cost_of[key];
-      cost.time_s = time_s ? *time_s : collectives::schedule_time_s(*schedule, fabric);
+      cost.time_s = collectives.time_s(op, group, bytes, paths);
       cost.traffic = collectives::traffic_by_rank(totals);
     } else {
       actors::add_pairs(totals, prepared.pairs);
       flows_of[key] = std::make_shared<const std::vector<std::vector<actors::RankStep>>>(actors::split_by_rank(
-          s.fidelity == scenario::Fidelity::flow ? fused : actors::flow_steps(*schedule, false), s.workers));
+          s.fidelity == scenario::Fidelity::flow
+              ? fused
+              : on_members(collectives.flows(op, group, bytes, false), participants),
+          s.workers));
     }
   }
   for (const scheduling::BucketWork& w : work) {
@@ -225,16 +207,18 @@ std::vector<LinkUse> link_uses(const std::vector<double>& bytes, const platform:
   return uses;
 }
 
-/// NCCL's (algorithm, protocol) for each bucket's all-reduces ("tree/LL"; several joined by "+", none: "-").
-std::vector<std::string> nccl_choices(const collectives::NcclAllreduce& nccl,
-                                      const std::vector<scheduling::BucketWork>& work,
-                                      const collectives::Group& group) {
+/// The all-reduce's choice for each bucket's all-reduces where it chooses per call (NCCL's "tree/LL"; several
+/// joined by "+", none: "-"); empty where it always runs one plan.
+std::vector<std::string> allreduce_choices(const collectives::Collective& allreduce,
+                                           const std::vector<scheduling::BucketWork>& work,
+                                           const collectives::Group& group) {
   std::vector<std::string> choices;
+  if (!allreduce.variant(group, 0)) return choices;
   for (const scheduling::BucketWork& w : work) {
     std::string choice;
     for (const scheduling::Exchange& e : w.exchanges)
       if (e.kind == scheduling::Exchange::Kind::allreduce)
-        choice += (choice.empty() ? "" : "+") + nccl.chosen(group, static_cast<double>(e.bytes)).name();
+        choice += (choice.empty() ? "" : "+") + *allreduce.variant(group, static_cast<double>(e.bytes));
     choices.push_back(choice.empty() ? "-" : choice);
   }
   return choices;
@@ -345,12 +329,13 @@ RunResult simulate_time_line(const scenario::Scenario& s, const std::optional<nu
       s.compression.gradient == "numerics" ? numerics_gradient(s) : std::vector<float>{};
   const scheduling::IterationPlan plan = make_iteration_plan(s, &compression_note, real_gradient);
   memory::MemoryBreakdown memory = check_memory(s, plan);
-  const auto collective = collectives::make_collective(s.collective, platform::link_costs(s.platform), s.nccl);
+  const GroupCollectives collectives(s, platform::link_costs(s.platform));
+  const collectives::Collective& collective = collectives.allreduce();
   const std::vector<scheduling::BucketWork> work = bucket_work(plan);
   const bool collective_exchanges = sync::architecture_named(s.architecture).meets == sync::Meets::kCollective;
   std::string note;
   if (collective_exchanges && s.fidelity != scenario::Fidelity::analytic)
-    note = long_run_note(s, refuse_oversized_allreduce(s, plan, work, *collective));
+    note = long_run_note(s, refuse_oversized_allreduce(s, plan, work, collective));
   if (collective_exchanges && s.fidelity == scenario::Fidelity::analytic) {
     refuse_oversized_analytic(s, work, core::read_process_limits());
     note = long_run_note(s, analytic_run_cost(s, work).cpu_s);
@@ -362,7 +347,7 @@ RunResult simulate_time_line(const scenario::Scenario& s, const std::optional<nu
   parallel::ExchangeFragment fragment;
   for (std::size_t k = 0; k < sets.sets.size(); ++k) {
     if (collective_exchanges) {
-      prepared[k] = prepare_collectives(s, work, *collective, fabric, sets.sets[k]);
+      prepared[k] = prepare_collectives(s, work, collectives, fabric, sets.sets[k]);
       continue;
     }
     prepared[k].link_bytes.assign(static_cast<std::size_t>(fabric.link_count()), 0.0);
@@ -376,7 +361,8 @@ RunResult simulate_time_line(const scenario::Scenario& s, const std::optional<nu
   }
   const int trace_workers = std::min(s.workers, s.output.trace_workers);
   const Slowdown slowdown = slowdown_of(s.stragglers, s.workers);
-  const CommOverlap overlap{launch_in_force_s(s, *collective), s.gpu.overlap_slowdown};
+  // Every bucket's exchange waits its all-reduce's launch, overlapping the exchange before it.
+  const CommOverlap overlap{collectives.launch_s(taskgraph::Op::allreduce, s.workers), s.gpu.overlap_slowdown};
   // The iteration as task graphs (a priority plan exchanges every iteration).
   actors::IterationGraphs graphs;
   graphs.exchanging = parallel::data_parallel_iteration(plan, true, overlap.launch_s,
@@ -420,9 +406,8 @@ RunResult simulate_time_line(const scenario::Scenario& s, const std::optional<nu
       link_bytes[l] += prepared[k].link_bytes[l] * (static_cast<double>(exchanging[k]) / s.iterations);
   result.critical_path = std::move(last.critical_path);
   result.exposed_comm_per_bucket_s = std::move(last.exposed_comm_per_bucket_s);
-  if (const auto* nccl = dynamic_cast<const collectives::NcclAllreduce*>(collective.get());
-      nccl && collective_exchanges)
-    result.nccl_choice_per_bucket = nccl_choices(*nccl, work, {s.workers, s.platform.gpus_per_node});
+  if (collective_exchanges)
+    result.nccl_choice_per_bucket = allreduce_choices(collective, work, {s.workers, s.platform.gpus_per_node});
   result.links = link_uses(link_bytes, fabric, result.mean_iteration_s);
   result.memory = std::move(memory);
   set_utilisation(s, result);
@@ -453,8 +438,7 @@ std::optional<double> estimated_cpu_s(const scenario::Scenario& s) {
       s.compression.gradient == "numerics" ? numerics_gradient(s) : std::vector<float>{};
   const std::vector<scheduling::BucketWork> work = bucket_work(make_iteration_plan(s, nullptr, real_gradient));
   if (s.fidelity == scenario::Fidelity::analytic) return analytic_run_cost(s, work).cpu_s;
-  const auto collective = collectives::make_collective(s.collective, platform::link_costs(s.platform), s.nccl);
-  return allreduce_load(s, work, *collective).cpu_s;
+  return allreduce_load(s, work, GroupCollectives(s, platform::link_costs(s.platform)).allreduce()).cpu_s;
 }
 
 }  // namespace dtsim::run
