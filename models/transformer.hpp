@@ -61,7 +61,7 @@ PositionScheme parse_position_scheme(std::string_view name);
 NormKind parse_norm_kind(std::string_view name);
 ModuleStyle parse_module_style(std::string_view name);
 
-/// Why `shape` is not a transformer (empty when it is): a width < 1, kv_heads above heads or not dividing them,
+/// Why `shape` is not a transformer (empty when it is), starting with the field it is about: a width < 1, kv_heads above heads or not dividing them,
 /// heads not dividing hidden with grouped-query attention.
 std::string shape_refusal(const TransformerShape& shape);
 

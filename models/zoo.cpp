@@ -50,9 +50,6 @@ Model build_sequence_model(std::string name, const ZooTransformer& t, std::optio
   if (tokens && (*tokens < 1 || *tokens > t.shape.max_positions))
     throw core::InputError("sequence length " + std::to_string(*tokens) + " for model '" + name + "'",
                            "1 to " + std::to_string(t.shape.max_positions) + ", the positions it was trained with");
-  if (const std::string why = shape_refusal(t.shape); !why.empty())
-    throw core::InputError("transformer shape of model '" + name + "': " + why,
-                           "widths of at least 1, kv_heads dividing heads (and heads dividing hidden when fewer)");
   return build_transformer(std::move(name), t.reference, t.shape, tokens.value_or(t.tokens));
 }
 

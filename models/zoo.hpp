@@ -28,8 +28,8 @@ struct ZooTransformer {
 /// The zoo's decoder-only transformer called `name` (nothing when there is none): the shape a scenario's
 /// [model.shape] starts from.
 std::optional<ZooTransformer> zoo_transformer(std::string_view name);
-/// The transformer `t` named `name` on samples of `tokens` tokens (t.tokens when absent); throws core::InputError
-/// when the shape is refused (shape_refusal) or `tokens` is not 1 .. t.shape.max_positions.
+/// The transformer `t` (shape_refusal empty) named `name` on samples of `tokens` tokens (t.tokens when absent);
+/// throws core::InputError when `tokens` is not 1 .. t.shape.max_positions.
 Model build_sequence_model(std::string name, const ZooTransformer& t, std::optional<std::int64_t> tokens);
 /// The kernels the model's reference implementation runs: "fused" for GPT-3, Megatron-LM's series, MT-NLG and BLOOM (Megatron-LM, fused_kernels.hpp),
 /// "eager" for the others (Hugging Face and torchvision modules).
