@@ -45,6 +45,8 @@ struct Layout {
   int micro_batch = 0;              ///< samples per micro-batch; 0: the whole batch of a replica at once
   std::string schedule = "1f1b";    ///< pipeline_schedule_names()
   int virtual_stages = 1;           ///< model chunks per GPU (interleaved 1F1B)
+  /// Transformer layers of each model chunk in model order (pipeline x virtual_stages of them); empty: equal runs.
+  std::vector<int> layers_per_stage;
   std::vector<std::string> order = default_order();  ///< every dimension's name once, innermost first
   int ranks() const;
   /// True when the layout is plain data parallelism (every rank a whole replica, nothing sharded).

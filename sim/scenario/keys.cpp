@@ -363,8 +363,14 @@ std::vector<KeySpec> make_scenario_keys() {
        "tensor-parallel GPUs per group (Megatron-LM: column/row-parallel linear layers, two all-reduces per transformer "
        "layer forward and two backward)",
        1, 1 << 16, nullptr},
-      {"parallel", "pipeline", "integer", "1", "pipeline stages (transformer layers split evenly over them)", 1, 1 << 16,
+      {"parallel", "pipeline", "integer", "1",
+       "pipeline stages (transformer layers split evenly over them unless layers_per_stage lists them)", 1, 1 << 16,
        nullptr},
+      {"parallel", "layers_per_stage", "array of integers", "equal",
+       "transformer layers of each stage (with virtual_stages: of each model chunk, in model order), summing to the "
+       "model's; the first stage also carries the embedding, the last the final norm, head and loss, and either may "
+       "hold 0 layers to carry those alone. Llama 3 405B on 16 stages: [7, 8, ..., 8, 7] (Dubey et al. 2024, 3.3.2)",
+       0, 1 << 16, nullptr},
       {"parallel", "data", "integer", "workers / (tensor x pipeline)",
        "data-parallel replicas; tensor x pipeline x data must equal workers", 1, 1 << 20, nullptr},
       {"parallel", "micro_batch", "integer", "batch_size",
