@@ -155,7 +155,9 @@ void load_parallel(Section& p, Scenario& s) {
       throw core::InputError(p.where_table(), "[parallel] with " + why,
                              "plain data parallelism (no [parallel] table) for this, or change it");
     if (const std::string why = parallel::layout_refusal(l, s.model, micro_batches(s)); !why.empty())
-      throw core::InputError(p.where_table(), why, "a layout that fits the model");
+      throw core::InputError(why.starts_with("parallel.layers_per_stage") ? p.where_key("layers_per_stage")
+                                                                          : p.where_table(),
+                             why, "a layout that fits the model");
   }
   p.finish();
 }
