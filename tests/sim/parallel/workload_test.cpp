@@ -106,8 +106,19 @@ TEST(PipelineBubble, UnequalStagesFollowTheSlowestStage) {
   }
   // The slowest stage last: the familiar sum_s c_s + (m - 1) max_s c_s.
   EXPECT_NEAR(one_f_one_b_closed_form({2, 2, 1, 3}, f, b, m), 8 * (f + b) + (m - 1) * 3 * (f + b), 1e-15);
-  // Equal stages listed are the default split.
+  // Equal stages listed are the default split; with virtual stages the list is per model chunk.
   EXPECT_EQ(makespan(unequal("1f1b", {2, 2, 2, 2}), 8, m, f, b), makespan(pipeline(4, "1f1b"), 8, m, f, b));
+  Layout interleaved = pipeline(4, "interleaved", 2);
+  interleaved.layers_per_stage.assign(8, 1);
+  EXPECT_EQ(makespan(interleaved, 8, m, f, b), makespan(pipeline(4, "interleaved", 2), 8, m, f, b));
+  // A chunk in the middle of the model may not be empty; an extra layer on chunk 1 (stage 1's first) slows every
+  // micro-batch down.
+  interleaved.layers_per_stage = {1, 2, 1, 1, 1, 0, 1, 1};
+  EXPECT_EQ(layout_refusal(interleaved, blocks(8), 8).rfind("parallel.layers_per_stage gives model chunk 5 no layers", 0),
+            0u);
+  interleaved.layers_per_stage = {1, 2, 1, 1, 1, 1, 1, 1};
+  EXPECT_EQ(layout_refusal(interleaved, blocks(9), 8), "");
+  EXPECT_GT(makespan(interleaved, 9, m, f, b), makespan(pipeline(4, "interleaved", 2), 8, m, f, b));
 }
 
 TEST(PipelineBubble, Llama3405BsStagesCostOneSlotOfTheirSlowest) {
