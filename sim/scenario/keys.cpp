@@ -123,8 +123,9 @@ std::vector<KeySpec> make_scenario_keys() {
       {"model", "name", "string", "required", "a built-in model, the name of an inline layer table, or of a new [model.shape]", 0, 0,
        nullptr},
       {"model", "sequence_length", "integer", "model's",
-       "tokens per sample of a built-in transformer (defaults: BERT 128, GPT-2 1024, GPT-3 2048, Llama 2 4096, Llama 3 "
-       "8192); at most the positions it was trained with",
+       "tokens per sample of a built-in transformer (defaults: BERT 128, GPT-2 1024, GPT-3, Megatron-LM's, MT-NLG and "
+       "BLOOM 2048, Llama 2 4096, Llama 3 8192; required for a new [model.shape]); at most the positions it was "
+       "trained with",
        1, 131072, nullptr},
       {"model", "attention", "string", "eager",
        "a built-in transformer's attention core: eager (Q K^T, softmax, dropout and attention over V, each in memory, as "
@@ -134,8 +135,8 @@ std::vector<KeySpec> make_scenario_keys() {
        "a built-in transformer's element-wise kernels: fused (Megatron-LM's: scale, mask and softmax one pass over the "
        "attention scores instead of three; bias, dropout and residual add one kernel instead of dropout then add; bias "
        "and GeLU as the zoo already counts them, the bias inside the GEMM; the attention dropout stays its own kernel) "
-       "or eager (each its own kernel, as PyTorch eager runs them). Default: fused for GPT-3 (Megatron-LM), eager for "
-       "the others (Hugging Face)",
+       "or eager (each its own kernel, as PyTorch eager runs them). Default: fused for GPT-3, Megatron-LM's series, MT-NLG and "
+       "BLOOM (Megatron-LM), eager for the others (Hugging Face) and for a new [model.shape]",
        0, 0, kernel_choices},
       {"model", "file", "string", "-",
        "CSV layer table instead of a built-in model: name,parameters,forward_flops or name,parameters,forward_ms,"
