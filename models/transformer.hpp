@@ -29,7 +29,8 @@ enum class ModuleStyle {
   llama,  ///< Hugging Face LlamaForCausalLM: Linear weights [out, in], separate q/k/v_proj (and gate/up_proj)
 };
 
-/// The shape of a pre-norm decoder-only transformer. Field names are the scenario keys of [model.shape].
+/// The shape of a pre-norm decoder-only transformer. Field names are the scenario keys of [model.shape] (all but
+/// `head`, which only the zoo's GPT-2 backbones clear).
 struct TransformerShape {
   std::int64_t layers = 0;
   std::int64_t hidden = 0;

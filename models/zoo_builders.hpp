@@ -1,5 +1,6 @@
 #pragma once
-/// Builders of the zoo's models, one source file per family; zoo.cpp registers them by name.
+/// Builders of the zoo's models, one source file per family, and the decoder transformers as data (decoder_zoo.cpp);
+/// zoo.cpp registers them by name.
 #include <cstdint>
 #include <span>
 #include <string_view>
