@@ -8,6 +8,7 @@
 
 #include "models/op_costs.hpp"
 #include "models/sequence_builder.hpp"
+#include "models/transformer.hpp"
 #include "models/zoo_builders.hpp"
 
 namespace dtsim::models {
@@ -61,9 +62,11 @@ Model bert(const std::string& name, const std::string& reference, const Transfor
 
 }  // namespace
 
-Model build_bert_base(std::int64_t tokens) { return bert("bert_base", "bert-base-uncased", {768, 12, 12}, tokens); }
+Model build_bert_base(std::int64_t tokens) {
+  return bert("bert_base", "bert-base-uncased", {.layers = 12, .hidden = 768, .heads = 12}, tokens);
+}
 Model build_bert_large(std::int64_t tokens) {
-  return bert("bert_large", "bert-large-uncased", {1024, 24, 16}, tokens);
+  return bert("bert_large", "bert-large-uncased", {.layers = 24, .hidden = 1024, .heads = 16}, tokens);
 }
 
 }  // namespace dtsim::models

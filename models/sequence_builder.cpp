@@ -38,9 +38,11 @@ Layer& SequenceBuilder::linear(const std::string& name, std::int64_t in, std::in
   return l;
 }
 
-Layer& SequenceBuilder::conv1d(const std::string& name, std::int64_t in, std::int64_t out) {
-  Layer& l = add(name, static_cast<double>(tokens_ * out) * (2.0 * in + 1), tokens_ * in, tokens_ * out,
-                 {{name + ".weight", {in, out}}, {name + ".bias", {out}}});
+Layer& SequenceBuilder::conv1d(const std::string& name, std::int64_t in, std::int64_t out, bool bias) {
+  std::vector<Tensor> tensors{{name + ".weight", {in, out}}};
+  if (bias) tensors.push_back({name + ".bias", {out}});
+  Layer& l = add(name, static_cast<double>(tokens_ * out) * (2.0 * in + (bias ? 1 : 0)), tokens_ * in, tokens_ * out,
+                 std::move(tensors));
   l.saved.elements = tokens_ * in;
   l.gemm = Gemm{tokens_, out, in};
   return l;
@@ -74,7 +76,7 @@ Layer& SequenceBuilder::elementwise(const std::string& name, std::int64_t elemen
   return l;
 }
 
-void SequenceBuilder::attention_scores(const std::string& name, std::int64_t dim, std::int64_t heads) {
+Layer& SequenceBuilder::attention_scores(const std::string& name, std::int64_t dim, std::int64_t heads) {
   Layer& l =
       add(name, 2.0 * static_cast<double>(tokens_ * tokens_ * dim), 2 * tokens_ * dim, heads * tokens_ * tokens_);
   l.saved.elements = 2 * tokens_ * dim;
@@ -82,6 +84,7 @@ void SequenceBuilder::attention_scores(const std::string& name, std::int64_t dim
   l.attention_core = true;
   l.split = TensorSplit::sharded;
   l.heads = static_cast<int>(heads);
+  return l;
 }
 
 void SequenceBuilder::attention_softmax(const std::string& name, std::int64_t heads) {

@@ -16,13 +16,6 @@ namespace dtsim::models {
 /// FusedScaleMaskSoftmax.forward_torch_softmax when its fusion is off).
 inline constexpr int eager_softmax_passes = 3;
 
-/// The size of a BERT- or GPT-style transformer.
-struct TransformerShape {
-  std::int64_t hidden;
-  std::int64_t layers;
-  std::int64_t heads;
-};
-
 /// What an element-wise module keeps for its backward pass.
 enum class Keeps {
   nothing,  ///< additions, rotary embeddings (their backward needs no activation)
@@ -49,8 +42,8 @@ class SequenceBuilder {
   /// `keeps_input` false: the input is the same tensor an earlier projection keeps (K and V beside Q).
   Layer& linear(const std::string& name, std::int64_t in, std::int64_t out, std::int64_t rows, bool bias = true,
               bool keeps_input = true);
-  /// Hugging Face Conv1D on every token: "<name>.weight" [in, out], "<name>.bias" [out].
-  Layer& conv1d(const std::string& name, std::int64_t in, std::int64_t out);
+  /// Hugging Face Conv1D on every token: "<name>.weight" [in, out] and, with `bias`, "<name>.bias" [out].
+  Layer& conv1d(const std::string& name, std::int64_t in, std::int64_t out, bool bias = true);
   /// A matrix multiply by a weight stored elsewhere (a language-model head tied to the token embedding).
   void tied_projection(const std::string& name, std::int64_t in, std::int64_t out);
   /// nn.LayerNorm(dim): "<name>.weight", "<name>.bias" [dim]; with `residual` it first adds a second input.
@@ -61,7 +54,7 @@ class SequenceBuilder {
   Layer& elementwise(const std::string& name, std::int64_t elements, double flops_per_element, int inputs,
                    Keeps keeps);
   /// Q K^T of all heads: reads Q and K (tokens x dim), writes heads x tokens x tokens scores.
-  void attention_scores(const std::string& name, std::int64_t dim, std::int64_t heads);
+  Layer& attention_scores(const std::string& name, std::int64_t dim, std::int64_t heads);
   /// Scale, mask and softmax over the scores of all heads, as eager_softmax_passes kernels; keeps its output.
   void attention_softmax(const std::string& name, std::int64_t heads);
   /// Dropout on the attention probabilities; keeps a one-byte mask.

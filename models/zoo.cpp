@@ -16,7 +16,6 @@ struct SequenceEntry {
   Model (*build)(std::int64_t tokens);
   std::int64_t tokens;     ///< default sequence length
   std::int64_t positions;  ///< the longest sequence the model takes
-  std::string_view kernels = "eager";  ///< what its reference implementation runs
 };
 
 // The registries: the key is the name scenario files use.
@@ -28,24 +27,36 @@ constexpr ZooEntry zoo[] = {
 };
 
 constexpr SequenceEntry sequence_zoo[] = {
-    {"bert_base", build_bert_base, 128, 512},        {"bert_large", build_bert_large, 128, 512},
-    {"gpt2_small", build_gpt2_small, 1024, 1024},    {"gpt2_medium", build_gpt2_medium, 1024, 1024},
-    {"gpt3_125m", build_gpt3_125m, 2048, 2048, "fused"},      {"gpt3_350m", build_gpt3_350m, 2048, 2048, "fused"},
-    {"gpt3_760m", build_gpt3_760m, 2048, 2048, "fused"},      {"gpt3_1_3b", build_gpt3_1_3b, 2048, 2048, "fused"},
-    {"gpt3_2_7b", build_gpt3_2_7b, 2048, 2048, "fused"},      {"gpt3_6_7b", build_gpt3_6_7b, 2048, 2048, "fused"},
-    {"gpt3_13b", build_gpt3_13b, 2048, 2048, "fused"},        {"gpt3_175b", build_gpt3_175b, 2048, 2048, "fused"},
-    {"llama2_7b", build_llama2_7b, 4096, 4096},      {"llama2_13b", build_llama2_13b, 4096, 4096},
-    {"llama2_70b", build_llama2_70b, 4096, 4096},    {"llama3_8b", build_llama3_8b, 8192, 8192},
-    {"llama3_70b", build_llama3_70b, 8192, 8192},    {"llama3_405b", build_llama3_405b, 8192, 131072},
+    {"bert_base", build_bert_base, 128, 512},
+    {"bert_large", build_bert_large, 128, 512},
 };
+
+const DecoderEntry* find_decoder(std::string_view name) {
+  for (const DecoderEntry& e : decoder_zoo())
+    if (e.name == name) return &e;
+  return nullptr;
+}
 
 }  // namespace
 
 std::vector<std::string> model_names() {
   std::vector<std::string> names;
   for (const ZooEntry& e : zoo) names.emplace_back(e.name);
-  for (const SequenceEntry& e : sequence_zoo) names.emplace_back(e.name);
+  for (const std::string& name : sequence_model_names()) names.push_back(name);
   return names;
+}
+
+Model build_sequence_model(std::string name, const ZooTransformer& t, std::optional<std::int64_t> tokens) {
+  if (tokens && (*tokens < 1 || *tokens > t.shape.max_positions))
+    throw core::InputError("sequence length " + std::to_string(*tokens) + " for model '" + name + "'",
+                           "1 to " + std::to_string(t.shape.max_positions) + ", the positions it was trained with");
+  return build_transformer(std::move(name), t.reference, t.shape, tokens.value_or(t.tokens));
+}
+
+std::optional<ZooTransformer> zoo_transformer(std::string_view name) {
+  const DecoderEntry* e = find_decoder(name);
+  if (!e) return std::nullopt;
+  return ZooTransformer{e->shape, e->tokens, std::string(e->reference)};
 }
 
 Model make_model(std::string_view name, std::optional<std::int64_t> tokens) {
@@ -56,6 +67,7 @@ Model make_model(std::string_view name, std::optional<std::int64_t> tokens) {
                              "1 to " + std::to_string(e.positions) + ", the positions it was trained with");
     return e.build(tokens.value_or(e.tokens));
   }
+  if (const auto t = zoo_transformer(name)) return build_sequence_model(std::string(name), *t, tokens);
   for (const ZooEntry& e : zoo) {
     if (e.name != name) continue;
     if (tokens)
@@ -68,14 +80,14 @@ Model make_model(std::string_view name, std::optional<std::int64_t> tokens) {
 }
 
 std::string_view default_kernels(std::string_view name) {
-  for (const SequenceEntry& e : sequence_zoo)
-    if (e.name == name) return e.kernels;
-  return "eager";
+  const DecoderEntry* e = find_decoder(name);
+  return e ? e->kernels : "eager";
 }
 
 std::vector<std::string> sequence_model_names() {
   std::vector<std::string> names;
   for (const SequenceEntry& e : sequence_zoo) names.emplace_back(e.name);
+  for (const DecoderEntry& e : decoder_zoo()) names.emplace_back(e.name);
   return names;
 }
 

@@ -1,8 +1,12 @@
 #pragma once
-/// Builders of the zoo's models, one source file per family; zoo.cpp registers them by name.
+/// Builders of the zoo's models, one source file per family, and the decoder transformers as data (decoder_zoo.cpp);
+/// zoo.cpp registers them by name.
 #include <cstdint>
+#include <span>
+#include <string_view>
 
 #include "models/model.hpp"
+#include "models/transformer.hpp"
 
 namespace dtsim::models {
 
@@ -26,41 +30,21 @@ Model build_inception_v3();
 Model build_bert_base(std::int64_t tokens);
 /// Hugging Face BertModel, bert-large-uncased configuration.
 Model build_bert_large(std::int64_t tokens);
-/// Hugging Face GPT2Model, gpt2 configuration.
-Model build_gpt2_small(std::int64_t tokens);
-/// Hugging Face GPT2Model, gpt2-medium configuration.
-Model build_gpt2_medium(std::int64_t tokens);
-/// GPT-3 Small (Brown et al. 2020, table 2.1), tied head and loss.
-Model build_gpt3_125m(std::int64_t tokens);
-/// GPT-3 Medium.
-Model build_gpt3_350m(std::int64_t tokens);
-/// GPT-3 Large.
-Model build_gpt3_760m(std::int64_t tokens);
-/// GPT-3 XL.
-Model build_gpt3_1_3b(std::int64_t tokens);
-/// GPT-3 2.7B.
-Model build_gpt3_2_7b(std::int64_t tokens);
-/// GPT-3 6.7B.
-Model build_gpt3_6_7b(std::int64_t tokens);
-/// GPT-3 13B.
-Model build_gpt3_13b(std::int64_t tokens);
-/// GPT-3 175B.
-Model build_gpt3_175b(std::int64_t tokens);
-/// Llama 2 7B (LlamaForCausalLM).
-Model build_llama2_7b(std::int64_t tokens);
-/// Llama 2 13B.
-Model build_llama2_13b(std::int64_t tokens);
-/// Llama 2 70B (grouped-query attention).
-Model build_llama2_70b(std::int64_t tokens);
-/// Llama 3 8B.
-Model build_llama3_8b(std::int64_t tokens);
-/// Llama 3 70B.
-Model build_llama3_70b(std::int64_t tokens);
-/// Llama 3.1 405B.
-Model build_llama3_405b(std::int64_t tokens);
 /// CIFAR-10 ResNet-20 of He et al. 2016 with option-A (zero-padding) shortcuts.
 Model build_resnet20();
 /// The Keras MNIST MLP 784-512-512-10.
 Model build_mlp();
+
+/// A decoder-only transformer of the zoo: its published shape, the reference its source names, its default sequence
+/// and the kernels its reference implementation runs (zoo.hpp's default_kernels).
+struct DecoderEntry {
+  std::string_view name;
+  std::string_view reference;
+  TransformerShape shape;
+  std::int64_t tokens;
+  std::string_view kernels = "eager";
+};
+/// The decoder registry (decoder_zoo.cpp), in the order model_names() lists it.
+std::span<const DecoderEntry> decoder_zoo();
 
 }  // namespace dtsim::models

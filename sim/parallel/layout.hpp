@@ -52,6 +52,8 @@ struct Layout {
   std::string schedule = "1f1b";    ///< pipeline_schedule_names()
   int virtual_stages = 1;           ///< model chunks per GPU (interleaved 1F1B)
   std::string context_comm = "p2p";  ///< context_comm_names(): how attention exchanges keys and values
+  /// Transformer layers of each model chunk in model order (pipeline x virtual_stages of them); empty: equal runs.
+  std::vector<int> layers_per_stage;
   std::vector<std::string> order = default_order();  ///< every dimension's name once, innermost first
   int ranks() const;
   /// Ranks that hold the same parameters (the product of the replicating dimensions: data x context): the group

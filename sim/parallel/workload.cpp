@@ -57,14 +57,16 @@ class Builder {
     make_units();
     const int stages = layout_.pipeline, chunks = layout_.virtual_stages;
     work_.stages.resize(static_cast<std::size_t>(stages));
-    const int blocks_per_chunk = blocks_ / (stages * chunks);
+    const std::vector<int> per_chunk = layers_per_chunk(layout_, blocks_);
+    for (int g = 0, first = 0; g < static_cast<int>(per_chunk.size()); first += per_chunk[static_cast<std::size_t>(g++)])
+      for (int b = first; b < first + per_chunk[static_cast<std::size_t>(g)]; ++b) chunk_of_block_.push_back(g);
     for (int s = 0; s < stages; ++s) {
       StagePlan& stage = work_.stages[static_cast<std::size_t>(s)];
       for (int c = 0; c < chunks; ++c) {
         const int g = c * stages + s;
         std::vector<int>& units = stage.chunks.emplace_back();
         for (std::size_t u = 0; u < work_.units.size(); ++u)
-          if (chunk_of_unit(static_cast<int>(u), blocks_per_chunk) == g) units.push_back(static_cast<int>(u));
+          if (chunk_of_unit(static_cast<int>(u)) == g) units.push_back(static_cast<int>(u));
         for (int u : units) stage.parameters += work_.units[static_cast<std::size_t>(u)].parameters;
       }
     }
@@ -98,12 +100,12 @@ class Builder {
     }
   }
 
-  /// The model chunk a unit belongs to: blocks in equal runs; what comes before the first block joins chunk 0,
-  /// what comes after the last the last chunk.
-  int chunk_of_unit(int u, int blocks_per_chunk) const {
+  /// The model chunk a unit belongs to (layers_per_chunk); what comes before the first block joins chunk 0, what
+  /// comes after the last the last chunk.
+  int chunk_of_unit(int u) const {
     const Layer& first = model_.layers[static_cast<std::size_t>(work_.units[static_cast<std::size_t>(u)].first_layer)];
     const int last_chunk = layout_.pipeline * layout_.virtual_stages - 1;
-    if (first.block >= 0) return std::min(first.block / std::max(blocks_per_chunk, 1), last_chunk);
+    if (first.block >= 0) return chunk_of_block_[static_cast<std::size_t>(first.block)];
     return u == 0 ? 0 : last_chunk;
   }
 
@@ -616,12 +618,53 @@ class Builder {
   const models::Model& model_;
   double element_ = 4, gradient_ = 4;
   int blocks_ = 0;
+  std::vector<int> chunk_of_block_;  ///< per transformer layer: its model chunk
   Workload work_;
   std::map<Key, int> sends_;
   std::map<Key, std::pair<int, int>> receives_;
 };
 
+/// Why layout.layers_per_stage does not split the model's `blocks` transformer layers (empty when it does).
+std::string stages_refusal(const Layout& layout, const models::Model& model, int blocks) {
+  const std::vector<int>& per = layout.layers_per_stage;
+  if (per.empty()) return "";
+  const int chunks = layout.pipeline * layout.virtual_stages;
+  const std::string list = "parallel.layers_per_stage";
+  if (static_cast<int>(per.size()) != chunks)
+    return list + " has " + std::to_string(per.size()) + " entries; it lists the transformer layers of each of the " +
+           "pipeline x virtual_stages = " + std::to_string(chunks) + " model chunks, in model order";
+  int sum = 0;
+  for (int n : per) {
+    if (n < 0) return list + " has " + std::to_string(n) + " layers for a chunk; each chunk holds 0 or more";
+    sum += n;
+  }
+  if (sum != blocks)
+    return list + " sums to " + std::to_string(sum) + " layers; model '" + model.name + "' has " +
+           std::to_string(blocks) + " transformer layers";
+  const bool embedding = !model.layers.empty() && model.layers.front().block < 0;
+  const bool loss = !model.layers.empty() && model.layers.back().block < 0;
+  for (int g = 0; g < chunks; ++g) {
+    if (per[static_cast<std::size_t>(g)] > 0) continue;
+    const bool own = (g == 0 && embedding) || (g == chunks - 1 && loss);
+    if (!own)
+      return list + " gives model chunk " + std::to_string(g) + " no layers; only the first and the last chunk may " +
+             "hold none, carrying the embedding or the loss alone (model '" + model.name + "' has " +
+             (embedding || loss ? std::string(embedding ? "an embedding" : "") + (embedding && loss ? " and " : "") +
+                                      (loss ? "layers after its last transformer layer" : "")
+                                : "neither") + ")";
+  }
+  return "";
+}
+
 }  // namespace
+
+std::vector<int> layers_per_chunk(const Layout& layout, int blocks) {
+  if (!layout.layers_per_stage.empty()) return layout.layers_per_stage;
+  const int chunks = layout.pipeline * layout.virtual_stages;
+  std::vector<int> per(static_cast<std::size_t>(chunks), blocks / chunks);
+  per.back() += blocks % chunks;  // only without pipelining (layout_refusal): one chunk of every layer
+  return per;
+}
 
 std::string layout_refusal(const Layout& layout, const models::Model& model, int micro_batches) {
   int blocks = 0;
@@ -639,9 +682,11 @@ std::string layout_refusal(const Layout& layout, const models::Model& model, int
   }
   if (std::string why = context_refusal(layout, model); !why.empty()) return why;
   const int chunks = layout.pipeline * layout.virtual_stages;
-  if (chunks > 1 && blocks % chunks != 0)
+  if (const std::string why = stages_refusal(layout, model, blocks); !why.empty()) return why;
+  if (layout.layers_per_stage.empty() && chunks > 1 && blocks % chunks != 0)
     return "model '" + model.name + "' has " + std::to_string(blocks) + " transformer layers, not a multiple of " +
-           "pipeline x virtual_stages = " + std::to_string(chunks) + " (Megatron-LM requires equal stages)";
+           "pipeline x virtual_stages = " + std::to_string(chunks) +
+           " (equal stages; parallel.layers_per_stage lists unequal ones)";
   if (layout.pipeline > 1 && (layout.sharding == Sharding::zero3 || layout.sharding == Sharding::hybrid))
     return "sharding = \"" + std::string(sharding_name(layout.sharding)) +
            "\" shards parameters, which DeepSpeed and FSDP do not combine with pipeline parallelism; use zero1 or zero2";

@@ -82,8 +82,14 @@ struct Workload {
   std::vector<StagePlan> stages;
 };
 
+/// The transformer layers of each model chunk (pipeline x virtual_stages of them, in model order) of a model of
+/// `blocks` layers: layout.layers_per_stage, or equal runs when it is empty. The layers before the first transformer
+/// layer (the embedding) join the first chunk, those after the last (the final norm, head and loss) the last chunk.
+std::vector<int> layers_per_chunk(const Layout& layout, int blocks);
+
 /// Why the layout cannot train `model` (empty when it can): tensor or pipeline parallelism on a model without
-/// transformer layers, layers not divisible by the model chunks, ZeRO-3 or hybrid
+/// transformer layers, layers not divisible by the model chunks (or a layers_per_stage list of another length, sum,
+/// or with an empty chunk other than an embedding's or loss's own), ZeRO-3 or hybrid
 /// sharding with pipelining (DeepSpeed and FSDP do not pipeline sharded parameters), a schedule refusal.
 std::string layout_refusal(const Layout& layout, const models::Model& model, int micro_batches);
 

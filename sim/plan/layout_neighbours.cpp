@@ -63,6 +63,9 @@ LayoutWhatIf relayout(const Run& r, parallel::Layout to, const std::string& what
   if (to.pipeline == 1 && (from.schedule != schedule.default_text || from.virtual_stages != 1))
     return refuse("parallel.schedule and virtual_stages need pipeline > 1; without them in the scenario, this can "
                   "be run");
+  if (to.pipeline != from.pipeline && !from.layers_per_stage.empty())
+    return refuse(fmt::format("parallel.layers_per_stage lists the layers of {} stages; without it in the scenario, "
+                              "this can be run", from.pipeline));
   if (parallel::default_gradient_dtype(to, r.s.precision) != r.s.gradient_dtype)
     w.settings.emplace_back("strategy.gradient_dtype", std::string(models::precision_name(r.s.gradient_dtype)));
   w.why = what;

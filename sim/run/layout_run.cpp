@@ -1,6 +1,7 @@
 #include "sim/run/layout_run.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <functional>
@@ -423,6 +424,9 @@ RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
       l.sequence_parallel ? ", sequence parallel" : "", l.context > 1 ? ", context " + l.context_comm : "",
       l.sharding == parallel::Sharding::none ? "" : ", sharding " + std::string(parallel::sharding_name(l.sharding)),
       l.micro_batch, scenario::micro_batches(s));
+  if (!l.layers_per_stage.empty())
+    info.architecture += fmt::format("; layers per {} {}", l.virtual_stages > 1 ? "chunk" : "stage",
+                                     fmt::join(l.layers_per_stage, "/"));
   if (const std::string rule = measured_times_rule(s); !rule.empty()) info.architecture += "; " + rule;
   info.replicas = l.data;
   info.buckets = 0;

@@ -121,11 +121,12 @@ std::vector<KeySpec> make_scenario_keys() {
       {"", "parallel", "table", "-",
        "a 3D-parallel layout: tensor, pipeline and data parallelism, ZeRO/FSDP sharding (large transformers)", 0, 0,
        nullptr},
-      {"model", "name", "string", "required", "a built-in model, or the name of an inline layer table", 0, 0,
+      {"model", "name", "string", "required", "a built-in model, the name of an inline layer table, or of a new [model.shape]", 0, 0,
        nullptr},
       {"model", "sequence_length", "integer", "model's",
-       "tokens per sample of a built-in transformer (defaults: BERT 128, GPT-2 1024, GPT-3 2048, Llama 2 4096, Llama 3 "
-       "8192); at most the positions it was trained with",
+       "tokens per sample of a built-in transformer (defaults: BERT 128, GPT-2 1024, GPT-3, Megatron-LM's, MT-NLG and "
+       "BLOOM 2048, Llama 2 4096, Llama 3 8192; required for a new [model.shape]); at most the positions it was "
+       "trained with",
        1, 131072, nullptr},
       {"model", "attention", "string", "eager",
        "a built-in transformer's attention core: eager (Q K^T, softmax, dropout and attention over V, each in memory, as "
@@ -135,8 +136,8 @@ std::vector<KeySpec> make_scenario_keys() {
        "a built-in transformer's element-wise kernels: fused (Megatron-LM's: scale, mask and softmax one pass over the "
        "attention scores instead of three; bias, dropout and residual add one kernel instead of dropout then add; bias "
        "and GeLU as the zoo already counts them, the bias inside the GEMM; the attention dropout stays its own kernel) "
-       "or eager (each its own kernel, as PyTorch eager runs them). Default: fused for GPT-3 (Megatron-LM), eager for "
-       "the others (Hugging Face)",
+       "or eager (each its own kernel, as PyTorch eager runs them). Default: fused for GPT-3, Megatron-LM's series, MT-NLG and "
+       "BLOOM (Megatron-LM), eager for the others (Hugging Face) and for a new [model.shape]",
        0, 0, kernel_choices},
       {"model", "file", "string", "-",
        "CSV layer table instead of a built-in model: name,parameters,forward_flops or name,parameters,forward_ms,"
@@ -144,6 +145,48 @@ std::vector<KeySpec> make_scenario_keys() {
        0, 0, nullptr},
       {"model", "layers", "array of tables", "-", "inline layer table ([[model.layers]]), forward order", 0, 0,
        nullptr},
+      {"model", "shape", "table", "-",
+       "a decoder-only transformer by its shape ([model.shape]): changes to the zoo decoder `name`, or a new model "
+       "when `name` is none of the zoo's (then sequence_length is required)",
+       0, 0, nullptr},
+      {"model.shape", "layers", "integer", "zoo entry's", "transformer layers (a new shape: required)", 1, 1 << 16,
+       nullptr},
+      {"model.shape", "hidden", "integer", "zoo entry's", "model width (a new shape: required)", 1, 1 << 20, nullptr},
+      {"model.shape", "heads", "integer", "zoo entry's", "attention (query) heads (a new shape: required)", 1, 1 << 16,
+       nullptr},
+      {"model.shape", "kv_heads", "integer", "zoo entry's, else heads",
+       "key/value heads: heads (multi-head), a divisor of heads (grouped-query), 1 (multi-query)", 1, 1 << 16, nullptr},
+      {"model.shape", "ffn_hidden", "integer", "zoo entry's, else 4 x hidden",
+       "the MLP's intermediate width (of gate and of up when gated; required for a new gated shape)", 1, 1 << 22,
+       nullptr},
+      {"model.shape", "gated", "boolean", "zoo entry's, else false",
+       "SwiGLU MLP: SiLU(x W_gate) * (x W_up), then W_down (Shazeer 2020); false: GeLU(x W_fc), then W_proj", 0, 0,
+       nullptr},
+      {"model.shape", "vocabulary", "integer", "zoo entry's", "vocabulary size (a new shape: required)", 1, 1 << 24,
+       nullptr},
+      {"model.shape", "tied_embeddings", "boolean", "zoo entry's, else true",
+       "the language-model head multiplies by the token embedding's weight (no head weight of its own)", 0, 0, nullptr},
+      {"model.shape", "position", "string", "zoo entry's, else learned",
+       "learned (a table of max_positions rows added to the embedding), rotary (RoPE on Q and K) or alibi (a bias on "
+       "the attention scores)",
+       0, 0, models::position_scheme_names},
+      {"model.shape", "max_positions", "integer", "zoo entry's, else sequence_length",
+       "the longest sequence (rows of a learned table); sequence_length may not exceed it", 1, 1 << 24, nullptr},
+      {"model.shape", "norm", "string", "zoo entry's, else layernorm", "layernorm (weight and bias) or rmsnorm "
+       "(weight)", 0, 0, models::norm_kind_names},
+      {"model.shape", "bias", "boolean", "zoo entry's, else true",
+       "biases on the linear layers (the language-model head has none)", 0, 0, nullptr},
+      {"model.shape", "dropout", "boolean", "zoo entry's, else true",
+       "dropout on the attention probabilities and before each residual add (Megatron-LM's default 0.1; Llama and "
+       "BLOOM train without)",
+       0, 0, nullptr},
+      {"model.shape", "embedding_norm", "boolean", "zoo entry's, else false",
+       "a norm right after the token embedding (BLOOM's word_embeddings_layernorm)", 0, 0, nullptr},
+      {"model.shape", "modules", "string", "zoo entry's, else gpt2",
+       "whose modules the layer table follows: gpt2 (Hugging Face GPT2Model: one fused Q/K/V projection, as "
+       "Megatron-LM; and one fused gate/up projection when gated) or llama (LlamaForCausalLM: separate q, k, v, gate "
+       "and up projections, each its own GEMM)",
+       0, 0, models::module_style_names},
       {"model.layers", "name", "string", "required", "layer name", 0, 0, nullptr},
       {"model.layers", "parameters", "integer", "0", "parameters (one fp32 gradient tensor)", 0,
        std::int64_t{1} << 40, nullptr},
@@ -330,8 +373,14 @@ std::vector<KeySpec> make_scenario_keys() {
        "context parallelism's key/value exchange: p2p (ring attention, overlapped with the attention blocks) or "
        "all_gather (Llama 3: all-gather before attention, reduce-scatter of their gradients after, not overlapped)",
        0, 0, parallel::context_comm_names},
-      {"parallel", "pipeline", "integer", "1", "pipeline stages (transformer layers split evenly over them)", 1, 1 << 16,
+      {"parallel", "pipeline", "integer", "1",
+       "pipeline stages (transformer layers split evenly over them unless layers_per_stage lists them)", 1, 1 << 16,
        nullptr},
+      {"parallel", "layers_per_stage", "array of integers", "equal",
+       "transformer layers of each stage (with virtual_stages: of each model chunk, in model order), summing to the "
+       "model's; the first stage also carries the embedding, the last the final norm, head and loss, and either may "
+       "hold 0 layers to carry those alone. Llama 3 405B on 16 stages: [7, 8, ..., 8, 7] (Dubey et al. 2024, 3.3.2)",
+       0, 1 << 16, nullptr},
       {"parallel", "data", "integer", "workers / (tensor x context x pipeline)",
        "data-parallel replicas; tensor x context x pipeline x data must equal workers", 1, 1 << 20, nullptr},
       {"parallel", "micro_batch", "integer", "batch_size",

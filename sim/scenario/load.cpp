@@ -29,6 +29,7 @@
 #include "sim/scenario/numerics_section.hpp"
 #include "sim/scenario/parallel_section.hpp"
 #include "sim/scenario/section.hpp"
+#include "sim/scenario/shape_section.hpp"
 #include "sim/scenario/failures_section.hpp"
 #include "sim/scenario/strategy_section.hpp"
 #include "sim/scenario/stragglers_section.hpp"
@@ -92,7 +93,7 @@ models::Layer table_layer(Section& s) {
 
 models::Model load_model(Section& m, const fs::path& base) {
   allow_keys(m, "model");
-  for (const char* key : {"sequence_length", "attention", "kernels"})
+  for (const char* key : {"sequence_length", "attention", "kernels", "shape"})
     if (m.has(key) && (m.has("layers") || m.has("file")))
       throw core::InputError(m.where_key(key), std::string(key) + " is given for a layer table",
                              "leave it out: a layer table states its own FLOPs; it applies to built-in transformers");
@@ -122,10 +123,14 @@ models::Model load_model(Section& m, const fs::path& base) {
   std::optional<std::int64_t> tokens;
   if (m.has("sequence_length")) tokens = m.integer("sequence_length", 0, length.min, length.max);
   models::Model model;
-  try {
-    model = models::make_model(name, tokens);
-  } catch (const core::InputError& e) {
-    throw e.at(m.where_key(tokens ? "sequence_length" : "name"));
+  if (std::optional<Section> shape = m.table("shape")) {
+    model = load_shape(*shape, name, tokens, m.where_key("name"), m.where_key("sequence_length"));
+  } else {
+    try {
+      model = models::make_model(name, tokens);
+    } catch (const core::InputError& e) {
+      throw e.at(m.where_key(tokens ? "sequence_length" : "name"));
+    }
   }
   const std::string kernels = m.choice("kernels", std::string(models::default_kernels(name)),
                                        key_spec("model", "kernels").choices());

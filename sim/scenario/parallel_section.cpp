@@ -96,6 +96,17 @@ std::string combination_refusal(const Scenario& s) {
   return "";
 }
 
+/// parallel.layers_per_stage: whole numbers >= 0 (empty when absent); layout_refusal checks their count and sum
+/// against the model.
+std::vector<int> layers_per_stage(Section& p) {
+  const KeySpec& spec = key_spec("parallel", "layers_per_stage");
+  const auto values = p.integers("layers_per_stage", spec.min, spec.max);
+  if (values && values->empty())
+    throw core::InputError(p.where_key("layers_per_stage"), "parallel.layers_per_stage is empty",
+                           "the transformer layers of each stage, e.g. layers_per_stage = [7, 8, 8, 7]");
+  return values ? std::vector<int>(values->begin(), values->end()) : std::vector<int>{};
+}
+
 }  // namespace
 
 void load_parallel(Section& p, Scenario& s) {
@@ -147,13 +158,16 @@ void load_parallel(Section& p, Scenario& s) {
   if (l.pipeline > 1) {
     l.schedule = choice_key(p, "parallel", "schedule");
     l.virtual_stages = integer_key(p, "virtual_stages", 1);
+    l.layers_per_stage = layers_per_stage(p);
   }
   if (uses_layout(s)) {
     if (const std::string why = combination_refusal(s); !why.empty())
       throw core::InputError(p.where_table(), "[parallel] with " + why,
                              "plain data parallelism (no [parallel] table) for this, or change it");
     if (const std::string why = parallel::layout_refusal(l, s.model, micro_batches(s)); !why.empty())
-      throw core::InputError(p.where_table(), why, "a layout that fits the model");
+      throw core::InputError(why.starts_with("parallel.layers_per_stage") ? p.where_key("layers_per_stage")
+                                                                          : p.where_table(),
+                             why, "a layout that fits the model");
   }
   p.finish();
 }

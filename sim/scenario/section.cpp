@@ -103,6 +103,25 @@ std::int64_t Section::integer(const std::string& key, std::int64_t fallback, std
   return v;
 }
 
+std::optional<std::vector<std::int64_t>> Section::integers(const std::string& key, std::int64_t min,
+                                                           std::int64_t max) {
+  const toml::node* n = node(key);
+  if (!n) return std::nullopt;
+  if (!n->is_array()) type_error(key, "an array of integers, e.g. [1, 2]");
+  std::vector<std::int64_t> values;
+  for (const toml::node& e : *n->as_array()) {
+    if (!e.is_integer())
+      throw core::InputError(where(e.source()), "an entry of '" + dotted(key) + "' is not an integer",
+                             "integers from " + std::to_string(min) + " to " + std::to_string(max));
+    const std::int64_t v = *e.value<std::int64_t>();
+    if (v < min || v > max)
+      throw core::InputError(where(e.source()), "'" + dotted(key) + "' entry " + std::to_string(v) + " is out of range",
+                             "integers from " + std::to_string(min) + " to " + std::to_string(max));
+    values.push_back(v);
+  }
+  return values;
+}
+
 std::int64_t Section::required_integer(const std::string& key, std::int64_t min, std::int64_t max) {
   if (!table_->get(key)) {
     read_.insert(key);

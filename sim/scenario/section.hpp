@@ -36,6 +36,8 @@ class Section {
   std::string choice(const std::string& key, const std::string& fallback, const std::vector<std::string>& allowed);
   std::int64_t integer(const std::string& key, std::int64_t fallback, std::int64_t min, std::int64_t max);
   std::int64_t required_integer(const std::string& key, std::int64_t min, std::int64_t max);
+  /// An array of integers each in [min, max] (nothing when absent); errors located at the offending entry.
+  std::optional<std::vector<std::int64_t>> integers(const std::string& key, std::int64_t min, std::int64_t max);
   /// A non-negative number (integer or float) in [min, max].
   double number(const std::string& key, double min, double max);
   bool boolean(const std::string& key, bool fallback);

@@ -36,6 +36,16 @@ const Reference references[] = {
     {"llama2_7b", 6'738'415'616, 291},        {"llama2_13b", 13'015'864'320, 363},
     {"llama2_70b", 68'976'648'192, 723},      {"llama3_8b", 8'030'261'248, 291},
     {"llama3_70b", 70'553'706'496, 723},      {"llama3_405b", 405'853'388'800, 1137},
+    {"llama3_2_1b", 1'235'814'400, 146},      {"llama3_2_3b", 3'212'749'824, 254},
+    // Megatron-LM's series and MT-NLG: Narayanan et al.'s P with V = 51200, s = 2048, plus the final norm's 2 h; their
+    // table 1 rounds them (tested in transformer_test.cpp).
+    {"megatron_1_7b", 1'652'230'656, 292},    {"megatron_3_6b", 3'562'168'320, 364},
+    {"megatron_7_5b", 7'467'786'240, 436},    {"megatron_18b", 18'449'756'160, 484},
+    {"megatron_39b", 39'096'041'472, 580},    {"megatron_76b", 76'050'739'200, 724},
+    {"megatron_146b", 145'622'261'760, 964},  {"megatron_310b", 310'130'540'544, 1156},
+    {"mtnlg_530b", 529'600'819'200, 1264},    {"megatron_1t", 1'008'038'758'400, 1540},
+    // BLOOM: sum(p.numel() for p in BloomModel(config).parameters()), 176,247,271,424 on its model card.
+    {"bloom_176b", 176'247'271'424, 845},
 };
 
 class ZooModel : public testing::TestWithParam<Reference> {};
@@ -83,7 +93,9 @@ TEST(Zoo, UnknownModelListsTheKnownNames) {
             "unknown model 'resnet51'; did you mean 'resnet50'? known: resnet18, resnet50, resnet101, resnet152, "
             "vgg16, vgg19, alexnet, inception_v3, resnet20, mlp, bert_base, bert_large, gpt2_small, gpt2_medium, "
             "gpt3_125m, gpt3_350m, gpt3_760m, gpt3_1_3b, gpt3_2_7b, gpt3_6_7b, gpt3_13b, gpt3_175b, llama2_7b, "
-            "llama2_13b, llama2_70b, llama3_8b, llama3_70b, llama3_405b");
+            "llama2_13b, llama2_70b, llama3_8b, llama3_70b, llama3_405b, llama3_2_1b, llama3_2_3b, megatron_1_7b, "
+            "megatron_3_6b, megatron_7_5b, megatron_18b, megatron_39b, megatron_76b, megatron_146b, megatron_310b, "
+            "mtnlg_530b, megatron_1t, bloom_176b");
 }
 
 const Tensor& find_tensor(const Model& m, const std::string& name) {

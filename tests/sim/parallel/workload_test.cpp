@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "models/zoo.hpp"
@@ -69,6 +70,86 @@ TEST(PipelineBubble, InterleavingDividesItByTheChunks) {
   // 2 chunks per stage: the bubble is (p - 1) / v of a micro-batch's forward and backward.
   const double t = makespan(pipeline(4, "interleaved", 2), 8, 8, 1e-3, 2e-3);
   EXPECT_NEAR(t, (8 + 3.0 / 2) * 6e-3, 1e-15);
+}
+
+Layout unequal(std::string schedule, std::vector<int> per_stage) {
+  Layout l = pipeline(static_cast<int>(per_stage.size()), std::move(schedule));
+  l.layers_per_stage = std::move(per_stage);
+  return l;
+}
+
+// Unequal stages (parallel.layers_per_stage): stage s runs f_s forward and b_s backward per micro-batch, c_s = f_s + b_s.
+// GPipe is a flow shop of m identical jobs, forward then backward: sum_s f_s + (m - 1) max_s f_s, then the same of b.
+// Under 1F1B a single slowest stage k sets the steady state: micro-batch 0 reaches it after sum_{s<k} f_s; it runs
+// m c_k, idle only while its first backward makes the round trip through the later stages beyond its p - k - 1
+// warm-up forwards (max(0, sum_{s>k} c_s - (p - k - 1) f_k)); then the last backward returns in sum_{s<k} b_s.
+double one_f_one_b_closed_form(const std::vector<int>& layers, double f, double b, int m) {
+  const auto k = static_cast<std::size_t>(std::max_element(layers.begin(), layers.end()) - layers.begin());
+  const auto p = layers.size();
+  double before = 0, after = 0;
+  for (std::size_t s = 0; s < p; ++s) (s < k ? before : after) += s == k ? 0 : layers[s] * (f + b);
+  const double fk = layers[k] * f, ck = layers[k] * (f + b);
+  return before + m * ck + std::max(0.0, after - static_cast<double>(p - k - 1) * fk);
+}
+
+TEST(PipelineBubble, UnequalStagesFollowTheSlowestStage) {
+  const double f = 1e-3, b = 2e-3;
+  const int m = 8;
+  // 8 layers as [1, 3, 2, 2]: f_s = 1, 3, 2, 2 ms, b_s = 2 f_s.
+  EXPECT_NEAR(makespan(unequal("gpipe", {1, 3, 2, 2}), 8, m, f, b), 8 * f + (m - 1) * 3 * f + 8 * b + (m - 1) * 3 * b,
+              1e-15);
+  EXPECT_NEAR(makespan(unequal("gpipe", {3, 1, 1, 3}), 8, m, f, b), 8 * f + (m - 1) * 3 * f + 8 * b + (m - 1) * 3 * b,
+              1e-15);
+  for (const std::vector<int>& layers : {std::vector<int>{1, 3, 2, 2}, {3, 2, 2, 1}, {2, 2, 1, 3}, {1, 2, 3, 2}}) {
+    EXPECT_NEAR(makespan(unequal("1f1b", layers), 8, m, f, b), one_f_one_b_closed_form(layers, f, b, m), 1e-15)
+        << layers[0] << layers[1] << layers[2] << layers[3];
+  }
+  // The slowest stage last: the familiar sum_s c_s + (m - 1) max_s c_s.
+  EXPECT_NEAR(one_f_one_b_closed_form({2, 2, 1, 3}, f, b, m), 8 * (f + b) + (m - 1) * 3 * (f + b), 1e-15);
+  // Equal stages listed are the default split; with virtual stages the list is per model chunk.
+  EXPECT_EQ(makespan(unequal("1f1b", {2, 2, 2, 2}), 8, m, f, b), makespan(pipeline(4, "1f1b"), 8, m, f, b));
+  Layout interleaved = pipeline(4, "interleaved", 2);
+  interleaved.layers_per_stage.assign(8, 1);
+  EXPECT_EQ(makespan(interleaved, 8, m, f, b), makespan(pipeline(4, "interleaved", 2), 8, m, f, b));
+  // A chunk in the middle of the model may not be empty; an extra layer on chunk 1 (stage 1's first) slows every
+  // micro-batch down.
+  interleaved.layers_per_stage = {1, 2, 1, 1, 1, 0, 1, 1};
+  EXPECT_EQ(layout_refusal(interleaved, blocks(8), 8).rfind("parallel.layers_per_stage gives model chunk 5 no layers", 0),
+            0u);
+  interleaved.layers_per_stage = {1, 2, 1, 1, 1, 1, 1, 1};
+  EXPECT_EQ(layout_refusal(interleaved, blocks(9), 8), "");
+  EXPECT_GT(makespan(interleaved, 9, m, f, b), makespan(pipeline(4, "interleaved", 2), 8, m, f, b));
+}
+
+TEST(PipelineBubble, Llama3405BsStagesCostOneSlotOfTheirSlowest) {
+  // Dubey et al. 2024, section 3.3.2: 126 layers on 16 stages, one fewer on the first and the last. The middle
+  // stages' 8 layers set the steady state: every further micro-batch adds 8 layers' forward and backward.
+  std::vector<int> per(16, 8);
+  per.front() = per.back() = 7;
+  const double f = 1e-3, b = 2e-3;
+  EXPECT_NEAR(makespan(unequal("1f1b", per), 126, 48, f, b) - makespan(unequal("1f1b", per), 126, 32, f, b),
+              16 * 8 * (f + b), 1e-12);
+  EXPECT_EQ(layout_refusal(unequal("1f1b", per), blocks(126), 32), "");
+  // Without the list, 126 layers do not split over 16 stages.
+  EXPECT_EQ(layout_refusal(pipeline(16, "1f1b"), blocks(126), 32),
+            "model 'blocks' has 126 transformer layers, not a multiple of pipeline x virtual_stages = 16 (equal "
+            "stages; parallel.layers_per_stage lists unequal ones)");
+}
+
+TEST(PipelineBubble, UnequalStagesRefusalsSayWhy) {
+  const models::Model model = blocks(8);
+  EXPECT_EQ(layout_refusal(unequal("1f1b", {4, 4, 0}), model, 8),
+            "parallel.layers_per_stage gives model chunk 2 no layers; only the first and the last chunk may hold none, "
+            "carrying the embedding or the loss alone (model 'blocks' has neither)");
+  EXPECT_EQ(layout_refusal(unequal("1f1b", {4, 3}), model, 8),
+            "parallel.layers_per_stage sums to 7 layers; model 'blocks' has 8 transformer layers");
+  Layout l = unequal("interleaved", {2, 2, 2, 2});
+  l.virtual_stages = 2;
+  EXPECT_EQ(layout_refusal(l, model, 8).rfind("parallel.layers_per_stage has 4 entries; it lists the transformer "
+                                              "layers of each of the pipeline x virtual_stages = 8 model chunks", 0),
+            0u);
+  // A stage of its own for the embedding (GPT-3 125M: 12 layers, the first stage only its embeddings).
+  EXPECT_EQ(layout_refusal(unequal("1f1b", {0, 6, 6}), models::make_model("gpt3_125m"), 8), "");
 }
 
 /// Tasks of `op` on the tensor stream of stage 0, summed bytes and count.
@@ -191,6 +272,16 @@ TEST(StageMemory, OneFOneBHoldsStagesMicroBatchesGPipeAll) {
     per_sample += memory::kept_bytes(layer, 4, false);
   }
   EXPECT_DOUBLE_EQ(one_f_one_b, 2 * per_sample);
+}
+
+TEST(StageMemory, UnequalStagesHoldTheirOwnLayers) {
+  // GPT-3 125M as [0, 6, 6]: stage 0 holds the token and position embeddings alone, stage 1 six layers.
+  const models::Model model = models::make_model("gpt3_125m");
+  const Layout l = unequal("1f1b", {0, 6, 6});
+  const Workload w = gpt(l, models::Precision::fp16, model);
+  const double h = 768;
+  EXPECT_DOUBLE_EQ(w.stages[0].parameters, (50257 + 2048) * h);
+  EXPECT_DOUBLE_EQ(w.stages[1].parameters, 6 * (12 * h * h + 13 * h));
 }
 
 }  // namespace

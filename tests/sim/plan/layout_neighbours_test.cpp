@@ -85,6 +85,20 @@ TEST(LayoutNeighbours, ACaseThatSetCannotMakeIsNotRun) {
   EXPECT_EQ(w.not_run, "parallel.sequence_parallel = true needs tensor > 1; without it in the scenario, this can be run");
 }
 
+/// Unequal stages list the layers of each stage: another pipeline depth would need another list.
+TEST(LayoutNeighbours, ListedStagesKeepThePipelineDepth) {
+  const scenario::Scenario s = scenario::load_scenario(kScenarios + "llama3_405b_unequal_stages.toml");
+  int pipelines = 0;
+  for (const LayoutWhatIf& w : layout_what_ifs(s))
+    for (const auto& [key, value] : w.settings)
+      if (key == "parallel.pipeline") {
+        EXPECT_EQ(w.not_run, "parallel.layers_per_stage lists the layers of 16 stages; without it in the scenario, "
+                             "this can be run") << value;
+        ++pipelines;
+      }
+  EXPECT_EQ(pipelines, 2);
+}
+
 /// The base the neighbours are applied to leaves out the keys a neighbour could make inapplicable, at their
 /// defaults: the same scenario (the same digest, so the same points), on which tensor or pipeline 1 loads.
 TEST(LayoutNeighbours, TheBaseLeavesOutInapplicableDefaultsAndIsTheSameScenario) {

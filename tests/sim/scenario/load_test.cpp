@@ -34,6 +34,9 @@ void in_directory(const fs::path& dir, Body body) {
 
 TEST(BadScenarios, EachFileFailsWithItsExactMessage) {
   int checked = 0;
+  std::vector<std::string> decoders;
+  for (const std::string& name : models::sequence_model_names())
+    if (models::zoo_transformer(name)) decoders.push_back(name);
   in_directory(kHere / "bad", [&] {
     for (const auto& entry : fs::directory_iterator(".")) {
       if (entry.path().extension() != ".toml") continue;  // data files the scenarios refer to
@@ -48,7 +51,9 @@ TEST(BadScenarios, EachFileFailsWithItsExactMessage) {
           {"{known_compressors}", compressors::known_compressors()},
           {"{sparse_compressors}", core::join_names(compressors::sparse_compressors())},
           {"{strategy_keys}", core::join_names(keys_of("strategy"))},
-          {"{models}", core::join_names(models::model_names())}};
+          {"{models}", core::join_names(models::model_names())},
+          {"{sequence_models}", core::join_names(models::sequence_model_names())},
+          {"{decoders}", core::join_names(decoders)}};
       for (const auto& [placeholder, names] : lists)
         if (const std::size_t at = expected.find(placeholder); at != std::string::npos)
           expected.replace(at, placeholder.size(), names);
@@ -79,6 +84,26 @@ TEST(GoodScenarios, DefaultsAndPlatformFileRelativeToTheScenario) {
   EXPECT_EQ(s.fidelity, Fidelity::flow);
   EXPECT_EQ(s.gpu.name, "v100");
   EXPECT_EQ(s.output.dir, "dtsim-out");
+}
+
+// [model.shape]: a zoo decoder written out as a new shape builds the zoo's layer table; keys given to a zoo name
+// replace its entry's fields and keep the rest.
+TEST(GoodScenarios, ShapesAreTheZoosForm) {
+  const Scenario fresh = load_scenario((kHere / "good/shape_llama3_8b.toml").string());
+  const models::Model zoo = models::make_model("llama3_8b");
+  ASSERT_EQ(fresh.model.layers.size(), zoo.layers.size());
+  for (std::size_t i = 0; i < zoo.layers.size(); ++i) {
+    EXPECT_EQ(fresh.model.layers[i].name, zoo.layers[i].name);
+    EXPECT_EQ(fresh.model.layers[i].parameter_count(), zoo.layers[i].parameter_count());
+    EXPECT_EQ(fresh.model.layers[i].forward_flops, zoo.layers[i].forward_flops);
+  }
+  EXPECT_EQ(fresh.model.name, "my_llama");
+  EXPECT_EQ(fresh.model.source.rfind("transformer shape in ", 0), 0u) << fresh.model.source;
+  // Half of Llama 3 8B's layers: 218,112,000 parameters each (q and o 4096^2, k and v 4096 x 1024, three MLP
+  // matrices 4096 x 14336, two norms) fewer.
+  const Scenario half = load_scenario((kHere / "good/shape_changed.toml").string());
+  EXPECT_EQ(half.model.parameter_count(), 8'030'261'248 - 16 * std::int64_t{218'112'000});
+  EXPECT_EQ(half.model.tokens, 8192);
 }
 
 TEST(GoodScenarios, OverridesReachEveryKindOfKey) {
