@@ -71,7 +71,9 @@ Model gpt2(const std::string& name, const std::string& reference, const Transfor
       name, "Hugging Face GPT2Model " + reference + " (Radford et al. 2019), " + std::to_string(tokens) + " tokens",
       tokens);
   trunk(b, c, gpt2_context);
-  return std::move(b).finish();
+  Model m = std::move(b).finish();
+  m.causal = true;  // a decoder: causal self-attention
+  return m;
 }
 
 Model gpt3(const std::string& name, const TransformerShape& c, std::int64_t tokens) {
@@ -81,7 +83,9 @@ Model gpt3(const std::string& name, const TransformerShape& c, std::int64_t toke
   trunk(b, c, gpt3_context);
   b.tied_projection("lm_head", c.hidden, vocabulary);
   b.cross_entropy("loss", vocabulary);
-  return std::move(b).finish();
+  Model m = std::move(b).finish();
+  m.causal = true;  // a decoder: causal self-attention
+  return m;
 }
 
 }  // namespace

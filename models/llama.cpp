@@ -63,7 +63,9 @@ Model llama(const std::string& name, const std::string& reference, const LlamaCo
   b.rms_norm("model.norm", c.hidden);
   b.linear("lm_head", c.hidden, c.vocabulary, tokens, false).split = TensorSplit::column;
   b.cross_entropy("loss", c.vocabulary);
-  return std::move(b).finish();
+  Model m = std::move(b).finish();
+  m.causal = true;  // a decoder: causal self-attention
+  return m;
 }
 
 constexpr std::int64_t llama2_vocabulary = 32000;
