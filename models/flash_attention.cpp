@@ -4,7 +4,8 @@
 
 namespace dtsim::models {
 
-Model with_flash_attention(Model model) {
+Model with_flash_attention(Model model, Kernel version) {
+  DTSIM_CHECK(version == Kernel::flash_attention2 || version == Kernel::flash_attention3, "not a FlashAttention kernel");
   std::vector<Layer> layers;
   bool any = false;
   for (std::size_t i = 0; i < model.layers.size();) {
@@ -34,6 +35,7 @@ Model with_flash_attention(Model model) {
     fused.saved.elements = qk + out;  // Q, K and V; the output it keeps is the next module's kept input
     fused.saved.bytes = 4 * heads * model.tokens;           // the log-sum-exp, fp32
     fused.backward_ratio = 2.5;
+    fused.kernel = version;
     layers.push_back(std::move(fused));
     any = true;
     i = end;
@@ -42,7 +44,7 @@ Model with_flash_attention(Model model) {
     throw core::InputError("attention = \"flash\" on model '" + model.name + "', which has no attention",
                            "\"eager\" (flash applies to the transformers of the zoo)");
   model.layers = std::move(layers);
-  model.source += ", FlashAttention";
+  model.source += version == Kernel::flash_attention3 ? ", FlashAttention-3" : ", FlashAttention-2";
   return model;
 }
 

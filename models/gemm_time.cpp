@@ -46,7 +46,8 @@ double gemm_time_s(const Gemm& g, const GpuProfile& gpu, Precision p) {
   const GemmTiling tiling = gemm_tiling(g, gpu.sm_count);
   const double sm_flops = gpu.peak_flops(p) * gpu.gemm_efficiency / gpu.sm_count;
   const double tile_s =
-      2.0 * static_cast<double>(tiling.tile.rows * tiling.tile.cols) * static_cast<double>(g.k) / sm_flops;
+      2.0 * static_cast<double>(tiling.tile.rows * tiling.tile.cols) * static_cast<double>(g.k + kPipelineFill_k) /
+      sm_flops;
   const double elements = static_cast<double>(g.count) * static_cast<double>(g.m * g.k + g.k * g.n + g.m * g.n);
   const double memory_s = element_bytes(p) * elements / (gpu.memory_Bps * gpu.memory_efficiency);
   return std::max(static_cast<double>(tiling.waves) * tile_s, memory_s);

@@ -36,9 +36,18 @@ GemmTiling gemm_tiling(const Gemm& g, int sms);
 /// of `tensor` GPUs (Megatron-LM: column-parallel splits n, row-parallel k, sharded heads the products; rounded up).
 Gemm gpu_share(const Layer& layer, int batch, int tensor);
 
-/// Time of `g` on `gpu` at `p`: waves x the time one SM takes for one tile (2 rows cols k FLOPs at its share of
-/// peak x gemm_efficiency), or the time to read A and B and write C once at memory_Bps x memory_efficiency, whichever
-/// is longer. A GEMM that fills whole waves with whole tiles runs at gemm_efficiency of peak.
+/// k-steps each tile pays beyond its own k: the software pipeline's prologue, which loads kStages - 1 k-blocks before
+/// the first multiply-accumulate can start. CUTLASS's default Ampere tensor-op GEMM (include/cutlass/gemm/device/
+/// default_gemm_configuration.h, DefaultGemmConfiguration<OpClassTensorOp, Sm80>: threadblock 128 x 256 x 64,
+/// kStages = 3) fills 2 x 64 = 128. It makes a small k dear (the attention's Q K^T over a head dimension of 128 runs
+/// at half the rate of a long k) and costs a large one little (1 % at k = 12288). The same fill is used on every GPU
+/// (Hopper's warp-specialised kernels overlap more of it: known error, docs/VALIDATION.md).
+inline constexpr std::int64_t kPipelineFill_k = 128;
+
+/// Time of `g` on `gpu` at `p`: waves x the time one SM takes for one tile (2 rows cols (k + kPipelineFill_k) FLOPs
+/// at its share of peak x gemm_efficiency), or the time to read A and B and write C once at memory_Bps x
+/// memory_efficiency, whichever is longer. A GEMM that fills whole waves with whole tiles over a long k runs at
+/// gemm_efficiency of peak.
 double gemm_time_s(const Gemm& g, const GpuProfile& gpu, Precision p);
 
 }  // namespace dtsim::models

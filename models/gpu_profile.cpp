@@ -91,6 +91,7 @@ GpuProfile a100() {
   g.gemm_efficiency = 0.869;  // MAMF 271.2 of 312 TFLOP/s (this file's header)
   g.compute_efficiency = 0.55;
   g.memory_efficiency = 0.8;
+  g.attention_measurements = "a100";  // FlashAttention-2 paper (models/attention_time.hpp)
   return g;
 }
 
@@ -109,6 +110,7 @@ GpuProfile h100() {
   g.gemm_efficiency = 0.803;  // MAMF 794.5 of 989 TFLOP/s
   g.compute_efficiency = 0.5;
   g.memory_efficiency = 0.8;
+  g.attention_measurements = "h100";  // FlashAttention-3 paper (models/attention_time.hpp)
   return g;
 }
 

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "models/kernel_launch.hpp"
 #include "models/model.hpp"
 #include "models/optimizer.hpp"
 
@@ -48,6 +49,13 @@ struct GpuProfile {
   /// message; hidden behind the collective running before it on the stream. Absent: kCollectiveLaunch_s, or 0
   /// with a collective whose calls already pay NCCL's base latency (Collective::charges_launch).
   std::optional<double> collective_launch_s;
+  // ---- per-kernel time model (models/kernel_launch.hpp, attention_time.hpp, layer_times.cpp) ----
+  /// How the framework issues kernels: the GPU gap and CPU dispatch each kernel costs ([gpu] launch).
+  LaunchMode launch = LaunchMode::eager;
+  /// Whose FlashAttention measurements apply ("a100", "h100"); empty where none is published: the fallback rule
+  /// of models/attention_time.hpp.
+  std::string attention_measurements;
+  // ---- end per-kernel time model ----
   /// Peak flop/s at `p`; throws core::InputError when the GPU does not support it.
   double peak_flops(Precision p) const;
 };
@@ -63,7 +71,12 @@ struct LayerTime {
 /// counted Layer::passes times; backward costs Layer::backward_ratio times the forward (twice its flops and memory
 /// traffic; fused attention 2.5). Matrix multiplies (Layer::gemm) under GemmModel::waves: gemm_time_s of the forward
 /// product and, for backward, of the two products of the input and weight gradients (m x k over n, k x n over m).
-/// Layers with `measured` use those times. The optimizer step moves `optimizer`'s bytes per parameter.
+/// Fused attention (Kernel::flash_attention2/3) from its measured throughput (attention_time.hpp). Each layer's
+/// kernels (one per GEMM, three for FlashAttention's backward, `passes` for the others) then run on one stream fed
+/// by one CPU thread in program order, forward then backward in reverse, paying gpu.launch's gap and CPU dispatch
+/// per kernel (kernel_launch.hpp): a layer's time is how much later the stream finishes with it.
+/// Layers with `measured` use those times. The optimizer step moves `optimizer`'s bytes per parameter (and 6 more
+/// under fp16/bf16: the fp32 master weights copied to the model weights) in fused multi-tensor kernels.
 /// `tensor` > 1: the GEMMs are timed at one GPU's share under Megatron-LM's tensor parallelism (column: n / tensor,
 /// row: k / tensor, sharded heads: count / tensor, rounded up), and a split GEMM's times are `tensor` times its
 /// share's (the whole group's GPU time, which the parallel workload divides by the group size).

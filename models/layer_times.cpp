@@ -1,12 +1,15 @@
-/// Layer compute times: GEMMs by shape (gemm_time.hpp), every other layer by the roofline model (Williams, Waterman
-/// and Patterson, "Roofline: an insightful visual performance model for multicore architectures", CACM 2009), and
-/// their calibration.
+/// Layer compute times: GEMMs by shape (gemm_time.hpp), fused attention from its measured throughput
+/// (attention_time.hpp), every other layer by the roofline model (Williams, Waterman and Patterson, "Roofline: an
+/// insightful visual performance model for multicore architectures", CACM 2009); each layer's kernels then pay their
+/// launch costs on one stream (kernel_launch.hpp); and the calibration of it all.
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <string>
 
+#include "models/attention_time.hpp"
 #include "models/gemm_time.hpp"
+#include "models/kernel_launch.hpp"
 #include "models/gpu_profile.hpp"
 #include "sim/core/error.hpp"
 
@@ -26,16 +29,81 @@ void check_fraction(const GpuProfile& gpu, const char* field, double value) {
   }
 }
 
-/// Forward and backward of a GEMM layer: the product, then the input gradient (m x k over n) and the weight gradient
-/// (k x n over m); a split layer's times are the group's (`tensor` shares).
-LayerTime gemm_layer_time(const Layer& layer, const GpuProfile& gpu, int batch, Precision p, int tensor) {
+/// One pass of one layer on one GPU: its kernels and their GPU work, before launch costs.
+struct KernelRun {
+  int kernels = 0;
+  double work_s = 0;
+};
+
+/// A layer's passes on one GPU; its times are `group` times one GPU's (a split layer's are the tensor group's).
+struct LayerWork {
+  KernelRun forward;
+  KernelRun backward;
+  double group = 1;
+};
+
+/// Kernels of FlashAttention's backward: the dO . O preprocessing, the dQ dK dV kernel and the dQ conversion
+/// (flash-attention csrc/flash_attn/src/flash_bwd_launch_template.h: flash_bwd_dot_do_o_kernel,
+/// flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel, flash_bwd_convert_dq_kernel).
+constexpr int kFlashBackwardKernels = 3;
+
+bool split(const Layer& l) { return l.split != TensorSplit::replicated; }
+
+/// Forward, then the input gradient (m x k over n) and the weight gradient (k x n over m), of one GPU's share.
+LayerWork gemm_work(const Layer& layer, const GpuProfile& gpu, int batch, Precision p, int tensor) {
   const Gemm g = gpu_share(layer, batch, tensor);
-  const double group = layer.split == TensorSplit::replicated ? 1.0 : tensor;
-  LayerTime t;
-  t.forward_s = group * gemm_time_s(g, gpu, p);
-  t.backward_s = group * (gemm_time_s({g.m, g.k, g.n, g.count, g.batched}, gpu, p) +
-                          gemm_time_s({g.k, g.n, g.m, g.count, g.batched}, gpu, p));
-  return t;
+  return {{1, gemm_time_s(g, gpu, p)},
+          {2, gemm_time_s({g.m, g.k, g.n, g.count, g.batched}, gpu, p) +
+                  gemm_time_s({g.k, g.n, g.m, g.count, g.batched}, gpu, p)},
+          split(layer) ? static_cast<double>(tensor) : 1.0};
+}
+
+/// The fused attention core: one GPU's whole heads (Megatron-LM), timed from the kernel's measured throughput.
+LayerWork attention_work(const Layer& layer, const Model& model, const GpuProfile& gpu, int batch, Precision p,
+                         int tensor) {
+  if (p != Precision::fp16 && p != Precision::bf16)
+    throw core::InputError("FlashAttention at precision " + std::string(precision_name(p)),
+                           "fp16 or bf16 (FlashAttention-2 and -3 have no fp32 kernels)");
+  const std::int64_t width = layer.output_elements / model.tokens;
+  const std::int64_t heads_per_gpu = (layer.heads + tensor - 1) / tensor;
+  const AttentionShape shape{static_cast<double>(batch * heads_per_gpu), model.tokens, width / layer.heads,
+                             model.causal};
+  return {{1, attention_time_s(shape, gpu, p, layer.kernel, AttentionPass::forward)},
+          {kFlashBackwardKernels, attention_time_s(shape, gpu, p, layer.kernel, AttentionPass::backward)},
+          static_cast<double>(tensor)};
+}
+
+/// Any other layer by the roofline, its `passes` kernels forward and as many backward; one GPU's share of a split one.
+LayerWork roofline_work(const Layer& layer, const GpuProfile& gpu, double batch, Precision p, int tensor) {
+  const auto parameters = static_cast<double>(layer.parameter_count());
+  const double flops = batch * layer.forward_flops;
+  const double bytes = element_bytes(p) * (parameters + batch * layer.passes *
+                                                            static_cast<double>(layer.input_elements +
+                                                                                layer.output_elements));
+  const double whole = std::max(flops / (gpu.peak_flops(p) * gpu.compute_efficiency),
+                                bytes / (gpu.memory_Bps * gpu.memory_efficiency));
+  const double group = split(layer) ? tensor : 1.0;
+  return {{layer.passes, whole / group}, {layer.passes, layer.backward_ratio * whole / group}, group};
+}
+
+bool flash(const Layer& l) { return l.kernel == Kernel::flash_attention2 || l.kernel == Kernel::flash_attention3; }
+
+/// Kernels of one optimizer step over the whole model: a fused multi-tensor kernel (PyTorch's
+/// aten/src/ATen/native/cuda/MultiTensorApply.cuh, as Apex's multi_tensor_apply.cuh: at most depth_to_max_tensors
+/// = {110, 64, 48, 36, 30} tensors for 1 to 5 lists and 320 blocks of 65536 elements per launch) over the weight,
+/// gradient and optimizer-state lists, and under mixed precision a second one (two lists) that copies the fp32
+/// master weights into the fp16/bf16 model weights (Megatron-LM's _copy_main_params_to_model_params,
+/// multi_tensor_scale). Each layer is charged its share of them by its tensors.
+double update_kernels(const Model& model, int state_words, bool mixed) {
+  constexpr std::int64_t max_tensors[] = {110, 64, 48, 36, 30};
+  constexpr std::int64_t max_elements = 320 * 65536;
+  const std::int64_t tensors = model.tensor_count(), elements = model.parameter_count();
+  auto launches = [&](int lists) {
+    const std::int64_t per_launch = max_tensors[lists - 1];
+    return static_cast<double>(
+        std::max((tensors + per_launch - 1) / per_launch, (elements + max_elements - 1) / max_elements));
+  };
+  return launches(std::min(2 + state_words, 5)) + (mixed ? launches(2) : 0);
 }
 
 }  // namespace
@@ -64,39 +132,55 @@ std::vector<LayerTime> layer_times(const Model& model, const GpuProfile& gpu, in
     throw core::InputError("GPU '" + gpu.name + "' has memory bandwidth " + number(gpu.memory_Bps) + " B/s",
                            "a bandwidth > 0");
   }
-  const double flop_rate = gpu.peak_flops(p) * gpu.compute_efficiency;
   const double byte_rate = gpu.memory_Bps * gpu.memory_efficiency;
-  const double batch = batch_per_gpu;
+  const LaunchCosts launch = launch_costs(gpu.launch);
+  // A step moves the optimizer's bytes per parameter; under mixed precision the fp32 master weights are then read
+  // and written to the fp16/bf16 model weights (4 + 2 bytes per parameter).
+  const bool mixed = p == Precision::fp16 || p == Precision::bf16;
+  const double update_bytes = optimizer.update_bytes_per_parameter + (mixed ? 6.0 : 0.0);
 
-  std::vector<LayerTime> times;
-  times.reserve(model.layers.size());
+  std::vector<LayerWork> work(model.layers.size());
+  for (std::size_t i = 0; i < model.layers.size(); ++i) {
+    const Layer& layer = model.layers[i];
+    if (layer.measured) continue;
+    if (flash(layer))
+      work[i] = attention_work(layer, model, gpu, batch_per_gpu, p, tensor);
+    else if (layer.gemm && waves)
+      work[i] = gemm_work(layer, gpu, batch_per_gpu, p, tensor);
+    else
+      work[i] = roofline_work(layer, gpu, batch_per_gpu, p, tensor);
+  }
+  // One stream per GPU, fed in program order: the forward over the layers, then the backward in reverse.
+  std::vector<LayerTime> times(model.layers.size());
+  KernelStream stream(launch);
+  for (std::size_t i = 0; i < model.layers.size(); ++i)
+    if (!model.layers[i].measured)
+      times[i].forward_s = work[i].group * stream.issue(work[i].forward.kernels, work[i].forward.work_s);
+  for (std::size_t i = model.layers.size(); i-- > 0;)
+    if (!model.layers[i].measured)
+      times[i].backward_s = work[i].group * stream.issue(work[i].backward.kernels, work[i].backward.work_s);
+
   double modelled_s = 0;  // the part calibration may scale
   double measured_s = 0;  // the part it may not
-  for (const Layer& layer : model.layers) {
-    const auto parameters = static_cast<double>(layer.parameter_count());
-    LayerTime t;
-    t.update_s = parameters * optimizer.update_bytes_per_parameter / byte_rate;
+  const double step_kernels = update_kernels(model, optimizer.state_words, mixed);
+  for (std::size_t i = 0; i < model.layers.size(); ++i) {
+    const Layer& layer = model.layers[i];
+    LayerTime& t = times[i];
+    if (layer.parameter_count() > 0) {
+      const double kernels =
+          step_kernels * static_cast<double>(layer.tensors.size()) / static_cast<double>(model.tensor_count());
+      t.update_s = std::max(static_cast<double>(layer.parameter_count()) * update_bytes / byte_rate +
+                                kernels * launch.gap_s,
+                            kernels * launch.dispatch_s);
+    }
     if (layer.measured) {
       t.forward_s = layer.measured->forward_s;
       t.backward_s = layer.measured->backward_s;
       measured_s += t.forward_s + t.backward_s;
       modelled_s += t.update_s;
     } else {
-      if (layer.gemm && waves) {
-        const LayerTime g = gemm_layer_time(layer, gpu, batch_per_gpu, p, tensor);
-        t.forward_s = g.forward_s;
-        t.backward_s = g.backward_s;
-      } else {
-        const double flops = batch * layer.forward_flops;
-        const double bytes = element_bytes(p) * (parameters + batch * layer.passes *
-                                                                  static_cast<double>(layer.input_elements +
-                                                                                      layer.output_elements));
-        t.forward_s = std::max(flops / flop_rate, bytes / byte_rate);
-        t.backward_s = layer.backward_ratio * t.forward_s;
-      }
       modelled_s += t.forward_s + t.backward_s + t.update_s;
     }
-    times.push_back(t);
   }
   if (!measured_iteration_s) return times;
 

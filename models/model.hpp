@@ -57,6 +57,8 @@ enum class Kernel {
   softmax,       ///< attention softmax with its scale and mask (FusedScaleMaskSoftmax)
   dropout,       ///< dropout of a projection's output, before its residual add (bias-dropout-add)
   residual_add,  ///< the residual add after that dropout (bias-dropout-add)
+  flash_attention2,  ///< the attention core as one FlashAttention-2 kernel (models/attention_time.hpp)
+  flash_attention3,  ///< the attention core as one FlashAttention-3 kernel (Hopper)
 };
 
 /// One module, in forward order. Its backward produces the gradients of all its tensors at once.
@@ -89,6 +91,7 @@ struct Model {
   std::string source;  ///< reference implementation the shapes follow (e.g. "torchvision 0.15 resnet50")
   std::vector<Layer> layers;
   std::int64_t tokens = 0;  ///< sequence length of a sample (transformers); 0 for other models
+  bool causal = false;      ///< decoder: each token attends to the tokens before it (a fused kernel skips the rest)
   /// Total parameters over all layers.
   std::int64_t parameter_count() const;
   /// Number of parameter tensors (gradient messages under WFBP).

@@ -185,7 +185,9 @@ Model build_transformer(std::string name, const std::string& reference, const Tr
   DTSIM_CHECK(why.empty(), "build_transformer on a refused shape");
   SequenceBuilder b(std::move(name), reference + ", " + std::to_string(tokens) + " tokens", tokens);
   Builder(b, shape).build();
-  return std::move(b).finish();
+  Model m = std::move(b).finish();
+  m.causal = true;  // a decoder: causal self-attention
+  return m;
 }
 
 }  // namespace dtsim::models

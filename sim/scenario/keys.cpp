@@ -46,7 +46,7 @@ std::vector<std::string> feedback_names() {
   return names;
 }
 std::vector<std::string> memory_checks() { return {"refuse", "warn"}; }
-std::vector<std::string> attentions() { return {"eager", "flash"}; }
+std::vector<std::string> attentions() { return {"eager", "flash", "flash3"}; }
 std::vector<std::string> kernel_choices() { return {"fused", "eager"}; }
 std::vector<std::string> placements() { return {"dedicated", "colocated"}; }
 std::vector<std::string> pulls() { return {"dense", "compressed"}; }
@@ -130,7 +130,8 @@ std::vector<KeySpec> make_scenario_keys() {
        1, 131072, nullptr},
       {"model", "attention", "string", "eager",
        "a built-in transformer's attention core: eager (Q K^T, softmax, dropout and attention over V, each in memory, as "
-       "Hugging Face's eager implementation) or flash (FlashAttention-2: one fused kernel, no score matrices kept)",
+       "Hugging Face's eager implementation), flash (FlashAttention-2: one fused kernel, no score matrices kept, timed "
+       "from its measured throughput) or flash3 (FlashAttention-3, Hopper GPUs only)",
        0, 0, attentions},
       {"model", "kernels", "string", "model's",
        "a built-in transformer's element-wise kernels: fused (Megatron-LM's: scale, mask and softmax one pass over the "
@@ -218,6 +219,10 @@ std::vector<KeySpec> make_scenario_keys() {
        0, 1, nullptr},
       {"gpu", "memory_efficiency", "number", "profile's", "fraction of memory bandwidth reached (0.001 to 1)", 0, 1,
        nullptr},
+      {"gpu", "launch", "string", "eager",
+       "how the framework issues kernels: eager (PyTorch eager: 8 us of CPU dispatch and a 0.9 us gap per kernel, so "
+       "short kernels are launch-bound) or cuda_graphs (replayed from a CUDA graph: no dispatch, 0.5 us gap)",
+       0, 0, models::launch_mode_names},
       {"gpu", "overlap_slowdown", "number", "1.189",
        "compute runs this many times slower while the worker's exchange runs beside it (1 to 100; 1 = no "
        "interference; default: Lee et al. 2025, measured on A100/H100/MI250/MI210)",

@@ -141,9 +141,11 @@ models::Model load_model(Section& m, const fs::path& base) {
       throw e.at(m.where_key("kernels"));
     }
   }
-  if (choice_key(m, "model", "attention") == "eager") return model;
+  const std::string attention = choice_key(m, "model", "attention");
+  if (attention == "eager") return model;
   try {
-    return models::with_flash_attention(std::move(model));
+    return models::with_flash_attention(
+        std::move(model), attention == "flash3" ? models::Kernel::flash_attention3 : models::Kernel::flash_attention2);
   } catch (const core::InputError& e) {
     throw e.at(m.where_key("attention"));
   }
@@ -191,6 +193,7 @@ void load_gpu(Section& g, Scenario& s, const fs::path& base) {
   if (g.has("compute_efficiency")) s.gpu.compute_efficiency = g.number("compute_efficiency", 1e-3, 1.0);
   if (g.has("sm_count")) s.gpu.sm_count = static_cast<int>(g.integer("sm_count", 0, 1, 4096));
   s.gpu.gemm_model = models::parse_gemm_model(choice_key(g, "gpu", "gemm_model"));
+  s.gpu.launch = models::parse_launch_mode(choice_key(g, "gpu", "launch"));
   if (g.has("gemm_efficiency")) s.gpu.gemm_efficiency = g.number("gemm_efficiency", 1e-3, 1.0);
   if (g.has("memory_efficiency")) s.gpu.memory_efficiency = g.number("memory_efficiency", 1e-3, 1.0);
   if (g.has("overlap_slowdown")) s.gpu.overlap_slowdown = g.number("overlap_slowdown", 1.0, 100.0);

@@ -17,11 +17,13 @@ GpuProfile toy_gpu() {
   g.compute_efficiency = 0.5;
   g.gemm_efficiency = 0.5;
   g.memory_efficiency = 0.8;
+  g.launch = LaunchMode::cuda_graphs;  // no CPU dispatch, a 0.5 us gap per kernel
   return g;
 }
+constexpr double gap = 0.5e-6;
 
-// One 256 x 128 tile over k on one toy SM: 2 x 256 x 128 x k FLOPs at 12.5 TFLOP/s.
-double toy_tile_s(double k) { return 2.0 * 256 * 128 * k / 12.5e12; }
+// One 256 x 128 tile over k on one toy SM: 2 x 256 x 128 x (k + the pipeline's fill of 128) FLOPs at 12.5 TFLOP/s.
+double toy_tile_s(double k) { return 2.0 * 256 * 128 * (k + 128) / 12.5e12; }
 
 TEST(GemmTiling, TilesAndWavesByHand) {
   // 512 x 256: 2 x 2 tiles of 256 x 128, one wave on 4 SMs.
@@ -65,11 +67,23 @@ TEST(GemmTime, ExactWavesVersusOneWavePlusOneTile) {
 }
 
 TEST(GemmTime, WholeWavesRunAtTheMeasuredFractionOfPeak) {
-  // A100, bf16: 12 x 9 = 108 tiles, one per SM: 2 m n k / (312 TFLOP/s x 0.869), compute-bound (its 76 MB take 61 us).
+  // A100, bf16: 12 x 9 = 108 tiles, one per SM: 2 m n (k + 128) / (312 TFLOP/s x 0.869), compute-bound (its 76 MB
+  // take 61 us).
   const GpuProfile a100 = gpu_profile("a100");
   EXPECT_EQ(a100.sm_count, 108);
-  EXPECT_NEAR(gemm_time_s({3072, 1152, 8192}, a100, Precision::bf16) / (2.0 * 3072 * 1152 * 8192 / (312e12 * 0.869)),
+  EXPECT_NEAR(gemm_time_s({3072, 1152, 8192}, a100, Precision::bf16) /
+                  (2.0 * 3072 * 1152 * (8192 + 128) / (312e12 * 0.869)),
               1.0, 1e-12);
+}
+
+TEST(GemmTime, SmallKPaysThePipelineFill) {
+  // CUTLASS's Ampere default fills 2 stages of k = 64 before the first multiply: at k = 128 (a head dimension) a tile
+  // takes twice its multiply time, at k = 12288 (GPT-3's width) 1 % more.
+  const GpuProfile g = toy_gpu();
+  EXPECT_EQ(kPipelineFill_k, 128);
+  EXPECT_DOUBLE_EQ(gemm_time_s({1024, 128, 128}, g, Precision::fp16), 2 * (2.0 * 256 * 128 * 128 / 12.5e12));
+  EXPECT_NEAR(gemm_time_s({1024, 128, 12288}, g, Precision::fp16) / (2.0 * 256 * 128 * 12288 / 12.5e12), 1.0104,
+              1e-4);
 }
 
 TEST(GemmTime, MemoryBoundWhenTheOperandsOutweighTheWork) {
@@ -121,16 +135,17 @@ TEST(LayerTimes, GemmLayerForwardAndBackwardByShape) {
   const GpuProfile g = toy_gpu();
   // Batch 2, tensor 2: one GPU runs 512 rows x 256 columns over 1000: 2 x 2 tiles, one wave; the group's time is 2x.
   std::vector<LayerTime> t = layer_times(m, g, 2, Precision::fp16, std::nullopt, optimizer("momentum"), 2);
-  EXPECT_DOUBLE_EQ(t[0].forward_s, 2 * toy_tile_s(1000));
-  // Input gradient 512 x 1000 over 256: 2 x 8 tiles, 4 waves; weight gradient 1000 x 256 over 512: 4 x 2, 2 waves.
-  EXPECT_DOUBLE_EQ(t[0].backward_s, 2 * (4 * toy_tile_s(256) + 2 * toy_tile_s(512)));
+  EXPECT_DOUBLE_EQ(t[0].forward_s, 2 * (toy_tile_s(1000) + gap));
+  // Input gradient 512 x 1000 over 256: 2 x 8 tiles, 4 waves; weight gradient 1000 x 256 over 512: 4 x 2, 2 waves;
+  // two kernels.
+  EXPECT_DOUBLE_EQ(t[0].backward_s, 2 * (4 * toy_tile_s(256) + 2 * toy_tile_s(512) + 2 * gap));
   // The roofline option times it like any layer: 2 x 2 x 256 x 512 x 1000 FLOPs at 50 TFLOP/s (the workload takes
   // half of it per GPU).
   GpuProfile roof = g;
   roof.gemm_model = GemmModel::roofline;
   t = layer_times(m, roof, 2, Precision::fp16, std::nullopt, optimizer("momentum"), 2);
-  EXPECT_DOUBLE_EQ(t[0].forward_s, 2.0 * 2 * 256 * 512 * 1000 / 50e12);
-  EXPECT_DOUBLE_EQ(t[0].backward_s, 2 * t[0].forward_s);
+  EXPECT_DOUBLE_EQ(t[0].forward_s, 2.0 * 2 * 256 * 512 * 1000 / 50e12 + 2 * gap);
+  EXPECT_DOUBLE_EQ(t[0].backward_s, 2 * (2.0 * 2 * 256 * 512 * 1000 / 50e12) + 2 * gap);
 }
 
 TEST(LayerTimes, RefusesAGemmModelWithoutSmsOrEfficiency) {

@@ -63,10 +63,13 @@ std::string refused_plan(const Scratch& s, const std::string& name, const std::s
 }
 
 // tests/sim/plan/closed_form_base.toml: iteration on p one-GPU nodes = forward 0.1 s + backward 0.2 s + an SGD
-// step of 12 B per parameter at 1200 GB/s + a ring all-reduce of 1e8 B after backward,
+// step of 12 B per parameter at 1200 GB/s in two multi-tensor launches (25e6 elements, 320 x 65536 per launch) with
+// eager's 0.9 us gap each (models/kernel_launch.hpp) + a ring all-reduce of 1e8 B after backward,
 // 2 (p - 1) (alpha + 1e8 / (p B)), alpha = GPU link 1 us + NIC 2 us, each way.
+constexpr double kCompute_s = 0.1 + 0.2 + 25e6 * 12.0 / 1.2e12 + 2 * 0.9e-6;  // 0.3002518 s
+
 double iteration_s(int p, double nic_Bps) {
-  const double compute = 0.1 + 0.2 + 25e6 * 12.0 / 1.2e12;
+  const double compute = kCompute_s;
   const double alpha = 2 * 1e-6 + 2 * 2e-6;
   return compute + 2.0 * (p - 1) * (alpha + 1e8 / p / nic_Bps);
 }
@@ -123,10 +126,10 @@ TEST(Plan, FindsTheOptimumKnownByHand) {
   EXPECT_EQ(plan["recommendation"][0].get<std::string>().rfind("Recommended: one_gpu_nodes.toml x 8 nodes", 0), 0u);
   // Why: what bounds it, the target's margin, how much the flow level moved it, what the next cheaper option misses.
   const std::vector<std::string> why(plan["recommendation"].begin() + 1, plan["recommendation"].end());
-  EXPECT_EQ(why[0], "Communication bounds it: 140.084 ms of its 440.334 ms iteration is exposed communication; moving the "
+  EXPECT_EQ(why[0], "Communication bounds it: 140.084 ms of its 440.336 ms iteration is exposed communication; moving the "
                     "gradients through a node's 10 Gb/s NIC alone takes at least 80.000 ms.");
   EXPECT_EQ(why[1], "Target: it finishes in 9.2 min of the 16.7 min allowed.");
-  EXPECT_EQ(why[3], "At the flow level (contention) its iteration moved +0.00 %, from 440.334 ms (analytic) to 440.334 ms.");
+  EXPECT_EQ(why[3], "At the flow level (contention) its iteration moved +0.00 %, from 440.336 ms (analytic) to 440.336 ms.");
   EXPECT_EQ(why[4], "The next cheaper option, one_gpu_nodes.toml x 4 nodes, nic=10Gbps (2.45 USD, 17.5 min), misses: time "
                     "17.5 min > 16.7 min (+5.1 %).");
 }
@@ -361,9 +364,9 @@ TEST(Explain, RanksTheNeighbouringWhatIfs) {
   const auto& n = e["neighbours"];
   ASSERT_GE(n.size(), 5u);
   // The next NIC: 2 (6 us + 5e7 B / 3.125 GB/s); the other schedulers: one bucket each, no change.
-  const double faster = 0.30025 + 2 * (6e-6 + 5e7 / 3.125e9), now = iteration_s(2, 1.25e9);
+  const double faster = kCompute_s + 2 * (6e-6 + 5e7 / 3.125e9), now = iteration_s(2, 1.25e9);
   // Gradients in bf16: the ring moves half the bytes, 2.5e7 of them.
-  const double half = 0.30025 + 2 * (6e-6 + 2.5e7 / 1.25e9);
+  const double half = kCompute_s + 2 * (6e-6 + 2.5e7 / 1.25e9);
   int nic = 0, schedulers = 0, bf16 = 0;
   for (const auto& w : n) {
     if (w["settings"].contains("platform.inter_link.bandwidth")) {
@@ -400,7 +403,7 @@ TEST(Explain, RanksTheNeighbouringWhatIfs) {
   EXPECT_EQ(testing::dtsim("explain " + s.dir.string()).code, 2);  // not a run folder
 }
 
-// The closed-form base at 2 GPUs with worker 1 computing twice as slow: 0.6005 s of its compute, then the ring's
+// The closed-form base at 2 GPUs with worker 1 computing twice as slow: 0.6005036 s of its compute, then the ring's
 // 2 (6 us + 5e7 B / 1.25 GB/s) = 80.012 ms; worker 0 waits 300 ms for it. The straggler is named, the critical path
 // runs through its compute, and the slow worker at full speed (0.380262 s) is the knob that moves it most.
 TEST(Explain, NamesTheStragglerAndWhatItCosts) {
@@ -413,15 +416,15 @@ TEST(Explain, NamesTheStragglerAndWhatItCosts) {
   ASSERT_EQ(o.code, 0) << o.output;
   for (const char* sentence :
        {"2 iterations of one_layer on 2 v100 GPUs (one_gpu_nodes, analytic level) take 681 ms each on average.",
-        "Straggler: worker 1 computes 600 ms per iteration, 300 ms more than the median traced worker.",
+        "Straggler: worker 1 computes 601 ms per iteration, 300 ms more than the median traced worker.",
         "The critical path of the last iteration (4 tasks, each started by the end of the one before): forward 200 ms, "
-        "backward 400 ms, comm 80.0 ms, update 500 us.",
-        "Bounded by stragglers: worker 1 computes 600 ms per iteration, 300 ms (44 % of the iteration) more than the "
+        "backward 400 ms, comm 80.0 ms, update 504 us.",
+        "Bounded by stragglers: worker 1 computes 601 ms per iteration, 300 ms (44 % of the iteration) more than the "
         "median worker",
         "The knob that moves it most: --set stragglers.slow_factor=1 takes the iteration from 681 ms to 380 ms (-44.1 %)."})
     EXPECT_NE(o.output.find(sentence), std::string::npos) << sentence << "\n" << o.output;
   const nlohmann::json e = nlohmann::json::parse(read(s.dir / "run" / "explain" / "explain.json"));
-  const double unslowed = 0.30025 + 2 * (6e-6 + 5e7 / 1.25e9);
+  const double unslowed = kCompute_s + 2 * (6e-6 + 5e7 / 1.25e9);
   EXPECT_EQ(e["neighbours"][0]["settings"]["stragglers.slow_factor"], "1");
   EXPECT_NEAR(e["neighbours"][0]["mean_iteration_s"].get<double>(), unslowed, 1e-12 * unslowed);
 }
@@ -483,7 +486,7 @@ TEST(Plan, MeetsThroughputAndEfficiencyTargets) {
   std::ofstream(s.dir / "efficiency.toml") << efficiency;
   const nlohmann::json b = run_plan((s.dir / "efficiency.toml").string(), s.dir / "b");
   EXPECT_EQ(b["recommended"], 4);
-  EXPECT_NEAR(b["candidates"][4]["flow"]["scaling_efficiency"].get<double>(), 0.30025 / iteration_s(4, 12.5e9), 1e-12);
+  EXPECT_NEAR(b["candidates"][4]["flow"]["scaling_efficiency"].get<double>(), kCompute_s / iteration_s(4, 12.5e9), 1e-12);
   EXPECT_EQ(b["next_cheaper"], 5);
   EXPECT_EQ(b["candidates"][5]["misses"], nlohmann::json({"scaling efficiency 68.2 % < 90.0 %"}));
   EXPECT_EQ(b["candidates"][3]["misses"], nlohmann::json({"time 17.5 min > 16.7 min (+5.1 %)", "scaling efficiency 71.4 % < 90.0 %"}));
@@ -504,7 +507,7 @@ TEST(Plan, SearchesTheSyncScheme) {
   const auto& c = plan["candidates"];
   ASSERT_EQ(c.size(), 2u);
   EXPECT_NEAR(c[0]["analytic"]["mean_iteration_s"].get<double>(), iteration_s(8, 1.25e9), 1e-12);
-  const double local = 0.30025 + 14 * (6e-6 + 1e8 / 8 / 1.25e9) / 4;
+  const double local = kCompute_s + 14 * (6e-6 + 1e8 / 8 / 1.25e9) / 4;
   EXPECT_NEAR(c[1]["analytic"]["mean_iteration_s"].get<double>(), local, 1e-12 * local);
   EXPECT_DOUBLE_EQ(c[0]["bounds"]["bandwidth_s"].get<double>(), 1e8 / 1.25e9);
   EXPECT_EQ(c[1]["bounds"]["bandwidth_s"].get<double>(), 0.0);
