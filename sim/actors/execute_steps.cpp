@@ -39,8 +39,8 @@ void execute_steps(int rank, const std::vector<RankStep>& steps, StepContext& co
     if (!step.flows.empty()) startups_s = step.flows.front().latency_s;
     for (const Flow& f : sends)
       if (f.steps > 1)
-        startups_s =
-            std::max(startups_s, f.latency_s + (f.steps - 1) * fabric.path(f.transfer.from, f.transfer.to).latency_s);
+        startups_s = std::max(startups_s, f.latency_s + (f.steps - 1) * context.latency_factor *
+                                                            fabric.path(f.transfer.from, f.transfer.to).latency_s);
     if (startups_s > 0) sg4::this_actor::sleep_for(startups_s);
     for (const Flow& f : sends) {
       const auto bytes = static_cast<uint64_t>(f.transfer.bytes);
