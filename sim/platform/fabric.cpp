@@ -120,6 +120,7 @@ core::Path Fabric::path(int from, int to) const {
     p.links.push_back(host_link(to) + 1);
   }
   for (int l : p.links) p.latency_s += links_[static_cast<std::size_t>(l)].latency_s;
+  p.rate_cap_Bps = spec_.transfer_cap_Bps(from, to);
   return p;
 }
 
@@ -130,7 +131,7 @@ namespace {
 /// Latency and bottleneck of the route from `from` to `to`.
 collectives::AlphaBeta route_cost(const Fabric& fabric, int from, int to) {
   const core::Path p = fabric.path(from, to);
-  double bandwidth_Bps = std::numeric_limits<double>::infinity();
+  double bandwidth_Bps = p.rate_cap_Bps;
   for (int l : p.links) bandwidth_Bps = std::min(bandwidth_Bps, fabric.link_bandwidth_Bps(l));
   return {p.latency_s, 1.0 / bandwidth_Bps};
 }

@@ -18,13 +18,8 @@
 // percent (alpha_beta: exactly, and both equal the analytic replay).
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <functional>
 #include <limits>
 #include <string>
 #include <tuple>
@@ -33,6 +28,7 @@
 #include "sim/collectives/collective.hpp"
 #include "sim/collectives/schedule_time.hpp"
 #include "sim/platform/fabric.hpp"
+#include "tests/sim/actors/in_child.hpp"
 #include "tests/sim/platform/structured_nodes.hpp"
 #include "tests/sim/star.hpp"
 
@@ -41,26 +37,6 @@ namespace {
 
 using platform::NetworkModel;
 using platform::PlatformSpec;
-
-/// `simulate` in a child process (one SimGrid engine per process); its one double comes back through a pipe.
-double in_child(const std::function<double()>& simulate) {
-  int fds[2];
-  if (pipe(fds) != 0) std::abort();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    const double t = simulate();
-    _exit(write(fds[1], &t, sizeof t) == static_cast<ssize_t>(sizeof t) ? 0 : 1);
-  }
-  close(fds[1]);
-  double t = std::numeric_limits<double>::quiet_NaN();
-  const ssize_t n = read(fds[0], &t, sizeof t);
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (n != static_cast<ssize_t>(sizeof t) || !WIFEXITED(status) || WEXITSTATUS(status) != 0) std::abort();
-  return t;
-}
 
 enum class Shape { star, two_level_single, two_level, fat_tree, structured };
 
@@ -132,8 +108,8 @@ TEST_P(NetworkModelsOnSimGrid, RingTakesItsClosedFormAndTheLevelsAgree) {
   const std::int64_t bytes = std::int64_t{p} * 3 * (1 << 20);
   const auto ring = collectives::make_collective("ring", platform::link_costs(spec));
   const collectives::Schedule plan = ring->plan({p, 1}, bytes);
-  const double message = in_child([&] { return simulate_schedules_s(spec, {plan}, false)[0]; });
-  const double flow = in_child([&] { return simulate_schedules_s(spec, {plan}, true)[0]; });
+  const double message = testing::in_child([&] { return simulate_schedules_s(spec, {plan}, false)[0]; });
+  const double flow = testing::in_child([&] { return simulate_schedules_s(spec, {plan}, true)[0]; });
   const double analytic = collectives::schedule_time_s(plan, platform::Fabric(spec));
   if (model == NetworkModel::alpha_beta) {
     EXPECT_NEAR(flow, message, 1e-9 * message);
