@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "sim/core/error.hpp"
+#include "sim/platform/link_efficiency.hpp"
 
 namespace dtsim::platform {
 namespace {
@@ -75,8 +76,10 @@ void Fabric::add_reduction_units(FabricGraph& graph) {
   std::vector<int> up;
   up_to_switch(0, up);
   const DirectedLink& last = graph.links()[static_cast<std::size_t>(up.back())];
-  const LinkSpec& port = spec_.node.structured ? spec_.node.nvlink : spec_.topology == Topology::star ? spec_.intra
-                                                                                                      : spec_.inter;
+  const LinkSpec port =
+      spec_.node.structured
+          ? payload_rate(spec_.node.nvlink, nvlink_payload_efficiency(spec_.node.nvlink_payload_bytes))
+          : spec_.topology == Topology::star ? spec_.intra : spec_.inter;
   const int ports = spec_.node.structured ? spec_.gpus_per_node : spec_.topology == Topology::star ? spec_.hosts()
                                                                                                    : spec_.nodes;
   const std::string name = graph.vertices()[static_cast<std::size_t>(last.to)].name + "_reduce";

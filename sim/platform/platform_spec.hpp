@@ -100,6 +100,12 @@ struct NodeSpec {
   LinkSpec nvlink;  ///< nvswitch: a GPU's port to the NVSwitch (all its links); nvlink_mesh: one NVLink
   std::vector<std::vector<int>> nvlinks;  ///< nvlink_mesh: NVLinks between local GPUs i and j (G x G, symmetric)
   LinkSpec pcie;                          ///< GPU or NIC <-> PCIe switch, and PCIe switch <-> host (CPU, memory)
+  /// Bytes of payload in one NVLink packet (key `nvlink_payload`): the links carry payload at their bandwidth (the
+  /// line rate) x nvlink_payload_efficiency (link_efficiency.hpp); 0: `nvlink` is already the payload rate.
+  int nvlink_payload_bytes = 0;
+  /// PCIe max payload size of the node's TLPs (key `pcie_max_payload`): the links carry payload at their bandwidth
+  /// x pcie_payload_efficiency; 0: `pcie` is already the payload rate.
+  int pcie_max_payload_bytes = 0;
   int pcie_switches = 1;                  ///< GPU g on switch g * S / G, NIC k on switch k * S / K
   int nics = 1;                           ///< K
   std::vector<int> gpu_nic;               ///< NIC used by each local GPU (G entries)

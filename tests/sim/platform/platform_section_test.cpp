@@ -194,7 +194,8 @@ TEST(PlatformSection, StructuredNodeLoads) {
 TEST(PlatformSection, ExactMessagesForBadStructuredNodes) {
   EXPECT_EQ(error_of(structured_file("fabric = \"nvswitch\"\nnvswitch = 1\n" + kNvlink)),
             "p.toml:10:1: unknown key 'platform.node.nvswitch'; allowed in [platform.node]: fabric, nvlink, nvlinks, "
-            "pcie, pcie_switches, nics, gpu_nic, gpudirect, rails, nodes_per_leaf, nvls");
+            "pcie, pcie_switches, nics, gpu_nic, gpudirect, rails, nodes_per_leaf, nvls, nvlink_payload, "
+            "pcie_max_payload");
   EXPECT_EQ(error_of(structured_file("nics = 2\n")),
             "p.toml:8:1: missing key 'platform.node.fabric'; what joins the GPUs: nvswitch, nvlink_mesh, pcie");
   std::string fat_tree = structured_file("fabric = \"nvswitch\"\n" + kNvlink);
@@ -240,7 +241,7 @@ TEST(PlatformSection, ExactMessagesForBadStructuredNodes) {
             "\"10Gbps\", latency = \"5us\"");
   EXPECT_EQ(error_of(structured_file("fabric = \"pcie\"\n" + kNvlink)),
             "p.toml:10:7: key 'platform.node.nvlink' does not apply here; used with these settings: fabric, gpu_nic, "
-            "gpudirect, nics, pcie, pcie_switches, rails");
+            "gpudirect, nics, pcie, pcie_max_payload, pcie_switches, rails");
   EXPECT_EQ(error_of(structured_file("fabric = \"nvswitch\"\n")),
             "p.toml:8:1: missing table [platform.node.nvlink]; give its bandwidth and latency, e.g. bandwidth = "
             "\"10Gbps\", latency = \"5us\"");
