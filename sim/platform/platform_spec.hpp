@@ -100,12 +100,6 @@ struct NodeSpec {
   LinkSpec nvlink;  ///< nvswitch: a GPU's port to the NVSwitch (all its links); nvlink_mesh: one NVLink
   std::vector<std::vector<int>> nvlinks;  ///< nvlink_mesh: NVLinks between local GPUs i and j (G x G, symmetric)
   LinkSpec pcie;                          ///< GPU or NIC <-> PCIe switch, and PCIe switch <-> host (CPU, memory)
-  /// Bytes of payload in one NVLink packet (key `nvlink_payload`): the links carry payload at their bandwidth (the
-  /// line rate) x nvlink_payload_efficiency (link_efficiency.hpp); 0: `nvlink` is already the payload rate.
-  int nvlink_payload_bytes = 0;
-  /// PCIe max payload size of the node's TLPs (key `pcie_max_payload`): the links carry payload at their bandwidth
-  /// x pcie_payload_efficiency; 0: `pcie` is already the payload rate.
-  int pcie_max_payload_bytes = 0;
   int pcie_switches = 1;                  ///< GPU g on switch g * S / G, NIC k on switch k * S / K
   int nics = 1;                           ///< K
   std::vector<int> gpu_nic;               ///< NIC used by each local GPU (G entries)
@@ -117,6 +111,12 @@ struct NodeSpec {
   /// rails: nodes one leaf switch of a rail serves, each leaf with one `network` uplink to the spine (a DGX
   /// SuperPOD scalable unit); 0: one leaf, so one uplink, for the whole rail at any node count.
   int nodes_per_leaf = 0;
+  /// Bytes of payload in one NVLink packet (key `nvlink_payload`): the links carry payload at their bandwidth (the
+  /// line rate) x nvlink_payload_efficiency (link_efficiency.hpp); 0: `nvlink` is already the payload rate.
+  int nvlink_payload_bytes = 0;
+  /// PCIe max payload size of the node's TLPs (key `pcie_max_payload`): the links carry payload at their bandwidth
+  /// x pcie_payload_efficiency; 0: `pcie` is already the payload rate.
+  int pcie_max_payload_bytes = 0;
   /// PCIe switch of local GPU g.
   int gpu_switch(int g, int gpus) const { return g * pcie_switches / gpus; }
   /// PCIe switch of NIC k.

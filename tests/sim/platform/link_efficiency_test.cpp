@@ -41,8 +41,12 @@ TEST(LinkEfficiency, StructuredNodeLinksCarryPayloadRates) {
   const Fabric f(s);
   EXPECT_DOUBLE_EQ(collectives::schedule_time_s(nvlink_hop, f), 2 * kNvlinkS + bytes / (kNvlinkBps * 256 / 272));
   for (const DirectedLink& l : f.links()) {
-    if (l.name.find("pcie") != std::string::npos) EXPECT_DOUBLE_EQ(l.bandwidth_Bps, kPcieBps * 128 / 152) << l.name;
-    if (l.name.find("nvlink") != std::string::npos) EXPECT_DOUBLE_EQ(l.bandwidth_Bps, kNvlinkBps * 256 / 272) << l.name;
+    if (l.name.find("pcie") != std::string::npos) {
+      EXPECT_DOUBLE_EQ(l.bandwidth_Bps, kPcieBps * 128 / 152) << l.name;
+    }
+    if (l.name.find("nvlink") != std::string::npos) {
+      EXPECT_DOUBLE_EQ(l.bandwidth_Bps, kNvlinkBps * 256 / 272) << l.name;
+    }
   }
   // The closed forms' costs see the same payload rate.
   EXPECT_DOUBLE_EQ(1 / link_costs(s).intra.beta_s_per_byte, kNvlinkBps * 256 / 272);
