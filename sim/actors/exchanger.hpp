@@ -2,6 +2,7 @@
 /// What a worker's communication stream does with a bucket, per architecture (all-reduce collective,
 /// parameter server, gossip). The data-parallel client of the graph walker (simgrid_run.cpp, graph_walker.hpp)
 /// calls it from SimGrid actors.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -29,11 +30,19 @@ struct RunContext {
   std::function<void(int rank, const std::string& why)> take_out;
 };
 
-/// Moves `bytes` from one host to another; false when the transfer failed (a link down, a host off).
-inline bool try_sendto(simgrid::s4u::Host* from, simgrid::s4u::Host* to, std::int64_t bytes) {
-  if (!from->is_on() || !to->is_on()) return false;  // SimGrid refuses to start a transfer to a host that is off
+/// Moves `bytes` from host `from` to host `to` (indices of `context.hosts`), at most at the platform's cap for
+/// the pair (TCP between nodes: PlatformSpec::transfer_cap_Bps); false when the transfer failed (a link down, a
+/// host off).
+inline bool try_sendto(const RunContext& context, int from, int to, std::int64_t bytes) {
+  simgrid::s4u::Host* source = context.hosts[static_cast<std::size_t>(from)];
+  simgrid::s4u::Host* destination = context.hosts[static_cast<std::size_t>(to)];
+  if (!source->is_on() || !destination->is_on()) return false;  // SimGrid refuses to start a transfer to a host that is off
   try {
-    simgrid::s4u::Comm::sendto(from, to, static_cast<std::uint64_t>(bytes));
+    simgrid::s4u::CommPtr comm =
+        simgrid::s4u::Comm::sendto_init(source, destination)->set_payload_size(static_cast<std::uint64_t>(bytes));
+    if (const double cap_Bps = context.steps.fabric.spec().transfer_cap_Bps(from, to); !std::isinf(cap_Bps))
+      comm->set_rate(cap_Bps);
+    comm->wait();
     return true;
   } catch (const simgrid::NetworkFailureException&) {
     return false;

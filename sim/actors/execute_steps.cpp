@@ -1,6 +1,7 @@
 #include "sim/actors/execute_steps.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
@@ -39,13 +40,18 @@ void execute_steps(int rank, const std::vector<RankStep>& steps, StepContext& co
     if (!step.flows.empty()) startups_s = step.flows.front().latency_s;
     for (const Flow& f : sends)
       if (f.steps > 1)
-        startups_s =
-            std::max(startups_s, f.latency_s + (f.steps - 1) * fabric.path(f.transfer.from, f.transfer.to).latency_s);
+        startups_s = std::max(startups_s, f.latency_s + (f.steps - 1) * context.latency_factor *
+                                                            fabric.path(f.transfer.from, f.transfer.to).latency_s);
     if (startups_s > 0) sg4::this_actor::sleep_for(startups_s);
     for (const Flow& f : sends) {
       const auto bytes = static_cast<uint64_t>(f.transfer.bytes);
-      pending.push_back(collectives::is_switch(f.transfer.to) ? sg4::Comm::sendto_async(here, unit(f.transfer.to), bytes)
-                                                              : mailbox(f.transfer.to, rank)->put_async(&payload, bytes));
+      const double cap_Bps = fabric.spec().transfer_cap_Bps(rank, f.transfer.to);
+      if (collectives::is_switch(f.transfer.to))
+        pending.push_back(sg4::Comm::sendto_async(here, unit(f.transfer.to), bytes));
+      else if (std::isinf(cap_Bps))
+        pending.push_back(mailbox(f.transfer.to, rank)->put_async(&payload, bytes));
+      else  // TCP between nodes: the transfer's connections bound its rate (PlatformSpec::transfer_cap_Bps)
+        pending.push_back(mailbox(f.transfer.to, rank)->put_init(&payload, bytes)->set_rate(cap_Bps)->start());
       traffic.bytes_sent += f.transfer.bytes;
     }
     // The last receive from a rank is one blocking simcall without an s4u::Comm (Comm::recv); Mailbox::get is two

@@ -9,6 +9,7 @@
 
 #include <simgrid/s4u/Barrier.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
+#include <xbt/config.hpp>
 
 #include "sim/actors/rank_steps.hpp"
 #include "sim/platform/fabric.hpp"
@@ -25,11 +26,16 @@ struct StepContext {
   std::unordered_map<std::uint64_t, simgrid::s4u::Mailbox*> mailboxes;
   /// In-network steps: the ranks sharing a step with a switch meet here, by (channel, ranks).
   std::map<std::pair<std::string, int>, simgrid::s4u::BarrierPtr> barriers;
+  /// What the network model multiplies each message's route latency by (SimGrid's network/latency-factor: 13.01
+  /// under LV08, 1 under CM02 and alpha_beta), read once the platform is built: the start-ups of the steps a flow
+  /// stands for are the messages' latencies the message level would pay, factor included.
+  double latency_factor = simgrid::config::get_value<double>("network/latency-factor");
 };
 
 /// Per step, waits the step's own latency (Step::latency_s, summed over fused steps), posts every receive and
-/// send, then waits for all of them. A flow standing for k fused steps first waits k-1 path latencies (the
-/// start-ups of the steps it replaces; with several such sends the longest path's), then sends the summed bytes. `channel` separates collectives that may run at the same
+/// send, then waits for all of them. A flow standing for k fused steps first waits k-1 path latencies times the
+/// model's latency factor (the start-ups of the steps it replaces; with several such sends the longest path's),
+/// then sends the summed bytes. `channel` separates collectives that may run at the same
 /// time (their messages must not match). Message arrows go to `arrows` for receivers below `trace_workers`.
 void execute_steps(int rank, const std::vector<RankStep>& steps, StepContext& context,
                    const std::string& channel, run::WorkerTraffic& traffic,

@@ -50,7 +50,7 @@ bool GossipExchanger::begin_iteration(int rank, int iteration) {
 
 void GossipExchanger::send(int from, int to, std::int64_t bytes) {
   if (out_[static_cast<std::size_t>(to)]) return;  // neighbours drop a crashed worker
-  if (!try_sendto(context_.hosts[static_cast<std::size_t>(from)], context_.hosts[static_cast<std::size_t>(to)], bytes)) {
+  if (!try_sendto(context_, from, to, bytes)) {
     if (!out_[static_cast<std::size_t>(to)]) context_.take_out(from, lost_connection(from));
     return;
   }

@@ -1,6 +1,7 @@
 #include "sim/actors/graph_run.hpp"
 
 #include <array>
+#include <cmath>
 #include <map>
 #include <string>
 
@@ -88,7 +89,12 @@ class LayoutClient final : public WalkClient {
     if (p.launch_s > 0) sg4::this_actor::sleep_for(p.launch_s);
     if (t.op == Op::send) {
       const int receive = receive_of_[static_cast<std::size_t>(role(rank))][static_cast<std::size_t>(i)];
-      receive_box(p.peer, receive)->put(&payload, static_cast<std::uint64_t>(t.bytes));
+      const auto bytes = static_cast<std::uint64_t>(t.bytes);
+      const double cap_Bps = steps_.fabric.spec().transfer_cap_Bps(rank, p.peer);
+      if (std::isinf(cap_Bps))
+        receive_box(p.peer, receive)->put(&payload, bytes);
+      else  // TCP between nodes (PlatformSpec::transfer_cap_Bps)
+        receive_box(p.peer, receive)->put_init(&payload, bytes)->set_rate(cap_Bps)->wait();
       traffic.bytes_sent += t.bytes;
       return;
     }

@@ -149,8 +149,7 @@ void PsExchanger::exchange(int rank, int iteration, std::size_t bucket) {
     ++outstanding_[static_cast<std::size_t>(rank)];
     if (rank != root) {
       // Per-node aggregation: hand the gradient to the node's first GPU.
-      if (!try_sendto(context_.hosts[static_cast<std::size_t>(rank)], context_.hosts[static_cast<std::size_t>(root)],
-                      exchanges[e].push_bytes))
+      if (!try_sendto(context_, rank, root, exchanges[e].push_bytes))
         context_.take_out(rank, lost_connection(rank));
       context_.timeline.traffic[static_cast<std::size_t>(rank)].bytes_sent += exchanges[e].push_bytes;
       context_.timeline.traffic[static_cast<std::size_t>(root)].bytes_received += exchanges[e].push_bytes;
@@ -221,7 +220,7 @@ void PsExchanger::run_task(int participant, int iteration, std::size_t bucket, s
   for (int m : members)
     if (m != root)
       sg4::Actor::create("ps-back", context_.hosts[static_cast<std::size_t>(root)], [this, root, m, bytes, back] {
-        if (try_sendto(context_.hosts[static_cast<std::size_t>(root)], context_.hosts[static_cast<std::size_t>(m)], bytes)) {
+        if (try_sendto(context_, root, m, bytes)) {
           context_.timeline.traffic[static_cast<std::size_t>(root)].bytes_sent += bytes;
           context_.timeline.traffic[static_cast<std::size_t>(m)].bytes_received += bytes;
         }
@@ -238,7 +237,8 @@ void PsExchanger::push_and_pull(int participant, int iteration, const Piece& pie
                                 sg4::Semaphore& pushed) {
   const int root = root_of(participant);
   sg4::Host* worker = context_.hosts[static_cast<std::size_t>(root)];
-  sg4::Host* server = context_.hosts[static_cast<std::size_t>(setup_.server_hosts[static_cast<std::size_t>(piece.server)])];
+  const int server_host = setup_.server_hosts[static_cast<std::size_t>(piece.server)];
+  sg4::Host* server = context_.hosts[static_cast<std::size_t>(server_host)];
   const bool rounds = setup_.sync.staleness_bound() == 0;
   const int tag = rounds ? tag_[static_cast<std::size_t>(participant)] : iteration;
   run::WorkerTraffic& traffic = context_.timeline.traffic[static_cast<std::size_t>(root)];
@@ -249,7 +249,8 @@ void PsExchanger::push_and_pull(int participant, int iteration, const Piece& pie
     piece_changed_[static_cast<std::size_t>(piece.id)].wait([&] { return ledger_.may_push(piece.id, participant); });
     acquire_credit(participant, layer, piece.push_bytes);
     // A colocated server on the worker's own host takes the push from memory.
-    if (worker != server && !try_sendto(worker, server, piece.push_bytes)) context_.take_out(root, lost_connection(root));
+    if (worker != server && !try_sendto(context_, root, server_host, piece.push_bytes))
+      context_.take_out(root, lost_connection(root));
     release_credit(participant, piece.push_bytes);
     traffic.bytes_sent += piece.push_bytes;
     load.bytes_in += piece.push_bytes;
@@ -265,7 +266,8 @@ void PsExchanger::push_and_pull(int participant, int iteration, const Piece& pie
     if (histogram.size() <= staleness) histogram.resize(staleness + 1, 0);
     ++histogram[staleness];
   }
-  if (worker != server && !try_sendto(server, worker, piece.pull_bytes)) context_.take_out(root, lost_connection(root));
+  if (worker != server && !try_sendto(context_, server_host, root, piece.pull_bytes))
+    context_.take_out(root, lost_connection(root));
   traffic.bytes_received += piece.pull_bytes;
   load.bytes_out += piece.pull_bytes;
 }

@@ -21,7 +21,7 @@ std::vector<TransferCost> shared_costs(const std::vector<const core::Path*>& pat
   std::vector<TransferCost> costs;
   costs.reserve(paths.size());
   for (const core::Path* p : paths) {
-    TransferCost& c = costs.emplace_back(TransferCost{p->latency_s, std::numeric_limits<double>::infinity()});
+    TransferCost& c = costs.emplace_back(TransferCost{p->latency_s, p->rate_cap_Bps});
     for (int link : p->links)
       c.share_Bps = std::min(c.share_Bps, network.link_bandwidth_Bps(link) / flows_on_link[static_cast<std::size_t>(link)]);
   }

@@ -12,7 +12,7 @@ namespace dtsim::collectives {
 /// Replays the plan's dependencies without a simulator. A rank (or switch endpoint) is ready for step s when its own transfers of
 /// step s-1 are done; a transfer starts when both its ranks are ready and takes the step's latency, its path
 /// latency and its bytes over its bottleneck share: min over its links of (link bandwidth / transfers of this step on the
-/// link). Returns when the last rank finishes. Exact (equal to SimGrid's alpha-beta) when no link is shared
+/// link), and at most its path's rate cap (core::Path::rate_cap_Bps). Returns when the last rank finishes. Exact (equal to SimGrid's alpha-beta) when no link is shared
 /// inside a step; an equal-share estimate of contention otherwise.
 double schedule_time_s(const Schedule& schedule, const core::PathModel& network);
 
@@ -27,7 +27,7 @@ struct TransferCost {
 };
 
 /// The costs of transfers along `paths` that run together: min over each path's links of (link bandwidth /
-/// paths on the link). `flows_on_link` is scratch, link_count() zeros, left as it was given.
+/// paths on the link), and at most the path's rate cap. `flows_on_link` is scratch, link_count() zeros, left as it was given.
 std::vector<TransferCost> shared_costs(const std::vector<const core::Path*>& paths, const core::PathModel& network,
                                        std::vector<int>& flows_on_link);
 

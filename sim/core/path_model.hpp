@@ -1,5 +1,6 @@
 #pragma once
 /// The network as the closed-form (analytic) level sees it: a path per rank pair over shared links.
+#include <limits>
 #include <vector>
 
 namespace dtsim::core {
@@ -8,6 +9,9 @@ namespace dtsim::core {
 struct Path {
   double latency_s = 0;
   std::vector<int> links;  ///< directed link ids (each direction of a split-duplex link has its own id)
+  /// The most one transfer on this path carries whatever its links' shares (TCP's connections between nodes,
+  /// platform::PlatformSpec::transfer_cap_Bps); infinity: the links alone decide.
+  double rate_cap_Bps = std::numeric_limits<double>::infinity();
 };
 
 /// Routes between ranks and the bandwidth of each directed link. Implemented by platform::Fabric.

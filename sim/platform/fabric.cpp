@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "sim/core/error.hpp"
+#include "sim/platform/link_efficiency.hpp"
 
 namespace dtsim::platform {
 namespace {
@@ -75,8 +76,10 @@ void Fabric::add_reduction_units(FabricGraph& graph) {
   std::vector<int> up;
   up_to_switch(0, up);
   const DirectedLink& last = graph.links()[static_cast<std::size_t>(up.back())];
-  const LinkSpec& port = spec_.node.structured ? spec_.node.nvlink : spec_.topology == Topology::star ? spec_.intra
-                                                                                                      : spec_.inter;
+  const LinkSpec port =
+      spec_.node.structured
+          ? payload_rate(spec_.node.nvlink, nvlink_payload_efficiency(spec_.node.nvlink_payload_bytes))
+          : spec_.topology == Topology::star ? spec_.intra : spec_.inter;
   const int ports = spec_.node.structured ? spec_.gpus_per_node : spec_.topology == Topology::star ? spec_.hosts()
                                                                                                    : spec_.nodes;
   const std::string name = graph.vertices()[static_cast<std::size_t>(last.to)].name + "_reduce";
@@ -120,6 +123,7 @@ core::Path Fabric::path(int from, int to) const {
     p.links.push_back(host_link(to) + 1);
   }
   for (int l : p.links) p.latency_s += links_[static_cast<std::size_t>(l)].latency_s;
+  p.rate_cap_Bps = spec_.transfer_cap_Bps(from, to);
   return p;
 }
 
@@ -130,7 +134,7 @@ namespace {
 /// Latency and bottleneck of the route from `from` to `to`.
 collectives::AlphaBeta route_cost(const Fabric& fabric, int from, int to) {
   const core::Path p = fabric.path(from, to);
-  double bandwidth_Bps = std::numeric_limits<double>::infinity();
+  double bandwidth_Bps = p.rate_cap_Bps;
   for (int l : p.links) bandwidth_Bps = std::min(bandwidth_Bps, fabric.link_bandwidth_Bps(l));
   return {p.latency_s, 1.0 / bandwidth_Bps};
 }

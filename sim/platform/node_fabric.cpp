@@ -4,6 +4,7 @@
 
 #include "sim/collectives/nvlink_rings.hpp"
 #include "sim/core/error.hpp"
+#include "sim/platform/link_efficiency.hpp"
 
 namespace dtsim::platform {
 
@@ -49,18 +50,21 @@ NodeFabricRouter::NodeFabricRouter(const PlatformSpec& spec, FabricGraph& graph)
 
 void NodeFabricRouter::add_node(const PlatformSpec& spec, FabricGraph& graph, int n, const std::vector<int>& network) {
   const std::string prefix = "node" + std::to_string(n) + "_";
+  // Payload rates, not line rates: every packet's header and CRC take their share of the wire.
+  const LinkSpec pcie = payload_rate(node_.pcie, pcie_payload_efficiency(node_.pcie_max_payload_bytes));
+  const LinkSpec nvlink = payload_rate(node_.nvlink, nvlink_payload_efficiency(node_.nvlink_payload_bytes));
   const int host = graph.add_vertex(prefix + "host", VertexKind::node_switch);
   std::vector<int>& host_links = switch_host_.emplace_back();
   std::vector<int> switches;
   for (int s = 0; s < node_.pcie_switches; ++s) {
     switches.push_back(graph.add_vertex(prefix + "pcie" + std::to_string(s), VertexKind::node_switch));
     host_links.push_back(
-        graph.add_link(prefix + "pcie" + std::to_string(s) + "_host", switches.back(), host, node_.pcie));
+        graph.add_link(prefix + "pcie" + std::to_string(s) + "_host", switches.back(), host, pcie));
   }
   std::vector<int>& gpu_pcie = gpu_pcie_.emplace_back();
   for (int g = 0; g < gpus_; ++g)
     gpu_pcie.push_back(graph.add_link("gpu" + std::to_string(n * gpus_ + g) + "_pcie", n * gpus_ + g,
-                                      switches[static_cast<std::size_t>(node_.gpu_switch(g, gpus_))], node_.pcie));
+                                      switches[static_cast<std::size_t>(node_.gpu_switch(g, gpus_))], pcie));
   std::vector<int>& ports = gpu_nvswitch_.emplace_back();
   std::vector<std::vector<int>>& bundles =
       nvlink_.emplace_back(static_cast<std::size_t>(gpus_), std::vector<int>(static_cast<std::size_t>(gpus_), -1));
@@ -68,13 +72,13 @@ void NodeFabricRouter::add_node(const PlatformSpec& spec, FabricGraph& graph, in
     const int nvswitch = graph.add_vertex(prefix + "nvswitch", VertexKind::node_switch);
     for (int g = 0; g < gpus_; ++g)
       ports.push_back(
-          graph.add_link("gpu" + std::to_string(n * gpus_ + g) + "_nvlink", n * gpus_ + g, nvswitch, node_.nvlink));
+          graph.add_link("gpu" + std::to_string(n * gpus_ + g) + "_nvlink", n * gpus_ + g, nvswitch, nvlink));
   } else if (node_.fabric == NodeFabric::nvlink_mesh) {
     for (int i = 0; i < gpus_; ++i)
       for (int j = i + 1; j < gpus_; ++j) {
         const int count = node_.nvlinks[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
         if (count == 0) continue;
-        const LinkSpec bundle{count * node_.nvlink.bandwidth_Bps, node_.nvlink.latency_s};
+        const LinkSpec bundle{count * nvlink.bandwidth_Bps, nvlink.latency_s};
         const int up = graph.add_link(prefix + "nvlink" + std::to_string(i) + "-" + std::to_string(j), n * gpus_ + i,
                                       n * gpus_ + j, bundle);
         bundles[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = up;
@@ -86,7 +90,7 @@ void NodeFabricRouter::add_node(const PlatformSpec& spec, FabricGraph& graph, in
   for (int k = 0; k < node_.nics; ++k) {
     const int nic = graph.add_vertex(prefix + "nic" + std::to_string(k), VertexKind::node_switch);
     nic_pcie.push_back(graph.add_link(prefix + "nic" + std::to_string(k) + "_pcie",
-                                      switches[static_cast<std::size_t>(node_.nic_switch(k))], nic, node_.pcie));
+                                      switches[static_cast<std::size_t>(node_.nic_switch(k))], nic, pcie));
     nic_net.push_back(
         graph.add_link(prefix + "nic" + std::to_string(k), nic, network[static_cast<std::size_t>(k)], spec.inter));
   }

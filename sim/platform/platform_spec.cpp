@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <utility>
 
 #include "sim/core/error.hpp"
@@ -18,6 +19,7 @@ constexpr std::array kNodeFabrics{std::pair{NodeFabric::nvswitch, "nvswitch"},
                                   std::pair{NodeFabric::nvlink_mesh, "nvlink_mesh"}, std::pair{NodeFabric::pcie, "pcie"}};
 constexpr std::array kModels{std::pair{NetworkModel::alpha_beta, "alpha_beta"}, std::pair{NetworkModel::cm02, "CM02"},
                              std::pair{NetworkModel::lv08, "LV08"}};
+constexpr std::array kTransports{std::pair{Transport::rdma, "rdma"}, std::pair{Transport::tcp, "tcp"}};
 
 template <class Table>
 std::vector<std::string> names_of(const Table& table) {
@@ -54,6 +56,15 @@ std::vector<std::string> topology_names() { return names_of(kTopologies); }
 std::vector<std::string> network_model_names() { return names_of(kModels); }
 Topology parse_topology(const std::string& name) { return parse_in(kTopologies, name, "topology"); }
 NetworkModel parse_network_model(const std::string& name) { return parse_in(kModels, name, "network model"); }
+std::string transport_name(Transport t) { return name_of(kTransports, t); }
+std::vector<std::string> transport_names() { return names_of(kTransports); }
+Transport parse_transport(const std::string& name) { return parse_in(kTransports, name, "transport"); }
+
+double PlatformSpec::transfer_cap_Bps(int from, int to) const {
+  if (transport != Transport::tcp || from < 0 || to < 0 || from / gpus_per_node == to / gpus_per_node)
+    return std::numeric_limits<double>::infinity();
+  return tcp.connections * tcp.stream_Bps;
+}
 
 std::string node_fabric_name(NodeFabric f) { return name_of(kNodeFabrics, f); }
 std::vector<std::string> node_fabric_names() { return names_of(kNodeFabrics); }

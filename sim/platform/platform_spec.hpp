@@ -32,6 +32,29 @@ enum class NetworkModel {
   lv08,        ///< SimGrid's default TCP model: latency x 13.01, bandwidth x 0.97, cross-traffic
 };
 
+/// How nodes move bytes across the network.
+enum class Transport {
+  rdma,  ///< the NIC reads and writes memory itself (InfiniBand, RoCE): a transfer runs at its links' share
+  tcp,   ///< kernel TCP sockets: each connection runs at most at one core's stream rate (TcpSpec)
+};
+
+/// Kernel TCP between nodes (network.transport = "tcp"). One connection's bytes are copied and checksummed by
+/// one core on each side, so a connection carries at most what that core processes, however fast the link;
+/// a library stripes a transfer over several connections to go faster (NCCL's socket transport:
+/// NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD).
+struct TcpSpec {
+  /// One connection's throughput (key `tcp_stream_bandwidth`). Default 42 Gb/s: one long TCP flow on a 100 Gb/s
+  /// link with TSO/GRO, jumbo frames and aRFS, its receiving core saturated, data copy its largest cost (Cai et
+  /// al., "Understanding Host Network Stack Overheads", SIGCOMM 2021, section 3.1).
+  double stream_Bps = 42e9 / 8;
+  /// Connections one transfer between two nodes is striped over (key `tcp_connections`). Default 1, what the
+  /// libraries open per peer: NCCL's socket transport outside AWS and GCP (src/transport/net_socket.cc,
+  /// ncclNetSocketGetNsockNthread: no helper thread, so the payload goes on the one control socket; AWS ENA 2
+  /// threads x 8 sockets = 16, GCP gVNIC 4 x 1 = 4); Gloo's TCP pair (one socket per peer); ps-lite's ZeroMQ
+  /// (one connection per peer).
+  int connections = 1;
+};
+
 /// Fat-tree shape in SimGrid's FatTreeParams terms (Zahavi's PGFT): level 0 are the nodes; a switch of level
 /// l + 1 has down[l] children, an element of level l has up[l] parents and parallel[l] links to each.
 /// A node has one NIC, so up[0] = parallel[0] = 1. All lists have one entry per switch level.
@@ -88,6 +111,12 @@ struct NodeSpec {
   /// rails: nodes one leaf switch of a rail serves, each leaf with one `network` uplink to the spine (a DGX
   /// SuperPOD scalable unit); 0: one leaf, so one uplink, for the whole rail at any node count.
   int nodes_per_leaf = 0;
+  /// Bytes of payload in one NVLink packet (key `nvlink_payload`): the links carry payload at their bandwidth (the
+  /// line rate) x nvlink_payload_efficiency (link_efficiency.hpp); 0: `nvlink` is already the payload rate.
+  int nvlink_payload_bytes = 0;
+  /// PCIe max payload size of the node's TLPs (key `pcie_max_payload`): the links carry payload at their bandwidth
+  /// x pcie_payload_efficiency; 0: `pcie` is already the payload rate.
+  int pcie_max_payload_bytes = 0;
   /// PCIe switch of local GPU g.
   int gpu_switch(int g, int gpus) const { return g * pcie_switches / gpus; }
   /// PCIe switch of NIC k.
@@ -117,6 +146,8 @@ struct PlatformSpec {
   DragonflyShape dragonfly;
   GraphShape graph;
   NetworkModel network_model = NetworkModel::alpha_beta;
+  Transport transport = Transport::rdma;
+  TcpSpec tcp;  ///< transport tcp only
   NodeSpec node;  ///< two_level only: the structure inside each node
   std::map<std::string, double> link_slowdown;  ///< directed link name -> bandwidth divisor (slow links)
   double call_latency_s = 0;  ///< fixed time of each nccl / auto collective call that no link carries
@@ -134,6 +165,10 @@ struct PlatformSpec {
   bool reduces_in_network() const { return sharp || node.nvls; }
   /// Number of GPUs (hosts) in the cluster.
   int hosts() const { return nodes * gpus_per_node; }
+  /// The most one transfer from host `from` to host `to` carries whatever its links' shares: over TCP between
+  /// two nodes (a star's hosts are nodes of one GPU) its connections at the stream rate; else infinity (RDMA,
+  /// inside a node, a switch's reduction unit).
+  double transfer_cap_Bps(int from, int to) const;
   /// Leaves of each rail: ceil(nodes / node.nodes_per_leaf), 1 when nodes_per_leaf is not set.
   int rail_leaves() const {
     return node.nodes_per_leaf > 0 ? (nodes + node.nodes_per_leaf - 1) / node.nodes_per_leaf : 1;
@@ -152,6 +187,10 @@ std::vector<std::string> network_model_names();
 /// Parses a name; throws core::InputError listing the known names.
 Topology parse_topology(const std::string& name);
 NetworkModel parse_network_model(const std::string& name);
+/// Name of a transport as written in platform files (`network.transport`); the accepted names; parse.
+std::string transport_name(Transport t);
+std::vector<std::string> transport_names();
+Transport parse_transport(const std::string& name);
 /// The SimGrid settings ("key:value") that select `m`, in the order they are applied.
 std::vector<std::string> network_settings(NetworkModel m);
 /// True when `m` keeps SimGrid's cross-traffic (network/crosstraffic, on by default): then every communication

@@ -2,6 +2,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/platform/fabric.hpp"
+#include "sim/platform/link_efficiency.hpp"
 
 namespace dtsim::scenario {
 namespace {
@@ -11,6 +12,28 @@ constexpr int kMaxNodesPerLeaf = 4096;
 
 /// NVLinks a GPU has at most: 18 on H100 (NVIDIA H100 Tensor Core GPU datasheet: 18 NVLink 4 links).
 constexpr int kMaxNvlinks = 18;
+
+/// `nvlink_payload` (NVLink fabrics) and `pcie_max_payload`, looked up only when present (absent: the links'
+/// bandwidths are their payload rates).
+void load_payloads(Section& s, platform::NodeSpec& node) {
+  if (node.fabric != platform::NodeFabric::pcie && s.has("nvlink_payload")) {
+    const std::int64_t bytes = s.size("nvlink_payload");
+    if (bytes < platform::kNvlinkFlitBytes || bytes > platform::kNvlinkMaxPayloadBytes ||
+        bytes % platform::kNvlinkFlitBytes != 0)
+      throw core::InputError(s.where_key("nvlink_payload"),
+                             "'platform.node.nvlink_payload' = " + std::to_string(bytes) + " bytes",
+                             "an NVLink packet carries 1 to 16 data flits of 16 B: 16B to 256B in steps of 16B");
+    node.nvlink_payload_bytes = static_cast<int>(bytes);
+  }
+  if (s.has("pcie_max_payload")) {
+    const std::int64_t bytes = s.size("pcie_max_payload");
+    if (bytes < 128 || bytes > 4096 || (bytes & (bytes - 1)) != 0)
+      throw core::InputError(s.where_key("pcie_max_payload"),
+                             "'platform.node.pcie_max_payload' = " + std::to_string(bytes) + " bytes",
+                             "PCIe's max payload size is 128B, 256B, 512B, 1KiB, 2KiB or 4KiB");
+    node.pcie_max_payload_bytes = static_cast<int>(bytes);
+  }
+}
 
 /// `nvlinks`: "hybrid_cube_mesh" or a G x G symmetric matrix of link counts with a zero diagonal.
 std::vector<std::vector<int>> load_nvlinks(Section& s, const toml::table& table, int gpus) {
@@ -116,7 +139,7 @@ platform::LinkSpec load_link(Section& parent, const std::string& prefix, const s
 
 void load_node(Section& s, toml::table& table, platform::PlatformSpec& spec) {
   s.allow({"fabric", "nvlink", "nvlinks", "pcie", "pcie_switches", "nics", "gpu_nic", "gpudirect", "rails",
-           "nodes_per_leaf", "nvls"});
+           "nodes_per_leaf", "nvls", "nvlink_payload", "pcie_max_payload"});
   platform::NodeSpec& node = spec.node;
   const int gpus = spec.gpus_per_node;
   node.structured = true;
@@ -127,6 +150,7 @@ void load_node(Section& s, toml::table& table, platform::PlatformSpec& spec) {
   if (node.fabric != platform::NodeFabric::pcie) node.nvlink = load_link(s, "platform.node.", "nvlink");
   if (node.fabric == platform::NodeFabric::nvlink_mesh) node.nvlinks = load_nvlinks(s, table, gpus);
   node.pcie = load_link(s, "platform.node.", "pcie");
+  load_payloads(s, node);
   node.pcie_switches = static_cast<int>(s.integer("pcie_switches", 1, 1, gpus));
   node.nics = static_cast<int>(s.integer("nics", 1, 1, gpus));
   node.gpu_nic = load_gpu_nic(s, table, gpus, node.nics);

@@ -14,6 +14,9 @@ namespace dtsim::scenario {
 namespace {
 
 constexpr int kMaxHosts = 1 << 20;
+/// NCCL caps its socket transport at MAX_SOCKETS = 64 connections per peer (src/transport/net_socket.cc); allowed
+/// up to 1024 for libraries that open one per channel or thread.
+constexpr int kMaxTcpConnections = 1024;
 constexpr int kMaxCount = 1 << 16;  ///< bound of one count (dimension, arity, group...)
 constexpr int kMaxFatTreeLevels = 8;
 constexpr int kMaxTorusDims = 6;
@@ -259,9 +262,14 @@ platform::PlatformSpec load_platform(toml::table& table) {
     spec.switch_reduce_bandwidth_Bps = *reduce;
   }
   if (auto network = s.table("network")) {
-    network->allow({"model"});
+    network->allow({"model", "transport", "tcp_stream_bandwidth", "tcp_connections"});
     spec.network_model =
         platform::parse_network_model(network->choice("model", "alpha_beta", platform::network_model_names()));
+    spec.transport = platform::parse_transport(network->choice("transport", "rdma", platform::transport_names()));
+    if (spec.transport == platform::Transport::tcp) {  // else the tcp_ keys are refused as not applying (finish)
+      if (auto stream = network->optional_bandwidth("tcp_stream_bandwidth")) spec.tcp.stream_Bps = *stream;
+      spec.tcp.connections = static_cast<int>(network->integer("tcp_connections", 1, 1, kMaxTcpConnections));
+    }
     network->finish();
   }
   s.finish();

@@ -286,7 +286,7 @@ StrategyWhere load_strategy(Section& strategy, Scenario& s) {
     throw core::InputError(where.fidelity,
                            "fidelity 'analytic' is closed-form alpha-beta and cannot model network model '" +
                                platform::network_model_name(s.platform.network_model) + "'",
-                           "use fidelity = \"message\", or network.model = \"alpha_beta\" in the platform");
+                           "use fidelity = \"flow\" or \"message\", or network.model = \"alpha_beta\" in the platform");
   if (s.fidelity == Fidelity::analytic && s.scheduler == "priority")
     throw core::InputError(where.fidelity,
                            "scheduler 'priority' runs several all-reduces at once within its credit, which the "

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "sim/core/error.hpp"
 #include "sim/platform/describe_platform.hpp"
 #include "sim/platform/fabric.hpp"
@@ -88,6 +90,46 @@ TEST(PlatformSection, ExactMessagesForBadTopologies) {
             "gpus_per_node, inter_link, intra_link, name, network, nodes, topology");
 }
 
+TEST(PlatformSection, TcpTransportKeys) {
+  const std::string star = "name = \"x\"\nhosts = 2\n[link]\nbandwidth = \"100Gbps\"\nlatency = \"1us\"\n";
+  toml::table rdma = toml::parse(star, std::string("p.toml"));
+  const platform::PlatformSpec line_rate = load_platform(rdma);
+  EXPECT_EQ(line_rate.transport, platform::Transport::rdma);
+  EXPECT_TRUE(std::isinf(line_rate.transfer_cap_Bps(0, 1)));
+  toml::table tcp = toml::parse(star + "[network]\ntransport = \"tcp\"\ntcp_connections = 4\n", std::string("p.toml"));
+  const platform::PlatformSpec sockets = load_platform(tcp);
+  EXPECT_EQ(sockets.tcp.connections, 4);
+  EXPECT_DOUBLE_EQ(sockets.transfer_cap_Bps(0, 1), 4 * 42e9 / 8);  // the default stream: Cai et al. 2021
+  toml::table stream = toml::parse(star + "[network]\ntransport = \"tcp\"\ntcp_stream_bandwidth = \"20Gbps\"\n",
+                                   std::string("p.toml"));
+  EXPECT_DOUBLE_EQ(load_platform(stream).transfer_cap_Bps(1, 0), 20e9 / 8);
+  EXPECT_EQ(error_of(star + "[network]\ntcp_connections = 4\n"),
+            "p.toml:7:1: key 'platform.network.tcp_connections' does not apply here; used with these settings: model, "
+            "transport");
+  EXPECT_EQ(error_of(star + "[network]\ntransport = \"tcp\"\ntcp_connections = 0\n"),
+            "p.toml:8:19: 'platform.network.tcp_connections' = 0 is out of range; allowed: 1 to 1024");
+  EXPECT_EQ(error_of(star + "[network]\ntransport = \"udp\"\n"),
+            "p.toml:7:13: unknown platform.network.transport 'udp'; did you mean 'tcp'? known: rdma, tcp");
+}
+
+TEST(PlatformSection, TcpCapsOnlyTransfersBetweenNodes) {
+  platform::PlatformSpec s;
+  s.topology = platform::Topology::two_level;
+  s.nodes = 2;
+  s.gpus_per_node = 2;
+  s.intra = {100e9, 1e-6};
+  s.inter = {12.5e9, 1e-6};
+  s.transport = platform::Transport::tcp;
+  s.tcp = {1e9, 3};
+  EXPECT_TRUE(std::isinf(s.transfer_cap_Bps(0, 1)));  // inside a node: NVLink or shared memory, no socket
+  EXPECT_DOUBLE_EQ(s.transfer_cap_Bps(1, 2), 3e9);
+  EXPECT_TRUE(std::isinf(s.transfer_cap_Bps(0, -1)));  // a switch's reduction unit
+  const platform::Fabric fabric(s);
+  EXPECT_DOUBLE_EQ(fabric.path(3, 0).rate_cap_Bps, 3e9);
+  EXPECT_TRUE(std::isinf(fabric.path(2, 3).rate_cap_Bps));
+  EXPECT_DOUBLE_EQ(1 / platform::link_costs(s).inter.beta_s_per_byte, 3e9);  // the closed forms' inter-node bandwidth
+}
+
 TEST(PlatformSection, TwoLevelRefusesANetworkLink) {
   EXPECT_EQ(error_of("name = \"x\"\ntopology = \"two_level\"\nnodes = 2\ngpus_per_node = 2\n" + kLinks),
             "p.toml:12:2: key 'platform.network_link' does not apply here; used with these settings: description, gpu, "
@@ -152,7 +194,8 @@ TEST(PlatformSection, StructuredNodeLoads) {
 TEST(PlatformSection, ExactMessagesForBadStructuredNodes) {
   EXPECT_EQ(error_of(structured_file("fabric = \"nvswitch\"\nnvswitch = 1\n" + kNvlink)),
             "p.toml:10:1: unknown key 'platform.node.nvswitch'; allowed in [platform.node]: fabric, nvlink, nvlinks, "
-            "pcie, pcie_switches, nics, gpu_nic, gpudirect, rails, nodes_per_leaf, nvls");
+            "pcie, pcie_switches, nics, gpu_nic, gpudirect, rails, nodes_per_leaf, nvls, nvlink_payload, "
+            "pcie_max_payload");
   EXPECT_EQ(error_of(structured_file("nics = 2\n")),
             "p.toml:8:1: missing key 'platform.node.fabric'; what joins the GPUs: nvswitch, nvlink_mesh, pcie");
   std::string fat_tree = structured_file("fabric = \"nvswitch\"\n" + kNvlink);
@@ -198,7 +241,7 @@ TEST(PlatformSection, ExactMessagesForBadStructuredNodes) {
             "\"10Gbps\", latency = \"5us\"");
   EXPECT_EQ(error_of(structured_file("fabric = \"pcie\"\n" + kNvlink)),
             "p.toml:10:7: key 'platform.node.nvlink' does not apply here; used with these settings: fabric, gpu_nic, "
-            "gpudirect, nics, pcie, pcie_switches, rails");
+            "gpudirect, nics, pcie, pcie_max_payload, pcie_switches, rails");
   EXPECT_EQ(error_of(structured_file("fabric = \"nvswitch\"\n")),
             "p.toml:8:1: missing table [platform.node.nvlink]; give its bandwidth and latency, e.g. bandwidth = "
             "\"10Gbps\", latency = \"5us\"");
