@@ -10,13 +10,14 @@ double young_daly_interval(double checkpoint_s, double mtbf_s) { return std::sqr
 
 double optimal_interval(double failures_per_s, double checkpoint_s) {
   if (failures_per_s <= 0) return std::numeric_limits<double>::infinity();
-  // x = lambda tau in (0, 1): f(x) = (1 - x) e^x - e^(-lambda C) falls from 1 - e^(-lambda C) >= 0 to below 0.
-  const double target = std::exp(-failures_per_s * checkpoint_s);
+  // x = lambda tau in (0, 1), in logarithms (no cancellation at small x): g(x) = log(1 - x) + x + lambda C falls
+  // from lambda C >= 0 at 0 to minus infinity at 1.
+  const double a = failures_per_s * checkpoint_s;
   double lo = 0, hi = 1;
   while (true) {
     const double mid = lo + (hi - lo) / 2;
     if (mid <= lo || mid >= hi) break;
-    ((1 - mid) * std::exp(mid) > target ? lo : hi) = mid;
+    (std::log1p(-mid) + mid + a > 0 ? lo : hi) = mid;
   }
   return lo / failures_per_s;
 }

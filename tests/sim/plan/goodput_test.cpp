@@ -23,7 +23,7 @@ TEST(Goodput, OptimumIsTheRootOfItsClosedForm) {
   // Choose x = lambda tau, then C from (1 - x) e^(x + lambda C) = 1: the optimum must give back x.
   const double lambda = 1 / 10800.0;
   for (double x : {1e-3, 0.05, 0.3, 0.9}) {
-    const double c = -(std::log(1 - x) + x) / lambda;
+    const double c = -(std::log1p(-x) + x) / lambda;
     EXPECT_NEAR(optimal_interval(lambda, c), x / lambda, 1e-12 * x / lambda) << x;
   }
 }
