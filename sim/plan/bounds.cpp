@@ -4,9 +4,8 @@
 #include <cmath>
 
 #include "models/optimizer.hpp"
-#include "sim/memory/model_states.hpp"
-
 #include "sim/core/error.hpp"
+#include "sim/memory/model_states.hpp"
 #include "sim/run/layout_run.hpp"
 #include "sim/run/memory_check.hpp"
 #include "sim/run/run_simulation.hpp"

@@ -1,5 +1,6 @@
 #include "sim/scenario/plan_spec.hpp"
 
+#include <cctype>
 #include <filesystem>
 #include <utility>
 
@@ -102,6 +103,9 @@ PlanGoodput read_goodput(Section& g) {
     const std::string text = g.string("checkpoint_interval", "optimal");
     if (text == "optimal" || text == "young_daly") {
       out.interval = text;
+    } else if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '.')) {
+      throw core::InputError(g.where_key("checkpoint_interval"), "checkpoint_interval = \"" + text + "\" is not known",
+                             "\"optimal\" (default), \"young_daly\" or a duration such as \"30min\"");
     } else {
       out.interval = "fixed";
       out.interval_s = g.duration("checkpoint_interval");

@@ -777,6 +777,10 @@ TEST(Plan, GoodputMakesTimeAndCostWallTime) {
                           "restart = \"5min\"\n")
                 .find("did you mean 'restart_time'"),
             std::string::npos);
+  EXPECT_NE(plan_error(s, "[job]\nsamples = 10\n[search]\nplatforms = [\"v100_4x4_10gbe\"]\nnodes = [1]\n[goodput]\n"
+                          "checkpoint_interval = \"optimum\"\n")
+                .find("bad.toml:7:23: checkpoint_interval = \"optimum\" is not known; \"optimal\" (default)"),
+            std::string::npos);
   const fs::path fixed = s.dir / "fixed.toml";
   std::ofstream(fixed) << "[job]\nsamples = 10\n[search]\nplatforms = [\"v100_4x4_10gbe\"]\nnodes = [1]\n[goodput]\n"
                           "checkpoint_interval = \"30min\"\n";
