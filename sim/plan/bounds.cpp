@@ -1,8 +1,11 @@
 #include "sim/plan/bounds.hpp"
 
+#include <algorithm>
 #include <cmath>
 
+#include "models/optimizer.hpp"
 #include "sim/core/error.hpp"
+#include "sim/memory/model_states.hpp"
 #include "sim/run/layout_run.hpp"
 #include "sim/run/memory_check.hpp"
 #include "sim/run/run_simulation.hpp"
@@ -59,6 +62,13 @@ Bounds bounds(const scenario::Scenario& s, const scenario::PlanJob& job) {
   b.memory_peak_bytes = memory.total_bytes();
   b.memory_capacity_bytes = memory.capacity_bytes;
   b.fits = memory.fits();
+  const memory::ModelStates whole_states = memory::model_states(s.model.parameter_count(), s.precision, s.gradient_dtype,
+                                                                models::optimizer(s.memory.optimizer));
+  b.checkpoint_bytes = whole_states.weights_bytes + whole_states.optimizer_bytes;
+  double shard = 0;
+  for (const memory::MemoryItem& item : memory.items)
+    if (item.name == "weights" || item.name == "optimizer state") shard += item.bytes;
+  b.checkpoint_node_bytes = std::min(b.checkpoint_bytes, shard * (star ? 1 : p.gpus_per_node));
   for (const scheduling::LayerPhase& l : plan.layers)
     b.compute_s += l.forward_s + l.backward_s + (b.layout ? 0.0 : l.update_s);  // ZeRO shards the update
   if (b.layout) {

@@ -27,6 +27,11 @@ struct Bounds {
   double compute_s = 0;        ///< forward + backward + update of one worker (layouts: see bounds()): no iteration is shorter
   double bandwidth_s = 0;      ///< gradient bytes a node must receive over its NIC bandwidth (0 when not known)
   bool layout = false;         ///< a [parallel] layout (tensor, pipeline, sharding)
+  /// A checkpoint: the weights and optimizer state of the whole model, once (the memory model's model states).
+  double checkpoint_bytes = 0;
+  /// What the fullest node writes of it: each of its GPUs its own shard (the memory model's weights and optimizer
+  /// state of the fullest GPU, sharded as the layout shards them), at most the whole checkpoint.
+  double checkpoint_node_bytes = 0;
   /// The larger of the two: the shortest iteration this candidate can have.
   double iteration_lb_s() const { return compute_s > bandwidth_s ? compute_s : bandwidth_s; }
 };

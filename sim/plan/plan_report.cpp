@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "sim/core/units.hpp"
 #include "sim/core/version.hpp"
 
 namespace dtsim::plan {
@@ -49,6 +50,31 @@ std::string bound_sentence(const Outcome& o) {
   return fmt::format("Compute bounds it: {} {} of its {} iteration ({:.1f} %); {} is exposed communication.",
                      b.layout ? "a GPU's share of its replica's forward and backward takes" : "one GPU's forward, backward and update take",
                      ms(b.compute_s), ms(e.iteration_s), 100 * b.compute_s / e.iteration_s, ms(e.exposed_comm_s));
+}
+
+/// "Goodput 91.2 %: ..." with the failure rate, the checkpoint and where the lost hours go.
+std::string goodput_sentence(const scenario::PlanSpec& plan, const Outcome& o) {
+  const Goodput& g = o.goodput;
+  const GoodputInputs& in = o.goodput_inputs;
+  const Bounds& b = o.bounds;
+  if (std::isinf(g.interval_s))
+    return fmt::format("Goodput 100 %: with these failure rates nothing fails, so it writes no checkpoint.");
+  if (std::isinf(g.mtbf_s))
+    return fmt::format("Goodput {:.1f} %: nothing fails, but a checkpoint of {} written in {} every {} of training takes "
+                       "{:.2f} % of the wall time.",
+                       100 * g.fraction, core::format_bytes(b.checkpoint_bytes), time_text(in.checkpoint_s),
+                       time_text(g.interval_s), 100 * g.checkpoint);
+  const std::string interval = plan.goodput.interval == "fixed" ? "the interval asked for"
+                               : plan.goodput.interval == "young_daly" ? "Young/Daly's interval" : "the optimal interval";
+  return fmt::format(
+      "Goodput {:.1f} %: a failure every {} ({} GPUs, {} nodes, {} NICs, {:.0f} switches); a checkpoint of {} written in {} "
+      "every {} of training ({}; Young/Daly {}, optimum {}), {} to restart and restore; of the wall time {:.2f} % goes "
+      "to checkpoints, {:.2f} % to work lost since the last checkpoint, {:.2f} % to restarts and restores; {} training "
+      "take {} of wall time.",
+      100 * g.fraction, time_text(g.mtbf_s), b.gpus, b.nodes, b.nodes * b.fabric.nics_per_node, b.fabric.switches,
+      core::format_bytes(b.checkpoint_bytes), time_text(in.checkpoint_s), time_text(g.interval_s), interval,
+      time_text(g.young_daly_s), time_text(g.optimum_s), time_text(in.restart_s), 100 * g.checkpoint, 100 * g.lost_work,
+      100 * g.restart, time_text(o.training_s()), time_text(o.time_s()));
 }
 
 /// How far the flow level moved the iteration from the analytic one, in percent (0 below 0.005 %).
@@ -165,6 +191,7 @@ std::vector<std::string> recommendation(const scenario::PlanSpec& plan, const Pl
   const Outcome& o = r.outcomes[r.recommended];
   out.push_back(fmt::format("Recommended: {}: {}.", o.candidate.label, summary(plan, o)));
   out.push_back(bound_sentence(o));
+  if (plan.goodput.enabled) out.push_back(goodput_sentence(plan, o));
   std::vector<std::string> margins;
   if (t.time_s) margins.push_back(fmt::format("it finishes in {} of the {} allowed", time_text(o.time_s()), time_text(*t.time_s)));
   if (t.budget)
@@ -236,6 +263,17 @@ nlohmann::json plan_json(const scenario::PlanSpec& plan, const PlanResult& r, co
                      {"memory_capacity_bytes", b.memory_capacity_bytes}, {"compute_s", b.compute_s},
                      {"bandwidth_s", b.bandwidth_s}};
       c["iterations"] = o.iterations();
+      if (plan.goodput.enabled) {
+        const Goodput& g = o.goodput;
+        const auto finite = [](double v) { return std::isinf(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
+        c["goodput"] = {{"fraction", g.fraction}, {"failures_per_hour", 3600 * o.goodput_inputs.failures_per_s},
+                        {"mtbf_s", finite(g.mtbf_s)}, {"checkpoint_bytes", b.checkpoint_bytes},
+                        {"checkpoint_node_bytes", b.checkpoint_node_bytes}, {"checkpoint_s", o.goodput_inputs.checkpoint_s},
+                        {"restart_s", o.goodput_inputs.restart_s}, {"interval_s", finite(g.interval_s)},
+                        {"young_daly_s", finite(g.young_daly_s)}, {"optimum_s", finite(g.optimum_s)},
+                        {"lost", {{"checkpoint", g.checkpoint}, {"lost_work", g.lost_work}, {"restart", g.restart}}},
+                        {"training_s", o.training_s()}};
+      }
       c["time_s"] = o.time_s();
       c["cost"] = s.cost;
       c["energy_kwh"] = s.energy_kwh;

@@ -51,6 +51,10 @@ Outcome bound_candidate(const scenario::PlanSpec& plan, const Candidate& c, cons
                            "that compress), or \"compression.kernel_time\" = \"20GBps\" in [set]");
   o.bounds = bounds(s, plan.job);
   o.rate = rate(o.bounds, plan.costs);
+  if (plan.goodput.enabled) {
+    o.goodput_inputs = goodput_inputs(o.bounds, plan.goodput);
+    o.goodput = goodput(o.goodput_inputs, plan.goodput);
+  }
   const scenario::PlanTarget& t = plan.target;
   const Bounds& b = o.bounds;
   const double lb = b.iteration_lb_s();
@@ -58,9 +62,9 @@ Outcome bound_candidate(const scenario::PlanSpec& plan, const Candidate& c, cons
     o.pruned = "memory";
     o.pruned_why = fmt::format("needs {} per GPU, the {} has {}", core::format_bytes(b.memory_peak_bytes), b.gpu,
                                core::format_bytes(b.memory_capacity_bytes));
-  } else if (t.time_s && b.iterations * lb > *t.time_s) {
+  } else if (t.time_s && o.time_s() > *t.time_s) {
     o.pruned = "bound";
-    o.pruned_why = fmt::format("at least {} ({} bound {:.3f} ms per iteration) > {}", time_text(b.iterations * lb),
+    o.pruned_why = fmt::format("at least {} ({} bound {:.3f} ms per iteration) > {}", time_text(o.time_s()),
                                b.bandwidth_s > b.compute_s ? "NIC bandwidth" : "compute", lb * 1e3, time_text(*t.time_s));
   } else if (t.budget && o.spend().cost > *t.budget) {
     o.pruned = "bound";
@@ -164,7 +168,7 @@ double Outcome::iterations() const {
   return best().time_to_accuracy_s ? best().steps_to_accuracy : best().steps_run;
 }
 
-double Outcome::time_s() const {
+double Outcome::training_s() const {
   if (!simulated()) return bounds.iterations * bounds.iteration_lb_s();
   if (!bounds.to_accuracy) return bounds.iterations * best().iteration_s;
   return best().time_to_accuracy_s ? *best().time_to_accuracy_s : best().trained_s;

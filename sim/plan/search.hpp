@@ -11,6 +11,7 @@
 #include "sim/plan/bounds.hpp"
 #include "sim/plan/candidate.hpp"
 #include "sim/plan/evaluate.hpp"
+#include "sim/plan/goodput.hpp"
 #include "sim/plan/pricing.hpp"
 
 namespace dtsim::plan {
@@ -20,6 +21,8 @@ struct Outcome {
   Candidate candidate;
   Bounds bounds;
   Rate rate;
+  GoodputInputs goodput_inputs;     ///< with the plan's [goodput]
+  Goodput goodput;                  ///< fraction 1 without it
   std::string pruned;                 ///< why it was not simulated ("memory", "bound", "dominated"); empty if it was
   std::string pruned_why;             ///< the numbers behind it
   Evaluation analytic;
@@ -35,7 +38,10 @@ struct Outcome {
   double iterations() const;
   /// Time to train, cost and energy from the best evaluation (or from the lower bound when not simulated); for an
   /// accuracy job the simulated time to reach it, or, when not reached, to the last step trained (a lower bound).
-  double time_s() const;
+  /// With [goodput], the wall time: the training time over the goodput fraction.
+  double time_s() const { return training_s() / goodput.fraction; }
+  /// The time spent training: as time_s() when every hour trains.
+  double training_s() const;
   Spend spend() const { return plan::spend(rate, time_s()); }
 };
 

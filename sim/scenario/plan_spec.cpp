@@ -1,6 +1,8 @@
 #include "sim/scenario/plan_spec.hpp"
 
+#include <cctype>
 #include <filesystem>
+#include <utility>
 
 #include <toml++/toml.h>
 
@@ -83,6 +85,39 @@ PlanTarget read_target(Section& target) {
   return out;
 }
 
+PlanGoodput read_goodput(Section& g) {
+  g.allow({"gpu_failure_rate", "node_failure_rate", "nic_failure_rate", "switch_failure_rate", "checkpoint_write_bandwidth",
+           "checkpoint_read_bandwidth", "restart_time", "checkpoint_interval"});
+  PlanGoodput out;
+  out.enabled = true;
+  const std::pair<const char*, double*> rates[] = {{"gpu_failure_rate", &out.gpu_per_hour},
+                                                   {"node_failure_rate", &out.node_per_hour},
+                                                   {"nic_failure_rate", &out.nic_per_hour},
+                                                   {"switch_failure_rate", &out.switch_per_hour}};
+  for (const auto& [key, rate] : rates)
+    if (g.has(key)) *rate = g.number(key, 0, 1);
+  if (auto bw = g.optional_bandwidth("checkpoint_write_bandwidth")) out.write_Bps = *bw;
+  if (auto bw = g.optional_bandwidth("checkpoint_read_bandwidth")) out.read_Bps = *bw;
+  if (auto t = g.optional_duration("restart_time")) out.restart_s = *t;
+  if (g.has("checkpoint_interval")) {
+    const std::string text = g.string("checkpoint_interval", "optimal");
+    if (text == "optimal" || text == "young_daly") {
+      out.interval = text;
+    } else if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '.')) {
+      throw core::InputError(g.where_key("checkpoint_interval"), "checkpoint_interval = \"" + text + "\" is not known",
+                             "\"optimal\" (default), \"young_daly\" or a duration such as \"30min\"");
+    } else {
+      out.interval = "fixed";
+      out.interval_s = g.duration("checkpoint_interval");
+      if (out.interval_s <= 0)
+        throw core::InputError(g.where_key("checkpoint_interval"), "checkpoint_interval must be longer than 0",
+                               "\"optimal\" (default), \"young_daly\" or a duration such as \"30min\"");
+    }
+  }
+  g.finish();
+  return out;
+}
+
 void read_search(Section& search, const toml::table& table, const fs::path& folder, PlanSpec& spec) {
   search.allow({"platforms", "nodes", "oversubscription", "nic", "scheduler", "collective", "sync", "precision", "compression",
                 "compression_kernel_time", "recheck_cpu_limit", "axis"});
@@ -155,7 +190,7 @@ PlanSpec load_plan(const std::string& path) {
   spec.source = path;
   const fs::path folder = fs::path(path).parent_path();
   Section top(root, "");
-  top.allow({"base", "output", "jobs", "recheck", "cost_file", "set", "job", "target", "search", "costs"});
+  top.allow({"base", "output", "jobs", "recheck", "cost_file", "set", "job", "target", "search", "costs", "goodput"});
   spec.base = base_scenario(top, path, "plan file");
   spec.output_dir = fs::path(top.string("output", fs::path(path).stem().string() + "-plan")).lexically_normal().string();
   spec.jobs = static_cast<int>(top.integer("jobs", 1, 1, 256));
@@ -196,6 +231,7 @@ PlanSpec load_plan(const std::string& path) {
     apply_cost_overrides(*costs, spec.costs);
     spec.costs.source += " with " + path + " [costs]";
   }
+  if (std::optional<Section> goodput = top.table("goodput")) spec.goodput = read_goodput(*goodput);
   top.finish();
   return spec;
 }

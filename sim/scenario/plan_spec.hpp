@@ -33,6 +33,33 @@ struct PlanAxis {
   std::vector<std::string> values;
 };
 
+/// [goodput]: failures, restarts and checkpoints (present: times to train and costs are goodput). Defaults from
+/// the Llama 3 405B pre-training (Dubey et al., "The Llama 3 Herd of Models", 2024): section 3.3.4, Table 5,
+/// 419 unexpected interruptions in 54 days (1,296 h) on 16,384 H100s in 2,048 nodes of 8 GPUs and 8 NICs, by
+/// root cause; section 3.3.1, its Tectonic storage's 2 TB/s sustained throughput. Rates are failures per
+/// component-hour.
+struct PlanGoodput {
+  bool enabled = false;
+  /// Faulty GPU 148 + HBM3 72 + SRAM 19 + GPU system processor 17 + silent data corruption 6 + thermal
+  /// interface and sensor 6 = 268 over 16,384 GPUs x 1,296 h.
+  double gpu_per_hour = 268.0 / (16384.0 * 1296.0);
+  /// Host hardware (host maintenance 32, SSD 3, power supply 3, chassis 2, IO expansion board 2, CPU 2, system
+  /// memory 2) + software (software bug 54, NCCL watchdog timeouts 7, dependency 2) = 109 over 2,048 nodes x 1,296 h.
+  double node_per_hour = 109.0 / (2048.0 * 1296.0);
+  /// NIC 7 over 16,384 NICs x 1,296 h.
+  double nic_per_hour = 7.0 / (16384.0 * 1296.0);
+  /// Network switch and cable 35 over the 1,024 rack switches (16 GPUs a rack, section 3.3.1) x 1,296 h: the
+  /// higher layers and the cables share it, so a switch of a deeper fabric is charged as much (an upper bound).
+  double switch_per_hour = 35.0 / (1024.0 * 1296.0);
+  double write_Bps = 2e12;  ///< checkpoint write bandwidth of the storage (Tectonic, 2 TB/s sustained)
+  double read_Bps = 2e12;   ///< checkpoint read (restore) bandwidth
+  /// Relaunch after a failure (scheduling, process start, NCCL set-up), restore not included. No cited report
+  /// gives a per-restart time: 10 minutes is an assumption, stated in docs/plan.md; set it.
+  double restart_s = 600;
+  std::string interval = "optimal";      ///< optimal | young_daly | fixed (interval_s)
+  double interval_s = 0;                 ///< with interval = fixed
+};
+
 /// A validated plan file.
 struct PlanSpec {
   std::string source;                      ///< the plan file
@@ -51,6 +78,7 @@ struct PlanSpec {
   int jobs = 1;                            ///< candidates simulated at once (-j overrides)
   std::string output_dir;                  ///< relative to the working directory; default "<plan file stem>-plan"
   CostTable costs;
+  PlanGoodput goodput;
 };
 
 /// Reads and validates a plan file; errors are core::InputError "file:line:col: problem; allowed".

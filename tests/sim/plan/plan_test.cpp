@@ -17,6 +17,7 @@
 #include "sim/core/units.hpp"
 #include "sim/plan/bounds.hpp"
 #include "sim/plan/candidate.hpp"
+#include "sim/plan/goodput.hpp"
 #include "sim/plan/pareto.hpp"
 #include "sim/scenario/load.hpp"
 #include "sim/scenario/plan_spec.hpp"
@@ -729,6 +730,66 @@ TEST(Plan, RefusesBadPlansWithTheirPlace) {
   EXPECT_NE(plan_error(s, "[job]\nsamples = 10\n" + search + "scheduler = [\"ddp\"]\n[[search.axis]]\nkey = \"strategy.scheduler\"\nvalues = [\"wfbp\"]\n")
                 .find("is searched twice"),
             std::string::npos);
+}
+
+// [goodput]: the closed-form plan with failure rates per component. Each candidate's failure rate is its component
+// counts times the rates, its checkpoint the model's fp32 weights (plain SGD keeps no state: 25e6 x 4 B), written
+// at the storage's 1 GB/s, read at 2 GB/s, and its time and cost are the training time over the goodput.
+TEST(Plan, GoodputMakesTimeAndCostWallTime) {
+  Scratch s;
+  copy_fixtures(s);
+  std::string text = read(kHere + "closed_form_plan.toml");
+  text += "\n[goodput]\ngpu_failure_rate = 0.01\nnode_failure_rate = 0.02\nnic_failure_rate = 0.005\n"
+          "switch_failure_rate = 0.1\ncheckpoint_write_bandwidth = \"1GBps\"\ncheckpoint_read_bandwidth = \"2GBps\"\n"
+          "restart_time = \"5min\"\n";
+  std::ofstream(s.dir / "goodput.toml") << text;
+  std::string output;
+  const nlohmann::json plan = run_plan((s.dir / "goodput.toml").string(), s.dir / "out", 0, &output);
+  int simulated = 0;
+  for (const auto& c : plan["candidates"]) {
+    if (c["pruned"] != "") continue;
+    ++simulated;
+    const auto& g = c["goodput"];
+    const auto& cl = c["cluster"];
+    const double nodes = cl["nodes"].get<double>();
+    EXPECT_NEAR(g["failures_per_hour"].get<double>(),
+                0.01 * nodes + 0.02 * nodes + 0.005 * cl["nics"].get<double>() + 0.1 * cl["switches"].get<double>(), 1e-15);
+    EXPECT_EQ(g["checkpoint_bytes"].get<double>(), 25e6 * 4);
+    const double node_s = g["checkpoint_node_bytes"].get<double>() / cl["nic_Bps"].get<double>();
+    EXPECT_DOUBLE_EQ(g["checkpoint_s"].get<double>(), std::max(1e8 / 1e9, node_s));
+    EXPECT_DOUBLE_EQ(g["restart_s"].get<double>(), 300 + std::max(1e8 / 2e9, node_s));
+    const GoodputInputs in{g["failures_per_hour"].get<double>() / 3600, g["checkpoint_s"].get<double>(),
+                           g["restart_s"].get<double>()};
+    const Goodput expected = goodput(in, std::nullopt);
+    EXPECT_DOUBLE_EQ(g["interval_s"].get<double>(), optimal_interval(in.failures_per_s, in.checkpoint_s));
+    EXPECT_DOUBLE_EQ(g["fraction"].get<double>(), expected.fraction);
+    const double training = c["iterations"].get<double>() * c[c.contains("flow") ? "flow" : "analytic"]["mean_iteration_s"].get<double>();
+    EXPECT_NEAR(g["training_s"].get<double>(), training, 1e-9 * training);
+    EXPECT_NEAR(c["time_s"].get<double>(), training / expected.fraction, 1e-9 * training);
+    EXPECT_NEAR(c["cost"].get<double>(), cl["per_hour"].get<double>() * c["time_s"].get<double>() / 3600, 1e-9);
+    EXPECT_LT(expected.fraction, 1);
+  }
+  EXPECT_GT(simulated, 0);
+  EXPECT_NE(output.find("Goodput "), std::string::npos) << output;
+  // A fixed interval is taken as given; bad values are refused at their place.
+  EXPECT_NE(plan_error(s, "[job]\nsamples = 10\n[search]\nplatforms = [\"v100_4x4_10gbe\"]\nnodes = [1]\n[goodput]\n"
+                          "restart_time = 5\n")
+                .find("bad.toml:7:16: 'goodput.restart_time' = 5 has no unit"),
+            std::string::npos);
+  EXPECT_NE(plan_error(s, "[job]\nsamples = 10\n[search]\nplatforms = [\"v100_4x4_10gbe\"]\nnodes = [1]\n[goodput]\n"
+                          "restart = \"5min\"\n")
+                .find("did you mean 'restart_time'"),
+            std::string::npos);
+  EXPECT_NE(plan_error(s, "[job]\nsamples = 10\n[search]\nplatforms = [\"v100_4x4_10gbe\"]\nnodes = [1]\n[goodput]\n"
+                          "checkpoint_interval = \"optimum\"\n")
+                .find("bad.toml:7:23: checkpoint_interval = \"optimum\" is not known; \"optimal\" (default)"),
+            std::string::npos);
+  const fs::path fixed = s.dir / "fixed.toml";
+  std::ofstream(fixed) << "[job]\nsamples = 10\n[search]\nplatforms = [\"v100_4x4_10gbe\"]\nnodes = [1]\n[goodput]\n"
+                          "checkpoint_interval = \"30min\"\n";
+  const scenario::PlanSpec spec = scenario::load_plan(fixed.string());
+  EXPECT_EQ(spec.goodput.interval, "fixed");
+  EXPECT_DOUBLE_EQ(spec.goodput.interval_s, 1800);
 }
 
 TEST(Plan, BuiltInCostTableHasEveryCloudGpu) {
