@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include "models/fp8_recipe.hpp"
 #include "models/gemm_time.hpp"
 #include "models/gpu_profile.hpp"
 #include "sim/core/error.hpp"
@@ -38,11 +39,20 @@ LayerTime gemm_layer_time(const Layer& layer, const GpuProfile& gpu, int batch, 
   return t;
 }
 
+/// The quantization kernels of `recipe` on an fp8 GEMM layer, as the GEMM is timed: one GPU's share times the group
+/// under the wave model, the whole product under the roofline (which times the layer's FLOPs whole).
+LayerTime fp8_cast_time(const Layer& layer, int batch, int tensor, bool waves, Fp8Recipe recipe, double byte_rate) {
+  const int share = waves ? tensor : 1;
+  const double group = waves && layer.split != TensorSplit::replicated ? tensor : 1.0;
+  const Fp8CastBytes bytes = fp8_cast_bytes(gpu_share(layer, batch, share), recipe);
+  return {group * bytes.forward / byte_rate, group * bytes.backward / byte_rate, 0};
+}
+
 }  // namespace
 
 std::vector<LayerTime> layer_times(const Model& model, const GpuProfile& gpu, int batch_per_gpu, Precision p,
                                    std::optional<double> measured_iteration_s, const Optimizer& optimizer,
-                                   int tensor) {
+                                   int tensor, Fp8Recipe fp8_recipe) {
   if (batch_per_gpu < 1) {
     throw core::InputError("batch per GPU is " + std::to_string(batch_per_gpu), "a whole number >= 1");
   }
@@ -64,7 +74,10 @@ std::vector<LayerTime> layer_times(const Model& model, const GpuProfile& gpu, in
     throw core::InputError("GPU '" + gpu.name + "' has memory bandwidth " + number(gpu.memory_Bps) + " B/s",
                            "a bandwidth > 0");
   }
-  const double flop_rate = gpu.peak_flops(p) * gpu.compute_efficiency;
+  if (p == Precision::fp8) {
+    if (const std::string why = fp8_recipe_refusal(fp8_recipe, gpu); !why.empty())
+      throw core::InputError(why, "gpu.fp8_recipe = \"delayed\" or \"current\"");
+  }
   const double byte_rate = gpu.memory_Bps * gpu.memory_efficiency;
   const double batch = batch_per_gpu;
 
@@ -82,8 +95,10 @@ std::vector<LayerTime> layer_times(const Model& model, const GpuProfile& gpu, in
       measured_s += t.forward_s + t.backward_s;
       modelled_s += t.update_s;
     } else {
+      const bool fp8 = p == Precision::fp8 && runs_in_fp8(layer);
+      const Precision lp = fp8 ? p : non_gemm_precision(p);
       if (layer.gemm && waves) {
-        const LayerTime g = gemm_layer_time(layer, gpu, batch_per_gpu, p, tensor);
+        const LayerTime g = gemm_layer_time(layer, gpu, batch_per_gpu, lp, tensor);
         t.forward_s = g.forward_s;
         t.backward_s = g.backward_s;
       } else {
@@ -91,8 +106,13 @@ std::vector<LayerTime> layer_times(const Model& model, const GpuProfile& gpu, in
         const double bytes = element_bytes(p) * (parameters + batch * layer.passes *
                                                                   static_cast<double>(layer.input_elements +
                                                                                       layer.output_elements));
-        t.forward_s = std::max(flops / flop_rate, bytes / byte_rate);
+        t.forward_s = std::max(flops / (gpu.peak_flops(lp) * gpu.compute_efficiency), bytes / byte_rate);
         t.backward_s = layer.backward_ratio * t.forward_s;
+      }
+      if (fp8) {
+        const LayerTime cast = fp8_cast_time(layer, batch_per_gpu, tensor, waves, fp8_recipe, byte_rate);
+        t.forward_s += cast.forward_s;
+        t.backward_s += cast.backward_s;
       }
       modelled_s += t.forward_s + t.backward_s + t.update_s;
     }
