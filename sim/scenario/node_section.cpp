@@ -6,8 +6,8 @@
 namespace dtsim::scenario {
 namespace {
 
-/// Nodes one rail leaf serves at most: any count up to the 4,096 GPUs a structured platform has (one leaf).
-constexpr int kMaxNodesPerLeaf = 4096;
+/// Nodes one rail leaf serves at most: any count up to the 131,072 GPUs a structured platform has (one leaf).
+constexpr int kMaxNodesPerLeaf = 131072;
 
 /// NVLinks a GPU has at most: 18 on H100 (NVIDIA H100 Tensor Core GPU datasheet: 18 NVLink 4 links).
 constexpr int kMaxNvlinks = 18;

@@ -232,7 +232,7 @@ TEST(PlatformSection, NodesPerLeafOnlyWithRailsAndAtLeastOne) {
             "rails = true, or leave it out");
   EXPECT_EQ(error_of(structured_file("fabric = \"pcie\"\nnics = 2\nrails = true\nnodes_per_leaf = 0\n",
                                      kNetworkLink)),
-            "p.toml:15:18: 'platform.node.nodes_per_leaf' = 0 is out of range; allowed: 1 to 4096");
+            "p.toml:15:18: 'platform.node.nodes_per_leaf' = 0 is out of range; allowed: 1 to 131072");
 }
 
 TEST(PlatformSection, NetworkLinkOnlyWithRails) {
@@ -269,6 +269,57 @@ TEST(PlatformFiles, DgxPlatformsLoadWithTheirStructure) {
     for (int l : f.path(0, 8).links) route.push_back(f.links()[static_cast<std::size_t>(l)].name);
     EXPECT_EQ(route[2], "node0_nic0_UP") << spec.name;
     EXPECT_EQ(route[route.size() - 3], "node1_nic0_DOWN") << spec.name;
+  }
+}
+
+TEST(PlatformFiles, NewSystemsLoadWithTheirDatasheetLinks) {
+  const auto h200 = load_file("dgx_h200");
+  EXPECT_EQ(h200.gpu, "h200");
+  EXPECT_DOUBLE_EQ(h200.node.nvlink.bandwidth_Bps, 450e9);  // NVLink 4, 900 GB/s both ways
+  EXPECT_EQ(h200.node.nodes_per_leaf, 32);
+  const auto b200 = load_file("dgx_b200");
+  EXPECT_EQ(b200.gpu, "b200");
+  EXPECT_DOUBLE_EQ(b200.node.nvlink.bandwidth_Bps, 900e9);  // NVLink 5, 1.8 TB/s both ways
+  EXPECT_DOUBLE_EQ(b200.inter.bandwidth_Bps, 50e9);         // 400 Gb/s ConnectX-7
+  EXPECT_EQ(b200.node.nics, 8);
+  EXPECT_TRUE(b200.node.rails);
+  EXPECT_EQ(platform::nvswitch_nvlinks(b200.node), 36);  // in NVLink 3/4 units of 25 GB/s: 18 NVLink 5 links of 50
+  const auto nvl72 = load_file("gb200_nvl72");
+  EXPECT_EQ(nvl72.gpu, "gb200");
+  EXPECT_EQ(nvl72.hosts(), 72);  // one NVLink domain of 72 GPUs
+  EXPECT_EQ(nvl72.node.fabric, platform::NodeFabric::nvswitch);
+  EXPECT_DOUBLE_EQ(nvl72.node.nvlink.bandwidth_Bps, 900e9);
+  EXPECT_EQ(nvl72.node.nics, 72);
+  const auto mi300x = load_file("mi300x_8");
+  EXPECT_EQ(mi300x.gpu, "mi300x");
+  EXPECT_EQ(mi300x.node.fabric, platform::NodeFabric::nvlink_mesh);
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 8; ++j) EXPECT_EQ(mi300x.node.nvlinks[i][j], i == j ? 0 : 1);  // Infinity Fabric full mesh
+  EXPECT_DOUBLE_EQ(mi300x.node.nvlink.bandwidth_Bps, 64e9);
+  // Inside a node: one hop; GPU 0 of the NVL72 to GPU 71 through the NVLink switch, never a NIC.
+  for (const auto& spec : {h200, b200, nvl72, mi300x}) {
+    const platform::Fabric f(spec);
+    const int last = spec.gpus_per_node - 1;
+    const core::Path p = f.path(0, last);
+    EXPECT_EQ(p.links.size(), spec.node.fabric == platform::NodeFabric::nvswitch ? 2U : 1U) << spec.name;
+    for (int l : p.links) EXPECT_DOUBLE_EQ(f.link_bandwidth_Bps(l), spec.node.nvlink.bandwidth_Bps) << spec.name;
+  }
+}
+
+TEST(PlatformSection, StructuredPlatformsReach131072Gpus) {
+  toml::table table = toml::parse_file(std::string(DTSIM_SOURCE_DIR) + "/platforms/dgx_h100.toml");
+  table.insert_or_assign("nodes", 16384);
+  const platform::PlatformSpec spec = load_platform(table);
+  EXPECT_EQ(spec.hosts(), 131072);
+  EXPECT_EQ(spec.rail_leaves(), 512);  // 512 scalable units of 32 nodes
+  const platform::Fabric f(spec);      // the analytic level's fabric: per-node vertices, routes on demand
+  EXPECT_EQ(f.path(0, 131071).links.size(), 8U);  // GPU, NIC up, rail 0 -> spine -> rail 7, NIC down, GPU
+  table.insert_or_assign("nodes", 16385);
+  try {
+    load_platform(table);
+    ADD_FAILURE() << "16,385 nodes of 8 GPUs loaded";
+  } catch (const core::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("allowed: 1 to 16384"), std::string::npos) << e.what();
   }
 }
 
