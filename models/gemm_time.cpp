@@ -44,7 +44,7 @@ GemmTiling gemm_tiling(const Gemm& g, int sms) {
 
 double gemm_time_s(const Gemm& g, const GpuProfile& gpu, Precision p) {
   const GemmTiling tiling = gemm_tiling(g, gpu.sm_count);
-  const double sm_flops = gpu.peak_flops(p) * gpu.gemm_efficiency / gpu.sm_count;
+  const double sm_flops = gpu.gemm_flops(p) / gpu.sm_count;
   const double tile_s =
       2.0 * static_cast<double>(tiling.tile.rows * tiling.tile.cols) * static_cast<double>(g.k + kPipelineFill_k) /
       sm_flops;

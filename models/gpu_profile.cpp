@@ -5,10 +5,19 @@
 /// ceiling (gemm_time.hpp). Bekman, "Machine Learning Engineering Open Book", compute/accelerator/README.md, "Maximum
 /// Achievable Matmul FLOPS comparison table" (mamf-finder.py: the best of a sweep of bf16 torch.matmul shapes, mean of
 /// 100 runs): A100 SXM 271.2 of 312 TFLOP/s (86.9 %, torch 2.6 / CUDA 12.6), H100 SXM 794.5 of 989 (80.3 %, torch
-/// 2.7 / CUDA 12.6). It is measured at bf16 and used at every precision (no published fp32 or tf32 sweep). No such
-/// measurement was found for the V100 or the RTX 2080 Ti: their GEMMs use compute_efficiency as the ceiling.
+/// 2.7 / CUDA 12.6), B200 SXM 1745.0 of 2250 (77.6 %, torch 2.7.1 / CUDA 12.8), GB200 1822.0 of 2500 (72.9 %, torch
+/// 2.10 nightly / CUDA 13.0), MI300X 668.4 of 1300 (51.4 %, torch 2.5.1 / ROCm 6.3, PYTORCH_TUNABLEOP_ENABLED=1); the
+/// table notes "H200 is the same" as the H100. It is measured at bf16 and used at every precision but fp8 (no
+/// published fp32 or tf32 sweep). fp8_gemm_efficiency: the table's float8_e4m3fn sweep: H100 1402.6 of 1979 (70.9 %),
+/// H200 1453.4 of 1979 (73.4 %), B200 3432.5 of 4500 (76.3 %), GB200 3615.6 of 5000 (72.3 %); the MI300X row is empty,
+/// so its fp8 GEMMs use the bf16 figure. The H800 (an H100 SXM5 with fewer NVLinks and little FP64) has no row: the
+/// H100's figures. No such measurement was found for the V100 or the RTX 2080 Ti: their GEMMs use
+/// compute_efficiency as the ceiling.
 ///
-/// sm_count: the datasheets' and whitepapers' streaming multiprocessors of each board.
+/// sm_count: the datasheets' and whitepapers' streaming multiprocessors of each board. NVIDIA publishes none for
+/// Blackwell: B200 148 and GB200 152 are the cudaDeviceProp::multiProcessorCount CUDA reports on them, as public
+/// kernel code and benchmark notes quote it ("B200: 148 SMs", "GB200: 152 SMs"). The MI300X's 304
+/// compute units (AMD Instinct MI300X data sheet) stand for SMs: hipBLASLt, like cuBLAS, runs one macro tile per CU.
 ///
 /// compute_efficiency applies to the FLOPs of layers that are not GEMMs (convolutions), and to GEMMs with
 /// gemm_model = "roofline". cuBLAS reaches 70-90 % of tensor-core peak on large
@@ -35,7 +44,8 @@
 ///
 /// memory_bytes: the datasheet's capacity. HBM and GDDR capacities are whole numbers of binary gigabytes (four
 /// 4 GiB HBM2 stacks on a V100 16GB, five 8 GiB stacks on an A100 40GB, five 16 GiB HBM3 stacks on an H100 SXM5
-/// 80GB, eleven 1 GiB GDDR6 chips on an RTX 2080 Ti), so the datasheets' "GB" are GiB here. The CUDA context and
+/// 80GB, eight 24 GiB HBM3 stacks on an MI300X, eleven 1 GiB GDDR6 chips on an RTX 2080 Ti), so the datasheets' "GB"
+/// are GiB here; H200 141, B200 180 and GB200 186 are the usable parts of six and eight 24 GiB HBM3e stacks. The CUDA context and
 /// the allocator's reserve are not subtracted (no published figure; nvidia-smi shows a few hundred MiB less).
 ///
 /// workspace_bytes: the cuBLAS workspace PyTorch gives each handle and stream (aten/src/ATen/cuda/
@@ -55,6 +65,7 @@ namespace dtsim::models {
 namespace {
 
 constexpr double tera = 1e12;
+constexpr double peta = 1e15;
 constexpr double giga = 1e9;
 constexpr double gibi = 1024.0 * 1024 * 1024;
 constexpr double pre_hopper_workspace = 2 * 4096 * 1024 + 8 * 16 * 1024;
@@ -103,11 +114,118 @@ GpuProfile h100() {
   g.tf32_flops = 494.7 * tera;  // "Peak TF32 Tensor TFLOPS 494.7" (989.4 with sparsity)
   g.fp16_flops = 989.4 * tera;  // "Peak FP16 Tensor TFLOPS with FP32 Accumulate 989.4" (1978.9 with sparsity)
   g.bf16_flops = 989.4 * tera;  // "Peak BF16 Tensor TFLOPS with FP32 Accumulate 989.4"
+  g.fp8_flops = 1978.9 * tera;  // "Peak FP8 Tensor TFLOPS with FP32 Accumulate 1978.9" (3957.8 with sparsity)
   g.memory_Bps = 3352 * giga;   // HBM3 "Memory Bandwidth 3352 GB/sec" (datasheet: 3.35 TB/s)
   g.memory_bytes = 80 * gibi;   // "Memory Size 80 GB" (table 3)
   g.workspace_bytes = hopper_workspace;
   g.sm_count = 132;  // H100 whitepaper (2022), table 3: "SMs 132" (H100 SXM5)
   g.gemm_efficiency = 0.803;  // MAMF 794.5 of 989 TFLOP/s
+  g.fp8_gemm_efficiency = 0.709;  // MAMF fp8 1402.6 of 1979 TFLOP/s
+  g.compute_efficiency = 0.5;
+  g.memory_efficiency = 0.8;
+  return g;
+}
+
+GpuProfile h200() {
+  GpuProfile g;
+  g.name = "h200";
+  g.source = "NVIDIA H200 Tensor Core GPU datasheet (2024), H200 SXM; dense rates are half the sparse ones it lists";
+  g.fp32_flops = 67 * tera;     // "FP32 67 TFLOPS"
+  g.tf32_flops = 494.5 * tera;  // "TF32 Tensor Core 989 TFLOPS" with sparsity
+  g.fp16_flops = 989.5 * tera;  // "FP16 Tensor Core 1,979 TFLOPS" with sparsity
+  g.bf16_flops = 989.5 * tera;  // "BFLOAT16 Tensor Core 1,979 TFLOPS" with sparsity
+  g.fp8_flops = 1979 * tera;    // "FP8 Tensor Core 3,958 TFLOPS" with sparsity
+  g.memory_Bps = 4800 * giga;   // "GPU Memory Bandwidth 4.8TB/s"
+  g.memory_bytes = 141 * gibi;  // "GPU Memory 141GB" HBM3e
+  g.workspace_bytes = hopper_workspace;
+  g.sm_count = 132;  // the H100 SXM5's GH100 (H100 whitepaper, table 3), with HBM3e
+  g.gemm_efficiency = 0.803;      // MAMF: "H200 is the same" as the H100's 794.5 of 989
+  g.fp8_gemm_efficiency = 0.734;  // MAMF fp8 1453.4 of 1979 TFLOP/s
+  g.compute_efficiency = 0.5;
+  g.memory_efficiency = 0.8;
+  return g;
+}
+
+GpuProfile h800() {
+  GpuProfile g;
+  g.name = "h800";
+  g.source = "NVIDIA H800 Tensor Core GPU datasheet (2023), H800 SXM5; dense rates are half the sparse ones it lists";
+  g.fp32_flops = 67 * tera;     // "FP32 67 teraFLOPS"
+  g.tf32_flops = 494.5 * tera;  // "TF32 Tensor Core 989 teraFLOPS" with sparsity
+  g.fp16_flops = 989.5 * tera;  // "FP16 Tensor Core 1,979 teraFLOPS" with sparsity
+  g.bf16_flops = 989.5 * tera;  // "BFLOAT16 Tensor Core 1,979 teraFLOPS" with sparsity
+  g.fp8_flops = 1979 * tera;    // "FP8 Tensor Core 3,958 teraFLOPS" with sparsity
+  g.memory_Bps = 3350 * giga;   // "GPU memory bandwidth 3.35TB/s"
+  g.memory_bytes = 80 * gibi;   // "GPU memory 80GB" HBM3
+  g.workspace_bytes = hopper_workspace;
+  g.sm_count = 132;  // the H100 SXM5's GH100 (H100 whitepaper, table 3); the H800 differs in NVLink and FP64
+  g.gemm_efficiency = 0.803;      // no MAMF row: the H100's (same silicon and clocks)
+  g.fp8_gemm_efficiency = 0.709;  // the H100's
+  g.compute_efficiency = 0.5;
+  g.memory_efficiency = 0.8;
+  return g;
+}
+
+GpuProfile b200() {
+  GpuProfile g;
+  g.name = "b200";
+  g.source = "NVIDIA HGX B200 datasheet (2024), per GPU (the 8-GPU board's rates / 8, dense: half the sparse ones); "
+             "DGX B200 datasheet for memory";
+  g.fp32_flops = 75 * tera;       // "FP32 600 TFLOPS" / 8
+  g.tf32_flops = 1.125 * peta;    // "TF32 Tensor Core 18 PFLOPS" with sparsity / 8 / 2
+  g.fp16_flops = 2.25 * peta;     // "FP16/BF16 Tensor Core 36 PFLOPS" with sparsity / 8 / 2
+  g.bf16_flops = 2.25 * peta;
+  g.fp8_flops = 4.5 * peta;       // "FP8 Tensor Core 72 PFLOPS" with sparsity / 8 / 2
+  g.fp4_flops = 9 * peta;         // "FP4 Tensor Core 144 PFLOPS" with sparsity / 8 / 2
+  g.mxfp8 = true;                 // Blackwell architecture technical brief: microscaling formats (MXFP8, MXFP6, MXFP4)
+  g.memory_Bps = 8000 * giga;     // DGX B200: "64TB/s HBM3e bandwidth" / 8
+  g.memory_bytes = 180 * gibi;    // DGX B200: "1,440GB total GPU memory" / 8
+  g.workspace_bytes = hopper_workspace;
+  g.sm_count = 148;  // cudaDeviceProp::multiProcessorCount (this file's header)
+  g.gemm_efficiency = 0.776;      // MAMF 1745.0 of 2250 TFLOP/s
+  g.fp8_gemm_efficiency = 0.763;  // MAMF fp8 3432.5 of 4500 TFLOP/s
+  g.compute_efficiency = 0.5;
+  g.memory_efficiency = 0.8;
+  return g;
+}
+
+GpuProfile gb200() {
+  GpuProfile g;
+  g.name = "gb200";
+  g.source = "NVIDIA GB200 NVL72 datasheet (2024), per GPU (the rack's 72 GPUs' rates / 72, dense: half the sparse "
+             "ones)";
+  g.fp32_flops = 80 * tera;       // "FP32 5,760 TFLOPS" / 72
+  g.tf32_flops = 1.25 * peta;     // "TF32 Tensor Core 180 PFLOPS" with sparsity / 72 / 2
+  g.fp16_flops = 2.5 * peta;      // "FP16/BF16 Tensor Core 360 PFLOPS" with sparsity / 72 / 2
+  g.bf16_flops = 2.5 * peta;
+  g.fp8_flops = 5 * peta;         // "FP8/FP6 Tensor Core 720 PFLOPS" with sparsity / 72 / 2
+  g.fp4_flops = 10 * peta;        // "FP4 Tensor Core 1,440 PFLOPS" with sparsity / 72 / 2
+  g.mxfp8 = true;                 // Blackwell: microscaling formats, as the B200
+  g.memory_Bps = 8000 * giga;     // "HBM3e ... 576TB/s" / 72
+  g.memory_bytes = 186 * gibi;    // "Up to 13.4TB" HBM3e / 72
+  g.workspace_bytes = hopper_workspace;
+  g.sm_count = 152;  // cudaDeviceProp::multiProcessorCount (this file's header)
+  g.gemm_efficiency = 0.729;      // MAMF 1822.0 of 2500 TFLOP/s
+  g.fp8_gemm_efficiency = 0.723;  // MAMF fp8 3615.6 of 5000 TFLOP/s
+  g.compute_efficiency = 0.5;
+  g.memory_efficiency = 0.8;
+  return g;
+}
+
+GpuProfile mi300x() {
+  GpuProfile g;
+  g.name = "mi300x";
+  g.source = "AMD Instinct MI300X data sheet (2023), OAM module, dense rates";
+  g.fp32_flops = 163.4 * tera;   // "Peak Single Precision (FP32) Vector 163.4 TFLOPs"
+  g.tf32_flops = 653.7 * tera;   // "Peak TF32 Performance 653.7 TFLOPs" (1307.4 with sparsity)
+  g.fp16_flops = 1307.4 * tera;  // "Peak Half Precision (FP16) Performance 1307.4 TFLOPs"
+  g.bf16_flops = 1307.4 * tera;  // "Peak Bfloat16 Performance 1307.4 TFLOPs"
+  g.fp8_flops = 2614.9 * tera;   // "Peak Eight-bit Precision (FP8) Performance 2614.9 TFLOPs" (E4M3 and E5M2)
+  g.memory_Bps = 5300 * giga;    // "Peak Theoretical Memory Bandwidth 5.3 TB/s"
+  g.memory_bytes = 192 * gibi;   // "Dedicated Memory Size 192 GB" HBM3
+  g.workspace_bytes = hopper_workspace;  // no ROCm figure at hand: the Hopper one
+  g.sm_count = 304;  // "Compute Units 304"
+  g.gemm_efficiency = 0.514;  // MAMF 668.4 of 1300 TFLOP/s; no fp8 row: used at fp8 too
   g.compute_efficiency = 0.5;
   g.memory_efficiency = 0.8;
   g.attention_measurements = "h100";  // FlashAttention-3 paper (models/attention_time.hpp)
@@ -136,10 +254,12 @@ struct GpuEntry {
 };
 
 // The registry: the key is the name scenario files use.
-constexpr GpuEntry gpus[] = {{"v100", v100}, {"a100", a100}, {"h100", h100}, {"rtx2080ti", rtx2080ti}};
+constexpr GpuEntry gpus[] = {{"v100", v100}, {"a100", a100},   {"h100", h100},     {"h200", h200},
+                             {"h800", h800}, {"b200", b200},   {"gb200", gb200},   {"mi300x", mi300x},
+                             {"rtx2080ti", rtx2080ti}};
 
-constexpr std::array<Precision, 4> precisions = {Precision::fp32, Precision::tf32, Precision::fp16,
-                                                 Precision::bf16};
+constexpr std::array<Precision, 5> precisions = {Precision::fp32, Precision::tf32, Precision::fp16,
+                                                 Precision::bf16, Precision::fp8};
 
 // Peak rate at `p`, 0 when unsupported.
 double rate(const GpuProfile& g, Precision p) {
@@ -152,6 +272,8 @@ double rate(const GpuProfile& g, Precision p) {
       return g.fp16_flops;
     case Precision::bf16:
       return g.bf16_flops;
+    case Precision::fp8:
+      return g.fp8_flops;
   }
   DTSIM_CHECK(false, "unknown Precision value");
   return 0;
@@ -167,6 +289,11 @@ double GpuProfile::peak_flops(Precision p) const {
   }
   throw core::InputError("GPU '" + name + "' does not support precision " + std::string(precision_name(p)),
                          "supported: " + core::join_names(supported));
+}
+
+double GpuProfile::gemm_flops(Precision p) const {
+  const double efficiency = p == Precision::fp8 && fp8_gemm_efficiency > 0 ? fp8_gemm_efficiency : gemm_efficiency;
+  return peak_flops(p) * efficiency;
 }
 
 std::vector<std::string> gpu_names() {
@@ -186,12 +313,18 @@ Precision parse_precision(std::string_view name) {
   for (Precision p : precisions) {
     if (precision_name(p) == name) return p;
   }
-  std::vector<std::string> known;
-  for (Precision p : precisions) known.emplace_back(precision_name(p));
-  throw core::unknown_name("precision", name, known);
+  throw core::unknown_name("precision", name, precision_names());
 }
 
-double element_bytes(Precision p) { return p == Precision::fp16 || p == Precision::bf16 ? 2 : 4; }
+std::vector<std::string> precision_names() {
+  std::vector<std::string> names;
+  for (Precision p : precisions) names.emplace_back(precision_name(p));
+  return names;
+}
+
+double element_bytes(Precision p) { return p == Precision::fp32 || p == Precision::tf32 ? 4 : 2; }
+
+Precision non_gemm_precision(Precision p) { return p == Precision::fp8 ? Precision::bf16 : p; }
 
 std::vector<std::string> gemm_model_names() { return {"waves", "roofline"}; }
 
@@ -211,6 +344,8 @@ std::string_view precision_name(Precision p) {
       return "fp16";
     case Precision::bf16:
       return "bf16";
+    case Precision::fp8:
+      return "fp8";
   }
   DTSIM_CHECK(false, "unknown Precision value");
   return {};

@@ -11,8 +11,16 @@
 
 namespace dtsim::models {
 
-/// Arithmetic precision of the training run.
-enum class Precision { fp32, tf32, fp16, bf16 };
+/// Arithmetic precision of the training run. fp8: Transformer Engine's recipe, its Linear layers' GEMMs in fp8
+/// (E4M3 forward, E5M2 gradients) and every other layer, and the tensors between layers, in bf16 (fp8_recipe.hpp).
+enum class Precision { fp32, tf32, fp16, bf16, fp8 };
+
+/// How fp8 tensors get their scales (Transformer Engine's recipes; fp8_recipe.hpp has their costs).
+enum class Fp8Recipe {
+  delayed,  ///< DelayedScaling: one fp32 scale per tensor from the amax history of past steps
+  current,  ///< Float8CurrentScaling: one fp32 scale per tensor from its own amax (an extra read)
+  mxfp8,    ///< MXFP8BlockScaling: an E8M0 scale per 32 elements (Blackwell's tensor cores apply them)
+};
 
 /// How matrix-multiply layers (Layer::gemm) are timed.
 enum class GemmModel {
@@ -33,6 +41,12 @@ struct GpuProfile {
   double tf32_flops = 0;              ///< flop/s, 0 if unsupported
   double fp16_flops = 0;              ///< flop/s (tensor cores, dense)
   double bf16_flops = 0;              ///< flop/s, 0 if unsupported
+  double fp8_flops = 0;               ///< flop/s (tensor cores, dense, fp32 accumulate), 0 if unsupported
+  /// flop/s of dense fp4 tensor cores (Blackwell's NVFP4/MXFP4), 0 if unsupported: listed (`dtsim list gpus`), not a
+  /// training precision dtsim models
+  double fp4_flops = 0;
+  /// Fifth-generation tensor cores (Blackwell) run block-scaled MXFP8 GEMMs: gpu.fp8_recipe = "mxfp8"
+  bool mxfp8 = false;
   double memory_Bps = 0;              ///< HBM/GDDR bandwidth, bytes/s
   double memory_bytes = 0;            ///< device memory capacity, bytes
   double workspace_bytes = 0;         ///< cuBLAS workspace PyTorch allocates per handle and stream, bytes
@@ -40,6 +54,8 @@ struct GpuProfile {
   double compute_efficiency = 0;      ///< achieved / peak flop/s for dense layers that are not GEMMs (convolutions)
   /// achieved / peak flop/s of a large GEMM that fills whole waves with whole tiles (measured; gemm_time.hpp)
   double gemm_efficiency = 0;
+  /// the same at fp8 (measured with float8_e4m3fn inputs); 0: gemm_efficiency
+  double fp8_gemm_efficiency = 0;
   GemmModel gemm_model = GemmModel::waves;  ///< how matrix-multiply layers are timed
   double memory_efficiency = 0;       ///< achieved / peak bandwidth for memory-bound layers
   /// Compute runs this many times slower while the GPU's collective runs beside it (SMs and memory bandwidth
@@ -58,6 +74,8 @@ struct GpuProfile {
   // ---- end per-kernel time model ----
   /// Peak flop/s at `p`; throws core::InputError when the GPU does not support it.
   double peak_flops(Precision p) const;
+  /// The flop/s a large GEMM reaches at `p`: peak_flops(p) x the GEMM efficiency at `p`.
+  double gemm_flops(Precision p) const;
 };
 
 /// Per-layer compute times for one iteration at a given per-GPU batch.
@@ -82,20 +100,30 @@ struct LayerTime {
 /// share's (the whole group's GPU time, which the parallel workload divides by the group size).
 /// When `measured_iteration_s` is set, every roofline time is scaled so that forward + backward + update
 /// of one GPU equals it (calibration to a measured single-GPU iteration).
+/// p = fp8: the layers that runs_in_fp8 (fp8_recipe.hpp) run their GEMMs at the fp8 peak and add `fp8_recipe`'s
+/// quantization kernels (fp8_cast_bytes) at memory_Bps x memory_efficiency; every other layer runs at bf16.
 std::vector<LayerTime> layer_times(const Model& model, const GpuProfile& gpu, int batch_per_gpu, Precision p,
                                    std::optional<double> measured_iteration_s = std::nullopt,
-                                   const Optimizer& optimizer = models::optimizer("momentum"), int tensor = 1);
+                                   const Optimizer& optimizer = models::optimizer("momentum"), int tensor = 1,
+                                   Fp8Recipe fp8_recipe = Fp8Recipe::delayed);
 
-/// Names of the built-in GPU profiles (registry keys: "v100", "a100", "h100", "rtx2080ti").
+/// Names of the built-in GPU profiles (registry keys: "v100", "a100", "h100", "h200", "h800", "b200", "gb200",
+/// "mi300x", "rtx2080ti").
 std::vector<std::string> gpu_names();
 /// The built-in profile called `name`; throws core::InputError listing the known names.
 GpuProfile gpu_profile(std::string_view name);
-/// Parses "fp32" | "tf32" | "fp16" | "bf16"; throws core::InputError.
+/// Parses "fp32" | "tf32" | "fp16" | "bf16" | "fp8"; throws core::InputError.
 Precision parse_precision(std::string_view name);
+/// Names of the precisions, as written in scenario files.
+std::vector<std::string> precision_names();
 /// Name of a precision, as written in scenario files.
 std::string_view precision_name(Precision p);
-/// Bytes of one activation or weight element at `p` (2 at fp16/bf16, else 4).
+/// Bytes of one activation or weight element at `p` (2 at fp16, bf16 and fp8, whose layers exchange bf16 tensors;
+/// else 4).
 double element_bytes(Precision p);
+/// The precision of the layers that are not GEMMs (and of GEMMs outside Transformer Engine's Linear layers): bf16
+/// under fp8, else `p`.
+Precision non_gemm_precision(Precision p);
 /// Names of the GEMM models ("waves", "roofline").
 std::vector<std::string> gemm_model_names();
 /// Parses a GEMM model name; throws core::InputError listing the known ones.

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "models/attention_time.hpp"
+#include "models/fp8_recipe.hpp"
 #include "models/gemm_time.hpp"
 #include "models/kernel_launch.hpp"
 #include "models/gpu_profile.hpp"
@@ -74,13 +75,15 @@ LayerWork attention_work(const Layer& layer, const Model& model, const GpuProfil
 }
 
 /// Any other layer by the roofline, its `passes` kernels forward and as many backward; one GPU's share of a split one.
-LayerWork roofline_work(const Layer& layer, const GpuProfile& gpu, double batch, Precision p, int tensor) {
+/// `p`: the run's precision (its bytes); `compute`: the precision the layer computes in (its peak rate).
+LayerWork roofline_work(const Layer& layer, const GpuProfile& gpu, double batch, Precision p, Precision compute,
+                        int tensor) {
   const auto parameters = static_cast<double>(layer.parameter_count());
   const double flops = batch * layer.forward_flops;
   const double bytes = element_bytes(p) * (parameters + batch * layer.passes *
                                                             static_cast<double>(layer.input_elements +
                                                                                 layer.output_elements));
-  const double whole = std::max(flops / (gpu.peak_flops(p) * gpu.compute_efficiency),
+  const double whole = std::max(flops / (gpu.peak_flops(compute) * gpu.compute_efficiency),
                                 bytes / (gpu.memory_Bps * gpu.memory_efficiency));
   const double group = split(layer) ? tensor : 1.0;
   return {{layer.passes, whole / group}, {layer.passes, layer.backward_ratio * whole / group}, group};
@@ -106,11 +109,20 @@ double update_kernels(const Model& model, int state_words, bool mixed) {
   return launches(std::min(2 + state_words, 5)) + (mixed ? launches(2) : 0);
 }
 
+/// The quantization kernels of `recipe` on an fp8 GEMM layer, as the GEMM is timed: one GPU's share times the group
+/// under the wave model, the whole product under the roofline (which times the layer's FLOPs whole).
+LayerTime fp8_cast_time(const Layer& layer, int batch, int tensor, bool waves, Fp8Recipe recipe, double byte_rate) {
+  const int share = waves ? tensor : 1;
+  const double group = waves && layer.split != TensorSplit::replicated ? tensor : 1.0;
+  const Fp8CastBytes bytes = fp8_cast_bytes(gpu_share(layer, batch, share), recipe);
+  return {group * bytes.forward / byte_rate, group * bytes.backward / byte_rate, 0};
+}
+
 }  // namespace
 
 std::vector<LayerTime> layer_times(const Model& model, const GpuProfile& gpu, int batch_per_gpu, Precision p,
                                    std::optional<double> measured_iteration_s, const Optimizer& optimizer,
-                                   int tensor) {
+                                   int tensor, Fp8Recipe fp8_recipe) {
   if (batch_per_gpu < 1) {
     throw core::InputError("batch per GPU is " + std::to_string(batch_per_gpu), "a whole number >= 1");
   }
@@ -132,23 +144,38 @@ std::vector<LayerTime> layer_times(const Model& model, const GpuProfile& gpu, in
     throw core::InputError("GPU '" + gpu.name + "' has memory bandwidth " + number(gpu.memory_Bps) + " B/s",
                            "a bandwidth > 0");
   }
+  if (p == Precision::fp8) {
+    if (const std::string why = fp8_recipe_refusal(fp8_recipe, gpu); !why.empty())
+      throw core::InputError(why, "gpu.fp8_recipe = \"delayed\" or \"current\"");
+  }
   const double byte_rate = gpu.memory_Bps * gpu.memory_efficiency;
   const LaunchCosts launch = launch_costs(gpu.launch);
   // A step moves the optimizer's bytes per parameter; under mixed precision the fp32 master weights are then read
   // and written to the fp16/bf16 model weights (4 + 2 bytes per parameter).
-  const bool mixed = p == Precision::fp16 || p == Precision::bf16;
+  const bool mixed = p == Precision::fp16 || p == Precision::bf16 || p == Precision::fp8;
   const double update_bytes = optimizer.update_bytes_per_parameter + (mixed ? 6.0 : 0.0);
 
   std::vector<LayerWork> work(model.layers.size());
   for (std::size_t i = 0; i < model.layers.size(); ++i) {
     const Layer& layer = model.layers[i];
     if (layer.measured) continue;
+    // fp8 (Transformer Engine): the linear layers' GEMMs in fp8 with their quantization kernels; attention, norms
+    // and element-wise layers in bf16.
+    const bool fp8 = p == Precision::fp8 && runs_in_fp8(layer);
+    const Precision lp = fp8 ? p : non_gemm_precision(p);
     if (flash(layer))
-      work[i] = attention_work(layer, model, gpu, batch_per_gpu, p, tensor);
+      work[i] = attention_work(layer, model, gpu, batch_per_gpu, lp, tensor);
     else if (layer.gemm && waves)
-      work[i] = gemm_work(layer, gpu, batch_per_gpu, p, tensor);
+      work[i] = gemm_work(layer, gpu, batch_per_gpu, lp, tensor);
     else
-      work[i] = roofline_work(layer, gpu, batch_per_gpu, p, tensor);
+      work[i] = roofline_work(layer, gpu, batch_per_gpu, p, lp, tensor);
+    if (fp8) {
+      const LayerTime cast = fp8_cast_time(layer, batch_per_gpu, tensor, waves, fp8_recipe, byte_rate);
+      work[i].forward.work_s += cast.forward_s / work[i].group;
+      work[i].backward.work_s += cast.backward_s / work[i].group;
+      ++work[i].forward.kernels;
+      ++work[i].backward.kernels;
+    }
   }
   // One stream per GPU, fed in program order: the forward over the layers, then the backward in reverse.
   std::vector<LayerTime> times(model.layers.size());

@@ -83,9 +83,10 @@ int list_command(const std::string& what) {
   } else if (what == "gpus") {
     for (const std::string& name : models::gpu_names()) {
       const models::GpuProfile g = models::gpu_profile(name);
-      std::printf("%-10s fp32 %6.1f TFLOP/s  fp16 %6.1f TFLOP/s  memory %4.0f GiB %6.0f GB/s  %s\n", name.c_str(),
-                  g.fp32_flops / 1e12, g.fp16_flops / 1e12, g.memory_bytes / 1073741824.0, g.memory_Bps / 1e9,
-                  g.source.c_str());
+      // Dense TFLOP/s; 0: no such units.
+      std::printf("%-10s fp32 %6.1f  fp16 %6.1f  fp8 %6.1f  fp4 %6.1f TFLOP/s  memory %4.0f GiB %6.0f GB/s  %3d SMs  %s\n",
+                  name.c_str(), g.fp32_flops / 1e12, g.fp16_flops / 1e12, g.fp8_flops / 1e12, g.fp4_flops / 1e12,
+                  g.memory_bytes / 1073741824.0, g.memory_Bps / 1e9, g.sm_count, g.source.c_str());
     }
   } else if (what == "collectives") {
     for (const std::string& name : collectives::collective_names()) std::printf("%s\n", name.c_str());

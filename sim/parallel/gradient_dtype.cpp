@@ -4,8 +4,11 @@ namespace dtsim::parallel {
 
 std::vector<std::string> gradient_dtype_names() { return {"fp32", "bf16", "fp16"}; }
 
-models::Precision default_gradient_dtype(const Layout& layout, models::Precision p) {
+models::Precision default_gradient_dtype(const Layout& layout, models::Precision precision) {
   using models::Precision;
+  // fp8 (Transformer Engine): the layers hand bf16 gradients to the framework, as bf16 training does; Megatron-LM
+  // runs fp8 with --bf16.
+  const Precision p = models::non_gemm_precision(precision);
   const bool half = p == Precision::fp16 || p == Precision::bf16;
   if (!half) return Precision::fp32;
   // Megatron-LM (megatron/training/arguments.py): "bfloat16 requires gradient accumulation and all-reduce to be

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "models/fp8_recipe.hpp"
 #include "sim/core/units.hpp"
 #include "sim/memory/activations.hpp"
 #include "sim/memory/model_states.hpp"
@@ -56,14 +57,24 @@ memory::MemoryBreakdown stage_memory(const Layout& layout, const Workload& workl
                                      const models::Model& model, const models::GpuProfile& gpu,
                                      models::Precision precision, models::Precision gradient_dtype,
                                      const models::Optimizer& optimizer,
-                                     memory::Recomputation recomputation, int micro_batches, int hybrid_shard) {
+                                     memory::Recomputation recomputation, int micro_batches, int hybrid_shard,
+                                     models::Fp8Recipe fp8_recipe) {
   const StagePlan& plan = workload.stages[static_cast<std::size_t>(stage)];
   memory::MemoryBreakdown b;
   b.gpu = gpu.name;
   b.where = "pipeline stage " + std::to_string(stage);
   b.capacity_bytes = gpu.memory_bytes;
   const auto parameters = static_cast<std::int64_t>(plan.parameters);
-  const memory::ModelStates states = memory::model_states(parameters, precision, gradient_dtype, optimizer);
+  std::int64_t fp8_parameters = 0;  // of the stage's Linear layers, per tensor-parallel rank
+  for (const auto& chunk : plan.chunks)
+    for (int u : chunk) {
+      const Unit& unit = workload.units[static_cast<std::size_t>(u)];
+      for (auto i = static_cast<std::size_t>(unit.first_layer); i < static_cast<std::size_t>(unit.end_layer); ++i)
+        if (const models::Layer& l = model.layers[i]; models::runs_in_fp8(l))
+          fp8_parameters += l.parameter_count() / (l.split != models::TensorSplit::replicated ? layout.tensor : 1);
+    }
+  const memory::ModelStates states =
+      memory::model_states(parameters, precision, gradient_dtype, optimizer, fp8_parameters, fp8_recipe);
   const int shards = layout.sharding == Sharding::hybrid ? hybrid_shard
                      : layout.sharding == Sharding::none ? 1
                                                          : layout.replicas();
@@ -82,6 +93,11 @@ memory::MemoryBreakdown stage_memory(const Layout& layout, const Workload& workl
   part("optimizer state", states.optimizer_bytes, layout.sharding != Sharding::none,
        fmt::format("{}: {} fp32 state{}{}", optimizer.name, optimizer.state_words, optimizer.state_words == 1 ? "" : "s",
                    e < 4 ? " + fp32 master weights" : ""));
+  if (precision == models::Precision::fp8)
+    part("fp8 weight copies", states.fp8_weight_bytes, shard_weights,
+         fmt::format("{} Linear-layer parameters of the stage per GPU x {} B ({} recipe)",
+                     core::format_count(fp8_parameters), models::fp8_weight_copy_bytes(fp8_recipe),
+                     models::fp8_recipe_name(fp8_recipe)));
   if (shard_weights) {
     std::vector<double> units;
     for (const auto& chunk : plan.chunks)

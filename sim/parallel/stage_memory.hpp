@@ -22,6 +22,7 @@ memory::MemoryBreakdown stage_memory(const Layout& layout, const Workload& workl
                                      const models::Model& model, const models::GpuProfile& gpu,
                                      models::Precision precision, models::Precision gradient_dtype,
                                      const models::Optimizer& optimizer,
-                                     memory::Recomputation recomputation, int micro_batches, int hybrid_shard);
+                                     memory::Recomputation recomputation, int micro_batches, int hybrid_shard,
+                                     models::Fp8Recipe fp8_recipe = models::Fp8Recipe::delayed);
 
 }  // namespace dtsim::parallel

@@ -32,6 +32,12 @@ Fabric fabric(const platform::PlatformSpec& p, int nodes) {
       const double uplinks = std::ceil(p.network.bandwidth_Bps / p.inter.bandwidth_Bps * (1 - 1e-12));
       f.switch_ports.push_back({2 * leaves * uplinks, p.inter.bandwidth_Bps});
       f.switches = leaves + 1;
+      if (p.node.units_per_pod == 0) break;
+      // Three tiers: each pod's spine-to-core links, a port at each end, and the pods' spines and the core.
+      for (int pod = 0; pod < sized.pods(); ++pod)
+        f.switch_ports.push_back(
+            {2 * std::ceil(sized.pod_core(pod).bandwidth_Bps / p.inter.bandwidth_Bps * (1 - 1e-12)), p.inter.bandwidth_Bps});
+      f.switches = leaves + sized.pods() + 1;
       break;
     }
     case Topology::ring:

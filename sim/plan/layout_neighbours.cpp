@@ -151,9 +151,10 @@ void sharding_steps(const Run& r, std::vector<LayoutWhatIf>& out) {
 
 void gradient_dtype_steps(const Run& r, std::vector<LayoutWhatIf>& out) {
   using models::Precision;
-  const bool half = r.s.precision == Precision::bf16 || r.s.precision == Precision::fp16;
+  const Precision sixteen = models::non_gemm_precision(r.s.precision);  // fp8 trains bf16 gradients
+  const bool half = sixteen == Precision::bf16 || sixteen == Precision::fp16;
   const Precision now = r.s.gradient_dtype;
-  const Precision other = now != Precision::fp32 ? Precision::fp32 : half ? r.s.precision : now;
+  const Precision other = now != Precision::fp32 ? Precision::fp32 : half ? sixteen : now;
   if (other == now) return;
   out.push_back({{{"strategy.gradient_dtype", std::string(models::precision_name(other))}},
                  fmt::format("data-parallel gradients kept and reduced in {} instead of {}",

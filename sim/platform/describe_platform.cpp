@@ -8,6 +8,8 @@
 #include <sstream>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "sim/core/units.hpp"
 #include "sim/platform/fabric.hpp"
 
@@ -137,6 +139,12 @@ std::string rail_network(const PlatformSpec& spec) {
     return head + " (rail<k>_spine " + link_text(spec.network) + ": one leaf uplink per rail at any node count, " +
            "nodes_per_leaf not set)";
   const int leaves = spec.rail_leaves();
+  if (n.units_per_pod > 0)
+    return "rail-optimised, three tiers: " + std::to_string(leaves) + " scalable units of up to " +
+           std::to_string(n.nodes_per_leaf) + " nodes, each with a leaf per rail (su<u>_rail<k>, uplink " +
+           link_text(spec.network) + " to its pod's spine); " + std::to_string(spec.pods()) + " pods of up to " +
+           std::to_string(n.units_per_pod) + " units, each spine linked to the core (pod0_core " +
+           link_text(spec.pod_core(0)) + ", oversubscription " + fmt::format("{:g}", n.core_oversubscription) + ":1)";
   return head + " (rail<k>_spine " + link_text(spec.rail_spine()) + ": " + std::to_string(leaves) +
          (leaves == 1 ? " leaf" : " leaves") + " of up to " + std::to_string(n.nodes_per_leaf) +
          " nodes, each with an uplink of " + link_text(spec.network) + ")";
@@ -177,7 +185,8 @@ std::string node_structure(const PlatformSpec& spec) {
   out << "\nnetwork       " << rail_network(spec)
       << "\nnode links    gpu<h>_pcie, node<n>_pcie<s>_host, node<n>_nic<k>_pcie, node<n>_nic<k>"
       << (n.fabric == NodeFabric::nvswitch ? ", gpu<h>_nvlink" : "")
-      << (n.fabric == NodeFabric::nvlink_mesh ? ", node<n>_nvlink<i>-<j>" : "") << (n.rails ? ", rail<k>_spine" : "")
+      << (n.fabric == NodeFabric::nvlink_mesh ? ", node<n>_nvlink<i>-<j>" : "")
+      << (n.units_per_pod > 0 ? ", su<u>_rail<k>_spine, pod<p>_core" : n.rails ? ", rail<k>_spine" : "")
       << "\n";
   return out.str();
 }

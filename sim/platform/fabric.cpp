@@ -213,10 +213,12 @@ std::string reduction_refusal(const PlatformSpec& spec) {
   if (spec.node.nvls) {
     if (!spec.node.structured || spec.node.fabric != NodeFabric::nvswitch)
       return "nvls = true without an NVSwitch: NVLink SHARP is a function of the NVSwitch (fabric = \"nvswitch\")";
-    if (spec.gpu != "h100")
+    if (const std::vector<std::string> sharp = {"h100", "h200", "h800", "b200", "gb200"};
+        std::find(sharp.begin(), sharp.end(), spec.gpu) == sharp.end())
       return "nvls = true with gpu = \"" + spec.gpu +
              "\": NVLink SHARP needs third-generation NVSwitch and Hopper GPUs (DGX H100 and later; DGX A100's "
-             "second-generation and DGX-1's NVLinks do not reduce); set gpu = \"h100\"";
+             "second-generation and DGX-1's NVLinks do not reduce); set gpu = \"h100\", \"h200\", \"h800\", "
+             "\"b200\" or \"gb200\"";
   }
   return "";
 }

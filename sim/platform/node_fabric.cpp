@@ -26,6 +26,23 @@ namespace dtsim::platform {
 /// between two leaves of one rail is not routed over the uplinks: only traffic across rails is. With leaves as
 /// in a DGX SuperPOD (half the ports up: the uplinks carry all the leaf's NICs can send) that changes no bound.
 ///
+/// Three tiers (units_per_pod set, a rail-optimised Clos as in DGX SuperPODs past one spine group and Llama 3's
+/// 24K-GPU cluster): each scalable unit u of nodes_per_leaf nodes has one leaf per rail, su<u>_rail<k>, NIC k of its
+/// nodes below it; the leaves of a pod of units_per_pod units uplink to the pod's spine, pod<p>_spine (all its spine
+/// switches together), each leaf by one `network` link (its uplinks together: su<u>_rail<k>_spine); the pods'
+/// spines link to one core (pod<p>_core: the pod's leaf uplinks together / core_oversubscription):
+///
+///                                    core
+///                       pod0_core  /      \  pod1_core        (leaves' uplinks / core_oversubscription)
+///                        pod0_spine        pod1_spine
+///        su0_rail0_spine /   |   \  ...      /    \          (network_link each)
+///               su0_rail0 su0_rail1 su1_rail0 ...   su2_rail0 ...
+///                 |  |       |  |
+///            nic0 of nodes 0 .. nodes_per_leaf - 1, nic1 of the same nodes, ...
+///
+/// Between leaves, routes go up to the pod's spine, through the core when the pods differ, and down: also between
+/// two leaves of one rail, which the two-tier picture above does not route over its uplinks.
+///
 /// GPU g is on PCIe switch g S / G and uses NIC gpu_nic[g]; NIC k is on switch k S / K. Routes, i -> j in one
 /// node: the NVSwitch (port up, port down), else the pair's NVLinks, else through the GPU k that has NVLinks to
 /// both (i -> k -> j, as NCCL's P2P does over PATH_NVB; collectives::nvlink_relay picks k), else PCIe (GPU up,
@@ -36,6 +53,11 @@ NodeFabricRouter::NodeFabricRouter(const PlatformSpec& spec, FabricGraph& graph)
     : node_(spec.node), gpus_(spec.gpus_per_node) {
   DTSIM_CHECK(node_.structured && static_cast<int>(node_.gpu_nic.size()) == gpus_, "node structure not validated");
   std::vector<int> network;
+  if (node_.units_per_pod > 0) {
+    add_three_tiers(spec, graph);
+    for (int n = 0; n < spec.nodes; ++n) add_node(spec, graph, n, leaf_[static_cast<std::size_t>(n / nodes_per_leaf_)]);
+    return;
+  }
   if (node_.rails) {
     network = add_switches(graph, "rail", node_.nics);
     const int spine = graph.add_vertex("spine", VertexKind::network_switch);
@@ -46,6 +68,40 @@ NodeFabricRouter::NodeFabricRouter(const PlatformSpec& spec, FabricGraph& graph)
     network.assign(static_cast<std::size_t>(node_.nics), graph.add_vertex("top_switch", VertexKind::network_switch));
   }
   for (int n = 0; n < spec.nodes; ++n) add_node(spec, graph, n, network);
+}
+
+void NodeFabricRouter::add_three_tiers(const PlatformSpec& spec, FabricGraph& graph) {
+  nodes_per_leaf_ = node_.nodes_per_leaf;
+  units_per_pod_ = node_.units_per_pod;
+  const int core = graph.add_vertex("core", VertexKind::network_switch);
+  std::vector<int> spines;
+  for (int p = 0; p < spec.pods(); ++p) {
+    const std::string pod = "pod" + std::to_string(p);
+    spines.push_back(graph.add_vertex(pod + "_spine", VertexKind::network_switch));
+    pod_core_.push_back(graph.add_link(pod + "_core", spines.back(), core, spec.pod_core(p)));
+  }
+  for (int u = 0; u < spec.rail_leaves(); ++u) {
+    std::vector<int>& leaves = leaf_.emplace_back();
+    std::vector<int>& uplinks = leaf_spine_.emplace_back();
+    for (int k = 0; k < node_.nics; ++k) {
+      const std::string leaf = "su" + std::to_string(u) + "_rail" + std::to_string(k);
+      leaves.push_back(graph.add_vertex(leaf, VertexKind::network_switch));
+      uplinks.push_back(
+          graph.add_link(leaf + "_spine", leaves.back(), spines[static_cast<std::size_t>(u / node_.units_per_pod)], spec.network));
+    }
+  }
+}
+
+void NodeFabricRouter::across_leaves(int a, int k, int b, int l, std::vector<int>& links) const {
+  const int u = a / nodes_per_leaf_;
+  const int v = b / nodes_per_leaf_;
+  if (u == v && k == l) return;
+  links.push_back(leaf_spine_[static_cast<std::size_t>(u)][static_cast<std::size_t>(k)]);
+  if (u / units_per_pod_ != v / units_per_pod_) {
+    links.push_back(pod_core_[static_cast<std::size_t>(u / units_per_pod_)]);
+    links.push_back(FabricGraph::direction(pod_core_[static_cast<std::size_t>(v / units_per_pod_)], false));
+  }
+  links.push_back(FabricGraph::direction(leaf_spine_[static_cast<std::size_t>(v)][static_cast<std::size_t>(l)], false));
 }
 
 void NodeFabricRouter::add_node(const PlatformSpec& spec, FabricGraph& graph, int n, const std::vector<int>& network) {
@@ -105,7 +161,9 @@ void NodeFabricRouter::route(int from, int to, std::vector<int>& links) const {
   gpu_nic(a, i, true, links);
   const int k = node_.gpu_nic[static_cast<std::size_t>(i)];
   const int l = node_.gpu_nic[static_cast<std::size_t>(j)];
-  if (node_.rails && k != l) {
+  if (units_per_pod_ > 0) {
+    across_leaves(a, k, b, l, links);
+  } else if (node_.rails && k != l) {
     links.push_back(rail_spine_[static_cast<std::size_t>(k)]);
     links.push_back(FabricGraph::direction(rail_spine_[static_cast<std::size_t>(l)], false));
   }

@@ -23,6 +23,11 @@ class NodeFabricRouter {
   }
 
  private:
+  /// Three tiers: the leaves, pods' spines and core, and the UP ids of their links (leaf -> spine, spine -> core).
+  void add_three_tiers(const PlatformSpec& spec, FabricGraph& graph);
+  /// Appends the links between the leaves of NIC k of node a and NIC l of node b: none on one leaf, else up to
+  /// the pod's spine, [to the core and down into the other pod's spine], down to the other leaf.
+  void across_leaves(int a, int k, int b, int l, std::vector<int>& links) const;
   /// Adds node n's host, PCIe switches, NVSwitch or NVLinks and NICs (NIC k on network[k]).
   void add_node(const PlatformSpec& spec, FabricGraph& graph, int n, const std::vector<int>& network);
   /// Local GPU i of a node to local GPU j of the same node.
@@ -41,6 +46,11 @@ class NodeFabricRouter {
   /// Per node, G x G: directed id of the NVLink bundle from local GPU i to j, -1 where there is none.
   std::vector<std::vector<std::vector<int>>> nvlink_;
   std::vector<int> rail_spine_;  ///< rails: UP id of rail k's link to the spine (rail -> spine)
+  int nodes_per_leaf_ = 0;  ///< three tiers only (units_per_pod set): nodes of a scalable unit
+  int units_per_pod_ = 0;
+  std::vector<std::vector<int>> leaf_;        ///< three tiers: vertex of unit u's leaf of rail k
+  std::vector<std::vector<int>> leaf_spine_;  ///< three tiers: UP id of unit u's rail-k leaf -> its pod's spine
+  std::vector<int> pod_core_;                 ///< three tiers: UP id of pod p's spine -> the core
 };
 
 }  // namespace dtsim::platform

@@ -1,5 +1,6 @@
 #pragma once
 /// A cluster as a scenario describes it, before anything is built in SimGrid.
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -117,6 +118,13 @@ struct NodeSpec {
   /// PCIe max payload size of the node's TLPs (key `pcie_max_payload`): the links carry payload at their bandwidth
   /// x pcie_payload_efficiency; 0: `pcie` is already the payload rate.
   int pcie_max_payload_bytes = 0;
+  /// rails with nodes_per_leaf: scalable units (one leaf per rail each) under one spine group (a pod); 0: two tiers
+  /// (leaves, spine). Set: three tiers, every leaf's `network` uplink to its pod's spine, each pod's spine linked to
+  /// the core (node_fabric.cpp has the picture).
+  int units_per_pod = 0;
+  /// Three tiers: what the pods' spines send down over what they send up to the core (1: non-blocking; 7: Llama 3's
+  /// aggregation layer, "an oversubscription ratio of 1:7").
+  double core_oversubscription = 1;
   /// PCIe switch of local GPU g.
   int gpu_switch(int g, int gpus) const { return g * pcie_switches / gpus; }
   /// PCIe switch of NIC k.
@@ -175,6 +183,13 @@ struct PlatformSpec {
   }
   /// A rail's link to the spine: its leaves' `network` uplinks together (rail_leaves x bandwidth, one latency).
   LinkSpec rail_spine() const { return {rail_leaves() * network.bandwidth_Bps, network.latency_s}; }
+  /// Three tiers: pods of units_per_pod scalable units (the last may hold fewer).
+  int pods() const { return (rail_leaves() + node.units_per_pod - 1) / node.units_per_pod; }
+  /// Three tiers: pod p's spine link to the core: its leaves' uplinks together over core_oversubscription.
+  LinkSpec pod_core(int p) const {
+    const int units = std::min(node.units_per_pod, rail_leaves() - p * node.units_per_pod);
+    return {units * node.nics * network.bandwidth_Bps / node.core_oversubscription, network.latency_s};
+  }
 };
 
 /// Name of a topology as written in platform files.

@@ -211,7 +211,7 @@ memory::MemoryBreakdown fullest_stage(const scenario::Scenario& s, const paralle
   for (int stage = 0; stage < layout.pipeline; ++stage) {
     memory::MemoryBreakdown b = parallel::stage_memory(
         layout, w, stage, s.model, s.gpu, s.precision, s.gradient_dtype, models::optimizer(s.memory.optimizer),
-        s.memory.recomputation, scenario::micro_batches(s), hybrid_shard(placement));
+        s.memory.recomputation, scenario::micro_batches(s), hybrid_shard(placement), s.fp8_recipe);
     // The data dimension's buffers: the scheduler's packed buckets, the compressor's payloads and state.
     const scheduling::IterationPlan& exchanges = w.stages[static_cast<std::size_t>(stage)].exchanges;
     if (memory::MemoryItem buffers = bucket_buffers(s, exchanges); buffers.bytes > 0) b.items.push_back(std::move(buffers));
@@ -414,7 +414,7 @@ RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
 
   double single_worker_s = 0;
   for (const models::LayerTime& t : models::layer_times(s.model, s.gpu, s.batch_size, s.precision, s.measured_iteration_s,
-                                                         models::optimizer(s.memory.optimizer)))
+                                                         models::optimizer(s.memory.optimizer), 1, s.fp8_recipe))
     single_worker_s += t.forward_s + t.backward_s + t.update_s;
   RunInfo info = scenario_info(s);
   info.sync = sync::describe(s.sync);

@@ -19,8 +19,10 @@ double calibration(const scenario::Scenario& s) {
   if (!s.measured_iteration_s) return 1;
   const models::Optimizer& optimizer = models::optimizer(s.memory.optimizer);
   // Refuses, with its reason, an iteration that cannot be calibrated to.
-  (void)models::layer_times(s.model, s.gpu, s.batch_size, s.precision, s.measured_iteration_s, optimizer);
-  const auto times = models::layer_times(s.model, s.gpu, s.batch_size, s.precision, std::nullopt, optimizer);
+  (void)models::layer_times(s.model, s.gpu, s.batch_size, s.precision, s.measured_iteration_s, optimizer, 1,
+                            s.fp8_recipe);
+  const auto times =
+      models::layer_times(s.model, s.gpu, s.batch_size, s.precision, std::nullopt, optimizer, 1, s.fp8_recipe);
   double measured_s = 0, modelled_s = 0;
   for (std::size_t i = 0; i < times.size(); ++i) {
     (s.model.layers[i].measured ? measured_s : modelled_s) += times[i].forward_s + times[i].backward_s;
@@ -34,7 +36,8 @@ double calibration(const scenario::Scenario& s) {
 std::vector<models::LayerTime> layout_layer_times(const scenario::Scenario& s) {
   const parallel::Layout l = scenario::layout_of(s);
   std::vector<models::LayerTime> times = models::layer_times(s.model, s.gpu, l.micro_batch, s.precision, std::nullopt,
-                                                             models::optimizer(s.memory.optimizer), l.tensor);
+                                                             models::optimizer(s.memory.optimizer), l.tensor,
+                                                             s.fp8_recipe);
   const double scale = calibration(s);
   const double samples = static_cast<double>(l.micro_batch) / s.batch_size;
   for (std::size_t i = 0; i < times.size(); ++i) {

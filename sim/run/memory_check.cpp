@@ -12,6 +12,7 @@
 
 #include <algorithm>
 
+#include "models/fp8_recipe.hpp"
 #include "models/optimizer.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
@@ -123,7 +124,9 @@ memory::MemoryBreakdown memory_breakdown(const scenario::Scenario& s, const sche
   b.capacity_bytes = s.gpu.memory_bytes;
   const std::int64_t parameters = s.model.parameter_count();
   const models::Optimizer& optimizer = models::optimizer(s.memory.optimizer);
-  const memory::ModelStates states = memory::model_states(parameters, s.precision, s.gradient_dtype, optimizer);
+  const std::int64_t fp8_parameters = models::fp8_parameter_count(s.model);
+  const memory::ModelStates states =
+      memory::model_states(parameters, s.precision, s.gradient_dtype, optimizer, fp8_parameters, s.fp8_recipe);
   const std::string precision(models::precision_name(s.precision));
   const double e = memory::element_bytes(s.precision);
   b.items.push_back(
@@ -134,6 +137,10 @@ memory::MemoryBreakdown memory_breakdown(const scenario::Scenario& s, const sche
   b.items.push_back({"optimizer state", states.optimizer_bytes,
                      fmt::format("{}: {} fp32 state{}{}", optimizer.name, optimizer.state_words,
                                  optimizer.state_words == 1 ? "" : "s", e < 4 ? " + fp32 master weights" : "")});
+  if (s.precision == models::Precision::fp8)
+    b.items.push_back({"fp8 weight copies", states.fp8_weight_bytes,
+                       fmt::format("{} Linear-layer parameters x {} B ({} recipe)", core::format_count(fp8_parameters),
+                                   models::fp8_weight_copy_bytes(s.fp8_recipe), models::fp8_recipe_name(s.fp8_recipe))});
   const bool known = memory::knows_activations(s.model);
   b.items.push_back(
       {"activations", known ? memory::activation_bytes(s.model, s.batch_size, s.precision, s.memory.recomputation) : 0,

@@ -238,7 +238,8 @@ scheduling::IterationPlan make_iteration_plan(const scenario::Scenario& s, std::
                                               std::span<const float> real_gradient) {
   scheduling::IterationPlan plan;
   const std::vector<models::LayerTime> times = models::layer_times(
-      s.model, s.gpu, s.batch_size, s.precision, s.measured_iteration_s, models::optimizer(s.memory.optimizer));
+      s.model, s.gpu, s.batch_size, s.precision, s.measured_iteration_s, models::optimizer(s.memory.optimizer), 1,
+      s.fp8_recipe);
   // A recomputed layer runs its forward again during backward, just before its backward.
   const std::vector<bool> again = memory::recomputed_layers(s.model, s.memory.recomputation);
   scheduling::SchedulingInput input;

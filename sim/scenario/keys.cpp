@@ -4,6 +4,7 @@
 
 #include "compressors/error_feedback.hpp"
 #include "compressors/registry.hpp"
+#include "models/fp8_recipe.hpp"
 #include "models/gpu_profile.hpp"
 #include "models/optimizer.hpp"
 #include "models/zoo.hpp"
@@ -26,7 +27,6 @@
 namespace dtsim::scenario {
 namespace {
 
-std::vector<std::string> precisions() { return {"fp32", "tf32", "fp16", "bf16"}; }
 std::vector<std::string> numerics_models() { return {"softmax_regression", "mlp", "cnn"}; }
 std::vector<std::string> datasets() { return {"gaussian_mixture", "teacher", "mnist", "cifar10"}; }
 std::vector<std::string> shardings() { return {"iid", "dirichlet"}; }
@@ -195,27 +195,38 @@ std::vector<KeySpec> make_scenario_keys() {
       {"model.layers", "forward_time", kDuration, "-", "measured forward time per iteration", 0, 0, nullptr},
       {"model.layers", "backward_time", kDuration, "-", "measured backward time per iteration", 0, 0, nullptr},
       {"gpu", "profile", "string", "v100", "GPU profile; when the platform states its `gpu`, that one is the default and any other is refused", 0, 0, models::gpu_names},
-      {"gpu", "precision", "string", "fp32", "arithmetic precision (refused where the GPU has no such units)", 0, 0,
-       precisions},
+      {"gpu", "precision", "string", "fp32",
+       "arithmetic precision (refused where the GPU has no such units); fp8: Transformer Engine's recipe, Linear "
+       "layers' GEMMs in fp8 (E4M3 forward, E5M2 gradients) at the fp8 peak, every other layer in bf16, bf16 weights "
+       "with fp32 master weights",
+       0, 0, models::precision_names},
+      {"gpu", "fp8_recipe", "string", "delayed (mxfp8 on b200, gb200)",
+       "with precision fp8, how tensors are scaled (Transformer Engine's recipes): delayed (amax history), current "
+       "(each tensor's own amax: one more read) or mxfp8 (a scale per 32 elements; Blackwell only); each adds its "
+       "quantization kernels and its fp8 weight copies",
+       0, 0, models::fp8_recipe_names},
       {"gpu", "fp32", "compute rate", "profile's", "peak dense fp32 rate", 0, 0, nullptr},
       {"gpu", "tf32", "compute rate", "profile's", "peak dense tf32 rate", 0, 0, nullptr},
       {"gpu", "fp16", "compute rate", "profile's", "peak dense fp16 rate", 0, 0, nullptr},
       {"gpu", "bf16", "compute rate", "profile's", "peak dense bf16 rate", 0, 0, nullptr},
+      {"gpu", "fp8", "compute rate", "profile's", "peak dense fp8 rate", 0, 0, nullptr},
       {"gpu", "memory_bandwidth", "bandwidth", "profile's", "memory bandwidth", 0, 0, nullptr},
       {"gpu", "memory", kSize, "profile's", "device memory capacity (datasheet: v100 16GiB, a100 40GiB, h100 80GiB, "
-       "rtx2080ti 11GiB)", 0, 0, nullptr},
+       "h200 141GiB, h800 80GiB, b200 180GiB, gb200 186GiB, mi300x 192GiB, rtx2080ti 11GiB)", 0, 0, nullptr},
       {"gpu", "compute_efficiency", "number", "profile's", "fraction of peak FLOP/s reached (0.001 to 1)", 0, 1,
        nullptr},
       {"gpu", "sm_count", "integer", "profile's",
-       "streaming multiprocessors: the wave size of the GEMM model (v100 80, a100 108, h100 132, rtx2080ti 68)", 1,
+       "streaming multiprocessors: the wave size of the GEMM model (v100 80, a100 108, h100 h200 h800 132, b200 148, "
+       "gb200 152, mi300x 304 compute units, rtx2080ti 68)", 1,
        4096, nullptr},
       {"gpu", "gemm_model", "string", "waves",
        "how matrix multiplies are timed: waves (by shape: cuBLAS tiles in waves over the SMs, tile and wave "
        "quantisation, up to gemm_efficiency of peak) or roofline (at compute_efficiency, like other layers)",
        0, 0, models::gemm_model_names},
       {"gpu", "gemm_efficiency", "number", "profile's",
-       "fraction of peak FLOP/s a large GEMM filling whole waves reaches (0.001 to 1; a100 0.869 and h100 0.803 "
-       "measured, v100 and rtx2080ti their compute_efficiency)",
+       "fraction of peak FLOP/s a large GEMM filling whole waves reaches (0.001 to 1; a100 0.869, h100 0.803, b200 "
+       "0.776, gb200 0.729, mi300x 0.514 measured at bf16, v100 and rtx2080ti their compute_efficiency); at fp8 the "
+       "profile's fp8 figure when it has one (h100 0.709, h200 0.734, b200 0.763, gb200 0.723) unless this is given",
        0, 1, nullptr},
       {"gpu", "memory_efficiency", "number", "profile's", "fraction of memory bandwidth reached (0.001 to 1)", 0, 1,
        nullptr},

@@ -8,6 +8,7 @@
 #include "compressors/error_feedback.hpp"
 #include "compressors/device/device_compressor.hpp"
 #include "compressors/registry.hpp"
+#include "models/fp8_recipe.hpp"
 #include "models/layer_table.hpp"
 #include "sim/calibration/layer_profile.hpp"
 #include "models/zoo.hpp"
@@ -163,6 +164,22 @@ void override_rate(Section& g, const std::string& key, double& field, double (*p
   }
 }
 
+/// gpu.fp8_recipe: only with precision fp8 (a recipe of another precision would be ignored); MXFP8 only where the
+/// GPU runs it.
+void load_fp8_recipe(Section& g, Scenario& s) {
+  const bool fp8 = s.precision == models::Precision::fp8;
+  if (!fp8 && g.has("fp8_recipe"))
+    throw core::InputError(g.where_key("fp8_recipe"),
+                           "gpu.fp8_recipe with gpu.precision = \"" + std::string(models::precision_name(s.precision)) +
+                               "\"",
+                           "set gpu.precision = \"fp8\", or leave fp8_recipe out");
+  if (!fp8) return;
+  const std::string fallback(models::fp8_recipe_name(models::default_fp8_recipe(s.gpu)));
+  s.fp8_recipe = models::parse_fp8_recipe(g.choice("fp8_recipe", fallback, models::fp8_recipe_names()));
+  if (const std::string why = models::fp8_recipe_refusal(s.fp8_recipe, s.gpu); !why.empty())
+    throw core::InputError(g.where_key("fp8_recipe"), why, "fp8_recipe = \"delayed\" or \"current\"");
+}
+
 void load_gpu(Section& g, Scenario& s, const fs::path& base) {
   allow_keys(g, "gpu");
   // The platform says which GPU its hosts have; a profile that says otherwise is a contradiction, not a what-if
@@ -184,6 +201,7 @@ void load_gpu(Section& g, Scenario& s, const fs::path& base) {
   override_rate(g, "tf32", s.gpu.tf32_flops, core::parse_flop_rate, "TFLOPS");
   override_rate(g, "fp16", s.gpu.fp16_flops, core::parse_flop_rate, "TFLOPS");
   override_rate(g, "bf16", s.gpu.bf16_flops, core::parse_flop_rate, "TFLOPS");
+  override_rate(g, "fp8", s.gpu.fp8_flops, core::parse_flop_rate, "TFLOPS");
   override_rate(g, "memory_bandwidth", s.gpu.memory_Bps, core::parse_bandwidth, "GBps");
   if (g.has("memory")) {
     s.gpu.memory_bytes = static_cast<double>(g.size("memory"));
@@ -194,7 +212,10 @@ void load_gpu(Section& g, Scenario& s, const fs::path& base) {
   if (g.has("sm_count")) s.gpu.sm_count = static_cast<int>(g.integer("sm_count", 0, 1, 4096));
   s.gpu.gemm_model = models::parse_gemm_model(choice_key(g, "gpu", "gemm_model"));
   s.gpu.launch = models::parse_launch_mode(choice_key(g, "gpu", "launch"));
-  if (g.has("gemm_efficiency")) s.gpu.gemm_efficiency = g.number("gemm_efficiency", 1e-3, 1.0);
+  if (g.has("gemm_efficiency")) {
+    s.gpu.gemm_efficiency = g.number("gemm_efficiency", 1e-3, 1.0);
+    s.gpu.fp8_gemm_efficiency = 0;  // the given figure at every precision
+  }
   if (g.has("memory_efficiency")) s.gpu.memory_efficiency = g.number("memory_efficiency", 1e-3, 1.0);
   if (g.has("overlap_slowdown")) s.gpu.overlap_slowdown = g.number("overlap_slowdown", 1.0, 100.0);
   if (auto launch = g.optional_duration("collective_launch")) s.gpu.collective_launch_s = *launch;
@@ -205,6 +226,7 @@ void load_gpu(Section& g, Scenario& s, const fs::path& base) {
   } catch (const core::InputError& e) {
     throw e.at(g.where_key("precision"));
   }
+  load_fp8_recipe(g, s);
   s.measured_iteration_s = g.optional_duration("measured_iteration_time");
   if (s.measured_iteration_s && *s.measured_iteration_s <= 0)
     throw core::InputError(g.where_key("measured_iteration_time"), "the measured iteration time is zero",

@@ -7,8 +7,8 @@
 namespace dtsim::scenario {
 namespace {
 
-/// Nodes one rail leaf serves at most: any count up to the 4,096 GPUs a structured platform has (one leaf).
-constexpr int kMaxNodesPerLeaf = 4096;
+/// Nodes one rail leaf serves at most: any count up to the 131,072 GPUs a structured platform has (one leaf).
+constexpr int kMaxNodesPerLeaf = 131072;
 
 /// NVLinks a GPU has at most: 18 on H100 (NVIDIA H100 Tensor Core GPU datasheet: 18 NVLink 4 links).
 constexpr int kMaxNvlinks = 18;
@@ -139,7 +139,7 @@ platform::LinkSpec load_link(Section& parent, const std::string& prefix, const s
 
 void load_node(Section& s, toml::table& table, platform::PlatformSpec& spec) {
   s.allow({"fabric", "nvlink", "nvlinks", "pcie", "pcie_switches", "nics", "gpu_nic", "gpudirect", "rails",
-           "nodes_per_leaf", "nvls", "nvlink_payload", "pcie_max_payload"});
+           "nodes_per_leaf", "units_per_pod", "core_oversubscription", "nvls", "nvlink_payload", "pcie_max_payload"});
   platform::NodeSpec& node = spec.node;
   const int gpus = spec.gpus_per_node;
   node.structured = true;
@@ -164,6 +164,20 @@ void load_node(Section& s, toml::table& table, platform::PlatformSpec& spec) {
       throw core::InputError(s.where_key("nodes_per_leaf"), "nodes_per_leaf with rails = false",
                              "it is the nodes under one leaf switch of a rail: set rails = true, or leave it out");
     node.nodes_per_leaf = static_cast<int>(s.integer("nodes_per_leaf", 0, 1, kMaxNodesPerLeaf));
+  }
+  if (table.contains("units_per_pod")) {  // looked up only when present, as nodes_per_leaf: absent, two tiers
+    if (node.nodes_per_leaf == 0)
+      throw core::InputError(s.where_key("units_per_pod"), "units_per_pod without rails and nodes_per_leaf",
+                             "a pod groups scalable units of nodes_per_leaf nodes on rails: set rails = true and "
+                             "nodes_per_leaf, or leave it out");
+    node.units_per_pod = static_cast<int>(s.integer("units_per_pod", 0, 1, kMaxNodesPerLeaf));
+  }
+  if (table.contains("core_oversubscription")) {
+    if (node.units_per_pod == 0)
+      throw core::InputError(s.where_key("core_oversubscription"), "core_oversubscription without units_per_pod",
+                             "it is the pods' spine-to-core ratio of a three-tier fabric: set units_per_pod, or leave "
+                             "it out");
+    node.core_oversubscription = s.number("core_oversubscription", 1, 1024);
   }
   if (table.contains("nvls")) node.nvls = s.boolean("nvls", false);  // looked up only when present, as sharp
   if (const std::string why = platform::reduction_refusal(spec); !why.empty())

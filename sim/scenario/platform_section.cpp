@@ -21,8 +21,11 @@ constexpr int kMaxCount = 1 << 16;  ///< bound of one count (dimension, arity, g
 constexpr int kMaxFatTreeLevels = 8;
 constexpr int kMaxTorusDims = 6;
 constexpr int kMaxFullMeshNodes = 1024;  ///< n(n-1)/2 links: 523,776 at 1024
-/// Structured nodes are one SimGrid FullZone of every GPU: hosts^2 route pointers, 134 MB at 4096.
-constexpr int kMaxStructuredHosts = 4096;
+/// Structured nodes: 131,072 GPUs (16,384 nodes of 8), the largest clusters planned in 2026. The analytic level
+/// keeps their fabric (routes computed per GPU pair when asked); the simulated levels build one SimGrid FullZone of
+/// every GPU, hosts^2 route pointers (134 MB at 4,096 GPUs, 137 GB at 131,072), which run::refuse_oversized counts
+/// and refuses, with the way out, before anything is allocated.
+constexpr int kMaxStructuredHosts = 131072;
 
 platform::LinkSpec load_link(Section& parent, const std::string& key) { return load_link(parent, "platform.", key); }
 

@@ -178,6 +178,7 @@ struct Scenario {
   models::Model model;
   models::GpuProfile gpu;
   models::Precision precision = models::Precision::fp32;
+  models::Fp8Recipe fp8_recipe = models::Fp8Recipe::delayed;  ///< gpu.fp8_recipe, its default resolved (precision fp8)
   models::Precision gradient_dtype = models::Precision::fp32;  ///< strategy.gradient_dtype, its default resolved
   std::optional<double> measured_iteration_s;  ///< calibrate compute to this single-GPU iteration time
   int workers = 1;

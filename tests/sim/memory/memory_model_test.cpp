@@ -34,6 +34,21 @@ TEST(ModelStates, MixedPrecisionAdamIsSixteenBytesPerParameterAsInZero) {
   EXPECT_EQ(model_states(10, Precision::fp16, Precision::fp16, models::optimizer("sgd")).optimizer_bytes, 40);  // the master copy
 }
 
+TEST(ModelStates, Fp8KeepsBf16WeightsFp32MastersAndTransformerEnginesFp8Copies) {
+  // Megatron-LM with Transformer Engine's fp8: bf16 parameters (2), fp32 gradients (4), fp32 master weights and
+  // Adam's two moments (12), and per Linear-layer weight its fp8 copy and transpose (2; MXFP8 2 x 33/32): 18 bytes a
+  // parameter, 20 (20.0625) for the Linear layers' weights.
+  const models::Optimizer& adam = models::optimizer("adam");
+  const ModelStates delayed = model_states(1000, Precision::fp8, Precision::fp32, adam, 800, models::Fp8Recipe::delayed);
+  EXPECT_EQ(delayed.weights_bytes + delayed.gradients_bytes + delayed.optimizer_bytes, 18 * 1000);
+  EXPECT_EQ(delayed.fp8_weight_bytes, 2 * 800);
+  const ModelStates mx = model_states(1000, Precision::fp8, Precision::fp32, adam, 1000, models::Fp8Recipe::mxfp8);
+  EXPECT_EQ(mx.weights_bytes + mx.gradients_bytes + mx.optimizer_bytes + mx.fp8_weight_bytes, 20.0625 * 1000);
+  // bf16 gradients (data parallelism without tensor or pipeline splits): 2 bytes less.
+  EXPECT_EQ(model_states(1000, Precision::fp8, Precision::bf16, adam, 1000).gradients_bytes, 2000);
+  EXPECT_EQ(model_states(1000, Precision::bf16, Precision::fp32, adam, 1000).fp8_weight_bytes, 0);  // fp8 only
+}
+
 TEST(ModelStates, GradientsTakeTheirOwnDtypeAsMegatronLmCountsThem) {
   // Megatron-LM docs/distrib_optimizer.md: "bf16 param, fp32 grads" 18 bytes a parameter with Adam; "fp32 param,
   // fp32 grads" 16. The weights and the optimizer state do not depend on the gradients' dtype.

@@ -194,8 +194,8 @@ TEST(PlatformSection, StructuredNodeLoads) {
 TEST(PlatformSection, ExactMessagesForBadStructuredNodes) {
   EXPECT_EQ(error_of(structured_file("fabric = \"nvswitch\"\nnvswitch = 1\n" + kNvlink)),
             "p.toml:10:1: unknown key 'platform.node.nvswitch'; allowed in [platform.node]: fabric, nvlink, nvlinks, "
-            "pcie, pcie_switches, nics, gpu_nic, gpudirect, rails, nodes_per_leaf, nvls, nvlink_payload, "
-            "pcie_max_payload");
+            "pcie, pcie_switches, nics, gpu_nic, gpudirect, rails, nodes_per_leaf, units_per_pod, "
+            "core_oversubscription, nvls, nvlink_payload, pcie_max_payload");
   EXPECT_EQ(error_of(structured_file("nics = 2\n")),
             "p.toml:8:1: missing key 'platform.node.fabric'; what joins the GPUs: nvswitch, nvlink_mesh, pcie");
   std::string fat_tree = structured_file("fabric = \"nvswitch\"\n" + kNvlink);
@@ -275,7 +275,7 @@ TEST(PlatformSection, NodesPerLeafOnlyWithRailsAndAtLeastOne) {
             "rails = true, or leave it out");
   EXPECT_EQ(error_of(structured_file("fabric = \"pcie\"\nnics = 2\nrails = true\nnodes_per_leaf = 0\n",
                                      kNetworkLink)),
-            "p.toml:15:18: 'platform.node.nodes_per_leaf' = 0 is out of range; allowed: 1 to 4096");
+            "p.toml:15:18: 'platform.node.nodes_per_leaf' = 0 is out of range; allowed: 1 to 131072");
 }
 
 TEST(PlatformSection, NetworkLinkOnlyWithRails) {
@@ -313,6 +313,135 @@ TEST(PlatformFiles, DgxPlatformsLoadWithTheirStructure) {
     EXPECT_EQ(route[2], "node0_nic0_UP") << spec.name;
     EXPECT_EQ(route[route.size() - 3], "node1_nic0_DOWN") << spec.name;
   }
+}
+
+TEST(PlatformFiles, NewSystemsLoadWithTheirDatasheetLinks) {
+  const auto h200 = load_file("dgx_h200");
+  EXPECT_EQ(h200.gpu, "h200");
+  EXPECT_DOUBLE_EQ(h200.node.nvlink.bandwidth_Bps, 450e9);  // NVLink 4, 900 GB/s both ways
+  EXPECT_EQ(h200.node.nodes_per_leaf, 32);
+  const auto b200 = load_file("dgx_b200");
+  EXPECT_EQ(b200.gpu, "b200");
+  EXPECT_DOUBLE_EQ(b200.node.nvlink.bandwidth_Bps, 900e9);  // NVLink 5, 1.8 TB/s both ways
+  EXPECT_DOUBLE_EQ(b200.inter.bandwidth_Bps, 50e9);         // 400 Gb/s ConnectX-7
+  EXPECT_EQ(b200.node.nics, 8);
+  EXPECT_TRUE(b200.node.rails);
+  EXPECT_EQ(platform::nvswitch_nvlinks(b200.node), 36);  // in NVLink 3/4 units of 25 GB/s: 18 NVLink 5 links of 50
+  const auto nvl72 = load_file("gb200_nvl72");
+  EXPECT_EQ(nvl72.gpu, "gb200");
+  EXPECT_EQ(nvl72.hosts(), 72);  // one NVLink domain of 72 GPUs
+  EXPECT_EQ(nvl72.node.fabric, platform::NodeFabric::nvswitch);
+  EXPECT_DOUBLE_EQ(nvl72.node.nvlink.bandwidth_Bps, 900e9);
+  EXPECT_EQ(nvl72.node.nics, 72);
+  const auto mi300x = load_file("mi300x_8");
+  EXPECT_EQ(mi300x.gpu, "mi300x");
+  EXPECT_EQ(mi300x.node.fabric, platform::NodeFabric::nvlink_mesh);
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 8; ++j) EXPECT_EQ(mi300x.node.nvlinks[i][j], i == j ? 0 : 1);  // Infinity Fabric full mesh
+  EXPECT_DOUBLE_EQ(mi300x.node.nvlink.bandwidth_Bps, 64e9);
+  // Inside a node: one hop; GPU 0 of the NVL72 to GPU 71 through the NVLink switch, never a NIC.
+  for (const auto& spec : {h200, b200, nvl72, mi300x}) {
+    const platform::Fabric f(spec);
+    const int last = spec.gpus_per_node - 1;
+    const core::Path p = f.path(0, last);
+    EXPECT_EQ(p.links.size(), spec.node.fabric == platform::NodeFabric::nvswitch ? 2U : 1U) << spec.name;
+    for (int l : p.links) EXPECT_DOUBLE_EQ(f.link_bandwidth_Bps(l), spec.node.nvlink.bandwidth_Bps) << spec.name;
+  }
+}
+
+TEST(PlatformSection, StructuredPlatformsReach131072Gpus) {
+  toml::table table = toml::parse_file(std::string(DTSIM_SOURCE_DIR) + "/platforms/dgx_h100.toml");
+  table.insert_or_assign("nodes", 16384);
+  const platform::PlatformSpec spec = load_platform(table);
+  EXPECT_EQ(spec.hosts(), 131072);
+  EXPECT_EQ(spec.rail_leaves(), 512);  // 512 scalable units of 32 nodes
+  const platform::Fabric f(spec);      // the analytic level's fabric: per-node vertices, routes on demand
+  EXPECT_EQ(f.path(0, 131071).links.size(), 8U);  // GPU, NIC up, rail 0 -> spine -> rail 7, NIC down, GPU
+  table.insert_or_assign("nodes", 16385);
+  try {
+    load_platform(table);
+    ADD_FAILURE() << "16,385 nodes of 8 GPUs loaded";
+  } catch (const core::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("allowed: 1 to 16384"), std::string::npos) << e.what();
+  }
+}
+
+/// dgx_h100 grown to `nodes` nodes, as a three-tier fabric of pods of `units` scalable units.
+toml::table three_tier(int nodes, int units, double oversubscription) {
+  toml::table table = toml::parse_file(std::string(DTSIM_SOURCE_DIR) + "/platforms/dgx_h100.toml");
+  table.insert_or_assign("nodes", nodes);
+  table["node"].as_table()->insert_or_assign("units_per_pod", units);
+  table["node"].as_table()->insert_or_assign("core_oversubscription", oversubscription);
+  return table;
+}
+
+TEST(PlatformSection, ThreeTierRailFatTreeHasALeafPerRailAndUnitAPodSpineAndACore) {
+  // 256 DGX H100 (2,048 GPUs): 8 scalable units of 32 nodes, pods of 4 units, 2:1 from the pods' spines to the core.
+  toml::table table = three_tier(256, 4, 2);
+  const platform::PlatformSpec spec = load_platform(table);
+  EXPECT_EQ(spec.rail_leaves(), 8);
+  EXPECT_EQ(spec.pods(), 2);
+  const platform::Fabric f(spec);
+  int leaf_uplinks = 0, pod_links = 0;
+  for (const auto& l : f.links()) {
+    if (l.name.starts_with("su") && l.name.ends_with("_spine_UP")) ++leaf_uplinks;
+    if (l.name.starts_with("pod") && l.name.ends_with("_core_UP")) ++pod_links;
+  }
+  EXPECT_EQ(leaf_uplinks, 8 * 8);  // a leaf per rail and unit
+  EXPECT_EQ(pod_links, 2);
+  // A pod's core link: its 4 units x 8 rails of 12.8 Tb/s leaf uplinks over the 2:1 oversubscription.
+  EXPECT_DOUBLE_EQ(spec.pod_core(0).bandwidth_Bps, 4 * 8 * 1.6e12 / 2);
+  const auto names = [&](int from, int to) {
+    std::vector<std::string> route;
+    for (int l : f.path(from, to).links) route.push_back(f.links()[static_cast<std::size_t>(l)].name);
+    return route;
+  };
+  // Rail 0 of nodes 0 and 1: one leaf (GPU, its PCIe switch, NIC up; NIC down, PCIe, GPU).
+  EXPECT_EQ(names(0, 8).size(), 6U);
+  // Rails 0 and 1 of one unit: up to the pod's spine and down.
+  EXPECT_EQ(names(0, 9), (std::vector<std::string>{"gpu0_pcie_UP", "node0_nic0_pcie_UP", "node0_nic0_UP",
+                                                   "su0_rail0_spine_UP", "su0_rail1_spine_DOWN", "node1_nic1_DOWN",
+                                                   "node1_nic1_pcie_DOWN", "gpu9_pcie_DOWN"}));
+  // Rail 0 of units 0 and 1 (one pod): through the spine too, never the core.
+  EXPECT_EQ(names(0, 32 * 8)[3], "su0_rail0_spine_UP");
+  EXPECT_EQ(names(0, 32 * 8)[4], "su1_rail0_spine_DOWN");
+  // Units 0 and 4 (pods 0 and 1): through the core.
+  const std::vector<std::string> across = names(0, 128 * 8);
+  EXPECT_EQ(across.size(), 10U);
+  EXPECT_EQ(across[4], "pod0_core_UP");
+  EXPECT_EQ(across[5], "pod1_core_DOWN");
+  EXPECT_EQ(across[6], "su4_rail0_spine_DOWN");
+}
+
+TEST(PlatformFiles, Llama3ClusterIsEightPodsSevenToOne) {
+  const auto llama3 = load_file("llama3_h100_24k");
+  EXPECT_EQ(llama3.hosts(), 24576);
+  EXPECT_EQ(llama3.rail_leaves(), 1536);  // racks of 2 nodes
+  EXPECT_EQ(llama3.pods(), 8);            // of 192 racks, 3,072 GPUs
+  // A rack's ToR: 16 x 400 Gb/s down, 16 up (full bisection in the pod); a pod's core link 1/7 of its racks' uplinks.
+  EXPECT_DOUBLE_EQ(llama3.network.bandwidth_Bps, 2 * 50e9);
+  EXPECT_DOUBLE_EQ(llama3.pod_core(7).bandwidth_Bps, 192 * 8 * 100e9 / 7);
+}
+
+TEST(PlatformSection, ThreeTiersNeedRailsAndUnitsAndAtLeastOneToOne) {
+  const auto message = [](toml::table table) {
+    try {
+      load_platform(table);
+    } catch (const core::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  toml::table no_units = three_tier(64, 2, 1);
+  no_units["node"].as_table()->erase("nodes_per_leaf");
+  EXPECT_NE(message(no_units).find("units_per_pod without rails and nodes_per_leaf"), std::string::npos);
+  EXPECT_NE(message(three_tier(64, 2, 0.5))
+                .find("'platform.node.core_oversubscription' = 0.500000 is out of range; allowed: 1.000000 to "
+                      "1024.000000"),
+            std::string::npos);
+  toml::table no_pods = three_tier(64, 2, 1);
+  no_pods["node"].as_table()->erase("units_per_pod");
+  EXPECT_NE(message(no_pods).find("core_oversubscription without units_per_pod"), std::string::npos);
 }
 
 }  // namespace

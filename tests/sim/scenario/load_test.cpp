@@ -165,6 +165,36 @@ TEST(GoodScenarios, LocalSgdTimingRunsCoverWholePeriods) {
   }
 }
 
+TEST(GoodScenarios, Fp8TakesTransformerEnginesRecipeWhereTheGpuHasFp8) {
+  auto message = [](const std::vector<std::string>& sets) {
+    try {
+      load_default_scenario(sets);
+    } catch (const core::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const Scenario hopper = load_default_scenario({"platform=dgx_h100", "workers=8", "gpu.precision=fp8"});
+  EXPECT_EQ(hopper.precision, models::Precision::fp8);
+  EXPECT_EQ(hopper.fp8_recipe, models::Fp8Recipe::delayed);  // TE's default before Blackwell
+  EXPECT_EQ(hopper.gradient_dtype, models::Precision::fp32);  // as bf16 under plain data parallelism (AMP)
+  const Scenario blackwell = load_default_scenario({"platform=dgx_b200", "workers=8", "gpu.precision=fp8"});
+  EXPECT_EQ(blackwell.fp8_recipe, models::Fp8Recipe::mxfp8);  // TE's default on Blackwell
+  EXPECT_EQ(load_default_scenario({"platform=dgx_h100", "workers=8", "gpu.precision=fp8", "gpu.fp8_recipe=current"})
+                .fp8_recipe,
+            models::Fp8Recipe::current);
+  EXPECT_NE(message({"platform=dgx_a100", "workers=8", "gpu.precision=fp8"})
+                .find("GPU 'a100' does not support precision fp8; supported: fp32, tf32, fp16, bf16"),
+            std::string::npos);
+  EXPECT_NE(message({"platform=dgx_h100", "workers=8", "gpu.precision=fp8", "gpu.fp8_recipe=mxfp8"})
+                .find("MXFP8's block scales need fifth-generation tensor cores"),
+            std::string::npos);
+  EXPECT_NE(message({"platform=dgx_h100", "workers=8", "gpu.precision=bf16", "gpu.fp8_recipe=delayed"})
+                .find("gpu.fp8_recipe with gpu.precision = \"bf16\"; set gpu.precision = \"fp8\", or leave "
+                      "fp8_recipe out"),
+            std::string::npos);
+}
+
 TEST(GoodScenarios, OverrideErrorsNameTheArgument) {
   const std::string path = (kHere / "good/minimal.toml").string();
   auto message = [&](const std::string& set) {
