@@ -123,6 +123,7 @@ GpuProfile h100() {
   g.fp8_gemm_efficiency = 0.709;  // MAMF fp8 1402.6 of 1979 TFLOP/s
   g.compute_efficiency = 0.5;
   g.memory_efficiency = 0.8;
+  g.attention_measurements = "h100";  // FlashAttention-3 paper (models/attention_time.hpp)
   return g;
 }
 
@@ -228,7 +229,6 @@ GpuProfile mi300x() {
   g.gemm_efficiency = 0.514;  // MAMF 668.4 of 1300 TFLOP/s; no fp8 row: used at fp8 too
   g.compute_efficiency = 0.5;
   g.memory_efficiency = 0.8;
-  g.attention_measurements = "h100";  // FlashAttention-3 paper (models/attention_time.hpp)
   return g;
 }
 

@@ -121,8 +121,10 @@ void load_parallel(Section& p, Scenario& s) {
     const std::string name(d.name);
     l.*d.extent = integer_key(p, name, 1);
     model_parallel *= l.*d.extent;
-    model_parallel_names += (model_parallel_names.empty() ? "" : " x ") + name;
-    if (l.*d.extent > 1) largest = name;
+    if (l.*d.extent > 1) {  // the dimensions in use, as the message names them
+      model_parallel_names += (model_parallel_names.empty() ? "" : " x ") + name;
+      largest = name;
+    }
   }
   if (s.workers % model_parallel != 0)
     throw core::InputError(p.where_key(largest),
