@@ -115,7 +115,7 @@ void load_parallel(Section& p, Scenario& s) {
   // Every registered dimension but data, whose extent is what the workers leave.
   std::string model_parallel_names;
   int model_parallel = 1;
-  std::string largest = "tensor";
+  std::string outermost_used = "tensor";  // the key the message points at
   for (const parallel::DimensionEntry& d : parallel::dimension_registry()) {
     if (d.name == "data") continue;
     const std::string name(d.name);
@@ -123,11 +123,11 @@ void load_parallel(Section& p, Scenario& s) {
     model_parallel *= l.*d.extent;
     if (l.*d.extent > 1) {  // the dimensions in use, as the message names them
       model_parallel_names += (model_parallel_names.empty() ? "" : " x ") + name;
-      largest = name;
+      outermost_used = name;
     }
   }
   if (s.workers % model_parallel != 0)
-    throw core::InputError(p.where_key(largest),
+    throw core::InputError(p.where_key(outermost_used),
                            model_parallel_names + " = " + std::to_string(model_parallel) + " does not divide workers = " +
                                std::to_string(s.workers),
                            "a " + model_parallel_names + " that divides the workers, or workers = " +
