@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -11,13 +12,21 @@
 namespace dtsim::viz {
 namespace {
 
-/// Thread id of a lane: its index here (layouts add a stream per collective kind: tensor, data, gather, pipeline).
-constexpr const char* lane_names[] = {"", "compute", "comm", "compress", "tensor", "data", "gather", "pipeline"};
-int lane_thread(const std::string& lane) {
-  for (int i = 1; i < static_cast<int>(std::size(lane_names)); ++i)
-    if (lane == lane_names[i]) return i;
-  DTSIM_CHECK(false, "unknown timeline lane " + lane);
-  return 0;
+/// Thread ids of a run's lanes, 1 up: the lanes named here first, in this order (plain data parallelism's
+/// compute, comm and compress; a layout's streams, see taskgraph::stream_name), then any other lane of the run in
+/// name order, so that a stream added to the task graph gets a lane without an edit here.
+std::map<std::string, int> lane_threads(const run::RunResult& r) {
+  static constexpr const char* kFirst[] = {"compute", "comm",     "compress", "tensor", "context",
+                                           "data",    "gather",   "pipeline", "server"};
+  std::set<std::string> rest;
+  for (const run::TraceEvent& e : r.events) rest.insert(e.lane);
+  if (!r.messages.empty()) rest.insert("comm");  // message arrows bind to the comm lane
+  std::map<std::string, int> threads;
+  int next = 1;
+  for (const char* lane : kFirst)
+    if (rest.erase(lane) > 0) threads[lane] = next++;
+  for (const std::string& lane : rest) threads[lane] = next++;
+  return threads;
 }
 
 /// Perfetto advises against pid 0: worker w is process w + 1, the job's iterations the process after them.
@@ -60,18 +69,20 @@ void add_latency_split(nlohmann::json& events, const run::TraceEvent& e, int pid
 void write_chrome_trace(const std::string& path, const run::RunResult& r) {
   nlohmann::json events = nlohmann::json::array();
   // Processes and threads are named only where they have events: no empty tracks.
-  std::set<std::pair<int, int>> lanes;
-  for (const run::TraceEvent& e : r.events) lanes.insert({e.worker, lane_thread(e.lane)});
+  const std::map<std::string, int> threads = lane_threads(r);
+  const auto lane_thread = [&](const std::string& lane) { return threads.at(lane); };
+  std::set<std::pair<int, std::string>> lanes;
+  for (const run::TraceEvent& e : r.events) lanes.insert({e.worker, e.lane});
   int named = -1;
-  for (const auto& [worker, thread] : lanes) {
+  for (const auto& [worker, lane] : lanes) {
     const int pid = worker_pid(worker);
     if (worker != named) {
       events.push_back(metadata("process_name", pid, {{"name", "worker " + std::to_string(worker)}}));
       events.push_back(metadata("process_sort_index", pid, {{"sort_index", worker}}));
       named = worker;
     }
-    nlohmann::json name = metadata("thread_name", pid, {{"name", lane_names[thread]}});
-    name["tid"] = thread;
+    nlohmann::json name = metadata("thread_name", pid, {{"name", lane}});
+    name["tid"] = lane_thread(lane);
     events.push_back(std::move(name));
   }
   add_iterations(events, r);

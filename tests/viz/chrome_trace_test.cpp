@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/run/run_simulation.hpp"
+#include "sim/scenario/load.hpp"
 #include "tests/sim/run/scenario_fixture.hpp"
 #include "viz/reports.hpp"
 
@@ -85,6 +86,28 @@ TEST(ChromeTrace, PidsStartAtOneAndNoThreadIsEmpty) {
   EXPECT_EQ(processes[4], "worker 3");
   EXPECT_EQ(processes[5], "job");
   EXPECT_EQ(iterations, (std::vector<std::string>{"iteration 0", "iteration 1", "iteration 2"}));
+}
+
+// A layout with context parallelism (TP2 x CP2 x PP2 on a DGX-1): every stream its tasks ran on is a named lane,
+// the context stream's key/value exchanges included (a lane table of its own once missed it and aborted the run).
+TEST(ChromeTrace, EveryStreamOfALayoutIsANamedLane) {
+  const scenario::Scenario s = scenario::load_default_scenario(
+      {"platform=dgx1_v100", "workers=8", "model.name=gpt3_125m", "batch_size=4", "gpu.precision=fp16",
+       "parallel.tensor=2", "parallel.context=2", "parallel.pipeline=2", "parallel.data=1", "parallel.micro_batch=1",
+       "iterations=1", "strategy.fidelity=analytic"});
+  const nlohmann::json trace = trace_of(s);
+  std::set<std::string> lanes;
+  std::set<std::pair<int, int>> named, used;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["name"] == "thread_name") {
+      lanes.insert(e["args"]["name"].get<std::string>());
+      named.insert({e["pid"].get<int>(), e["tid"].get<int>()});
+    }
+    if (e["ph"] == "X" && e["cat"] != "iteration" && e["cat"] != "comm_latency" && e["cat"] != "comm_transfer")
+      used.insert({e["pid"].get<int>(), e["tid"].get<int>()});
+  }
+  EXPECT_EQ(lanes, (std::set<std::string>{"compute", "tensor", "context", "data", "pipeline", "iterations"}));
+  for (const auto& u : used) EXPECT_TRUE(named.count(u)) << "unnamed thread " << u.first << "/" << u.second;
 }
 
 TEST(ChromeTrace, MessageLevelHasAnArrowPerMessageOfTheFirstIteration) {
