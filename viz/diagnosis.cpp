@@ -90,11 +90,11 @@ std::string path_share(double seconds, double path_s) {
 void propose_next_links(Context& c) {
   std::vector<std::string> seen;
   for (const json& link : c.report["links"]) {
-    const double utilisation = link["utilisation"], bytes = link["bytes_per_iteration"];
+    const double utilisation = link["utilisation"];
     const std::string key = link_key(link["name"], c.setup["topology"]);
     if (key.empty() || utilisation <= 0 || std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
     seen.push_back(key);
-    const double now_Bps = bytes / (utilisation * c.iteration_s);
+    const double now_Bps = link.value("line_rate_Bps", 0.0);  // the product's line rate, as configured
     if (const auto next = next_link_product(key, now_Bps))
       c.propose({key + ".bandwidth=" + bandwidth_setting(next->bandwidth_Bps)},
                 fmt::format("{} ({}, busiest {} {} busy) as the next product: {}", key, bandwidth_setting(now_Bps),

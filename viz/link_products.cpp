@@ -67,16 +67,10 @@ const std::array<LinkKind, 7> kKinds{{
     {"platform.intra_link", kNvlinkPerGpu, 1},
 }};
 
-/// The index of `bandwidth_Bps` in `ladder`, to 1e-6 (a bandwidth read back from a report is rounded), or as the
-/// payload rate of a rung's line rate: NVLink and PCIe links carry payload at their line rate x packet efficiency
-/// (sim/platform/link_efficiency.hpp: 94 % and 91 % at 256-byte packets; never below 85 % at the payloads built in).
+/// The index of line rate `bandwidth_Bps` in `ladder`, to 1e-6 (a rate read back from a report is rounded).
 std::optional<std::size_t> rung(std::span<const Generation> ladder, double bandwidth_Bps) {
-  constexpr double kLeastPayloadEfficiency = 0.85;
   for (std::size_t i = 0; i < ladder.size(); ++i)
     if (std::abs(bandwidth_Bps - ladder[i].bandwidth_Bps) <= 1e-6 * ladder[i].bandwidth_Bps) return i;
-  for (std::size_t i = 0; i < ladder.size(); ++i)
-    if (bandwidth_Bps < ladder[i].bandwidth_Bps && bandwidth_Bps >= kLeastPayloadEfficiency * ladder[i].bandwidth_Bps)
-      return i;
   return std::nullopt;
 }
 

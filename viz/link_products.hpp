@@ -13,10 +13,11 @@ struct LinkProduct {
   double bandwidth_Bps = 0;
 };
 
-/// The generation after the one a link of platform key `key` (platform.inter_link, platform.node.nvlink, ...) at
-/// `bandwidth_Bps` is: `count` x the next product where the link models `count` ports of one product (a node's
-/// rails as one NIC, 8 x 200 Gb/s), none where the bandwidth is no product of that kind's ladder (a calibrated
-/// bus bandwidth, a per-link NVLink of a hybrid cube mesh) or already the newest.
+/// The generation after the one a link of platform key `key` (platform.inter_link, platform.node.nvlink, ...) of
+/// line rate `bandwidth_Bps` (as configured, before packet overhead) is: `count` x the next product where the link
+/// models `count` ports of one product (a node's rails as one NIC, 8 x 200 Gb/s), none where the rate is no
+/// product of that kind's ladder (a calibrated bus bandwidth, a per-link NVLink of a hybrid cube mesh) or already
+/// the newest.
 std::optional<LinkProduct> next_link_product(const std::string& key, double bandwidth_Bps);
 
 }  // namespace dtsim::viz

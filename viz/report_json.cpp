@@ -133,7 +133,11 @@ nlohmann::json report_json(const run::RunResult& r, const std::vector<std::strin
   if (!r.nccl_choice_per_bucket.empty()) report["nccl_choice_per_bucket"] = r.nccl_choice_per_bucket;
   nlohmann::json links = nlohmann::json::array();
   for (const run::LinkUse& l : r.links)
-    links.push_back({{"name", l.name}, {"bytes_per_iteration", l.bytes_per_iteration}, {"utilisation", l.utilisation}});
+    links.push_back({{"name", l.name},
+                     {"bytes_per_iteration", l.bytes_per_iteration},
+                     {"utilisation", l.utilisation},
+                     {"bandwidth_Bps", l.bandwidth_Bps},
+                     {"line_rate_Bps", l.line_rate_Bps}});
   report["links"] = links;
   if (!r.curve.empty()) {
     nlohmann::json curve = nlohmann::json::array();

@@ -15,8 +15,8 @@ int FabricGraph::add_link(const std::string& name, int a, int b, const LinkSpec&
   DTSIM_CHECK(
       a != b && a >= 0 && b >= 0 && a < static_cast<int>(vertices_.size()) && b < static_cast<int>(vertices_.size()),
       "link between invalid vertices");
-  links_.push_back({name + "_UP", spec.bandwidth_Bps, spec.latency_s, a, b});
-  links_.push_back({name + "_DOWN", spec.bandwidth_Bps, spec.latency_s, b, a});
+  links_.push_back({name + "_UP", spec.bandwidth_Bps, spec.latency_s, a, b, spec.line_rate()});
+  links_.push_back({name + "_DOWN", spec.bandwidth_Bps, spec.latency_s, b, a, spec.line_rate()});
   return static_cast<int>(links_.size()) - 2;
 }
 

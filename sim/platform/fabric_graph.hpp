@@ -25,6 +25,7 @@ struct DirectedLink {
   double latency_s = 0;
   int from = 0;  ///< vertex the direction leaves
   int to = 0;    ///< vertex it enters
+  double line_rate_Bps = 0;  ///< the product's line rate (LinkSpec::line_rate): bandwidth_Bps before packet overhead
 };
 
 /// Routes between the switches of two nodes, computed by dtsim (SimGrid only replays them).

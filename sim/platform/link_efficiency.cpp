@@ -18,7 +18,7 @@ double pcie_payload_efficiency(int max_payload_bytes) {
 }
 
 LinkSpec payload_rate(const LinkSpec& line, double efficiency) {
-  return {line.bandwidth_Bps * efficiency, line.latency_s};
+  return {line.bandwidth_Bps * efficiency, line.latency_s, line.line_rate()};
 }
 
 }  // namespace dtsim::platform

@@ -21,8 +21,12 @@ std::vector<LinkLoad> hottest_links(const Fabric& fabric, const std::vector<doub
   std::vector<LinkLoad> loads;
   for (std::size_t l = 0; l < bytes.size(); ++l)
     if (bytes[l] > 0)
-      loads.push_back({static_cast<int>(l), fabric.links()[l].name, bytes[l],
-                       duration_s > 0 ? bytes[l] / (fabric.links()[l].bandwidth_Bps * duration_s) : 0.0});
+    {
+      const DirectedLink& link = fabric.links()[l];
+      loads.push_back({static_cast<int>(l), link.name, bytes[l],
+                       duration_s > 0 ? bytes[l] / (link.bandwidth_Bps * duration_s) : 0.0, link.bandwidth_Bps,
+                       link.line_rate_Bps > 0 ? link.line_rate_Bps : link.bandwidth_Bps});
+    }
   std::stable_sort(loads.begin(), loads.end(), [](const LinkLoad& a, const LinkLoad& b) {
     return a.utilisation != b.utilisation ? a.utilisation > b.utilisation : a.bytes > b.bytes;
   });

@@ -20,6 +20,8 @@ struct LinkLoad {
   std::string name;
   double bytes = 0;
   double utilisation = 0;  ///< bytes / (bandwidth x duration): the busy fraction of the period
+  double bandwidth_Bps = 0;  ///< its payload rate
+  double line_rate_Bps = 0;  ///< its product's line rate
 };
 
 /// The `count` busiest links: highest utilisation first, then most bytes, then lower id; links with no bytes

@@ -9,8 +9,12 @@ namespace dtsim::platform {
 
 /// One split-duplex link: each direction has this bandwidth and latency.
 struct LinkSpec {
-  double bandwidth_Bps = 0;
+  double bandwidth_Bps = 0;  ///< the rate data moves at (payload, after packet overhead where it is modelled)
   double latency_s = 0;
+  /// The product's data rate before packet overhead (an NVLink or PCIe link's line rate, link_efficiency.hpp);
+  /// 0: bandwidth_Bps is the line rate.
+  double line_rate_Bps = 0;
+  double line_rate() const { return line_rate_Bps > 0 ? line_rate_Bps : bandwidth_Bps; }
 };
 
 /// Shapes of cluster dtsim builds. Every shape but star has multi-GPU nodes: `gpus_per_node` GPUs on

@@ -58,6 +58,8 @@ struct LinkUse {
   std::string name;              ///< SimGrid link name, e.g. "nic3_UP"
   double bytes_per_iteration = 0;
   double utilisation = 0;        ///< bytes / (bandwidth x mean iteration time)
+  double bandwidth_Bps = 0;      ///< the rate it carries payload at
+  double line_rate_Bps = 0;      ///< its product's line rate (above bandwidth_Bps where packet overhead is modelled)
 };
 
 /// One interval on the timeline (Chrome trace "X" event).
