@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <array>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -69,11 +70,13 @@ nlohmann::json entry_json(const run::RunResult& r, List list, std::size_t k) {
 /// Appends entry `k` of `list` to `out` as nlohmann's dump(2) writes it as an element of a top-level key's array
 /// (each value dumped by nlohmann, keys in its order: sorted), without building the entry as a json object.
 void append_entry(std::string& out, const run::RunResult& r, List list, std::size_t k) {
-  const auto field = [&out](const char* key, const nlohmann::json& value, bool last) {
+  // Integers as nlohmann writes them (decimal digits); other values through its dump.
+  const auto field = [&out](const char* key, const auto& value, bool last) {
     out += "      \"";
     out += key;
     out += "\": ";
-    out += value.dump();
+    if constexpr (std::is_integral_v<std::decay_t<decltype(value)>>) out += std::to_string(value);
+    else out += nlohmann::json(value).dump();
     out += last ? "\n" : ",\n";
   };
   out += "{\n";
