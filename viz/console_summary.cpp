@@ -53,7 +53,7 @@ void print_sync_summary(std::ostream& out, const run::RunResult& r) {
 
 /// What bounds the run, as the HTML report opens with it (its what-ifs are proposed once simulated: dtsim explain).
 void print_diagnosis(std::ostream& out, const run::RunResult& r) {
-  const Diagnosis d = diagnose(report_json(r, {}));
+  const Diagnosis d = diagnose(report_json_without_workers(r));
   if (d.bound != "none") fmt::print(out, "{}\n", d.answer);
 }
 

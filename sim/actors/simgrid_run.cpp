@@ -172,25 +172,34 @@ class IterationClient final : public WalkClient {
 std::vector<double> simulate_schedules_s(const platform::PlatformSpec& platform,
                                          const std::vector<collectives::Schedule>& schedules, bool fuse) {
   if (schedules.empty()) return {};
-  const int ranks = schedules.front().ranks;
+  std::vector<std::vector<std::vector<Flow>>> flows;
+  for (const collectives::Schedule& s : schedules) {
+    DTSIM_CHECK(s.ranks == schedules.front().ranks, "all plans have the same ranks");
+    flows.push_back(flow_steps(s, fuse));
+  }
+  return simulate_flows_s(platform, flows, schedules.front().ranks);
+}
+
+std::vector<double> simulate_flows_s(const platform::PlatformSpec& platform,
+                                     const std::vector<std::vector<std::vector<Flow>>>& plans, int ranks) {
+  if (plans.empty()) return {};
   DTSIM_CHECK(ranks >= 1 && ranks <= platform.hosts(), "ranks must fit on the platform");
   sg4::Engine engine = make_engine(ranks);
   std::vector<std::pair<int, int>> pairs;
   std::vector<std::vector<std::vector<RankStep>>> by_schedule;
-  for (const collectives::Schedule& s : schedules) {
-    DTSIM_CHECK(s.ranks == ranks, "all plans have the same ranks");
-    add_pairs(s, pairs);
-    by_schedule.push_back(split_by_rank(flow_steps(s, fuse), ranks));
+  for (const std::vector<std::vector<Flow>>& flows : plans) {
+    add_pairs(as_schedule(flows, ranks), pairs);
+    by_schedule.push_back(split_by_rank(flows, ranks));
   }
   const std::vector<sg4::Host*> hosts = platform::build_simgrid_platform(platform, pairs);
   const platform::Fabric fabric(platform);
   StepContext steps{fabric, {}, {}};
   sg4::BarrierPtr barrier = sg4::Barrier::create(static_cast<unsigned>(ranks));
   std::vector<run::WorkerTraffic> traffic(static_cast<std::size_t>(ranks));
-  std::vector<double> start(schedules.size()), end(schedules.size());
+  std::vector<double> start(plans.size()), end(plans.size());
   for (int r = 0; r < ranks; ++r)
     sg4::Actor::create("rank" + std::to_string(r), hosts[static_cast<std::size_t>(r)], [&, r] {
-      for (std::size_t k = 0; k < schedules.size(); ++k) {
+      for (std::size_t k = 0; k < plans.size(); ++k) {
         if (k == 0) barrier->wait();
         start[k] = sg4::Engine::get_clock();
         execute_steps(r, by_schedule[k][static_cast<std::size_t>(r)], steps, "", traffic[static_cast<std::size_t>(r)]);
@@ -200,7 +209,7 @@ std::vector<double> simulate_schedules_s(const platform::PlatformSpec& platform,
     });
   engine.run();
   std::vector<double> times;
-  for (std::size_t k = 0; k < schedules.size(); ++k) times.push_back(end[k] - start[k]);
+  for (std::size_t k = 0; k < plans.size(); ++k) times.push_back(end[k] - start[k]);
   return times;
 }
 

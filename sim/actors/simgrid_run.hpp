@@ -25,6 +25,12 @@ namespace dtsim::actors {
 std::vector<double> simulate_schedules_s(const platform::PlatformSpec& platform,
                                          const std::vector<collectives::Schedule>& schedules, bool fuse);
 
+/// simulate_schedules_s of plans already as flows (actors::flow_steps: fused at the flow level, every step at the
+/// message level) among `ranks` ranks: a collective that fuses its own plan (Collective::fused_plan) never builds
+/// its ranks x steps transfers.
+std::vector<double> simulate_flows_s(const platform::PlatformSpec& platform,
+                                     const std::vector<std::vector<std::vector<Flow>>>& plans, int ranks);
+
 /// Local work of a bucket on the communication stream, around its exchanges (compression).
 struct LocalWork {
   double compress_s = 0;

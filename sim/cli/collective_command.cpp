@@ -174,14 +174,25 @@ int collective_command(const CollectiveArguments& args) {
   } catch (const core::InputError& e) {
     throw e.at("--op " + args.op + " --algorithm " + algorithm);
   }
-  std::vector<collectives::Schedule> plans;
-  for (std::int64_t bytes : sizes) plans.push_back(collective->plan(group, bytes));
+  // Plans are built only where the level needs every transfer: the analytic level times the collective's plan
+  // in closed form or by its per-hop walk (plan_time_s) where it knows one, the flow level takes its fused plan,
+  // so a ring of p ranks costs O(p), not its 2(p-1) x p transfers.
   std::vector<double> times;
   if (fidelity == scenario::Fidelity::analytic) {
     const platform::Fabric fabric(spec);
-    for (const auto& plan : plans) times.push_back(collectives::schedule_time_s(plan, fabric));
+    for (std::int64_t bytes : sizes) {
+      const std::optional<double> walked = collective->plan_time_s(group, bytes, fabric);
+      times.push_back(walked ? *walked : collectives::schedule_time_s(collective->plan(group, bytes), fabric));
+    }
   } else {
-    times = actors::simulate_schedules_s(spec, plans, fidelity == scenario::Fidelity::flow);
+    const bool fuse = fidelity == scenario::Fidelity::flow;
+    std::vector<std::vector<std::vector<actors::Flow>>> flows;
+    for (std::int64_t bytes : sizes) {
+      std::optional<std::vector<collectives::FusedStep>> fused;
+      if (fuse) fused = collective->fused_plan(group, bytes);
+      flows.push_back(fused ? actors::flow_steps(*fused) : actors::flow_steps(collective->plan(group, bytes), fuse));
+    }
+    times = actors::simulate_flows_s(spec, flows, args.workers);
   }
   const auto* chooser = dynamic_cast<const collectives::AutoAllreduce*>(collective.get());
   // NCCL's choice per size, as NCCL_DEBUG=INFO's tuning lines name it ("tree/LL"), and NCCL's own prediction for it

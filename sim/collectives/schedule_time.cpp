@@ -31,6 +31,7 @@ std::vector<TransferCost> shared_costs(const std::vector<const core::Path*>& pat
 }
 
 std::vector<TransferCost> pair_costs(const std::vector<std::pair<int, int>>& pairs, const core::PathModel& network) {
+  if (const auto* kept = dynamic_cast<const KeptPairCosts*>(&network)) return kept->costs(pairs);
   std::vector<core::Path> paths;
   paths.reserve(pairs.size());
   for (const auto& [from, to] : pairs) paths.push_back(network.path(from, to));
@@ -39,6 +40,12 @@ std::vector<TransferCost> pair_costs(const std::vector<std::pair<int, int>>& pai
   for (const core::Path& path : paths) pointers.push_back(&path);
   std::vector<int> scratch(static_cast<std::size_t>(network.link_count()), 0);
   return shared_costs(pointers, network, scratch);
+}
+
+const std::vector<TransferCost>& KeptPairCosts::costs(const std::vector<std::pair<int, int>>& pairs) const {
+  auto at = kept_.find(pairs);
+  if (at == kept_.end()) at = kept_.emplace(pairs, pair_costs(pairs, network_)).first;
+  return at->second;
 }
 
 double schedule_time_s(const Schedule& schedule, const core::PathModel& network) {

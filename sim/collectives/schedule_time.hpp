@@ -1,6 +1,7 @@
 #pragma once
 /// The `analytic` fidelity: a plan's time in closed form over a path model.
 #include <limits>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -31,8 +32,26 @@ struct TransferCost {
 std::vector<TransferCost> shared_costs(const std::vector<const core::Path*>& paths, const core::PathModel& network,
                                        std::vector<int>& flows_on_link);
 
-/// The costs of transfers from pairs[i].first to pairs[i].second that run together (shared_costs over their paths).
+/// The costs of transfers from pairs[i].first to pairs[i].second that run together (shared_costs over their paths);
+/// over a KeptPairCosts, its kept costs.
 std::vector<TransferCost> pair_costs(const std::vector<std::pair<int, int>>& pairs, const core::PathModel& network);
+
+/// `network` that keeps the costs pair_costs computes over it, per distinct list of pairs: a collective timed for
+/// many sizes on one group (a run's distinct bucket sizes) walks its hops' paths once, not once per size. The
+/// costs are the same numbers. Holds a reference to `network`, which must outlive it.
+class KeptPairCosts final : public core::PathModel {
+ public:
+  explicit KeptPairCosts(const core::PathModel& network) : network_(network) {}
+  core::Path path(int from, int to) const override { return network_.path(from, to); }
+  double link_bandwidth_Bps(int link) const override { return network_.link_bandwidth_Bps(link); }
+  int link_count() const override { return network_.link_count(); }
+  /// pair_costs(pairs, network), computed on the first call with these pairs.
+  const std::vector<TransferCost>& costs(const std::vector<std::pair<int, int>>& pairs) const;
+
+ private:
+  const core::PathModel& network_;
+  mutable std::map<std::vector<std::pair<int, int>>, std::vector<TransferCost>> kept_;
+};
 
 /// When a transfer that may start at `start_s` (both its ranks ready) ends, as schedule_time_s times it.
 inline double transfer_end_s(double start_s, double step_latency_s, const TransferCost& cost, double bytes) {

@@ -66,7 +66,7 @@ std::vector<double> run_key(double start_s, const taskgraph::Carried& carried,
 }  // namespace
 
 Timeline data_parallel_timeline(const taskgraph::TaskGraph& exchanging, const taskgraph::TaskGraph& local,
-                                const CostsOf& costs_of, int workers, int iterations, int trace_workers,
+                                const CostsOf& costs_of, const TrafficOf& traffic_of, int workers, int iterations, int trace_workers,
                                 const sync::SyncPolicy& sync, const Slowdown& slowdown, const CommOverlap& overlap,
                                 LastIterationGraph* last) {
   Timeline timeline;
@@ -107,6 +107,7 @@ Timeline data_parallel_timeline(const taskgraph::TaskGraph& exchanging, const ta
     const bool exchanges = sync.exchanges(it);
     const std::size_t g = exchanges ? 0 : 1;
     costs = &costs_of(it);
+    const std::vector<collectives::RankTraffic>& traffic = traffic_of(it);
     std::fill(takes_part.begin(), takes_part.end(), 0);
     for (const int w : sync.participants(workers, it)) takes_part[static_cast<std::size_t>(w)] = 1;
     representative.clear();
@@ -178,7 +179,12 @@ Timeline data_parallel_timeline(const taskgraph::TaskGraph& exchanging, const ta
       previous[g][w] = ran[run_of[w]];
       start[w] = timeline.marks[w].back().end_s;
       if (!exchanges) continue;
+      if (!traffic.empty()) {
+        timeline.traffic[w].bytes_sent += traffic[w].sent;
+        timeline.traffic[w].bytes_received += traffic[w].received;
+      }
       for (const BucketCost& c : *costs) {
+        if (c.traffic.empty()) continue;
         timeline.traffic[w].bytes_sent += c.traffic[w].sent;
         timeline.traffic[w].bytes_received += c.traffic[w].received;
       }

@@ -20,12 +20,17 @@ struct BucketCost {
   double pull_latency_s = 0; ///< of pull_s, the start-up latency
   double decompress_s = 0;  ///< after them
   std::int64_t payload_bytes = 0;  ///< sum of the exchanges' sizes (vector, or each rank's block)
-  std::vector<collectives::RankTraffic> traffic;  ///< indexed by rank
+  std::vector<collectives::RankTraffic> traffic;  ///< indexed by rank; empty where counted per iteration (TrafficOf)
 };
 
 /// The bucket costs of an iteration's exchanges (a scheme that samples its workers exchanges among a different
 /// subset from round to round).
 using CostsOf = std::function<const std::vector<BucketCost>&(int iteration)>;
+
+/// What each rank moves in an exchanging iteration, every bucket's exchanges together, where the costs count it
+/// once per iteration rather than per bucket and rank (a collective's traffic on 100,000 ranks); empty: the
+/// buckets' own (BucketCost::traffic).
+using TrafficOf = std::function<const std::vector<collectives::RankTraffic>&(int iteration)>;
 
 /// What the analytic level leaves besides the timeline: the last iteration's graph and its schedule (worker 0's
 /// run first), for the critical path.
@@ -36,7 +41,8 @@ struct LastIterationGraph {
 };
 
 /// Iterations of `exchanging` (or `local` where `sync` does not exchange), the graphs of
-/// parallel::data_parallel_iteration, whose exchanges (item b) cost costs_of(iteration)[b]. Only the iteration's
+/// parallel::data_parallel_iteration, whose exchanges (item b) cost costs_of(iteration)[b] and move
+/// traffic_of(iteration) (empty: the buckets' traffic). Only the iteration's
 /// participants (sync.participants) run it; the others sit it out, an empty iteration at their start, and are
 /// free again when the last participant ends it. With one FIFO communication stream
 /// per worker this is Shi et al.'s WFBP recurrence:
@@ -53,7 +59,7 @@ struct LastIterationGraph {
 /// of the exchange to the end; the launch cost is in the graphs). `last` (optional) receives the last
 /// iteration's graph and schedule.
 Timeline data_parallel_timeline(const taskgraph::TaskGraph& exchanging, const taskgraph::TaskGraph& local,
-                                const CostsOf& costs_of, int workers, int iterations, int trace_workers,
+                                const CostsOf& costs_of, const TrafficOf& traffic_of, int workers, int iterations, int trace_workers,
                                 const sync::SyncPolicy& sync = {},
                                 const Slowdown& slowdown = {}, const CommOverlap& overlap = {},
                                 LastIterationGraph* last = nullptr);

@@ -286,11 +286,14 @@ Timeline timeline_of(const scenario::Scenario& s, const parallel::Workload& work
   std::vector<bool> traced(W, false);
   for (std::size_t w = 0; w < std::min<std::size_t>(W, static_cast<std::size_t>(s.output.trace_workers)); ++w) traced[w] = true;
   for (int stage = 0; stage < s.parallel.pipeline; ++stage) traced[static_cast<std::size_t>(placement.representative(stage))] = true;
+  // Ranks that share their spans (a class of the analytic level) share their marks: computed once per class.
+  std::map<std::pair<std::size_t, const std::vector<taskgraph::Span>*>, std::size_t> marked;  // -> its first rank
   for (std::size_t w = 0; w < W; ++w) {
     const auto role = static_cast<std::size_t>(placement.stage(static_cast<int>(w)));
     const taskgraph::Program& program = work.graph.programs[role];
     const std::vector<taskgraph::Span>& spans = spans_of(static_cast<int>(w));
-    timeline.marks.push_back(rank_marks(program, work.stages[role], spans));
+    const auto [first, fresh] = marked.try_emplace({role, &spans}, w);
+    timeline.marks.push_back(fresh ? rank_marks(program, work.stages[role], spans) : timeline.marks[first->second]);
     timeline.traffic.push_back(traffic_of(static_cast<int>(w)));
     if (!traced[w]) continue;
     for (std::size_t i = 0; i < program.tasks.size(); ++i) {

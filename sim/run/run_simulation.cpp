@@ -46,6 +46,7 @@ RunInfo make_info(const scenario::Scenario& s, const scheduling::IterationPlan& 
 /// thousands of ranks holds millions of transfers, so none is kept longer than needed).
 struct PreparedPlans {
   std::vector<BucketCost> costs;            ///< analytic level: per bucket
+  std::vector<collectives::RankTraffic> traffic;  ///< analytic level: per rank, an exchanging iteration's
   std::vector<double> latency_s;            ///< every level: per bucket, its exchanges' start-up latency (LatencyOnly)
   actors::BucketFlows flows;                ///< simulated levels: per bucket
   std::vector<actors::LocalWork> local;     ///< simulated levels: per bucket
@@ -128,10 +129,58 @@ std::pair<taskgraph::Op, std::int64_t> group_op(const scheduling::Exchange& e, i
   return {e.kind == Kind::allreduce ? taskgraph::Op::allreduce : taskgraph::Op::gtopk, e.bytes};
 }
 
+/// Bytes per (from, to) pair over several plans, summed before any path is walked: plans between the same pairs
+/// in the same order (a run's distinct bucket sizes on one group) add element by element, and each pair's path
+/// is walked once when the totals go onto the links. The sums are of whole bytes (exact in a double below 2^53),
+/// so the links' loads are the same numbers as plan by plan.
+class PairBytes {
+ public:
+  /// Adds `times` x each transfer of `plan`.
+  void add(const collectives::Schedule& plan, double times) {
+    for (const collectives::Step& step : plan.steps) {
+      if (!same_pairs(step)) {
+        flush();
+        for (const collectives::Transfer& t : step.transfers) pairs_.emplace_back(t.from, t.to);
+        bytes_.assign(pairs_.size(), 0.0);
+      }
+      for (std::size_t i = 0; i < step.transfers.size(); ++i)
+        bytes_[i] += times * static_cast<double>(step.transfers[i].bytes);
+    }
+  }
+  /// Puts the bytes on the links of `fabric` (platform::add_link_bytes of every plan added, with its times).
+  void add_to_links(const platform::Fabric& fabric, std::vector<double>& link_bytes) {
+    flush();
+    collectives::Schedule totals{0, {{}}};
+    for (const auto& [pair, bytes] : kept_)
+      totals.steps.front().transfers.push_back({pair.first, pair.second, static_cast<std::int64_t>(bytes)});
+    platform::add_link_bytes(totals, 1.0, fabric, link_bytes);
+  }
+
+ private:
+  bool same_pairs(const collectives::Step& step) const {
+    return step.transfers.size() == pairs_.size() &&
+           std::equal(step.transfers.begin(), step.transfers.end(), pairs_.begin(),
+                      [](const collectives::Transfer& t, const std::pair<int, int>& p) {
+                        return t.from == p.first && t.to == p.second;
+                      });
+  }
+  void flush() {
+    for (std::size_t i = 0; i < pairs_.size(); ++i)
+      if (pairs_[i].first != pairs_[i].second) kept_[pairs_[i]] += bytes_[i];
+    pairs_.clear();
+    bytes_.clear();
+  }
+
+  std::vector<std::pair<int, int>> pairs_;  ///< the pattern being added to
+  std::vector<double> bytes_;               ///< [pattern transfer]
+  std::map<std::pair<int, int>, double> kept_;
+};
+
 /// The plans of the buckets' exchanges among `participants` (increasing worker numbers), each distinct exchange
 /// costed once by GroupCollectives over the participants' routes. All workers: the group on the platform's nodes.
 /// A subset (a scheme's sample of the workers): a group of as many ranks, one per node (a sample seldom fills whole
-/// nodes), run by the subset's hosts.
+/// nodes), run by the subset's hosts. The analytic level's traffic is counted per exchanging iteration (every
+/// bucket's exchanges), not per bucket and rank.
 PreparedPlans prepare_collectives(const scenario::Scenario& s, const std::vector<scheduling::BucketWork>& work,
                                   const GroupCollectives& collectives, const platform::Fabric& fabric,
                                   const std::vector<int>& participants) {
@@ -145,23 +194,30 @@ PreparedPlans prepare_collectives(const scenario::Scenario& s, const std::vector
   const collectives::Group group{ranks, whole ? s.platform.gpus_per_node : 1};
   const GroupPaths paths(fabric, participants);
   const collectives::LatencyOnly latency_only(paths);
+  // Every distinct size's plan on the same group walks the same hops: their costs are kept from the first.
+  const collectives::KeptPairCosts kept(paths), kept_latency(latency_only);
   PreparedPlans prepared;
+  if (analytic) prepared.traffic.assign(static_cast<std::size_t>(s.workers), {});
+  PairBytes pair_bytes;
   std::map<Key, BucketCost> cost_of;
   std::map<Key, double> latency_of;  // the plan's start-up latency: its time over links of infinite bandwidth
   std::map<Key, std::shared_ptr<const std::vector<std::vector<actors::RankStep>>>> flows_of;
   for (const auto& [key, count] : uses) {
     const auto [op, bytes] = group_op({key.first, key.second, 0}, ranks);
-    latency_of[key] = collectives.time_s(op, group, bytes, latency_only);
+    latency_of[key] = collectives.time_s(op, group, bytes, kept_latency);
     // Fused flows carry the same bytes between the same pairs in far fewer transfers (a ring: one per rank),
     // so link and pair accounting walk them rather than every step.
     const std::vector<std::vector<actors::Flow>> fused =
         whole ? collectives.flows(op, group, bytes, true) : on_members(collectives.flows(op, group, bytes, true), participants);
     const collectives::Schedule totals = actors::as_schedule(fused, s.workers);
-    platform::add_link_bytes(totals, count, fabric, prepared.link_bytes);
+    pair_bytes.add(totals, count);
     if (analytic) {
-      BucketCost& cost = cost_of[key];
-      cost.time_s = collectives.time_s(op, group, bytes, paths);
-      cost.traffic = collectives::traffic_by_rank(totals);
+      cost_of[key].time_s = collectives.time_s(op, group, bytes, kept);
+      for (const collectives::Step& step : totals.steps)
+        for (const collectives::Transfer& t : step.transfers) {  // a switch endpoint is no rank
+          if (!collectives::is_switch(t.from)) prepared.traffic[static_cast<std::size_t>(t.from)].sent += count * t.bytes;
+          if (!collectives::is_switch(t.to)) prepared.traffic[static_cast<std::size_t>(t.to)].received += count * t.bytes;
+        }
     } else {
       actors::add_pairs(totals, prepared.pairs);
       flows_of[key] = std::make_shared<const std::vector<std::vector<actors::RankStep>>>(actors::split_by_rank(
@@ -171,6 +227,7 @@ PreparedPlans prepare_collectives(const scenario::Scenario& s, const std::vector
           s.workers));
     }
   }
+  if (!uses.empty()) pair_bytes.add_to_links(fabric, prepared.link_bytes);
   for (const scheduling::BucketWork& w : work) {
     double& latency_s = prepared.latency_s.emplace_back(0.0);
     for (const scheduling::Exchange& e : w.exchanges) latency_s += latency_of.at({e.kind, e.bytes});
@@ -179,15 +236,9 @@ PreparedPlans prepare_collectives(const scenario::Scenario& s, const std::vector
       cost.latency_s = latency_s;
       cost.compress_s = w.compress_s;
       cost.decompress_s = w.decompress_s;
-      cost.traffic.assign(static_cast<std::size_t>(s.workers), {});
       for (const scheduling::Exchange& e : w.exchanges) {
-        const BucketCost& one = cost_of.at({e.kind, e.bytes});
-        cost.time_s += e.before_s + one.time_s;
+        cost.time_s += e.before_s + cost_of.at({e.kind, e.bytes}).time_s;
         cost.payload_bytes += e.bytes;
-        for (std::size_t r = 0; r < cost.traffic.size(); ++r) {
-          cost.traffic[r].sent += one.traffic[r].sent;
-          cost.traffic[r].received += one.traffic[r].received;
-        }
       }
       prepared.costs.push_back(std::move(cost));
     } else {
@@ -375,6 +426,9 @@ RunResult simulate_time_line(const scenario::Scenario& s, const std::optional<nu
                                 graphs.exchanging, graphs.local,
                                 [&](int it) -> const std::vector<BucketCost>& {
                                   return prepared[sets.of_iteration[static_cast<std::size_t>(it)]].costs;
+                                },
+                                [&](int it) -> const std::vector<collectives::RankTraffic>& {
+                                  return prepared[sets.of_iteration[static_cast<std::size_t>(it)]].traffic;
                                 },
                                 s.workers, s.iterations, trace_workers, s.sync, slowdown, overlap, &analysed)
                           : simulate(s, plan, graphs, work, prepared, sets, fabric, slowdown, overlap, trace_workers,
