@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/kernel_launch.hpp"
+#include "sim/collectives/block_collective.hpp"
 #include "sim/collectives/nccl_allreduce.hpp"
 #include "sim/platform/fabric.hpp"
 #include "sim/scheduling/framework.hpp"
@@ -25,12 +26,22 @@ scheduling::FrameworkCosts framework_costs(const scenario::Scenario& s, std::siz
   costs.copy_dispatch_s = launch.dispatch_s;
   costs.copy_gap_s = launch.gap_s;
   if (s.workers < 2) return costs;
-  // Horovod's response cache: one bit per tensor in 64-bit words, and a word of status bits (response_cache.cc
-  // CacheCoordinator::sync), AND-ed and OR-ed over all ranks by two recursive-doubling all-reduces.
   const collectives::LinkCosts links = platform::link_costs(s.platform);
-  const double bitvector_bytes = 8.0 * static_cast<double>((tensors + 63) / 64 + 1);
-  costs.negotiation_s = 2 * collectives::make_collective("recursive_doubling")
-                                ->closed_form_s({s.workers, s.platform.gpus_per_node}, bitvector_bytes, links);
+  const collectives::Group all{s.workers, s.platform.gpus_per_node};
+  if (s.framework_options.horovod_response_cache) {
+    // One bit per tensor in 64-bit words, and a word of status bits (response_cache.cc CacheCoordinator::sync),
+    // AND-ed and OR-ed over all ranks by two recursive-doubling all-reduces.
+    const double bitvector_bytes = 8.0 * static_cast<double>((tensors + 63) / 64 + 1);
+    costs.negotiation_s =
+        2 * collectives::make_collective("recursive_doubling")->closed_form_s(all, bitvector_bytes, links);
+  } else {
+    // The coordinator gathers every rank's requests (MPI_Gather of their sizes, then MPI_Gatherv) and broadcasts
+    // the response list (MPI_Bcast of its size, then of it): two binomial gathers and two binomial broadcasts. A
+    // request is a tensor's name, type and shape, tens of bytes: the messages are counted by their latency only.
+    const std::vector<std::int64_t> none(static_cast<std::size_t>(s.workers), 0);
+    costs.negotiation_s = 2 * (collectives::make_gather("binomial")->closed_form_s(all, none, links) +
+                               collectives::make_broadcast("binomial")->closed_form_s(all, 0, links));
+  }
   return costs;
 }
 

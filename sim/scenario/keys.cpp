@@ -342,7 +342,13 @@ std::vector<KeySpec> make_scenario_keys() {
        "HOROVOD_FUSION_THRESHOLD: the fusion buffer (Horovod 0.13 to 0.20; 128MiB from 0.21); 0B: every tensor alone",
        0, 0, nullptr},
       {"strategy.horovod", "cycle_time", kDuration, "5ms",
-       "HOROVOD_CYCLE_TIME: the background thread's cycle (Horovod 0.13 to 0.20; 1ms from 0.21)", 0, 0, nullptr},
+       "HOROVOD_CYCLE_TIME: the background thread's cycle (Horovod 0.13 to 0.20; 1ms from 0.21); 0s: no sleep, a "
+       "cycle as soon as a tensor is ready",
+       0, 0, nullptr},
+      {"strategy.horovod", "response_cache", "boolean", "true",
+       "HOROVOD_CACHE_CAPACITY > 0: ranks agree on cached tensors by two bit-vector all-reduces; false (capacity 0): "
+       "every cycle the coordinator gathers the requests and broadcasts the responses",
+       0, 0, nullptr},
       {"strategy.priority", "partition", kSize, "4MB", "largest piece of a tensor", 0, 0, nullptr},
       {"strategy.priority", "credit", kSize, "16MB", "bytes in flight", 0, 0, nullptr},
       {"compression", "compressor", "string", "required", "the compressor (README: Gradient compressors)", 0, 0,

@@ -83,11 +83,8 @@ void load_framework(Section& strategy, Scenario& s) {
   s.framework = choice_key(strategy, "strategy", "framework");
   if (auto t = option_table(strategy, "horovod", "framework", s.framework)) {
     if (t->has("fusion_threshold")) s.framework_options.horovod_fusion_threshold_bytes = t->size("fusion_threshold");
-    if (t->has("cycle_time")) {
-      s.framework_options.horovod_cycle_s = t->duration("cycle_time");
-      if (s.framework_options.horovod_cycle_s <= 0)
-        throw core::InputError(t->where_key("cycle_time"), "the cycle time is zero", "it must be positive");
-    }
+    if (t->has("cycle_time")) s.framework_options.horovod_cycle_s = t->duration("cycle_time");
+    s.framework_options.horovod_response_cache = t->boolean("response_cache", true);
     t->finish();
   }
   if (s.framework == "none") return;

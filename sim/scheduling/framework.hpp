@@ -24,8 +24,11 @@ struct FrameworkOptions {
   /// HOROVOD_FUSION_THRESHOLD: 64 MiB in Horovod 0.13 to 0.20 (operations.cc, "SetTensorFusionThresholdBytes(64 *
   /// 1024 * 1024)"; docs/tensor-fusion.md "Default fusion buffer size is 64 MB"); 0 disables fusion.
   std::int64_t horovod_fusion_threshold_bytes = 64 * 1048576;
-  /// HOROVOD_CYCLE_TIME: 5 ms in Horovod 0.13 to 0.20 (operations.cc, "SetCycleTimeMs(5)").
+  /// HOROVOD_CYCLE_TIME: 5 ms in Horovod 0.13 to 0.20 (operations.cc, "SetCycleTimeMs(5)"); 0: no sleep.
   double horovod_cycle_s = 5e-3;
+  /// HOROVOD_CACHE_CAPACITY > 0 (1024 by default since 0.16): ranks agree on cached tensors by two bit-vector
+  /// all-reduces; 0 (false): every cycle the coordinator gathers every rank's requests and broadcasts the responses.
+  bool horovod_response_cache = true;
 };
 
 /// What the framework's operations cost on the target, priced by the driver from the GPU and the platform.
@@ -35,8 +38,9 @@ struct FrameworkCosts {
   /// Per copy kernel: the CPU time to issue it and the GPU's gap between kernels (models/kernel_launch.hpp).
   double copy_dispatch_s = 0;
   double copy_gap_s = 0;
-  /// Horovod: one negotiation round of its background thread (the response cache's two bit-vector all-reduces
-  /// among all ranks, CacheCoordinator::sync: CrossRankBitwiseAnd and CrossRankBitwiseOr).
+  /// Horovod: one negotiation round of its background thread (with the response cache, its two bit-vector
+  /// all-reduces among all ranks, CacheCoordinator::sync: CrossRankBitwiseAnd and CrossRankBitwiseOr; without, the
+  /// coordinator's gather of the requests and broadcast of the responses, controller.cc ComputeResponseList).
   double negotiation_s = 0;
   /// Seconds to copy `bytes` in `kernels` kernels issued back to back: bound by their CPU dispatch or by their work
   /// and gaps on the GPU, whichever is longer (a launch-bound run of short kernels waits for the CPU).

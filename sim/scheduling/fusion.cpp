@@ -13,7 +13,8 @@ std::vector<CycleGroup> fuse_per_cycle(const std::vector<double>& ready_s, const
   while (next < n) {
     // The first cycle at or after the next item is ready (cycles at k * cycle_s, k >= 1, from the start of backward).
     const double ready = ready_s[static_cast<std::size_t>(next)];
-    const double cycle = std::max(ready, std::max(1.0, std::ceil(ready / cycle_s)) * cycle_s);
+    // A cycle time of 0 (HOROVOD_CYCLE_TIME=0): the thread loops without sleeping, a cycle as soon as one is ready.
+    const double cycle = cycle_s > 0 ? std::max(ready, std::max(1.0, std::ceil(ready / cycle_s)) * cycle_s) : ready;
     CycleGroup group{next, next, cycle};
     std::int64_t fused = 0;
     while (next < n && ready_s[static_cast<std::size_t>(next)] <= cycle) {  // later ones: next cycle's response

@@ -12,9 +12,9 @@ struct CycleGroup {
 };
 
 /// Horovod's response rule (controller FuseResponses) over items ready at `ready_s` (non-decreasing, from the start
-/// of backward) of `bytes` each: at the first cycle k * cycle_s (k >= 1) at or after an item is ready, the items
-/// ready by then are fused in order into groups of at most `threshold_bytes` (a larger item goes alone; 0: every
-/// item alone).
+/// of backward) of `bytes` each: at the first cycle k * cycle_s (k >= 1) at or after an item is ready (cycle_s 0:
+/// when it is ready), the items ready by then are fused in order into groups of at most `threshold_bytes` (a
+/// larger item goes alone; 0: every item alone).
 std::vector<CycleGroup> fuse_per_cycle(const std::vector<double>& ready_s, const std::vector<std::int64_t>& bytes,
                                        std::int64_t threshold_bytes, double cycle_s);
 

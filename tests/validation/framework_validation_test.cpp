@@ -38,9 +38,10 @@ double samples_per_s(const Model& m, const Network& n, int method, int gpus, con
   std::vector<std::string> overrides = n.overrides;
   overrides.insert(overrides.end(), {"workers=" + std::to_string(gpus), "platform.nodes=" + std::to_string(gpus / 4),
                                      "strategy.scheduler=" + std::string(kSchedulers[method]),
-                                     "strategy.framework=" + framework, "output.timeline=false"});
+                                     "output.timeline=false"});
   scenario::Scenario s =
       scenario::load_scenario(std::string(DTSIM_SOURCE_DIR) + "/scenarios/validation/" + m.file, overrides);
+  s.framework = framework;  // "none": the buckets handed on as they are (dtsim before the framework model)
   return run::run_simulation(s).samples_per_s;
 }
 
@@ -99,7 +100,9 @@ TEST(FrameworkValidation, HorovodPerTensorMergedAndSingleAllreduceOnTcpAndInfini
   std::printf("mean error before %.1f %%, after %.1f %% over %d rows; orderings (gap > 5 %%) wrong before %d, after "
               "%d of %d\n",
               100 * error_sum[0] / rows, 100 * error_sum[1] / rows, rows, wrong[0], wrong[1], orderings);
-  EXPECT_LE(error_sum[1] / rows, 1.0);
+  // Measured (2026-11-28): 14.2 % mean, 2 orderings of 25 wrong (docs/VALIDATION.md section 19).
+  EXPECT_LE(error_sum[1] / rows, 0.15);
+  EXPECT_LE(wrong[1], 2);
 }
 
 }  // namespace
