@@ -25,7 +25,7 @@ scheduling::FrameworkCosts framework_costs(const scenario::Scenario& s, std::siz
   costs.copy_Bps = s.gpu.memory_Bps * s.gpu.memory_efficiency;
   costs.copy_dispatch_s = launch.dispatch_s;
   costs.copy_gap_s = launch.gap_s;
-  if (s.workers < 2) return costs;
+  if (s.framework != "horovod" || s.workers < 2) return costs;  // only Horovod negotiates
   const collectives::LinkCosts links = platform::link_costs(s.platform);
   const collectives::Group all{s.workers, s.platform.gpus_per_node};
   if (s.framework_options.horovod_response_cache) {

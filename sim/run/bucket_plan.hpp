@@ -19,7 +19,7 @@ collectives::AlphaBeta allreduce_alpha_beta(const scenario::Scenario& s, const c
 
 /// What the framework's operations cost on `s`'s GPU and platform when it hands `tensors` tensors to the library:
 /// copies at the memory-bound rate (memory bandwidth x memory_efficiency) with gpu.launch's per-kernel costs, and
-/// Horovod's negotiation round over all workers on the platform's links.
+/// (framework "horovod") its negotiation round over all workers on the platform's links.
 scheduling::FrameworkCosts framework_costs(const scenario::Scenario& s, std::size_t tensors);
 
 /// Fills `plan`'s buckets and credit with `s.scheduler`'s buckets of `input`, carried by `s.framework`, and, with a compressor, its work with
