@@ -40,9 +40,10 @@ bool is_compute(std::string_view category) {
 }
 
 std::string communication_text(std::string_view category) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 7> words{{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 8> words{{
       {"comm", "gradient exchanges"},
       {"compress", "gradient compression"},
+      {"framework", "the framework's negotiation and bucket copies (Horovod, DDP)"},
       {"dp", "data-parallel gradient reductions"},
       {"gather", "parameter all-gathers (ZeRO / FSDP sharding)"},
       {"tp", "tensor-parallel collectives"},

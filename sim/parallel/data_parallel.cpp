@@ -69,14 +69,20 @@ taskgraph::TaskGraph data_parallel_iteration(const scheduling::IterationPlan& pl
       std::vector<Dep> issued = {Dep(previous)};
       if (cycle_s > 0 && last_forward >= 0) issued.emplace_back(last_forward, cycle_s);
       const scheduling::BucketWork* work = plan.work.empty() ? nullptr : &plan.work[b];
-      std::vector<Dep> deps;
-      for (const Dep& d : issued) deps.emplace_back(d.task, d.lag_s + launch_s);
       // ByteScheduler: the bucket is one job of the credit stream, by its layer's priority.
       auto job = [&](Task task) {
         task.priority = priority ? l : 0;
         task.credit_bytes = priority ? plan.buckets[b].bytes : 0;
         return p.add(std::move(task));
       };
+      // The framework's negotiation and copies in, once the bucket is issued; its call follows them.
+      if (const double before_s = plan.buckets[b].framework_before_s; before_s > 0) {
+        Task f = compute(run::framework_before_event(id), "framework", Stream::data, before_s, id);
+        f.deps = std::move(issued);
+        issued = {Dep(job(std::move(f)))};
+      }
+      std::vector<Dep> deps;
+      for (const Dep& d : issued) deps.emplace_back(d.task, d.lag_s + launch_s);
       if (work && work->compress_s > 0) {
         Task c = compute(run::compress_event(id), "compress", Stream::data, work->compress_s, id);
         c.deps = issued;
@@ -120,6 +126,11 @@ taskgraph::TaskGraph data_parallel_iteration(const scheduling::IterationPlan& pl
         Task d = compute(run::decompress_event(id), "compress", Stream::data, work->decompress_s, id);
         d.deps = {stream_last};
         stream_last = job(std::move(d));
+      }
+      if (const double after_s = plan.buckets[b].framework_after_s; after_s > 0) {
+        Task f = compute(run::framework_after_event(id), "framework", Stream::data, after_s, id);
+        f.deps = {stream_last};
+        stream_last = job(std::move(f));
       }
       // The next iteration's update of layer l applies the bucket.
       if (priority) p.tasks[static_cast<std::size_t>(update_of[static_cast<std::size_t>(l)])].deps.push_back(Dep::of_previous(stream_last));

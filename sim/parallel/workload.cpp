@@ -381,18 +381,27 @@ class Builder {
     if (bucket.not_before_s > 0)
       for (int t : pass_start) deps.emplace_back(t, bucket.not_before_s);
     const std::string name = pass + " " + unit_name(work_.units[static_cast<std::size_t>(bucket.ready_layer)]);
-    if (plan.work.empty()) return reduce_gradients(program, bucket.bytes, deps, name, true);
     if (layout_.replicas() == 1 || bucket.bytes == 0) return {};
-    const scheduling::BucketWork& w = plan.work[static_cast<std::size_t>(b)];
-    auto local = [&](double duration_s, const char* what) {
+    auto local = [&](double duration_s, const char* what, const char* category = "compress") {
       Task t;
       t.stream = Stream::data;
       t.name = name + " " + what;
-      t.category = "compress";
+      t.category = category;
       t.duration_s = duration_s;
       t.deps = std::move(deps);
       deps = {Dep(program.add(std::move(t)))};
     };
+    // The framework's negotiation and copies in before the bucket's collectives, its copies out after them.
+    if (bucket.framework_before_s > 0) local(bucket.framework_before_s, "framework before", "framework");
+    if (plan.work.empty()) {
+      const std::vector<int> reduced = reduce_gradients(program, bucket.bytes, deps, name, true);
+      if (bucket.framework_after_s <= 0 || reduced.empty()) return reduced;
+      deps.clear();
+      for (int r : reduced) deps.emplace_back(r);
+      local(bucket.framework_after_s, "framework after", "framework");
+      return {deps.front().task};
+    }
+    const scheduling::BucketWork& w = plan.work[static_cast<std::size_t>(b)];
     if (w.compress_s > 0) local(w.compress_s, "compress");
     for (const scheduling::Exchange& e : w.exchanges) {
       if (e.before_s > 0) local(e.before_s, "between exchanges");
@@ -403,6 +412,7 @@ class Builder {
       deps = {Dep(collective(program, op, Stream::data, bytes, "data", std::move(deps), name + " dp", "dp"))};
     }
     if (w.decompress_s > 0) local(w.decompress_s, "decompress");
+    if (bucket.framework_after_s > 0) local(bucket.framework_after_s, "framework after", "framework");
     return {deps.front().task};
   }
 

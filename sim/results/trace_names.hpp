@@ -13,5 +13,8 @@ inline std::string sum_event(int bucket) { return "sum bucket " + std::to_string
 inline std::string pull_event(int bucket) { return "pull bucket " + std::to_string(bucket); }
 inline std::string compress_event(int bucket) { return "compress bucket " + std::to_string(bucket); }
 inline std::string decompress_event(int bucket) { return "decompress bucket " + std::to_string(bucket); }
+/// The framework's work before a bucket's exchange (negotiation, copies in) and after it (copies out).
+inline std::string framework_before_event(int bucket) { return "framework before bucket " + std::to_string(bucket); }
+inline std::string framework_after_event(int bucket) { return "framework after bucket " + std::to_string(bucket); }
 
 }  // namespace dtsim::run

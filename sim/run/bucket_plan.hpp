@@ -17,7 +17,12 @@ namespace dtsim::run {
 /// and at 1 GiB): what a scheduler prices a bucket with.
 collectives::AlphaBeta allreduce_alpha_beta(const scenario::Scenario& s, const collectives::Group& group);
 
-/// Fills `plan`'s buckets and credit with `s.scheduler`'s buckets of `input` and, with a compressor, its work with
+/// What the framework's operations cost on `s`'s GPU and platform when it hands `tensors` tensors to the library:
+/// copies at the memory-bound rate (memory bandwidth x memory_efficiency) with gpu.launch's per-kernel costs, and
+/// (framework "horovod") its negotiation round over all workers on the platform's links.
+scheduling::FrameworkCosts framework_costs(const scenario::Scenario& s, std::size_t tensors);
+
+/// Fills `plan`'s buckets and credit with `s.scheduler`'s buckets of `input`, carried by `s.framework`, and, with a compressor, its work with
 /// each bucket's compression among `ranks` data-parallel ranks (compression_work over `pieces`, one entry per tensor
 /// of `input`; `note`, when given, says how the kernels were timed).
 void plan_buckets(const scenario::Scenario& s, const scheduling::SchedulingInput& input, const GradientPieces& pieces,

@@ -19,7 +19,8 @@ RunInfo scenario_info(const scenario::Scenario& s) {
   info.network_model = platform::network_model_name(s.platform.network_model);
   if (s.fidelity != scenario::Fidelity::analytic) info.network_settings = platform::network_settings(s.platform.network_model);
   info.collective = s.collective;
-  info.scheduler = s.scheduler;
+  // The framework that carries the buckets, where one is named: "wfbp on horovod".
+  info.scheduler = s.framework == "none" ? s.scheduler : s.scheduler + " on " + s.framework;
   info.fidelity = scenario::fidelity_name(s.fidelity);
   info.workers = s.workers;
   info.trace_workers = std::min(s.workers, s.output.trace_workers);

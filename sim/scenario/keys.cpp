@@ -265,6 +265,13 @@ std::vector<KeySpec> make_scenario_keys() {
        0, 0, collectives::nccl_protocol_names},
       {"strategy", "scheduler", "string", "wfbp", "gradient bucketing and ordering", 0, 0,
        scheduling::scheduler_names},
+      {"strategy", "framework", "string", "none",
+       "the framework that hands the scheduler's buckets to the collective library, with its per-operation costs: "
+       "none; horovod (each bucket one tensor: a negotiation round among all ranks every cycle, ready tensors fused "
+       "up to the threshold, fusion-buffer copies at the GPU's memory bandwidth; [strategy.horovod]); ddp (PyTorch "
+       "DDP: every gradient copied into its bucket before the all-reduce and back after it). Only with architecture "
+       "\"allreduce\"",
+       0, 0, scheduling::framework_names},
       {"strategy", "fidelity", "string", "flow", "how communication is simulated", 0, 0, fidelity_names},
       {"strategy", "gradient_dtype", "string", "the framework's",
        "dtype gradients are accumulated in and exchanged in (every all-reduce, reduce-scatter, push and pull of "
@@ -276,6 +283,7 @@ std::vector<KeySpec> make_scenario_keys() {
       {"strategy", "ddp", "table", "-", "PyTorch DDP options (only with scheduler = \"ddp\")", 0, 0, nullptr},
       {"strategy", "priority", "table", "-", "ByteScheduler options (only with scheduler = \"priority\")", 0, 0,
        nullptr},
+      {"strategy", "horovod", "table", "-", "Horovod options (only with framework = \"horovod\")", 0, 0, nullptr},
   };
   append_scheme_tables(keys);
   keys.insert(keys.end(), {
@@ -330,6 +338,17 @@ std::vector<KeySpec> make_scenario_keys() {
       {"strategy.fusion", "cycle_time", kDuration, "1ms", "Horovod background cycle", 0, 0, nullptr},
       {"strategy.ddp", "first_bucket", kSize, "1MiB", "limit of the first bucket", 0, 0, nullptr},
       {"strategy.ddp", "bucket_cap", kSize, "25MiB", "limit of the later buckets", 0, 0, nullptr},
+      {"strategy.horovod", "fusion_threshold", kSize, "64MiB",
+       "HOROVOD_FUSION_THRESHOLD: the fusion buffer (Horovod 0.13 to 0.20; 128MiB from 0.21); 0B: every tensor alone",
+       0, 0, nullptr},
+      {"strategy.horovod", "cycle_time", kDuration, "5ms",
+       "HOROVOD_CYCLE_TIME: the background thread's cycle (Horovod 0.13 to 0.20; 1ms from 0.21); 0s: no sleep, a "
+       "cycle as soon as a tensor is ready",
+       0, 0, nullptr},
+      {"strategy.horovod", "response_cache", "boolean", "true",
+       "HOROVOD_CACHE_CAPACITY > 0: ranks agree on cached tensors by two bit-vector all-reduces; false (capacity 0): "
+       "every cycle the coordinator gathers the requests and broadcasts the responses",
+       0, 0, nullptr},
       {"strategy.priority", "partition", kSize, "4MB", "largest piece of a tensor", 0, 0, nullptr},
       {"strategy.priority", "credit", kSize, "16MB", "bytes in flight", 0, 0, nullptr},
       {"compression", "compressor", "string", "required", "the compressor (README: Gradient compressors)", 0, 0,

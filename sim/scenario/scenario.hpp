@@ -12,6 +12,7 @@
 #include "sim/parallel/layout.hpp"
 #include "sim/collectives/nccl_tuning.hpp"
 #include "sim/platform/platform_spec.hpp"
+#include "sim/scheduling/framework.hpp"
 #include "sim/scheduling/scheduler_options.hpp"
 #include "sim/sync/sync_policy.hpp"
 
@@ -192,6 +193,8 @@ struct Scenario {
   collectives::NcclForce nccl;  ///< strategy.nccl_algo / nccl_proto (collective nccl or auto only)
   std::string scheduler = "wfbp";
   scheduling::SchedulerOptions scheduler_options;  ///< [strategy.fusion], [strategy.ddp], [strategy.priority]
+  std::string framework = "none";                  ///< strategy.framework: none | horovod | ddp
+  scheduling::FrameworkOptions framework_options;  ///< [strategy.horovod]
   Fidelity fidelity = Fidelity::flow;
   Compression compression;
   MemorySettings memory;

@@ -77,6 +77,33 @@ void load_scheduler_options(Section& strategy, const std::string& chosen, schedu
   }
 }
 
+/// strategy.framework and its [strategy.horovod] table. Horovod's fusion is the framework's own: the scheduler
+/// "fusion" is refused beside it (use "wfbp": each gradient handed to Horovod as it is ready).
+void load_framework(Section& strategy, Scenario& s) {
+  s.framework = choice_key(strategy, "strategy", "framework");
+  if (auto t = option_table(strategy, "horovod", "framework", s.framework)) {
+    if (t->has("fusion_threshold")) s.framework_options.horovod_fusion_threshold_bytes = t->size("fusion_threshold");
+    if (t->has("cycle_time")) s.framework_options.horovod_cycle_s = t->duration("cycle_time");
+    s.framework_options.horovod_response_cache = t->boolean("response_cache", true);
+    t->finish();
+  }
+  if (s.framework == "none") return;
+  if (s.framework == "horovod" && s.scheduler == "fusion")
+    throw core::InputError(strategy.where_key("scheduler"),
+                           "scheduler \"fusion\" is Horovod's tensor fusion, which framework \"horovod\" already runs",
+                           "scheduler = \"wfbp\" (each gradient handed to Horovod when ready) with [strategy.horovod], "
+                           "or framework = \"none\" with scheduler \"fusion\"");
+  if (s.scheduler == "priority")
+    throw core::InputError(strategy.where_key("framework"),
+                           "scheduler 'priority' is ByteScheduler's own runtime (partitions within a credit)",
+                           "framework = \"none\" with scheduler 'priority'");
+  if (sync::architecture_named(s.architecture).meets != sync::Meets::kCollective)
+    throw core::InputError(strategy.where_key("framework"),
+                           "framework \"" + s.framework + "\" hands buckets to an all-reduce, and architecture \"" +
+                               s.architecture + "\" exchanges otherwise",
+                           "framework = \"none\", or architecture = \"allreduce\"");
+}
+
 /// One option of the chosen scheme: its value in `t`, else its default; a required one missing is the user's.
 double scheme_option(std::optional<Section>& t, Section& strategy, const sync::SyncPolicy& p,
                      const sync::SchemeOption& o) {
@@ -293,6 +320,7 @@ StrategyWhere load_strategy(Section& strategy, Scenario& s) {
                            "analytic level (one collective at a time) cannot model",
                            "use fidelity = \"message\" with scheduler = \"priority\"");
   load_scheduler_options(strategy, s.scheduler, s.scheduler_options);
+  load_framework(strategy, s);
   load_sync_options(strategy, s.sync, s.workers, s.batch_size);
   if (s.scheduler == "priority" && (s.sync.rules().repeating_period(s.sync).value_or(1) > 1 ||
                                     s.sync.rules().loss_rule(s.sync)))

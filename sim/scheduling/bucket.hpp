@@ -17,6 +17,10 @@ struct Bucket {
   std::int64_t bytes = 0;    ///< bytes on the wire
   int ready_layer = 0;       ///< ready when this layer's backward ends (its lowest layer)
   double not_before_s = 0;   ///< and not before this time after backward starts (Horovod's cycle)
+  /// The framework's work on the communication stream before the exchange (Horovod's negotiation, the copies
+  /// into the flat buffer) and after it (the copies out): sim/scheduling/framework.hpp. 0: none.
+  double framework_before_s = 0;
+  double framework_after_s = 0;
 };
 
 }  // namespace dtsim::scheduling

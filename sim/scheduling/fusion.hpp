@@ -4,6 +4,20 @@
 
 namespace dtsim::scheduling {
 
+/// Items fused by one Horovod response: [first, last) of the items in ready order, in the cycle at `cycle_s`.
+struct CycleGroup {
+  int first = 0;
+  int last = 0;
+  double cycle_s = 0;
+};
+
+/// Horovod's response rule (controller FuseResponses) over items ready at `ready_s` (non-decreasing, from the start
+/// of backward) of `bytes` each: at the first cycle k * cycle_s (k >= 1) at or after an item is ready (cycle_s 0:
+/// when it is ready), the items ready by then are fused in order into groups of at most `threshold_bytes` (a
+/// larger item goes alone; 0: every item alone).
+std::vector<CycleGroup> fuse_per_cycle(const std::vector<double>& ready_s, const std::vector<std::int64_t>& bytes,
+                                       std::int64_t threshold_bytes, double cycle_s);
+
 /// Horovod's background thread wakes every cycle; the tensors that became ready since the last cycle are
 /// fused in ready order into buffers of at most `threshold` bytes (a larger tensor goes alone; threshold 0
 /// disables fusion) and each buffer is all-reduced in turn.

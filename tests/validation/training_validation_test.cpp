@@ -55,42 +55,6 @@ TEST(TrainingValidation, DeepLearningExamplesResNet50OnDgxServers) {
   }
 }
 
-// Llama 3 405B as Meta published it (arXiv 2407.21783, table 4), scenarios/validation/llama3_405b_meta.toml. Meta
-// did not publish its activation recomputation: the measurement must fall between dtsim's prediction with full
-// recomputation (the only policy under which its memory model fits the stages) and without any (memory.check =
-// "warn"), and each end within the bound docs/VALIDATION.md section 19 records (its error plus a small margin).
-TEST(TrainingValidation, Llama3OnMetasClusterTableFour) {
-  struct Row {
-    int gpus, batch_per_group, context, sequence;
-    double teraflops, full_error, none_error;  // measured, and dtsim's error at each end of the bracket
-  };
-  const std::vector<Row> rows{{8192, 32, 1, 8192, 430, -0.145, 0.124},
-                              {16384, 16, 1, 8192, 400, -0.218, 0.011},
-                              {16384, 16, 16, 131072, 380, -0.143, 0.088}};
-  std::printf("| GPUs | context | measured TFLOP/s | dtsim, full recomputation | dtsim, none |\n");
-  for (const Row& r : rows) {
-    double teraflops[2];
-    for (int none = 0; none < 2; ++none) {
-      const scenario::Scenario s = scenario::load_scenario(
-          std::string(DTSIM_SOURCE_DIR) + "/scenarios/validation/llama3_405b_meta.toml",
-          {"workers=" + std::to_string(r.gpus), "platform.nodes=" + std::to_string(r.gpus / 8),
-           "batch_size=" + std::to_string(r.batch_per_group), "parallel.context=" + std::to_string(r.context),
-           "model.sequence_length=" + std::to_string(r.sequence),
-           none ? "memory.activation_recomputation=none" : "memory.activation_recomputation=full",
-           none ? "memory.check=warn" : "memory.check=refuse"});
-      const run::RunResult result = run::run_simulation(s);
-      teraflops[none] = result.mfu * result.peak_flops_per_gpu / 1e12;
-    }
-    std::printf("| %d | %d | %.0f | %.0f (%+.1f %%) | %.0f (%+.1f %%) |\n", r.gpus, r.context, r.teraflops,
-                teraflops[0], 100 * (teraflops[0] / r.teraflops - 1), teraflops[1],
-                100 * (teraflops[1] / r.teraflops - 1));
-    EXPECT_LT(teraflops[0], r.teraflops) << r.gpus;
-    EXPECT_GT(teraflops[1], r.teraflops) << r.gpus;
-    EXPECT_NEAR(teraflops[0] / r.teraflops - 1, r.full_error, 0.03) << r.gpus;
-    EXPECT_NEAR(teraflops[1] / r.teraflops - 1, r.none_error, 0.03) << r.gpus;
-  }
-}
-
 }  // namespace
 }  // namespace dtsim
 
