@@ -1,0 +1,108 @@
+#include "sim/plan/simulate.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "sim/plan/pareto.hpp"
+
+namespace dtsim::plan {
+namespace {
+
+/// Time, cost and energy of `o`: the values a dominated candidate cannot beat.
+std::vector<double> criteria(const Outcome& o) {
+  const Spend s = o.spend();
+  return {o.time_s(), s.cost, s.energy_kwh};
+}
+
+/// The first of `kept` that dominates the lower bounds of `o`; -1 when none does.
+int dominator(const std::vector<Outcome>& outcomes, const std::vector<int>& kept, const Outcome& o) {
+  const std::vector<double> mine = criteria(o);
+  const auto by = std::find_if(kept.begin(), kept.end(), [&](int k) { return dominates(criteria(outcomes[k]), mine); });
+  return by == kept.end() ? -1 : *by;
+}
+
+/// Drops `o` because `by` dominates its lower bounds; a result simulated in the same round is discarded.
+void drop(Outcome& o, const Outcome& by) {
+  o.analytic = Evaluation{};
+  o.pruned = "dominated";
+  o.pruned_why = "its lower bounds are dominated by " + by.candidate.label;
+}
+
+}  // namespace
+
+void simulate(const scenario::PlanSpec& plan, const EvaluateOptions& options, const std::string& fidelity,
+              std::vector<Outcome>& outcomes, const std::vector<int>& which, std::ostream& progress, bool terminal) {
+  std::vector<const Candidate*> candidates;
+  for (int i : which) candidates.push_back(&outcomes[i].candidate);
+  EvaluateOptions at = options;
+  at.fidelity = fidelity;
+  at.timeline = fidelity == "flow";
+  const std::vector<Evaluation> results = evaluate(plan, candidates, at, progress, terminal);
+  for (std::size_t k = 0; k < which.size(); ++k) {
+    Outcome& o = outcomes[which[k]];
+    if (fidelity == "flow")
+      o.flow = results[k];
+    else
+      o.analytic = results[k];
+    if (!results[k].ok) {
+      o.pruned = "failed";
+      o.pruned_why = results[k].error;
+    }
+  }
+}
+
+OrderedRun simulate_in_order(const scenario::PlanSpec& plan, const EvaluateOptions& options,
+                             std::vector<Outcome>& outcomes, const std::vector<int>& order, bool prune_dominated,
+                             std::ostream& progress, bool terminal) {
+  OrderedRun run;
+  const std::size_t round_size = static_cast<std::size_t>(std::max(8, 4 * options.jobs));
+  const auto started = std::chrono::steady_clock::now();
+  const auto decided = [&](int i) {  // every candidate before `i` in the order is decided
+    const int by = prune_dominated ? dominator(outcomes, run.kept, outcomes[i]) : -1;
+    if (by >= 0) {
+      drop(outcomes[i], outcomes[by]);
+      ++run.dominated;
+      return false;
+    }
+    return true;
+  };
+  std::size_t next = 0;
+  int ran = 0;
+  while (next < order.size()) {
+    std::vector<int> round;
+    for (; next < order.size() && round.size() < round_size; ++next)
+      if (decided(order[next])) round.push_back(order[next]);
+    if (round.empty()) break;
+    simulate(plan, options, "analytic", outcomes, round, progress, terminal);
+    ++run.rounds;
+    ran += static_cast<int>(round.size());
+    for (int i : round)
+      if (decided(i) && outcomes[i].simulated() && outcomes[i].reaches()) run.kept.push_back(i);
+    const std::size_t left = order.size() - next;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (left > 0)
+      fmt::print(progress, "round {}: {} candidates simulated in {:.1f} s; at most {} to go, ETA {:.0f} s at most\n",
+                 run.rounds, ran, elapsed, left, elapsed / ran * static_cast<double>(left));
+  }
+  if (run.dominated > 0)
+    fmt::print(progress, "{} candidates dropped: a simulated one before them in the order is faster, cheaper and uses "
+                         "less energy than their lower bounds\n", run.dominated);
+  return run;
+}
+
+std::string recommended_timeline(const scenario::PlanSpec& plan, const EvaluateOptions& options, const PlanResult& r,
+                                 std::ostream& progress, bool terminal) {
+  if (r.recommended < 0) return "";
+  const Outcome& o = r.outcomes[static_cast<std::size_t>(r.recommended)];
+  if (o.flow) return o.flow->run;
+  EvaluateOptions at = options;
+  at.fidelity = "analytic";
+  at.timeline = true;
+  const Evaluation e = evaluate(plan, {&o.candidate}, at, progress, terminal).front();
+  return e.ok ? e.run : "";
+}
+
+}  // namespace dtsim::plan
