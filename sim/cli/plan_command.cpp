@@ -54,7 +54,8 @@ int plan_command(const PlanArguments& args) {
         plan.output_dir, "plan.sbatch", "dtsim-plan",
         fmt::format("dtsim plan of {} as a job array: task i searches the candidates at positions i, i + {}, ... of the "
                     "search order (sim/plan/shards.hpp); then dtsim plan --merge", plan.source, args.shards),
-        {self_executable(), "plan", fs::absolute(plan.source).string(), "--out", fs::absolute(plan.output_dir).string()}};
+        {self_executable(), "plan", fs::absolute(plan.source).lexically_normal().string(), "--out",
+         fs::absolute(plan.output_dir).lexically_normal().string()}};
     const int array_jobs = args.jobs > 0 ? args.jobs : plan.jobs > 0 ? plan.jobs : 1;
     if (const std::optional<int> code = run_job_array(array, {args.shards, array_jobs, args.wait}, args.submit,
                                                       "the plan's candidates", answer_command(args) + " --merge"))

@@ -17,18 +17,34 @@ std::vector<double> criteria(const Outcome& o) {
   return {o.time_s(), s.cost, s.energy_kwh};
 }
 
-/// The first of `kept` that dominates the lower bounds of `o`; -1 when none does.
-int dominator(const std::vector<Outcome>& outcomes, const std::vector<int>& kept, const Outcome& o) {
+/// Whether one of `kept` dominates the lower bounds of `o`.
+bool dominated(const std::vector<Outcome>& outcomes, const std::vector<int>& kept, const Outcome& o) {
   const std::vector<double> mine = criteria(o);
-  const auto by = std::find_if(kept.begin(), kept.end(), [&](int k) { return dominates(criteria(outcomes[k]), mine); });
-  return by == kept.end() ? -1 : *by;
+  return std::any_of(kept.begin(), kept.end(), [&](int k) { return dominates(criteria(outcomes[k]), mine); });
 }
 
-/// Drops `o` because `by` dominates its lower bounds; a result simulated in the same round is discarded.
-void drop(Outcome& o, const Outcome& by) {
+/// Drops `o`, whose lower bounds a kept candidate dominates; a result simulated in the same round is discarded.
+void drop(Outcome& o) {
   o.analytic = Evaluation{};
   o.pruned = "dominated";
-  o.pruned_why = "its lower bounds are dominated by " + by.candidate.label;
+}
+
+/// Names, for each dropped candidate, the first kept one before it in the order that dominates it: the same
+/// whichever kept one happened to drop it (that depends on the rounds).
+void name_dominators(std::vector<Outcome>& outcomes, const std::vector<int>& order, const std::vector<int>& kept) {
+  std::vector<std::size_t> position(outcomes.size());
+  for (std::size_t p = 0; p < order.size(); ++p) position[static_cast<std::size_t>(order[p])] = p;
+  for (int i : order) {
+    Outcome& o = outcomes[static_cast<std::size_t>(i)];
+    if (o.pruned != "dominated") continue;
+    const std::vector<double> mine = criteria(o);
+    for (int k : kept)
+      if (position[static_cast<std::size_t>(k)] < position[static_cast<std::size_t>(i)] &&
+          dominates(criteria(outcomes[static_cast<std::size_t>(k)]), mine)) {
+        o.pruned_why = "its lower bounds are dominated by " + outcomes[static_cast<std::size_t>(k)].candidate.label;
+        break;
+      }
+  }
 }
 
 }  // namespace
@@ -61,9 +77,8 @@ OrderedRun simulate_in_order(const scenario::PlanSpec& plan, const EvaluateOptio
   const std::size_t round_size = static_cast<std::size_t>(std::max(8, 4 * options.jobs));
   const auto started = std::chrono::steady_clock::now();
   const auto decided = [&](int i) {  // every candidate before `i` in the order is decided
-    const int by = prune_dominated ? dominator(outcomes, run.kept, outcomes[i]) : -1;
-    if (by >= 0) {
-      drop(outcomes[i], outcomes[by]);
+    if (prune_dominated && dominated(outcomes, run.kept, outcomes[i])) {
+      drop(outcomes[i]);
       ++run.dominated;
       return false;
     }
@@ -87,6 +102,7 @@ OrderedRun simulate_in_order(const scenario::PlanSpec& plan, const EvaluateOptio
       fmt::print(progress, "round {}: {} candidates simulated in {:.1f} s; at most {} to go, ETA {:.0f} s at most\n",
                  run.rounds, ran, elapsed, left, elapsed / ran * static_cast<double>(left));
   }
+  name_dominators(outcomes, order, run.kept);
   if (run.dominated > 0)
     fmt::print(progress, "{} candidates dropped: a simulated one before them in the order is faster, cheaper and uses "
                          "less energy than their lower bounds\n", run.dominated);
