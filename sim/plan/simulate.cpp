@@ -11,15 +11,22 @@
 namespace dtsim::plan {
 namespace {
 
-/// Time, cost and energy of `o`: the values a dominated candidate cannot beat.
+/// Time, cost and energy of simulated `o`: the values that drop a candidate whose lower bounds they beat.
 std::vector<double> criteria(const Outcome& o) {
   const Spend s = o.spend();
   return {o.time_s(), s.cost, s.energy_kwh};
 }
 
+/// Time, cost and energy of `o` by its lower bounds, simulated or not (as Outcome::time_s of one not simulated).
+std::vector<double> bound_criteria(const Outcome& o) {
+  const double time_s = o.bounds.iterations * o.bounds.iteration_lb_s() / o.goodput.fraction;
+  const Spend s = spend(o.rate, time_s);
+  return {time_s, s.cost, s.energy_kwh};
+}
+
 /// Whether one of `kept` dominates the lower bounds of `o`.
 bool dominated(const std::vector<Outcome>& outcomes, const std::vector<int>& kept, const Outcome& o) {
-  const std::vector<double> mine = criteria(o);
+  const std::vector<double> mine = bound_criteria(o);
   return std::any_of(kept.begin(), kept.end(), [&](int k) { return dominates(criteria(outcomes[k]), mine); });
 }
 
@@ -37,7 +44,7 @@ void name_dominators(std::vector<Outcome>& outcomes, const std::vector<int>& ord
   for (int i : order) {
     Outcome& o = outcomes[static_cast<std::size_t>(i)];
     if (o.pruned != "dominated") continue;
-    const std::vector<double> mine = criteria(o);
+    const std::vector<double> mine = bound_criteria(o);
     for (int k : kept)
       if (position[static_cast<std::size_t>(k)] < position[static_cast<std::size_t>(i)] &&
           dominates(criteria(outcomes[static_cast<std::size_t>(k)]), mine)) {
