@@ -80,11 +80,13 @@ int main(int argc, char** argv) {
   plan->add_option("plan", plan_args.file, "plan TOML file")->required();
   add_jobs_option(plan, plan_args.jobs, "candidates simulated at once (default: jobs in the plan file, or every core)");
   plan->add_option("--out", plan_args.out_dir, "output folder (default: output in the plan file)");
-  plan->add_flag("--slurm", plan_args.slurm, "write and submit an sbatch job array of --shards tasks instead of running here");
-  plan->add_flag("--wait", plan_args.wait, "with --slurm: wait for the array to finish, then merge");
-  plan->add_flag("!--no-submit", plan_args.submit, "with --slurm: only write the sbatch script");
-  plan->add_flag("--merge", plan_args.merge, "the answer from the shards' runs (what they lack is simulated here)");
-  plan->add_option("--shard", plan_args.shard, "search only this shard's candidates (a job array's task)");
+  CLI::Option* plan_slurm =
+      plan->add_flag("--slurm", plan_args.slurm, "write and submit an sbatch job array of --shards tasks instead of running here");
+  plan->add_flag("--wait", plan_args.wait, "with --slurm: wait for the array to finish, then merge")->needs(plan_slurm);
+  plan->add_flag("!--no-submit", plan_args.submit, "with --slurm: only write the sbatch script")->needs(plan_slurm);
+  plan->add_flag("--merge", plan_args.merge, "the answer from the shards' runs (what they lack is simulated here)")
+      ->excludes(plan_slurm);
+  plan->add_option("--shard", plan_args.shard, "search only this shard's candidates (a job array's task)")->excludes(plan_slurm);
   plan->add_option("--shards", plan_args.shards, "number of shards (Slurm array tasks)")->check(CLI::Range(1, 100000));
 
   std::string run_dir;

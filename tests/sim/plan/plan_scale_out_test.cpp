@@ -121,7 +121,7 @@ TEST(PlanScaleOut, SlurmScriptIsAJobArrayOfShards) {
   EXPECT_FALSE(fs::exists(s.dir / "slurm/out/plan.json"));
 }
 
-TEST(PlanScaleOut, RefusesAShardOutOfRangeAndAMergeOfOneShard) {
+TEST(PlanScaleOut, RefusesFlagsThatDoNotGoTogether) {
   Scratch s;
   const testing::Outcome out_of_range = s.plan_with_progress("bad", "--shard 3 --shards 3");
   EXPECT_EQ(out_of_range.code, 2);
@@ -130,6 +130,15 @@ TEST(PlanScaleOut, RefusesAShardOutOfRangeAndAMergeOfOneShard) {
   const testing::Outcome merge = s.plan_with_progress("bad", "--merge --shards 3");
   EXPECT_EQ(merge.code, 2);
   EXPECT_NE(merge.output.find("--merge: it is given with --shards 3"), std::string::npos) << merge.output;
+  // The job array's flags only with --slurm; a merge or a shard is not a job array.
+  for (const auto& [arguments, refusal] : {std::pair<std::string, std::string>{"--wait", "--wait requires --slurm"},
+                                           {"--no-submit", "--no-submit requires --slurm"},
+                                           {"--slurm --merge", "--slurm excludes --merge"},
+                                           {"--slurm --shard 1 --shards 2", "--slurm excludes --shard"}}) {
+    const testing::Outcome o = s.plan_with_progress("bad", arguments);
+    EXPECT_EQ(o.code, 2) << arguments;
+    EXPECT_NE(o.output.find(refusal), std::string::npos) << o.output;
+  }
 }
 
 }  // namespace
