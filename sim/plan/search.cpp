@@ -218,9 +218,7 @@ PlanResult search(const scenario::PlanSpec& plan, const EvaluateOptions& options
                    [&](int a, int b) { return objective(outcomes[a], t) < objective(outcomes[b], t); });
   const bool prune_dominated = !t.samples_per_s && !t.scaling_efficiency;
   if (options.shards > 1) todo = shard_of(todo, options.shard, options.shards);
-  const OrderedRun ordered = simulate_in_order(plan, options, outcomes, todo, prune_dominated, progress, terminal);
-  result.rounds = ordered.rounds;
-  const std::vector<int>& simulated = ordered.kept;
+  const std::vector<int> simulated = simulate_in_order(plan, options, outcomes, todo, prune_dominated, progress, terminal);
   // Re-check the best at the flow level, then until the best feasible candidate has been re-checked.
   std::vector<int> ranked;
   for (int i : simulated)

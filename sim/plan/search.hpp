@@ -60,7 +60,6 @@ struct PlanResult {
   std::vector<int> energy_front;  ///< Pareto front of time vs energy over the simulated candidates
   int recommended = -1;           ///< the best candidate that meets every target; -1 when none does
   int next_cheaper = -1;          ///< the simulated candidate just below it in the objective, which misses a target
-  int rounds = 0;                 ///< analytic rounds
   std::string timeline;           ///< run folder with the recommended candidate's timeline.json (simulate.hpp)
   /// When no candidate meets the target and one was refused by the memory model: the ways out of `dtsim run`'s
   /// refusal of the one closest to fitting (what would make it fit, its breakdown); empty otherwise.

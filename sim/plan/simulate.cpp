@@ -77,16 +77,17 @@ void simulate(const scenario::PlanSpec& plan, const EvaluateOptions& options, co
   }
 }
 
-OrderedRun simulate_in_order(const scenario::PlanSpec& plan, const EvaluateOptions& options,
-                             std::vector<Outcome>& outcomes, const std::vector<int>& order, bool prune_dominated,
-                             std::ostream& progress, bool terminal) {
-  OrderedRun run;
+std::vector<int> simulate_in_order(const scenario::PlanSpec& plan, const EvaluateOptions& options,
+                                   std::vector<Outcome>& outcomes, const std::vector<int>& order, bool prune_dominated,
+                                   std::ostream& progress, bool terminal) {
+  std::vector<int> kept;
+  int rounds = 0, dropped = 0;
   const std::size_t round_size = static_cast<std::size_t>(std::max(8, 4 * options.jobs));
   const auto started = std::chrono::steady_clock::now();
   const auto decided = [&](int i) {  // every candidate before `i` in the order is decided
-    if (prune_dominated && dominated(outcomes, run.kept, outcomes[i])) {
+    if (prune_dominated && dominated(outcomes, kept, outcomes[i])) {
       drop(outcomes[i]);
-      ++run.dominated;
+      ++dropped;
       return false;
     }
     return true;
@@ -99,21 +100,21 @@ OrderedRun simulate_in_order(const scenario::PlanSpec& plan, const EvaluateOptio
       if (decided(order[next])) round.push_back(order[next]);
     if (round.empty()) break;
     simulate(plan, options, "analytic", outcomes, round, progress, terminal);
-    ++run.rounds;
+    ++rounds;
     ran += static_cast<int>(round.size());
     for (int i : round)
-      if (decided(i) && outcomes[i].simulated() && outcomes[i].reaches()) run.kept.push_back(i);
+      if (decided(i) && outcomes[i].simulated() && outcomes[i].reaches()) kept.push_back(i);
     const std::size_t left = order.size() - next;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (left > 0)
       fmt::print(progress, "round {}: {} candidates simulated in {:.1f} s; at most {} to go, ETA {:.0f} s at most\n",
-                 run.rounds, ran, elapsed, left, elapsed / ran * static_cast<double>(left));
+                 rounds, ran, elapsed, left, elapsed / ran * static_cast<double>(left));
   }
-  name_dominators(outcomes, order, run.kept);
-  if (run.dominated > 0)
+  name_dominators(outcomes, order, kept);
+  if (dropped > 0)
     fmt::print(progress, "{} candidates dropped: a simulated one before them in the order is faster, cheaper and uses "
-                         "less energy than their lower bounds\n", run.dominated);
-  return run;
+                         "less energy than their lower bounds\n", dropped);
+  return kept;
 }
 
 std::string recommended_timeline(const scenario::PlanSpec& plan, const EvaluateOptions& options, const PlanResult& r,

@@ -22,18 +22,12 @@ namespace dtsim::plan {
 void simulate(const scenario::PlanSpec& plan, const EvaluateOptions& options, const std::string& fidelity,
               std::vector<Outcome>& outcomes, const std::vector<int>& which, std::ostream& progress, bool terminal);
 
-/// What simulate_in_order did.
-struct OrderedRun {
-  std::vector<int> kept;  ///< simulated candidates that reached their goal and were not dropped, in the order
-  int rounds = 0;         ///< rounds of simulations (depends on -j; not part of the answer)
-  int dominated = 0;      ///< candidates dropped by the rule above
-};
-
 /// Simulates `order` (indices into `outcomes`, cheapest lower bound first) at the analytic level under the rule
-/// above; with `prune_dominated` false every candidate is simulated. Progress and an ETA go to `progress`.
-OrderedRun simulate_in_order(const scenario::PlanSpec& plan, const EvaluateOptions& options,
-                             std::vector<Outcome>& outcomes, const std::vector<int>& order, bool prune_dominated,
-                             std::ostream& progress, bool terminal);
+/// above; with `prune_dominated` false every candidate is simulated. Returns the simulated candidates that reached
+/// their goal and were not dropped, in the order. Progress and an ETA go to `progress`.
+std::vector<int> simulate_in_order(const scenario::PlanSpec& plan, const EvaluateOptions& options,
+                                   std::vector<Outcome>& outcomes, const std::vector<int>& order, bool prune_dominated,
+                                   std::ostream& progress, bool terminal);
 
 /// The folder, relative to the plan's output folder ("points/<key>"), of the run whose timeline.json shows the
 /// recommended candidate: its flow re-check, or else its analytic run made once more with the timeline written
