@@ -1,5 +1,6 @@
 #pragma once
-/// The body of a plan's HTML report: the recommendation with why, every simulated candidate, the plot.
+/// The body of a plan's HTML report: the recommendation with why, the Pareto fronts, the recommended candidate's
+/// timeline, the goodput breakdown ([goodput] plans), every simulated candidate, and what made the answer.
 #include <map>
 #include <string>
 

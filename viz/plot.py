@@ -11,7 +11,9 @@ written as PNG and SVG into the output folder; the file names are printed, one p
          against_<i> (mean iteration and samples/s against the i-th other numeric swept key), breakdown (stacked
          per point), heatmap (mean iteration time over the first two swept keys)
   plan:  pareto (time to train against cost and energy of every simulated candidate, the front and the
-         recommendation; `dtsim plan` writes plan.json)
+         recommendation; `dtsim plan` writes plan.json), timeline (the recommended candidate's last iteration,
+         from the run plan.json names), goodput (shares of the wall time of the recommended candidate and the
+         fronts' under [goodput]); each says which dtsim and which command made it
 """
 import csv
 import json
@@ -23,6 +25,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text: smaller pages, selectable labels
+matplotlib.rcParams["svg.hashsalt"] = "dtsim"  # element ids from the content, not random: same plot, same bytes
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 
@@ -35,12 +38,19 @@ LANE_COLOURS = {"forward": "#4c72b0", "backward": "#55a868", "update": "#8172b2"
 LEGEND = {"comm_latency": "comm start-up latency"}
 
 
-def save(fig, out, name):
+def save(fig, out, name, footer=None):
+    """Writes the figure in every format; `footer` (which dtsim and which command made it) goes in small print
+    below everything else."""
+    if footer:
+        used = fig.get_tightbbox(fig.canvas.get_renderer())  # inches from the figure's corner
+        width, height = fig.get_size_inches()
+        fig.text(used.x0 / width, (used.y0 - 0.05) / height, footer, fontsize=6, color="#777777", ha="left", va="top")
     # The tight box is measured once for both formats (bbox_inches="tight" would measure it per file).
     box = fig.get_tightbbox(fig.canvas.get_renderer()).padded(0.1)
     for ext in FORMATS:
         path = os.path.join(out, f"{name}.{ext}")
-        fig.savefig(path, dpi=110, bbox_inches=box)
+        # No creation date in an SVG: the same results draw the same bytes.
+        fig.savefig(path, dpi=110, bbox_inches=box, metadata={"Date": None} if ext == "svg" else None)
         print(path)
     plt.close(fig)
 
@@ -128,7 +138,7 @@ def shown_workers(report, trace):
     return [w for w in workers if w in trace]
 
 
-def plot_gantt(report, trace, out):
+def plot_gantt(report, trace, out, name="gantt", what="Last iteration", footer=None):
     workers = shown_workers(report, trace)
     if not workers:
         return
@@ -148,13 +158,13 @@ def plot_gantt(report, trace, out):
     ax.set_xlim(0, span_ms)
     ax.set_xlabel("time since the iteration started (ms)")
     alike = "" if len(workers) > 1 else f" (worker {workers[0]} of {report['setup']['workers']})"
-    ax.set_title(f"Last iteration{alike}: {run_title(report)}; one bar per bucket on comm", fontsize=9)
+    ax.set_title(f"{what}{alike}: {run_title(report)}; one bar per bucket on comm", fontsize=9)
     used = [c for c in LANE_COLOURS if any(cat == c for w in workers for bars in trace[w].values()
                                            for _, _, cat in bars)]
     handles = [plt.Rectangle((0, 0), 1, 1, color=LANE_COLOURS[c]) for c in used]
     ax.legend(handles, [LEGEND.get(c, c) for c in used], fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=len(used),
               frameon=False)
-    save(fig, out, "gantt")
+    save(fig, out, name, footer)
 
 
 def plot_exposure(report, out):
@@ -410,6 +420,56 @@ def plot_sweep(folder, out):
         plot_heatmap(rows, keys, out)
 
 
+def plan_footer(plan):
+    p = plan["provenance"]
+    return f"dtsim {p['dtsim_version']}: {p['command_line']} (plan {p['plan_digest']})"
+
+
+def plot_plan_timeline(folder, plan, out):
+    """The recommended candidate's last iteration, from the run plan.json names (its flow re-check, or its analytic
+    run made with the timeline)."""
+    if plan.get("recommended", -1) < 0 or not plan.get("timeline"):
+        return
+    run = os.path.join(folder, plan["timeline"])
+    with open(os.path.join(run, "report.json")) as f:
+        report = json.load(f)
+    label = plan["candidates"][plan["recommended"]]["label"]
+    plot_gantt(report, read_trace(run, report), out, "timeline", f"Recommended, {label}: last iteration",
+               plan_footer(plan))
+
+
+GOODPUT = [("training", "training", "#55a868"), ("checkpoint", "writing checkpoints", "#4c72b0"),
+           ("lost_work", "work lost since the last checkpoint", "#dd8452"),
+           ("restart", "restarts and restores", "#c44e52")]
+
+
+def plot_goodput(plan, out):
+    """Where the wall time goes under failures, restarts and checkpoints, for the recommended candidate and the
+    candidates of the fronts ([goodput] plans)."""
+    indices = list(dict.fromkeys(([plan["recommended"]] if plan["recommended"] >= 0 else []) +
+                                 plan["front"] + plan["energy_front"]))
+    rows = [plan["candidates"][i] for i in indices if "goodput" in plan["candidates"][i]]
+    if not rows:
+        return
+    fig, ax = plt.subplots(figsize=(10, 0.35 * len(rows) + 1.6))
+    labels = [("* " if c["index"] == plan["recommended"] else "") + c["label"] for c in rows]
+    left = [0.0] * len(rows)
+    for key, name, colour in GOODPUT:
+        values = [100 * (c["goodput"]["fraction"] if key == "training" else c["goodput"]["lost"][key]) for c in rows]
+        ax.barh(labels, values, left=left, label=name, color=colour)
+        left = [a + b for a, b in zip(left, values)]
+    for y, c in enumerate(rows):
+        ax.text(101, y, f"{100 * c['goodput']['fraction']:.1f} %", va="center", fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 108)
+    ax.set_xlabel("share of the wall time (%)")
+    ax.tick_params(axis="y", labelsize=7)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=4, frameon=False)
+    ax.set_title("Goodput: where the wall time goes under failures, restarts and checkpoints (* recommended; the "
+                 "Pareto fronts' candidates)", fontsize=9)
+    save(fig, out, "goodput", plan_footer(plan))
+
+
 def plot_plan(folder, out):
     with open(os.path.join(folder, "plan.json")) as f:
         plan = json.load(f)
@@ -451,7 +511,9 @@ def plot_plan(folder, out):
     axes[0].legend(fontsize=8, frameon=False)
     axes[0].set_title("Time to train against cost: every simulated candidate", fontsize=9)
     axes[1].set_title("... and against energy", fontsize=9)
-    save(fig, out, "pareto")
+    save(fig, out, "pareto", plan_footer(plan))
+    plot_plan_timeline(folder, plan, out)
+    plot_goodput(plan, out)
 
 
 def main():

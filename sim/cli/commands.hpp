@@ -1,9 +1,11 @@
 #pragma once
 /// The dtsim subcommands. Each returns the process exit code; bad input throws core::InputError.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sim/calibration/calibrate.hpp"
+#include "sim/sweep/slurm.hpp"
 
 namespace dtsim::cli {
 
@@ -34,12 +36,18 @@ int sweep_command(const SweepArguments& args);
 /// Options of `dtsim plan`.
 struct PlanArguments {
   std::string file;
-  int jobs = 0;             ///< 0: the plan file's `jobs`
+  int jobs = 0;             ///< 0: the plan file's `jobs`, or every core
   std::string out_dir;      ///< empty: the plan file's `output`
-  std::string command_line; ///< recorded in plan.json
+  bool slurm = false;       ///< as `dtsim sweep`'s: a job array of `shards` tasks
+  bool wait = false;
+  bool submit = true;
+  bool merge = false;       ///< the answer from the shards' runs (simulating what they lack)
+  int shard = 0;
+  int shards = 1;
 };
-/// `dtsim plan PLAN.toml [-j N] [--out DIR]`: searches the plan's clusters for the best that meets its target;
-/// exit 1 when none does.
+/// `dtsim plan PLAN.toml [-j N] [--out DIR] [--slurm [--shards K] [--wait] [--no-submit]] [--shard I --shards K]
+/// [--merge]`: searches the plan's clusters for the best that meets its target (sim/plan/shards.hpp: shards and
+/// merge); exit 1 when none does.
 int plan_command(const PlanArguments& args);
 
 /// `dtsim explain RUN_DIR [-j N]`: why the run's iteration takes what it takes, and which neighbouring what-if
@@ -94,5 +102,15 @@ std::string shell_command_line(int argc, char** argv);
 
 /// Absolute path of the running dtsim executable (sweeps start it once per point).
 std::string self_executable();
+
+/// `--slurm` of a sweep or a plan: writes the job array's script and, unless `submit` is false, submits it. Returns
+/// the exit code to leave with now, or nothing when sbatch --wait has returned and the caller merges the shards'
+/// results. `what` says what the tasks share ("12 points"); `merge_command` is printed for the user to run later.
+std::optional<int> run_job_array(const sweep::JobArray& array, const sweep::SlurmOptions& options, bool submit,
+                                 const std::string& what, const std::string& merge_command);
+/// Refuses (core::InputError) a --shard outside 0 to shards - 1.
+void check_shard(int shard, int shards);
+/// The CPUs this process may run on (sched_getaffinity: a Slurm task's allocation, a taskset), at least 1.
+int usable_cores();
 
 }  // namespace dtsim::cli

@@ -78,8 +78,16 @@ int main(int argc, char** argv) {
   cli::PlanArguments plan_args;
   CLI::App* plan = app.add_subcommand("plan", "find the cheapest cluster that meets a training target (capacity planning)");
   plan->add_option("plan", plan_args.file, "plan TOML file")->required();
-  add_jobs_option(plan, plan_args.jobs, "candidates simulated at once (default: jobs in the plan file)");
+  add_jobs_option(plan, plan_args.jobs, "candidates simulated at once (default: jobs in the plan file, or every core)");
   plan->add_option("--out", plan_args.out_dir, "output folder (default: output in the plan file)");
+  CLI::Option* plan_slurm =
+      plan->add_flag("--slurm", plan_args.slurm, "write and submit an sbatch job array of --shards tasks instead of running here");
+  plan->add_flag("--wait", plan_args.wait, "with --slurm: wait for the array to finish, then merge")->needs(plan_slurm);
+  plan->add_flag("!--no-submit", plan_args.submit, "with --slurm: only write the sbatch script")->needs(plan_slurm);
+  plan->add_flag("--merge", plan_args.merge, "the answer from the shards' runs (what they lack is simulated here)")
+      ->excludes(plan_slurm);
+  plan->add_option("--shard", plan_args.shard, "search only this shard's candidates (a job array's task)")->excludes(plan_slurm);
+  plan->add_option("--shards", plan_args.shards, "number of shards (Slurm array tasks)")->check(CLI::Range(1, 100000));
 
   std::string run_dir;
   int explain_jobs = 2;
@@ -169,10 +177,7 @@ int main(int argc, char** argv) {
     if (*run) return cli::run_command(file, overrides, out_dir, cli::shell_command_line(argc, argv), run_explain);
     if (*validate) return cli::validate_command(file, overrides, resolved);
     if (*sweep) return cli::sweep_command(sweep_args);
-    if (*plan) {
-      plan_args.command_line = cli::shell_command_line(argc, argv);
-      return cli::plan_command(plan_args);
-    }
+    if (*plan) return cli::plan_command(plan_args);
     if (*explain) return cli::explain_command(run_dir, explain_jobs, false);
     if (*compare) return cli::compare_command(compared, compare_json, out_dir);
     if (*plot) return cli::plot_command(results, out_dir);

@@ -4,13 +4,14 @@
 #include <iostream>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "sim/cli/commands.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/shell_quote.hpp"
 #include "sim/scenario/sweep_spec.hpp"
 #include "sim/sweep/folder_lock.hpp"
 #include "sim/sweep/point_check.hpp"
-#include "sim/sweep/slurm.hpp"
 #include "sim/sweep/sweep_runner.hpp"
 
 namespace dtsim::cli {
@@ -26,24 +27,19 @@ std::string shell_command_line(int argc, char** argv) {
 int sweep_command(const SweepArguments& args) {
   const scenario::SweepSpec spec = scenario::load_sweep(args.file);
   const int jobs = args.jobs > 0 ? args.jobs : spec.jobs;
-  if (args.shard < 0 || args.shard >= args.shards)
-    throw core::InputError("--shard " + std::to_string(args.shard), "the shard is out of range",
-                           "0 to --shards - 1 (" + std::to_string(args.shards - 1) + ")");
+  check_shard(args.shard, args.shards);
   const auto points = spec.points().size();
   // Every point's settings are loaded (not simulated) before anything runs or is submitted: a value that does not
   // load is refused at its line and column in the sweep file.
   const std::vector<sweep::PointKey> keys = sweep::checked_point_keys(spec, self_executable());
   if (args.slurm) {
-    const sweep::SlurmOptions slurm{self_executable(), args.shards, jobs, args.wait};
-    const std::string script = sweep::write_sbatch_script(spec, slurm);
-    std::cout << "wrote " << script << " (" << points << " points in " << args.shards << " array tasks)\n";
-    if (!args.submit) return 0;
-    const std::string job = sweep::submit_sbatch(script, args.wait);
-    std::cout << "submitted job array " << job << "\n";
-    if (!args.wait) {
-      std::cout << "when it has finished: dtsim sweep " << args.file << " --merge\n";
-      return 0;
-    }
+    const sweep::JobArray array{
+        spec.output_dir, "sweep.sbatch", "dtsim-sweep",
+        fmt::format("dtsim sweep of {} as a job array: task i runs the points with index % {} == i.", spec.source, args.shards),
+        {self_executable(), "sweep", std::filesystem::absolute(spec.source).string()}};
+    if (const std::optional<int> code = run_job_array(array, {args.shards, jobs, args.wait}, args.submit,
+                                                      std::to_string(points) + " points", "dtsim sweep " + args.file + " --merge"))
+      return *code;
   }
   std::optional<sweep::FolderLock> lock;  // held until the results are merged
   if (!args.slurm && !args.merge) {

@@ -76,6 +76,7 @@ std::vector<Evaluation> evaluate(const scenario::PlanSpec& plan, const std::vect
     spec.base = plan.base;
     spec.base_settings = plan.base_settings;
     spec.base_settings.push_back("strategy.fidelity=\"" + options.fidelity + "\"");
+    if (options.timeline) spec.base_settings.push_back("output.timeline=true");
     spec.zip = true;
     spec.output_dir = plan.output_dir;
     spec.jobs = options.jobs;
@@ -86,8 +87,10 @@ std::vector<Evaluation> evaluate(const scenario::PlanSpec& plan, const std::vect
     }
     const std::vector<sweep::PointKey> point_keys = sweep::point_keys(spec, options.dtsim_binary);
     sweep::run_sweep(spec, point_keys, {options.dtsim_binary, options.jobs, 0, 1}, progress, terminal);
-    for (std::size_t p = 0; p < members.size(); ++p)
+    for (std::size_t p = 0; p < members.size(); ++p) {
       out[members[p]] = read_point(sweep::point_dir(spec, point_keys[p]));
+      out[members[p]].run = "points/" + point_keys[p].key;
+    }
   }
   return out;
 }

@@ -20,6 +20,7 @@ struct Evaluation {
   double exposed_comm_s = 0;    ///< mean over workers and iterations
   double idle_s = 0;
   std::string report_path;      ///< the run's report.json
+  std::string run;              ///< the run's folder relative to the output folder ("points/<content key>")
   /// Numerics mode with a target accuracy: the training curve's answer.
   bool trained = false;
   std::optional<double> time_to_accuracy_s;  ///< simulated end of the first evaluated step at or above the target
@@ -34,6 +35,9 @@ struct EvaluateOptions {
   std::string dtsim_binary;
   int jobs = 1;
   std::string fidelity = "analytic";  ///< strategy.fidelity of every run
+  bool timeline = false;              ///< the runs write timeline.json (output.timeline = true)
+  int shard = 0;                      ///< this process searches the shard-th of `shards` (sim/plan/shards.hpp)
+  int shards = 1;
 };
 
 /// Runs `candidates` at `options.fidelity` under the plan's output folder and reads their results, in order.

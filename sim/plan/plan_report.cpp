@@ -7,7 +7,7 @@
 #include <fmt/ostream.h>
 
 #include "sim/core/units.hpp"
-#include "sim/core/version.hpp"
+#include "sim/plan/provenance.hpp"
 
 namespace dtsim::plan {
 namespace {
@@ -91,7 +91,8 @@ std::string better_word(const scenario::PlanTarget& t) {
 nlohmann::json evaluation_json(const Evaluation& e) {
   if (!e.ok) return {{"ok", false}, {"error", e.error}};
   nlohmann::json out = {{"ok", true}, {"mean_iteration_s", e.iteration_s}, {"samples_per_s", e.samples_per_s},
-                        {"scaling_efficiency", e.scaling_efficiency}, {"exposed_comm_s", e.exposed_comm_s}, {"idle_s", e.idle_s}};
+                        {"scaling_efficiency", e.scaling_efficiency}, {"exposed_comm_s", e.exposed_comm_s}, {"idle_s", e.idle_s},
+                        {"run", e.run}};
   if (e.trained)
     out["training"] = {{"time_to_accuracy_s", e.time_to_accuracy_s ? nlohmann::json(*e.time_to_accuracy_s) : nlohmann::json()},
                        {"steps_to_accuracy", e.time_to_accuracy_s ? nlohmann::json(e.steps_to_accuracy) : nlohmann::json()},
@@ -296,17 +297,16 @@ nlohmann::json plan_json(const scenario::PlanSpec& plan, const PlanResult& r, co
                            {"network_pricing", plan.costs.network_pricing}};
   if (plan.costs.network_pricing == "amortised") costs["amortisation_years"] = plan.costs.amortisation_years;
   return {{"schema", "dtsim.plan/1"},
-          {"provenance", {{"dtsim_version", std::string(core::dtsim_version())}, {"command_line", command_line},
-                          {"plan", plan.source}, {"base", plan.base}, {"set", plan.base_settings}}},
+          {"provenance", plan_provenance(plan, command_line)},
           {"job", {{"unit", plan.job.unit}, {"amount", plan.job.amount}}},
           {"target", target},
           {"costs", costs},
-          {"rounds", r.rounds},
           {"candidates", candidates},
           {"front", r.front},
           {"energy_front", r.energy_front},
           {"recommended", r.recommended},
           {"next_cheaper", r.next_cheaper},
+          {"timeline", r.timeline},
           {"recommendation", recommendation(plan, r)}};
 }
 

@@ -18,7 +18,8 @@ std::vector<std::string> recommendation(const scenario::PlanSpec& plan, const Pl
 void print_plan(std::ostream& out, const scenario::PlanSpec& plan, const PlanResult& r);
 
 /// plan.json (schema dtsim.plan/1): provenance, job, target, costs, every candidate with its bounds, results and
-/// why it was pruned, the front, the recommendation.
+/// why it was pruned, the front, the recommendation and the run folder with its timeline. `command_line` is the
+/// command that makes the answer (plan_provenance).
 nlohmann::json plan_json(const scenario::PlanSpec& plan, const PlanResult& r, const std::string& command_line);
 
 }  // namespace dtsim::plan

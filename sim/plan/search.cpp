@@ -1,7 +1,6 @@
 #include "sim/plan/search.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <numeric>
 
@@ -11,6 +10,8 @@
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
 #include "sim/plan/pareto.hpp"
+#include "sim/plan/shards.hpp"
+#include "sim/plan/simulate.hpp"
 #include "sim/run/capacity.hpp"
 #include "sim/run/memory_check.hpp"
 #include "sim/run/run_simulation.hpp"
@@ -18,12 +19,6 @@
 
 namespace dtsim::plan {
 namespace {
-
-/// Time, cost and energy of `o`: the values a dominated candidate cannot beat.
-std::vector<double> criteria(const Outcome& o) {
-  const Spend s = o.spend();
-  return {o.time_s(), s.cost, s.energy_kwh};
-}
 
 /// The candidate's scenario; core::InputError when the template cannot be built so or the loader refuses it.
 scenario::Scenario load_candidate(const scenario::PlanSpec& plan, const Candidate& c) {
@@ -78,27 +73,6 @@ Outcome bound_candidate(const scenario::PlanSpec& plan, const Candidate& c, cons
                                100 * *t.scaling_efficiency);
   }
   return o;
-}
-
-/// Runs `which` at `fidelity` and stores the results in the outcomes.
-void run(const scenario::PlanSpec& plan, const EvaluateOptions& options, const std::string& fidelity,
-         std::vector<Outcome>& outcomes, const std::vector<int>& which, std::ostream& progress, bool terminal) {
-  std::vector<const Candidate*> candidates;
-  for (int i : which) candidates.push_back(&outcomes[i].candidate);
-  EvaluateOptions at = options;
-  at.fidelity = fidelity;
-  const std::vector<Evaluation> results = evaluate(plan, candidates, at, progress, terminal);
-  for (std::size_t k = 0; k < which.size(); ++k) {
-    Outcome& o = outcomes[which[k]];
-    if (fidelity == "flow")
-      o.flow = results[k];
-    else
-      o.analytic = results[k];
-    if (!results[k].ok) {
-      o.pruned = "failed";
-      o.pruned_why = results[k].error;
-    }
-  }
 }
 
 /// The ways out of the memory model's refusal of the candidate closest to fitting (its peak over its GPU's memory
@@ -243,40 +217,8 @@ PlanResult search(const scenario::PlanSpec& plan, const EvaluateOptions& options
   std::stable_sort(todo.begin(), todo.end(),
                    [&](int a, int b) { return objective(outcomes[a], t) < objective(outcomes[b], t); });
   const bool prune_dominated = !t.samples_per_s && !t.scaling_efficiency;
-  const std::size_t round_size = static_cast<std::size_t>(std::max(8, 4 * options.jobs));
-  std::vector<int> simulated;
-  int dominated = 0, ran = 0;
-  const auto started = std::chrono::steady_clock::now();
-  while (!todo.empty()) {
-    const std::vector<int> batch(todo.begin(), todo.begin() + static_cast<std::ptrdiff_t>(std::min(round_size, todo.size())));
-    todo.erase(todo.begin(), todo.begin() + static_cast<std::ptrdiff_t>(batch.size()));
-    run(plan, options, "analytic", outcomes, batch, progress, terminal);
-    ++result.rounds;
-    ran += static_cast<int>(batch.size());
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (todo.size() > 0)
-      fmt::print(progress, "round {}: {} candidates simulated in {:.1f} s; at most {} to go, ETA {:.0f} s at most\n",
-                 result.rounds, ran, elapsed, todo.size(), elapsed / ran * static_cast<double>(todo.size()));
-    for (int i : batch)
-      if (outcomes[i].simulated() && outcomes[i].reaches()) simulated.push_back(i);
-    if (!prune_dominated) continue;
-    std::vector<int> left;
-    for (int i : todo) {
-      const auto by = std::find_if(simulated.begin(), simulated.end(),
-                                   [&](int s) { return dominates(criteria(outcomes[s]), criteria(outcomes[i])); });
-      if (by == simulated.end()) {
-        left.push_back(i);
-        continue;
-      }
-      outcomes[i].pruned = "dominated";
-      outcomes[i].pruned_why = "its lower bounds are dominated by " + outcomes[*by].candidate.label;
-      ++dominated;
-    }
-    todo = left;
-  }
-  if (dominated > 0)
-    fmt::print(progress, "{} candidates not simulated: a simulated one is faster, cheaper and uses less energy than their "
-                         "lower bounds\n", dominated);
+  if (options.shards > 1) todo = shard_of(todo, options.shard, options.shards);
+  const std::vector<int> simulated = simulate_in_order(plan, options, outcomes, todo, prune_dominated, progress, terminal);
   // Re-check the best at the flow level, then until the best feasible candidate has been re-checked.
   std::vector<int> ranked;
   for (int i : simulated)
@@ -288,12 +230,12 @@ PlanResult search(const scenario::PlanSpec& plan, const EvaluateOptions& options
     if (!first.empty()) {
       fmt::print(progress, "re-checking the best {} at the flow level\n", first.size());
       first = within_recheck_limit(plan, outcomes, first, progress);
-      if (!first.empty()) run(plan, options, "flow", outcomes, first, progress, terminal);
+      if (!first.empty()) simulate(plan, options, "flow", outcomes, first, progress, terminal);
     }
     for (int best = best_feasible(outcomes, t); best >= 0 && !outcomes[best].flow && outcomes[best].recheck_skipped.empty();
          best = best_feasible(outcomes, t))
       if (const std::vector<int> one = within_recheck_limit(plan, outcomes, {best}, progress); !one.empty())
-        run(plan, options, "flow", outcomes, one, progress, terminal);
+        simulate(plan, options, "flow", outcomes, one, progress, terminal);
   }
   std::vector<std::pair<double, double>> by_cost, by_energy;
   std::vector<int> index;
@@ -306,6 +248,7 @@ PlanResult search(const scenario::PlanSpec& plan, const EvaluateOptions& options
   for (int f : pareto_front(by_cost)) result.front.push_back(index[f]);
   for (int f : pareto_front(by_energy)) result.energy_front.push_back(index[f]);
   result.recommended = best_feasible(outcomes, t);
+  if (options.shards == 1) result.timeline = recommended_timeline(plan, options, result, progress, terminal);
   if (result.recommended < 0) result.memory_way_out = memory_way_out(plan, outcomes);
   if (result.recommended >= 0) {
     const double mine = objective(outcomes[result.recommended], t);

@@ -1,7 +1,7 @@
 #pragma once
 /// `dtsim plan`'s search: every candidate is priced and bounded without simulating; those that cannot fit
 /// or cannot meet the target are pruned; the rest are simulated at the analytic level, cheapest lower bound
-/// first, in rounds after which candidates an evaluated one dominates are pruned too; the best are re-run at
+/// first, dropping those an earlier simulated one dominates (sim/plan/simulate.hpp); the best are re-run at
 /// the flow level (contention), and the recommendation is the best that meets every target.
 #include <optional>
 #include <ostream>
@@ -60,7 +60,7 @@ struct PlanResult {
   std::vector<int> energy_front;  ///< Pareto front of time vs energy over the simulated candidates
   int recommended = -1;           ///< the best candidate that meets every target; -1 when none does
   int next_cheaper = -1;          ///< the simulated candidate just below it in the objective, which misses a target
-  int rounds = 0;                 ///< analytic rounds
+  std::string timeline;           ///< run folder with the recommended candidate's timeline.json (simulate.hpp)
   /// When no candidate meets the target and one was refused by the memory model: the ways out of `dtsim run`'s
   /// refusal of the one closest to fitting (what would make it fit, its breakdown); empty otherwise.
   std::string memory_way_out;

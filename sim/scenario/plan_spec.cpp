@@ -193,7 +193,7 @@ PlanSpec load_plan(const std::string& path) {
   top.allow({"base", "output", "jobs", "recheck", "cost_file", "set", "job", "target", "search", "costs", "goodput"});
   spec.base = base_scenario(top, path, "plan file");
   spec.output_dir = fs::path(top.string("output", fs::path(path).stem().string() + "-plan")).lexically_normal().string();
-  spec.jobs = static_cast<int>(top.integer("jobs", 1, 1, 256));
+  spec.jobs = static_cast<int>(top.integer("jobs", 0, 1, 256));
   spec.recheck = static_cast<int>(top.integer("recheck", 3, 0, 1000));
   spec.base_settings = set_overrides(root, top, &spec.set_places);
   std::optional<Section> job = top.table("job");

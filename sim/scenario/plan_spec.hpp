@@ -75,7 +75,7 @@ struct PlanSpec {
   std::string compression_kernel_time;     ///< TOML text of compression.kernel_time for candidates that compress; "" if none
   int recheck = 3;                         ///< best candidates re-simulated at the flow level
   double recheck_cpu_limit_s = 120;        ///< [search] recheck_cpu_limit: a re-check estimated above it is skipped
-  int jobs = 1;                            ///< candidates simulated at once (-j overrides)
+  int jobs = 0;                            ///< candidates simulated at once (-j overrides); 0: every core
   std::string output_dir;                  ///< relative to the working directory; default "<plan file stem>-plan"
   CostTable costs;
   PlanGoodput goodput;

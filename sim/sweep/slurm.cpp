@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
+#include <string>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -14,21 +15,21 @@
 
 namespace dtsim::sweep {
 namespace fs = std::filesystem;
-std::string write_sbatch_script(const scenario::SweepSpec& spec, const SlurmOptions& options) {
-  const std::string out = fs::absolute(spec.output_dir).lexically_normal().string();
-  const std::string path = out + "/sweep.sbatch";
+std::string write_sbatch_script(const JobArray& array, const SlurmOptions& options) {
+  const std::string out = fs::absolute(array.output_dir).lexically_normal().string();
+  const std::string path = out + "/" + array.script_name;
+  std::string command;
+  for (const std::string& word : array.command) command += core::shell_quote(word) + " ";
+  fs::create_directories(out);
   core::write_atomically(path, [&](std::ostream& s) {
     fmt::print(s, "#!/bin/bash\n");
-    fmt::print(s, "# dtsim sweep of {} as a job array: task i runs the points with index % {} == i.\n", spec.source,
-               options.shards);
-    fmt::print(s, "#SBATCH --job-name=dtsim-sweep\n");
+    fmt::print(s, "# {}\n", array.description);
+    fmt::print(s, "#SBATCH --job-name={}\n", array.job_name);
     fmt::print(s, "#SBATCH --array=0-{}\n", options.shards - 1);
     fmt::print(s, "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task={}\n", options.jobs);
     fmt::print(s, "#SBATCH --output={}/slurm-%A_%a.log\n", out);
     fmt::print(s, "cd {}\n", core::shell_quote(fs::current_path().string()));
-    fmt::print(s, "exec {} sweep {} --shard \"$SLURM_ARRAY_TASK_ID\" --shards {} -j {}\n",
-               core::shell_quote(options.dtsim_binary), core::shell_quote(fs::absolute(spec.source).string()), options.shards,
-               options.jobs);
+    fmt::print(s, "exec {}--shard \"$SLURM_ARRAY_TASK_ID\" --shards {} -j {}\n", command, options.shards, options.jobs);
   });
   fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec, fs::perm_options::add);
   return path;
