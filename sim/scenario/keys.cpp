@@ -291,11 +291,11 @@ std::vector<KeySpec> make_scenario_keys() {
       {"strategy.ps", "servers", "integer", "1", "parameter servers (S)", 1, 1 << 20, nullptr},
       {"strategy.ps", "placement", "string", "dedicated",
        "dedicated: servers on the hosts after the workers, spread over their nodes (BytePS: CPU machines); "
-       "colocated: server s on worker s's host",
+       "colocated: server s on worker s's host (byteps: on the first GPU of machine s, one per GPU machine)",
        0, 0, placements},
       {"strategy.ps", "partition", kSize, "ps: 0B, byteps: 4096000B",
        "largest piece of a bucket a server holds; 0B: each bucket split evenly over the servers", 0, 0, nullptr},
-      {"strategy.ps", "summation", "string", "10GBps",
+      {"strategy.ps", "summation", "string", "ps: 10GBps, byteps: 25.6GBps",
        "server summation throughput (bytes of fp32 input per second, one push at a time per server), or \"free\"",
        0, 0, nullptr},
       {"strategy.ps", "hierarchical", "boolean", "ps: false, byteps: true",

@@ -30,6 +30,10 @@ struct ArchitectureTraits {
   std::int64_t partition_bytes = 0;
   int credit_partitions = 0;
   bool per_node_first = false;
+  /// Servers: summation throughput in bytes of input per second; 0: the key's default. BytePS sums on CPUs at
+  /// their memory bandwidth over the three bytes each summed byte moves (read it, read and write the sum): a
+  /// Xeon E5-2698 v4 socket's 76.8 GB/s (Intel ARK) / 3.
+  double summation_Bps = 0;
 };
 
 /// Every architecture, in documentation order.
