@@ -179,7 +179,7 @@ void PsExchanger::exchange(int rank, int iteration, std::size_t bucket) {
     // A later exchange of the bucket needs this one's result (PowerSGD's Q needs the summed P).
     const bool last = e + 1 == exchanges.size();
     if (!last) task_changed_.wait([&] { return done_.count(key) > 0; });
-    else if (rank == root && setup_.credit_bytes <= 0)
+    else if (rank == root && setup_.credit_bytes <= 0 && !setup_.queued_pushes)
       task_changed_.wait([&] { return done_.count(key) > 0 || tasks_[key].pushed; });
   }
 }

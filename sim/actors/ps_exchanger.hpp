@@ -59,6 +59,9 @@ struct PsSetup {
   std::int64_t credit_bytes = 0;          ///< 0: a worker pushes every ready partition at once
   std::int64_t partition_bytes = 0;       ///< sync::partition_buckets
   AssignServer assign;                    ///< empty: round-robin
+  /// A worker hands a bucket's partitions to its push queue and goes on (BytePS: the PUSH queue takes every ready
+  /// partition, ps-lite pushes asynchronously); false: it waits until they have left (MXNet kvstore).
+  bool queued_pushes = false;
   /// Per-node stages of every partition (hierarchical only): empty, the node's other GPUs send their gradient to
   /// its first and get the aggregate back (ps's per-node aggregation); else no GPU-to-GPU transfer, the stages.
   std::vector<NodeStage> before_push, after_pull;

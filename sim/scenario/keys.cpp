@@ -301,7 +301,7 @@ std::vector<KeySpec> make_scenario_keys() {
       {"strategy.ps", "hierarchical", "boolean", "ps: false, byteps: true",
        "a node's GPUs first reduce to its first GPU, which pushes and pulls for the node and broadcasts back", 0, 0,
        nullptr},
-      {"strategy.ps", "credit", kSize, "ps: 0B, byteps: 16384000B",
+      {"strategy.ps", "credit", kSize, "0B",
        "bytes a worker pushes at once, lower layers first (BytePS scheduling credit); 0B: no limit, bucket order",
        0, 0, nullptr},
       {"strategy.ps", "pull", "string", "dense",

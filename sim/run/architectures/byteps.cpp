@@ -15,8 +15,9 @@
 // partition is a key (declared tensor << 16) + index (operations.cc) whose server is the DJB2 hash of its decimal
 // digits modulo the servers (global.cc, EncodeDefaultKey; sync::djb2_server). Each partition goes through the
 // node's queues on its own (REDUCE, COPYD2H, PCIE_REDUCE, PUSH, PULL, COPYH2D, BROADCAST: core_loops.cc), so the
-// partitions of a tensor pipeline through the stages; only the PUSH queue is scheduled by credit
-// (BYTEPS_SCHEDULING_CREDIT partitions, lower layers first: scheduled_queue.cc). Only the node's root talks to the
+// partitions of a tensor pipeline through the stages, and the PUSH queue hands every ready partition to ps-lite,
+// which pushes asynchronously. BYTEPS_SCHEDULING_CREDIT is 0 by default ("disable scheduling by default",
+// scheduled_queue.cc); [strategy.ps] credit sets a push credit, lower layers first. Only the node's root talks to the
 // servers (the local root). Where a node's GPUs sit under several PCIe switches, each switch reduces to its root,
 // the roots copy to host memory and the CPU sums the copies (the paper's section 4.2, "CPU-assisted
 // aggregation"; _is_cross_pcie_switch and CpuReducer in global.cc). Servers sum on CPUs (server.cc, CpuReducer:
@@ -103,6 +104,7 @@ actors::PsSetup byteps_setup(const scenario::Scenario& s, const scheduling::Iter
   setup.assign = [exchanges](std::size_t exchange, std::int64_t part, int servers) {
     return sync::djb2_server(exchanges - 1 - exchange, part, servers);
   };
+  setup.queued_pushes = true;
   if (s.ps.hierarchical) node_stages(s, std::min(s.workers, s.platform.gpus_per_node), setup.before_push, setup.after_pull);
   return setup;
 }
