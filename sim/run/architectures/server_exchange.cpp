@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "sim/collectives/schedule_time.hpp"
 #include "sim/platform/link_traffic.hpp"
@@ -151,9 +152,16 @@ collectives::Schedule ps_traffic(const actors::PsSetup& setup, int hosts) {
 
 /// The push and pull tasks' costs of one bucket (its exchanges and their pieces), and the bytes each worker moves
 /// as the simulated levels count them (a colocated server's own piece too); `sum_s`: its last exchange's sum.
+/// Queued pushes (PsSetup::queued_pushes): the network's seconds per byte of exchange when every bucket's pushes
+/// (pulls) of the iteration share it at once, a fluid queue across buckets; none: each exchange's own step.
+struct QueuedRate {
+  double push_s_per_byte = 0, pull_s_per_byte = 0;
+};
+
 BucketCost bucket_cost(const actors::PsSetup& setup, const std::vector<actors::PsExchange>& exchanges,
                        const std::vector<std::vector<actors::PsPiece>>& pieces, const scheduling::BucketWork& work,
-                       int hosts, const platform::Fabric& fabric, double& sum_s) {
+                       int hosts, const platform::Fabric& fabric, const std::optional<QueuedRate>& queued,
+                       const std::optional<QueuedRate>& queued_latency, double& sum_s) {
   const collectives::LatencyOnly latency_only(fabric);
   BucketCost cost;
   cost.compress_s = work.compress_s;
@@ -167,10 +175,12 @@ BucketCost bucket_cost(const actors::PsSetup& setup, const std::vector<actors::P
         sum_s = std::max(sum_s, static_cast<double>(bytes) / *setup.summation_Bps);
     const auto time = [&](const core::PathModel& network, bool latency_only) {
       const auto step_s = [&](const collectives::Step& step) { return collectives::step_time_s(step, hosts, network); };
-      return std::pair{step_s(phases.gather) + staged_push_s(setup.before_push, pieces[e], step_s(phases.push),
-                                                             latency_only),
-                       staged_pull_s(setup.after_pull, pieces[e], step_s(phases.pull), latency_only) +
-                           step_s(phases.scatter)};
+      const std::optional<QueuedRate>& rate = latency_only ? queued_latency : queued;
+      const auto bytes = [&](std::int64_t b) { return static_cast<double>(b); };
+      const double push_s = rate ? rate->push_s_per_byte * bytes(exchanges[e].push_bytes) : step_s(phases.push);
+      const double pull_s = rate ? rate->pull_s_per_byte * bytes(exchanges[e].pull_bytes) : step_s(phases.pull);
+      return std::pair{step_s(phases.gather) + staged_push_s(setup.before_push, pieces[e], push_s, latency_only),
+                       staged_pull_s(setup.after_pull, pieces[e], pull_s, latency_only) + step_s(phases.scatter)};
     };
     const auto [push_s, pull_s] = time(fabric, false);
     const auto [push_latency_s, pull_latency_s] = time(latency_only, true);
@@ -213,14 +223,42 @@ SimulatedExchange server_simulated(std::shared_ptr<actors::PsSetup> setup, Excha
           actors::ps_pairs(*setup), actors.actors};
 }
 
+namespace {
+
+/// The fluid rates of queued pushes: every exchange's pushes (pulls) of the iteration as one step, its time over
+/// the bytes of all exchanges; a bucket's push then takes its bytes' share, its partitions queued with every other
+/// bucket's on links they share with them (the flow level runs them at once).
+QueuedRate queued_rate(const actors::PsSetup& setup, const std::vector<std::vector<std::vector<actors::PsPiece>>>& pieces,
+                       int hosts, const core::PathModel& network) {
+  collectives::Step push, pull;
+  double push_bytes = 0, pull_bytes = 0;
+  for (std::size_t b = 0; b < setup.buckets.size(); ++b)
+    for (std::size_t e = 0; e < setup.buckets[b].size(); ++e) {
+      const PsPhases phases = ps_phases(setup, pieces[b][e], setup.buckets[b][e]);
+      push.transfers.insert(push.transfers.end(), phases.push.transfers.begin(), phases.push.transfers.end());
+      pull.transfers.insert(pull.transfers.end(), phases.pull.transfers.begin(), phases.pull.transfers.end());
+      push_bytes += static_cast<double>(setup.buckets[b][e].push_bytes);
+      pull_bytes += static_cast<double>(setup.buckets[b][e].pull_bytes);
+    }
+  return {push_bytes > 0 ? collectives::step_time_s(push, hosts, network) / push_bytes : 0,
+          pull_bytes > 0 ? collectives::step_time_s(pull, hosts, network) / pull_bytes : 0};
+}
+
+}  // namespace
+
 AnalyticExchange server_analytic(const actors::PsSetup& setup, AnalyticInput& in) {
   const auto pieces = actors::ps_pieces(setup);
   const int hosts = in.scenario.platform.hosts();
   platform::add_link_bytes(ps_traffic(setup, hosts), 1, in.fabric, in.link_bytes);
+  std::optional<QueuedRate> queued, queued_latency;
+  if (setup.queued_pushes) {
+    queued = queued_rate(setup, pieces, hosts, in.fabric);
+    queued_latency = queued_rate(setup, pieces, hosts, collectives::LatencyOnly(in.fabric));
+  }
   AnalyticExchange exchange{{parallel::ExchangeFragment::Kind::push_pull, {}}, {}};
   for (std::size_t b = 0; b < setup.buckets.size(); ++b)
-    exchange.costs.push_back(bucket_cost(setup, setup.buckets[b], pieces[b], in.work[b], hosts, in.fabric,
-                                         exchange.fragment.sum_s.emplace_back(0.0)));
+    exchange.costs.push_back(bucket_cost(setup, setup.buckets[b], pieces[b], in.work[b], hosts, in.fabric, queued,
+                                         queued_latency, exchange.fragment.sum_s.emplace_back(0.0)));
   return exchange;
 }
 
