@@ -7,6 +7,7 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Mutex.hpp>
 
 #include "sim/core/error.hpp"
 #include "sim/sync/ps_partitions.hpp"
@@ -27,11 +28,15 @@ std::vector<std::vector<std::vector<PsPiece>>> ps_pieces(const PsSetup& setup) {
     auto& exchanges = pieces.emplace_back();
     for (const PsExchange& e : bucket) {
       auto& out = exchanges.emplace_back();
-      const auto& parts = partitions[flat++];
+      const auto& parts = partitions[flat];
       const auto n = static_cast<std::int64_t>(parts.size());
-      for (std::int64_t k = 0; k < n; ++k)
-        out.push_back({id++, parts[static_cast<std::size_t>(k)].server, parts[static_cast<std::size_t>(k)].bytes,
+      const int servers = static_cast<int>(setup.server_hosts.size());
+      for (std::int64_t k = 0; k < n; ++k) {
+        const sync::Partition& part = parts[static_cast<std::size_t>(k)];
+        out.push_back({id++, setup.assign ? setup.assign(flat, k, servers) : part.server, part.bytes,
                        sync::even_share(e.pull_bytes, n, k)});
+      }
+      ++flat;
     }
   }
   return pieces;
@@ -43,7 +48,7 @@ std::vector<std::pair<int, int>> ps_pairs(const PsSetup& setup) {
     const bool root = !setup.hierarchical || r % setup.gpus_per_node == 0;
     if (!root) {
       const int to = r - r % setup.gpus_per_node;
-      pairs.insert(pairs.end(), {{r, to}, {to, r}});
+      if (setup.before_push.empty() && setup.after_pull.empty()) pairs.insert(pairs.end(), {{r, to}, {to, r}});
       continue;
     }
     for (int host : setup.server_hosts)
@@ -74,6 +79,10 @@ PsExchanger::PsExchanger(RunContext& context, const PsSetup& setup)
       ledger_(piece_count(pieces_), participants_, setup.sync),
       servers_(setup.server_hosts.size()), credits_(static_cast<std::size_t>(participants_)),
       tag_(static_cast<std::size_t>(participants_), 0), outstanding_(static_cast<std::size_t>(setup.workers), 0) {
+  const std::size_t stages = setup.before_push.size() + setup.after_pull.size();
+  stage_busy_.resize(static_cast<std::size_t>(participants_));
+  for (auto& busy : stage_busy_)
+    for (std::size_t k = 0; k < stages; ++k) busy.push_back(sg4::Mutex::create());
   const int id = piece_count(pieces_);
   piece_changed_ = std::vector<Condition>(static_cast<std::size_t>(id));
   pieces_per_iteration_ = id;
@@ -102,6 +111,12 @@ std::vector<int> PsExchanger::members_of(int participant) const {
 
 bool PsExchanger::begin_iteration(int rank, int iteration) {
   const int participant = participant_of(rank);
+  if (staged() && rank != root_of(participant)) {
+    // The node's first GPU decides for the node (its model version, its run): the others hand it nothing that
+    // would hold them back, so they would otherwise ask before the node's last round is pulled.
+    task_changed_.wait([&] { return granted_.count({participant, iteration}) > 0; });
+    return granted_.at({participant, iteration});
+  }
   auto [at, fresh] = granted_.try_emplace({participant, iteration}, false);
   if (!fresh) return at->second;
   running_.erase(participant);  // asking again: its previous iteration is done
@@ -121,6 +136,7 @@ bool PsExchanger::begin_iteration(int rank, int iteration) {
     }
   }
   at->second = run;
+  task_changed_.notify_all();
   if (!run) {
     ledger_.retire(participant);
     for (Condition& c : piece_changed_) c.notify_all();
@@ -148,11 +164,12 @@ void PsExchanger::exchange(int rank, int iteration, std::size_t bucket) {
     const TaskKey key{participant, iteration, bucket, e};
     ++outstanding_[static_cast<std::size_t>(rank)];
     if (rank != root) {
-      // Per-node aggregation: hand the gradient to the node's first GPU.
-      if (!try_sendto(context_, rank, root, exchanges[e].push_bytes))
-        context_.take_out(rank, lost_connection(rank));
-      context_.timeline.traffic[static_cast<std::size_t>(rank)].bytes_sent += exchanges[e].push_bytes;
-      context_.timeline.traffic[static_cast<std::size_t>(root)].bytes_received += exchanges[e].push_bytes;
+      // Per-node aggregation: hand the gradient to the node's first GPU (node stages time the reduce instead).
+      if (!staged()) {
+        if (!try_sendto(context_, rank, root, exchanges[e].push_bytes)) context_.take_out(rank, lost_connection(rank));
+        context_.timeline.traffic[static_cast<std::size_t>(rank)].bytes_sent += exchanges[e].push_bytes;
+        context_.timeline.traffic[static_cast<std::size_t>(root)].bytes_received += exchanges[e].push_bytes;
+      }
       ++tasks_[key].gathered;
       task_changed_.notify_all();
     } else {
@@ -162,7 +179,7 @@ void PsExchanger::exchange(int rank, int iteration, std::size_t bucket) {
     // A later exchange of the bucket needs this one's result (PowerSGD's Q needs the summed P).
     const bool last = e + 1 == exchanges.size();
     if (!last) task_changed_.wait([&] { return done_.count(key) > 0; });
-    else if (rank == root && setup_.credit_bytes <= 0)
+    else if (rank == root && setup_.credit_bytes <= 0 && !setup_.queued_pushes)
       task_changed_.wait([&] { return done_.count(key) > 0 || tasks_[key].pushed; });
   }
 }
@@ -205,7 +222,9 @@ void PsExchanger::run_task(int participant, int iteration, std::size_t bucket, s
   for (const Piece& piece : pieces)
     sg4::Actor::create("push", context_.hosts[static_cast<std::size_t>(root)],
                        [this, participant, iteration, piece, layer, pushed, pulled] {
+                         run_stages(participant, setup_.before_push, piece.push_bytes);
                          push_and_pull(participant, iteration, piece, layer, *pushed);
+                         run_stages(participant, setup_.after_pull, piece.pull_bytes);
                          pulled->release();
                        });
   for (std::size_t k = 0; k < pieces.size(); ++k) pushed->acquire();
@@ -218,7 +237,7 @@ void PsExchanger::run_task(int participant, int iteration, std::size_t bucket, s
   // Back to the node's other GPUs, all at once (each on its own actor, as a failed one must not stop the rest).
   sg4::SemaphorePtr back = sg4::Semaphore::create(0);
   for (int m : members)
-    if (m != root)
+    if (m != root && !staged())
       sg4::Actor::create("ps-back", context_.hosts[static_cast<std::size_t>(root)], [this, root, m, bytes, back] {
         if (try_sendto(context_, root, m, bytes)) {
           context_.timeline.traffic[static_cast<std::size_t>(root)].bytes_sent += bytes;
@@ -226,7 +245,7 @@ void PsExchanger::run_task(int participant, int iteration, std::size_t bucket, s
         }
         back->release();
       });
-  for (std::size_t k = 1; k < members.size(); ++k) back->acquire();
+  for (std::size_t k = 1; !staged() && k < members.size(); ++k) back->acquire();
   tasks_.erase(key);
   done_.insert(key);
   for (int m : members) --outstanding_[static_cast<std::size_t>(m)];
@@ -291,6 +310,16 @@ void PsExchanger::serve(int server) {
     }
     if (!ledger_.apply(push.piece, push.participant, push.tag)) ++dropped_[{push.participant, push.iteration}];
     piece_changed_[static_cast<std::size_t>(push.piece)].notify_all();
+  }
+}
+
+void PsExchanger::run_stages(int participant, const std::vector<NodeStage>& stages, std::int64_t bytes) {
+  const std::size_t first = &stages == &setup_.before_push ? 0 : setup_.before_push.size();
+  for (std::size_t k = 0; k < stages.size(); ++k) {
+    const sg4::MutexPtr& busy = stage_busy_[static_cast<std::size_t>(participant)][first + k];
+    busy->lock();
+    sg4::this_actor::sleep_for(stages[k].time_s(bytes));
+    busy->unlock();
   }
 }
 

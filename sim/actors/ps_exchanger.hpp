@@ -12,9 +12,11 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string>
 #include <tuple>
 #include <vector>
 
+#include <simgrid/s4u/Mutex.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 
 #include "sim/actors/condition.hpp"
@@ -31,6 +33,20 @@ struct PsExchange {
   std::int64_t pull_bytes = 0;
 };
 
+/// One step a node runs on each partition before its push or after its pull (BytePS: the NCCL reduce over
+/// NVLink or a PCIe switch, the copy to host memory, the CPU's sum across PCIe switches; and back): a resource of
+/// the node that takes one partition at a time, `latency_s + bytes * seconds_per_byte`.
+struct NodeStage {
+  std::string name;
+  double latency_s = 0;
+  double seconds_per_byte = 0;
+  double time_s(std::int64_t bytes) const { return latency_s + static_cast<double>(bytes) * seconds_per_byte; }
+};
+
+/// Server of partition `part` of flat exchange `exchange` (exchanges numbered across buckets in bucket order)
+/// among `servers`; empty: round-robin (sync::partition_buckets).
+using AssignServer = std::function<int(std::size_t exchange, std::int64_t part, int servers)>;
+
 /// True when participant `participant` skips its upload in iteration `iteration` (LAG); empty: never.
 using SkipUpload = std::function<bool(int participant, int iteration)>;
 
@@ -42,6 +58,13 @@ struct PsSetup {
   int gpus_per_node = 1;
   std::int64_t credit_bytes = 0;          ///< 0: a worker pushes every ready partition at once
   std::int64_t partition_bytes = 0;       ///< sync::partition_buckets
+  AssignServer assign;                    ///< empty: round-robin
+  /// A worker hands a bucket's partitions to its push queue and goes on (BytePS: the PUSH queue takes every ready
+  /// partition, ps-lite pushes asynchronously); false: it waits until they have left (MXNet kvstore).
+  bool queued_pushes = false;
+  /// Per-node stages of every partition (hierarchical only): empty, the node's other GPUs send their gradient to
+  /// its first and get the aggregate back (ps's per-node aggregation); else no GPU-to-GPU transfer, the stages.
+  std::vector<NodeStage> before_push, after_pull;
   std::vector<std::vector<PsExchange>> buckets;
   std::vector<int> bucket_layers;         ///< ready layer of each bucket (push priority: lowest first)
   sync::SyncPolicy sync;
@@ -94,12 +117,16 @@ class PsExchanger : public Exchanger {
     std::deque<Push> queue;
     simgrid::s4u::SemaphorePtr pending = simgrid::s4u::Semaphore::create(0);
   };
+  /// Runs partition `bytes` through `stages`, each a resource of `participant` taking one partition at a time.
+  void run_stages(int participant, const std::vector<NodeStage>& stages, std::int64_t bytes);
   struct Credit {
     std::int64_t in_flight = 0;
     std::set<std::tuple<int, long, simgrid::s4u::Semaphore*>> waiting;  ///< (layer, arrival, wake-up)
     long arrivals = 0;
   };
 
+  /// Node stages replace the per-node transfers.
+  bool staged() const { return !setup_.before_push.empty() || !setup_.after_pull.empty(); }
   int participant_of(int rank) const;
   int root_of(int participant) const;
   std::vector<int> members_of(int participant) const;
@@ -123,6 +150,7 @@ class PsExchanger : public Exchanger {
   sync::PushLedger ledger_;
   std::vector<Server> servers_;
   std::vector<Credit> credits_;
+  std::vector<std::vector<simgrid::s4u::MutexPtr>> stage_busy_;  ///< [participant][stage]: before, then after
   std::vector<int> tag_;                          ///< per participant: model version it computes on
   std::map<std::pair<int, int>, bool> granted_;   ///< (participant, iteration) -> run it
   long started_ = 0;                              ///< asynchronous budget: worker-iterations started

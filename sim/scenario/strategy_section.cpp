@@ -151,19 +151,19 @@ void load_ps(Section& strategy, Scenario& s) {
   ParameterServer& ps = s.ps;
   const sync::ArchitectureTraits& a = sync::architecture_named(s.architecture);
   if (a.partition_bytes > 0) ps.partition_bytes = a.partition_bytes;
-  if (a.credit_partitions > 0) ps.credit_bytes = a.credit_partitions * ps.partition_bytes;
   if (a.per_node_first) ps.hierarchical = true;
+  if (a.summation_Bps > 0) ps.summation_Bps = a.summation_Bps;
   auto t = architecture_table(strategy, "ps", s.architecture);
   if (!t) return;
   ps.servers = integer_key(*t, "strategy.ps", "servers");
   ps.dedicated = choice_key(*t, "strategy.ps", "placement") == "dedicated";
   if (t->has("partition")) ps.partition_bytes = t->size("partition");
-  const std::string summation = t->string("summation", key_spec("strategy.ps", "summation").default_text);
-  if (summation == "free") {
+  // Without the key: the architecture's default (set above).
+  if (const auto summation = t->optional_string("summation"); summation == "free") {
     ps.summation_Bps.reset();
-  } else {
+  } else if (summation) {
     try {
-      ps.summation_Bps = core::parse_bandwidth(summation);
+      ps.summation_Bps = core::parse_bandwidth(*summation);
     } catch (const core::InputError& e) {
       throw core::InputError(t->where_key("summation"), e.problem(), "a throughput such as \"10GBps\", or \"free\"");
     }
@@ -278,8 +278,7 @@ void refuse_analytic_exchange(Section& strategy, const StrategyWhere& where, con
                            "a push credit of " + std::to_string(s.ps.credit_bytes) + " bytes lets the partitions "
                                "of later buckets overtake earlier ones by layer, several pushes in flight at once "
                                "sharing the links; the analytic level pushes each bucket whole, in order",
-                           "[strategy.ps] credit = \"0B\" at the analytic level (\"byteps\" gives a credit of 4 "
-                           "partitions by default); " + simulated);
+                           "[strategy.ps] credit = \"0B\" at the analytic level; " + simulated);
 }
 
 }  // namespace

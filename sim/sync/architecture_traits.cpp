@@ -9,10 +9,10 @@ namespace dtsim::sync {
 namespace {
 
 constexpr std::array<ArchitectureTraits, 4> kRows{{
-    {"allreduce", Meets::kCollective, "", 0, 0, false},
-    {"ps", Meets::kServers, "ps", 0, 0, false},
-    {"byteps", Meets::kServers, "ps", 4096000, 4, true},
-    {"gossip", Meets::kNeighbours, "gossip", 0, 0, false},
+    {"allreduce", Meets::kCollective, "", 0, false, 0},
+    {"ps", Meets::kServers, "ps", 0, false, 0},
+    {"byteps", Meets::kServers, "ps", 4096000, true, 76.8e9 / 3},
+    {"gossip", Meets::kNeighbours, "gossip", 0, false, 0},
 }};
 
 }  // namespace

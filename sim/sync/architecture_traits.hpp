@@ -25,11 +25,15 @@ struct ArchitectureTraits {
   std::string_view name;           ///< as written in `strategy.architecture`
   Meets meets = Meets::kCollective;
   std::string_view options;        ///< its option table [strategy.<options>], or "" for none
-  /// Servers: defaults that differ from [strategy.ps]'s key defaults (BytePS docs: BYTEPS_PARTITION_BYTES = 4096000,
-  /// BYTEPS_SCHEDULING_CREDIT = 4 partitions, and summation per node first); 0 / false: the key's default.
+  /// Servers: defaults that differ from [strategy.ps]'s key defaults (BytePS's global.cc: BYTEPS_PARTITION_BYTES =
+  /// 4096000, and summation per node first; its BYTEPS_SCHEDULING_CREDIT is 0, no credit); 0 / false: the key's
+  /// default.
   std::int64_t partition_bytes = 0;
-  int credit_partitions = 0;
   bool per_node_first = false;
+  /// Servers: summation throughput in bytes of input per second; 0: the key's default. BytePS sums on CPUs at
+  /// their memory bandwidth over the three bytes each summed byte moves (read it, read and write the sum): a
+  /// Xeon E5-2698 v4 socket's 76.8 GB/s (Intel ARK) / 3.
+  double summation_Bps = 0;
 };
 
 /// Every architecture, in documentation order.

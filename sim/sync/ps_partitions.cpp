@@ -1,6 +1,7 @@
 #include "sim/sync/ps_partitions.hpp"
 
 #include <algorithm>
+#include <string>
 
 #include "sim/core/error.hpp"
 
@@ -31,6 +32,14 @@ std::vector<std::vector<Partition>> partition_buckets(const std::vector<std::int
     } while (left > 0);
   }
   return partitions;
+}
+
+int djb2_server(std::uint64_t declared_key, std::int64_t partition, int servers) {
+  DTSIM_CHECK(servers >= 1 && partition >= 0, "at least one server, a partition index");
+  const std::string digits = std::to_string((declared_key << 16) + static_cast<std::uint64_t>(partition));
+  std::uint64_t hash = 5381;
+  for (const char c : digits) hash = (hash << 5) + hash + static_cast<std::uint64_t>(c);  // hash * 33 + c
+  return static_cast<int>(hash % static_cast<std::uint64_t>(servers));
 }
 
 }  // namespace dtsim::sync

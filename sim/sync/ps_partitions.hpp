@@ -21,4 +21,9 @@ std::int64_t even_share(std::int64_t total, std::int64_t parts, std::int64_t k);
 std::vector<std::vector<Partition>> partition_buckets(const std::vector<std::int64_t>& bucket_bytes, int servers,
                                                       std::int64_t partition_bytes);
 
+/// BytePS's server of a partition (byteps/common/global.cc, EncodeDefaultKey with the default
+/// BYTEPS_KEY_HASH_FN = "djb2"): the DJB2 hash of the key's decimal digits modulo the servers, where the key of
+/// partition p of the tensor declared k-th is (k << 16) + p (operations.cc, InitTensor).
+int djb2_server(std::uint64_t declared_key, std::int64_t partition, int servers);
+
 }  // namespace dtsim::sync

@@ -82,7 +82,7 @@ TEST(ParameterServerAnalytic, PerNodeAggregationGathersPushesPullsAndScattersInT
   // Two nodes of 4 GPUs, one dedicated server on a third: the 3 other GPUs of a node send N to its first over
   // its GPU link (3 N / B_gpu), the two first GPUs push N to the server through its NIC (2 N / B_nic), and back.
   constexpr platform::LinkSpec kGpu{50e9, 1e-6}, kNic{12.5e9, 5e-6};
-  auto s = one_bucket("byteps", 8, 0);
+  auto s = one_bucket("ps", 8, 0);
   s.platform = testing::two_level(3, 4, kGpu, kNic);
   s.ps.servers = 1;
   s.ps.hierarchical = true;
@@ -220,13 +220,13 @@ TEST(ArchitectureLevels, LocalSgdAgreesExactlyAndPerNodeAggregationWithinTheNode
   local.sync.period = 2;
   local.iterations = 6;
   expect_levels_agree(local, 1e-9, "ps under local SGD");
-  auto byteps = five_layers("byteps", 8, 0, kBandwidth);
-  byteps.platform = testing::two_level(3, 4);
-  byteps.ps.servers = 1;
-  byteps.ps.hierarchical = true;
+  auto per_node = five_layers("ps", 8, 0, kBandwidth);
+  per_node.platform = testing::two_level(3, 4);
+  per_node.ps.servers = 1;
+  per_node.ps.hierarchical = true;
   // A node's other GPUs hand their next bucket to its first while it pushes the last one; the analytic level
   // holds the hand-over until the push has left (measured: 5.0% slower).
-  expect_levels_agree(byteps, 0.06, "byteps per node");
+  expect_levels_agree(per_node, 0.06, "ps per node");
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ TEST(Architectures, DescribeTheirShape) {
   EXPECT_EQ(architecture_named("allreduce").describe(s), s.collective + " all-reduce");
   s.ps.servers = 2;
   s.ps.dedicated = false;
-  EXPECT_EQ(architecture_named("byteps").describe(s).rfind("BytePS (2 colocated servers", 0), 0u)
+  EXPECT_EQ(architecture_named("byteps").describe(s).rfind("BytePS (2 servers colocated over the GPU machines", 0), 0u)
       << architecture_named("byteps").describe(s);
   s.gossip.topology = "ring";
   EXPECT_EQ(architecture_named("gossip").describe(s), "gossip D-PSGD on a ring graph");

@@ -1,0 +1,274 @@
+// The server architectures' shared exchange (ps and byteps; server_exchange.hpp). At the analytic level a
+// bucket is a push on the data stream, the servers' sum on the server stream and a pull on the gather stream,
+// push and pull spanning the workers (a round: every push of the bucket before its pull), in closed form over the
+// fabric:
+//   push = gather + pushes,   sum,   pull = pulls + scatter   (an exchange before the bucket's last: all of it in
+//                                                             the push, which then waits for it, as PowerSGD's Q)
+// each transfer phase timed as one step of concurrent transfers (collectives::schedule_time_s: a transfer's
+// bytes over its busiest link's bandwidth shared equally by the transfers on it, plus its path latency: a
+// server's incast of n pushes of N/S takes n N / (S B)), the sum as the busiest server's summed bytes over its
+// summation throughput. With node stages (BytePS) there is no gather or scatter: the pieces go through the
+// stages before their push and after their pull, pipelined with the network (staged_push_s, staged_pull_s).
+#include "sim/run/architectures/server_exchange.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include "sim/collectives/schedule_time.hpp"
+#include "sim/platform/link_traffic.hpp"
+#include "sim/run/capacity.hpp"
+#include "sim/run/run_simulation.hpp"
+
+namespace dtsim::run {
+
+actors::PsSetup server_setup(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
+                         const std::vector<scheduling::BucketWork>& work) {
+  actors::PsSetup setup;
+  setup.summation_Bps = s.ps.summation_Bps;
+  setup.hierarchical = s.ps.hierarchical;
+  setup.gpus_per_node = s.platform.gpus_per_node;
+  setup.credit_bytes = s.ps.credit_bytes;
+  setup.partition_bytes = s.ps.partition_bytes;
+  setup.sync = s.sync;
+  setup.workers = s.workers;
+  setup.iterations = s.iterations;
+  for (std::size_t b = 0; b < work.size(); ++b) {
+    auto& exchanges = setup.buckets.emplace_back();
+    for (const scheduling::Exchange& e : work[b].exchanges) {
+      const bool gathered = e.kind != scheduling::Exchange::Kind::allreduce;
+      const std::int64_t pull = gathered && s.ps.pull == "dense" ? plan.buckets[b].bytes : e.bytes;
+      exchanges.push_back({e.before_s, e.bytes, pull});
+    }
+    setup.bucket_layers.push_back(plan.buckets[b].ready_layer);
+  }
+  return setup;
+}
+
+
+std::vector<int> dedicated_server_hosts(const scenario::Scenario& s) {
+  std::vector<int> free;
+  for (int h = s.workers; h < s.platform.hosts(); ++h) free.push_back(h);
+  const int g = s.platform.gpus_per_node;
+  std::stable_sort(free.begin(), free.end(), [g](int a, int b) { return a % g < b % g; });
+  return {free.begin(), free.begin() + s.ps.servers};
+}
+
+namespace {
+
+/// A stage's time for a piece of `bytes`; only its latency for the latency-only timing.
+double stage_s(const actors::NodeStage& stage, std::int64_t bytes, bool latency_only) {
+  return latency_only ? stage.latency_s : stage.time_s(bytes);
+}
+
+/// The push of one exchange behind the node's stages: the pieces go through the stages one at a time each
+/// (a flow shop: piece k leaves stage i at c[i][k] = max(c[i-1][k], c[i][k-1]) + t_i(k)), and the network, which
+/// takes all pieces' pushes in `network_s` when they start together, serves them as a fluid queue: each piece's
+/// share is network_s times its share of the bytes, and the push ends at max_k (c_k + the shares of pieces k on).
+double staged_push_s(const std::vector<actors::NodeStage>& stages, const std::vector<actors::PsPiece>& pieces,
+                     double network_s, bool latency_only) {
+  if (stages.empty() || pieces.empty()) return network_s;
+  std::vector<double> done(stages.size(), 0.0);
+  std::vector<double> ready;
+  double total = 0;
+  for (const actors::PsPiece& piece : pieces) {
+    double t = 0;
+    for (std::size_t i = 0; i < stages.size(); ++i) t = done[i] = std::max(t, done[i]) + stage_s(stages[i], piece.push_bytes, latency_only);
+    ready.push_back(t);
+    total += static_cast<double>(piece.push_bytes);
+  }
+  double end = 0, after = 0;  // after: the network's shares of pieces k .. P-1
+  for (std::size_t k = pieces.size(); k-- > 0;) {
+    after += total > 0 ? network_s * static_cast<double>(pieces[k].push_bytes) / total : network_s / static_cast<double>(pieces.size());
+    end = std::max(end, ready[k] + after);
+  }
+  return end;
+}
+
+/// The pull of one exchange before the node's stages: the network delivers the pieces in turn, each after its
+/// share of `network_s` (as staged_push_s), and each then goes through the stages as a flow shop.
+double staged_pull_s(const std::vector<actors::NodeStage>& stages, const std::vector<actors::PsPiece>& pieces,
+                     double network_s, bool latency_only) {
+  if (stages.empty() || pieces.empty()) return network_s;
+  double total = 0;
+  for (const actors::PsPiece& piece : pieces) total += static_cast<double>(piece.pull_bytes);
+  std::vector<double> done(stages.size(), 0.0);
+  double arrived = 0, end = 0;
+  for (const actors::PsPiece& piece : pieces) {
+    arrived += total > 0 ? network_s * static_cast<double>(piece.pull_bytes) / total : network_s / static_cast<double>(pieces.size());
+    double t = arrived;
+    for (std::size_t i = 0; i < stages.size(); ++i) t = done[i] = std::max(t, done[i]) + stage_s(stages[i], piece.pull_bytes, latency_only);
+    end = t;
+  }
+  return end;
+}
+
+/// One exchange of a parameter-server run phase by phase, hosts as ranks: the node's other GPUs to its first
+/// (per-node aggregation), each participant's pieces to their servers, the pulls back, the first GPU back to the
+/// others; and the bytes each server sums (every participant's push of each piece it holds, a colocated
+/// server's own host's included).
+struct PsPhases {
+  collectives::Step gather, push, pull, scatter;
+  std::vector<std::int64_t> summed;  ///< per server
+};
+PsPhases ps_phases(const actors::PsSetup& setup, const std::vector<actors::PsPiece>& pieces,
+                   const actors::PsExchange& exchange) {
+  PsPhases phases;
+  phases.summed.assign(setup.server_hosts.size(), 0);
+  for (int r = 0; r < setup.workers; ++r) {
+    const int root = setup.hierarchical ? r - r % setup.gpus_per_node : r;
+    if (r != root) {
+      if (setup.before_push.empty() && setup.after_pull.empty()) {
+        phases.gather.transfers.push_back({r, root, exchange.push_bytes});
+        phases.scatter.transfers.push_back({root, r, exchange.pull_bytes});
+      }
+      continue;
+    }
+    for (const actors::PsPiece& piece : pieces) {
+      phases.summed[static_cast<std::size_t>(piece.server)] += piece.push_bytes;
+      const int server = setup.server_hosts[static_cast<std::size_t>(piece.server)];
+      if (server == r) continue;  // a colocated server takes its own host's push from memory
+      phases.push.transfers.push_back({r, server, piece.push_bytes});
+      phases.pull.transfers.push_back({server, r, piece.pull_bytes});
+    }
+  }
+  return phases;
+}
+
+/// One iteration's pushes, pulls and per-node transfers, one step per bucket exchange (hosts as ranks).
+collectives::Schedule ps_traffic(const actors::PsSetup& setup, int hosts) {
+  collectives::Schedule schedule;
+  schedule.ranks = hosts;
+  const auto pieces = actors::ps_pieces(setup);
+  for (std::size_t b = 0; b < setup.buckets.size(); ++b)
+    for (std::size_t e = 0; e < setup.buckets[b].size(); ++e) {
+      const PsPhases phases = ps_phases(setup, pieces[b][e], setup.buckets[b][e]);
+      collectives::Step& step = schedule.steps.emplace_back();
+      for (const collectives::Step* phase : {&phases.gather, &phases.push, &phases.pull, &phases.scatter})
+        step.transfers.insert(step.transfers.end(), phase->transfers.begin(), phase->transfers.end());
+    }
+  return schedule;
+}
+
+/// The push and pull tasks' costs of one bucket (its exchanges and their pieces), and the bytes each worker moves
+/// as the simulated levels count them (a colocated server's own piece too); `sum_s`: its last exchange's sum.
+/// Queued pushes (PsSetup::queued_pushes): the network's seconds per byte of exchange when every bucket's pushes
+/// (pulls) of the iteration share it at once, a fluid queue across buckets; none: each exchange's own step.
+struct QueuedRate {
+  double push_s_per_byte = 0, pull_s_per_byte = 0;
+};
+
+BucketCost bucket_cost(const actors::PsSetup& setup, const std::vector<actors::PsExchange>& exchanges,
+                       const std::vector<std::vector<actors::PsPiece>>& pieces, const scheduling::BucketWork& work,
+                       int hosts, const platform::Fabric& fabric, const std::optional<QueuedRate>& queued,
+                       const std::optional<QueuedRate>& queued_latency, double& sum_s) {
+  const collectives::LatencyOnly latency_only(fabric);
+  BucketCost cost;
+  cost.compress_s = work.compress_s;
+  cost.decompress_s = work.decompress_s;
+  cost.traffic.assign(static_cast<std::size_t>(setup.workers), {});
+  for (std::size_t e = 0; e < exchanges.size(); ++e) {
+    const PsPhases phases = ps_phases(setup, pieces[e], exchanges[e]);
+    sum_s = 0;
+    if (setup.summation_Bps)
+      for (const std::int64_t bytes : phases.summed)
+        sum_s = std::max(sum_s, static_cast<double>(bytes) / *setup.summation_Bps);
+    const auto time = [&](const core::PathModel& network, bool latency_only) {
+      const auto step_s = [&](const collectives::Step& step) { return collectives::step_time_s(step, hosts, network); };
+      const std::optional<QueuedRate>& rate = latency_only ? queued_latency : queued;
+      const auto bytes = [&](std::int64_t b) { return static_cast<double>(b); };
+      const double push_s = rate ? rate->push_s_per_byte * bytes(exchanges[e].push_bytes) : step_s(phases.push);
+      const double pull_s = rate ? rate->pull_s_per_byte * bytes(exchanges[e].pull_bytes) : step_s(phases.pull);
+      return std::pair{step_s(phases.gather) + staged_push_s(setup.before_push, pieces[e], push_s, latency_only),
+                       staged_pull_s(setup.after_pull, pieces[e], pull_s, latency_only) + step_s(phases.scatter)};
+    };
+    const auto [push_s, pull_s] = time(fabric, false);
+    const auto [push_latency_s, pull_latency_s] = time(latency_only, true);
+    cost.time_s += exchanges[e].before_s + push_s;
+    cost.latency_s += push_latency_s;
+    if (e + 1 < exchanges.size()) {  // the next exchange needs this one's sum
+      cost.time_s += sum_s + pull_s;
+      cost.latency_s += pull_latency_s;
+    } else {
+      cost.pull_s = pull_s;
+      cost.pull_latency_s = pull_latency_s;
+    }
+    cost.payload_bytes += exchanges[e].push_bytes;
+    for (const actors::PsPiece& piece : pieces[e])
+      for (int r = 0; r < setup.workers; r += setup.hierarchical ? setup.gpus_per_node : 1) {
+        cost.traffic[static_cast<std::size_t>(r)].sent += piece.push_bytes;
+        cost.traffic[static_cast<std::size_t>(r)].received += piece.pull_bytes;
+      }
+    for (const collectives::Step* phase : {&phases.gather, &phases.scatter})
+      for (const collectives::Transfer& t : phase->transfers) {
+        cost.traffic[static_cast<std::size_t>(t.from)].sent += t.bytes;
+        cost.traffic[static_cast<std::size_t>(t.to)].received += t.bytes;
+      }
+  }
+  return cost;
+}
+
+
+}  // namespace
+
+SimulatedExchange server_simulated(std::shared_ptr<actors::PsSetup> setup, ExchangeInput& in) {
+  const scenario::Scenario& s = in.scenario;
+  setup->skip = in.skip;
+  const ActorCount actors = ps_actors(*setup);
+  refuse_oversized(s, actors, core::read_process_limits(),
+                   "fuse buckets (scheduler = \"ddp\" or \"fusion\"), fewer servers or larger partitions, "
+                   "per-node aggregation, or fewer workers");
+  platform::add_link_bytes(ps_traffic(*setup, s.platform.hosts()), 1, in.fabric, in.link_bytes);
+  return {[setup](actors::RunContext& c) { return std::make_unique<actors::PsExchanger>(c, *setup); },
+          actors::ps_pairs(*setup), actors.actors};
+}
+
+namespace {
+
+/// The fluid rates of queued pushes: every exchange's pushes (pulls) of the iteration as one step, its time over
+/// the bytes of all exchanges; a bucket's push then takes its bytes' share, its partitions queued with every other
+/// bucket's on links they share with them (the flow level runs them at once).
+QueuedRate queued_rate(const actors::PsSetup& setup, const std::vector<std::vector<std::vector<actors::PsPiece>>>& pieces,
+                       int hosts, const core::PathModel& network) {
+  collectives::Step push, pull;
+  double push_bytes = 0, pull_bytes = 0;
+  for (std::size_t b = 0; b < setup.buckets.size(); ++b)
+    for (std::size_t e = 0; e < setup.buckets[b].size(); ++e) {
+      const PsPhases phases = ps_phases(setup, pieces[b][e], setup.buckets[b][e]);
+      push.transfers.insert(push.transfers.end(), phases.push.transfers.begin(), phases.push.transfers.end());
+      pull.transfers.insert(pull.transfers.end(), phases.pull.transfers.begin(), phases.pull.transfers.end());
+      push_bytes += static_cast<double>(setup.buckets[b][e].push_bytes);
+      pull_bytes += static_cast<double>(setup.buckets[b][e].pull_bytes);
+    }
+  return {push_bytes > 0 ? collectives::step_time_s(push, hosts, network) / push_bytes : 0,
+          pull_bytes > 0 ? collectives::step_time_s(pull, hosts, network) / pull_bytes : 0};
+}
+
+}  // namespace
+
+AnalyticExchange server_analytic(const actors::PsSetup& setup, AnalyticInput& in) {
+  const auto pieces = actors::ps_pieces(setup);
+  const int hosts = in.scenario.platform.hosts();
+  platform::add_link_bytes(ps_traffic(setup, hosts), 1, in.fabric, in.link_bytes);
+  std::optional<QueuedRate> queued, queued_latency;
+  if (setup.queued_pushes) {
+    queued = queued_rate(setup, pieces, hosts, in.fabric);
+    queued_latency = queued_rate(setup, pieces, hosts, collectives::LatencyOnly(in.fabric));
+  }
+  AnalyticExchange exchange{{parallel::ExchangeFragment::Kind::push_pull, {}}, {}};
+  for (std::size_t b = 0; b < setup.buckets.size(); ++b)
+    exchange.costs.push_back(bucket_cost(setup, setup.buckets[b], pieces[b], in.work[b], hosts, in.fabric, queued,
+                                         queued_latency, exchange.fragment.sum_s.emplace_back(0.0)));
+  return exchange;
+}
+
+std::pair<double, int> fullest_server(const actors::PsSetup& setup) {
+  std::vector<double> held(setup.server_hosts.size(), 0.0);
+  for (const auto& bucket : actors::ps_pieces(setup))
+    for (const auto& exchange : bucket)
+      for (const actors::PsPiece& piece : exchange) held[static_cast<std::size_t>(piece.server)] += static_cast<double>(piece.push_bytes);
+  const auto fullest = std::max_element(held.begin(), held.end());
+  return {*fullest, static_cast<int>(fullest - held.begin())};
+}
+
+}  // namespace dtsim::run
