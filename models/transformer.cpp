@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 
 #include "models/op_costs.hpp"
 #include "models/sequence_builder.hpp"
@@ -163,25 +164,24 @@ class Builder {
   }
 
   /// An MLP of intermediate width `f` on `rows` token rows (0: every token) named `prefix` after the layer's mlp
-  /// modules; its in- and out-projections split as `in` and `out`.
-  std::vector<Layer*> mlp(const std::string& p, const std::string& prefix, std::int64_t f, TensorSplit in,
-                          TensorSplit out, std::int64_t rows = 0) {
+  /// modules; its in- and out-projections split as `in` and `out`; `mark` applied to each module as it is made.
+  void mlp(const std::string& p, const std::string& prefix, std::int64_t f, TensorSplit in, TensorSplit out,
+           std::int64_t rows = 0, const std::function<void(Layer&)>& mark = [](Layer&) {}) {
     const std::int64_t h = s_.hidden, r = rows > 0 ? rows : t_;
     auto name = [&](std::string_view module) {
       std::string n(module);
       return p + (prefix.empty() ? n : prefix + n.substr(n.find('.') + 1));
     };
-    std::vector<Layer*> made;
     auto linear = [&](std::string_view module, std::int64_t a, std::int64_t b, TensorSplit split, bool keeps = true) {
-      if (rows == 0) return made.push_back(&projection(name(module), a, b, split, keeps));
+      if (rows == 0) return mark(projection(name(module), a, b, split, keeps));
       Layer& l = b_.linear(name(module), a, b, r, false, keeps);
       l.split = split;
-      made.push_back(&l);
+      mark(l);
     };
     auto pointwise = [&](std::string_view module, double flops, int inputs, Keeps keeps) {
       Layer& l = b_.elementwise(name(module), r * f, flops, inputs, keeps);
       l.split = TensorSplit::sharded;
-      made.push_back(&l);
+      mark(l);
     };
     if (!s_.gated) {
       linear(n_.fc, h, f, in);
@@ -197,7 +197,6 @@ class Builder {
       pointwise(n_.gate_times_up, pointwise_flops_per_element, 2, Keeps::operands);
     }
     linear(n_.down, f, h, out);
-    return made;
   }
 
   /// A mixture-of-experts MLP as Megatron-LM's MoELayer runs it (megatron/core/transformer/moe/): the router (a linear
@@ -214,12 +213,12 @@ class Builder {
       mlp(p, "mlp.shared_experts.", s_.shared_experts * s_.expert_ffn_hidden, TensorSplit::column, TensorSplit::row);
     const double imbalance =
         s_.capacity_factor > 0 ? std::min(s_.router_imbalance, s_.capacity_factor) : s_.router_imbalance;
-    for (Layer* l : mlp(p, "mlp.experts.", s_.expert_ffn_hidden, TensorSplit::column, TensorSplit::row, routed)) {
-      for (Tensor& w : l->tensors) w.shape.insert(w.shape.begin(), e);
-      l->experts = static_cast<int>(e);
-      l->top_k = static_cast<int>(s_.top_k);
-      l->expert_imbalance = imbalance;
-    }
+    mlp(p, "mlp.experts.", s_.expert_ffn_hidden, TensorSplit::column, TensorSplit::row, routed, [&](Layer& l) {
+      for (Tensor& w : l.tensors) w.shape.insert(w.shape.begin(), e);
+      l.experts = static_cast<int>(e);
+      l.top_k = static_cast<int>(s_.top_k);
+      l.expert_imbalance = imbalance;
+    });
     Layer& unpermute = b_.elementwise(p + "mlp.unpermute", routed * h, 2 * pointwise_flops_per_element, 1,
                                       Keeps::nothing);
     unpermute.kernel = Kernel::moe_unpermute;

@@ -143,8 +143,9 @@ class Builder {
   void exchange_tokens(std::vector<Segment>& segments, std::size_t i, Op op, const char* group,
                        bool overlaps = false) const {
     if ((op == Op::alltoall ? layout_.expert : layout_.expert_tensor) == 1) return;  // every expert at hand
-    std::size_t permute = i, routed = i;
+    std::size_t permute = i;
     while (model_.layers[permute].kernel != models::Kernel::moe_permute) --permute;
+    std::size_t routed = permute;
     while (model_.layers[routed].experts == 0) ++routed;
     const double rank_bytes = static_cast<double>(activation_bytes(model_.layers[permute].output_elements)) /
                               layout_.tensor * rank_load(model_.layers[routed], layout_.expert);
