@@ -11,8 +11,10 @@
 namespace dtsim::viz {
 namespace {
 
-/// Thread id of a lane: its index here (layouts add a stream per collective kind: tensor, data, gather, pipeline).
-constexpr const char* lane_names[] = {"", "compute", "comm", "compress", "tensor", "data", "gather", "pipeline"};
+/// Thread id of a lane: its index here (layouts add a lane per stream of taskgraph::stream_name: tensor, data, gather,
+/// pipeline, server, context, expert).
+constexpr const char* lane_names[] = {"",       "compute", "comm",   "compress", "tensor", "data",
+                                      "gather", "pipeline", "server", "context",  "expert"};
 int lane_thread(const std::string& lane) {
   for (int i = 1; i < static_cast<int>(std::size(lane_names)); ++i)
     if (lane == lane_names[i]) return i;

@@ -68,12 +68,14 @@ memory::MemoryBreakdown stage_memory(const Layout& layout, const Workload& workl
   b.where = "pipeline stage " + std::to_string(stage);
   b.capacity_bytes = gpu.memory_bytes;
   const auto parameters = static_cast<std::int64_t>(plan.parameters);
-  std::int64_t fp8_parameters = 0;  // of the stage's Linear layers, per tensor-parallel rank
+  std::int64_t fp8_parameters = 0, expert_fp8_parameters = 0;  // of the stage's Linear layers, per rank
   for (const auto& chunk : plan.chunks)
     for (int u : chunk) {
       const Unit& unit = workload.units[static_cast<std::size_t>(u)];
       for (auto i = static_cast<std::size_t>(unit.first_layer); i < static_cast<std::size_t>(unit.end_layer); ++i)
-        if (const models::Layer& l = model.layers[i]; models::runs_in_fp8(l))
+        if (const models::Layer& l = model.layers[i]; models::runs_in_fp8(l) && l.experts > 0)
+          expert_fp8_parameters += l.parameter_count() / (layout.expert * layout.expert_tensor);
+        else if (models::runs_in_fp8(l))
           fp8_parameters += l.parameter_count() / (l.split != models::TensorSplit::replicated ? layout.tensor : 1);
     }
   const memory::ModelStates states =
@@ -108,8 +110,8 @@ memory::MemoryBreakdown stage_memory(const Layout& layout, const Workload& workl
     for (int u : chunk) expert_parameters += workload.units[static_cast<std::size_t>(u)].expert_parameters;
   if (expert_parameters > 0) {
     const memory::ModelStates experts =
-        memory::model_states(static_cast<std::int64_t>(expert_parameters), precision, gradient_dtype, optimizer, 0,
-                             fp8_recipe);
+        memory::model_states(static_cast<std::int64_t>(expert_parameters), precision, gradient_dtype, optimizer,
+                             expert_fp8_parameters, fp8_recipe);
     const int expert_shards = layout.sharding == Sharding::none
                                   ? 1
                                   : layout.tensor * layout.context * layout.data / (layout.expert * layout.expert_tensor);
@@ -121,6 +123,9 @@ memory::MemoryBreakdown stage_memory(const Layout& layout, const Workload& workl
                        fmt::format("{} B each", memory::element_bytes(gradient_dtype))});
     b.items.push_back({"expert optimizer state", experts.optimizer_bytes / expert_shards,
                        fmt::format("1/{} of them (sharded over expert_data)", expert_shards)});
+    if (precision == models::Precision::fp8)
+      b.items.push_back({"expert fp8 weight copies", experts.fp8_weight_bytes,
+                         fmt::format("{} routed-expert parameters per GPU", core::format_count(expert_fp8_parameters))});
     for (const models::Layer& l : model.layers)
       if (l.kernel == models::Kernel::moe_permute)
         routed_bytes = std::max(routed_bytes, 2.0 * memory::element_bytes(precision) *
