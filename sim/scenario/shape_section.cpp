@@ -12,6 +12,17 @@ namespace dtsim::scenario {
 namespace {
 
 constexpr const char* kTable = "model.shape";
+constexpr const char* kShapeAllowed = "widths of at least 1, kv_heads dividing heads (and heads dividing hidden when fewer)";
+constexpr const char* kMoeAllowed = "top_k in 1 .. experts, an expert_ffn_hidden, router_imbalance in 1 .. experts, "
+                                    "capacity_factor 0 or at least 1; multi-head latent attention with head_dim, "
+                                    "rope_head_dim and v_head_dim";
+
+/// Whether a shape refusal about `key` is about the mixture of experts or latent attention.
+bool moe_key(const std::string& key) {
+  for (const char* k : {"top_k", "expert_ffn_hidden", "moe_every", "router_imbalance", "capacity_factor", "kv_lora_rank"})
+    if (key == k) return true;
+  return false;
+}
 
 std::int64_t width(Section& s, const char* key, std::int64_t fallback) {
   const KeySpec& spec = key_spec(kTable, key);
@@ -103,8 +114,7 @@ models::Model load_shape(Section& shape, const std::string& name, std::optional<
   // A refusal starts with the key it is about ("kv_heads = 5 does not divide ...").
   if (const std::string why = models::shape_refusal(s); !why.empty())
     throw core::InputError(shape.where_key(why.substr(0, why.find(' '))), "transformer shape of model '" + name + "': " + why,
-                           "widths of at least 1, kv_heads dividing heads (and heads dividing hidden when fewer), top_k in 1 .. "
-                           "experts, router_imbalance in 1 .. experts, capacity_factor 0 or at least 1");
+                           moe_key(why.substr(0, why.find(' '))) ? kMoeAllowed : kShapeAllowed);
   try {
     return models::build_sequence_model(name, t, tokens);
   } catch (const core::InputError& e) {
