@@ -455,8 +455,8 @@ std::vector<KeySpec> make_scenario_keys() {
        "split over them, the routed tokens all-gathered before and reduce-scattered after",
        1, 1 << 16, nullptr},
       {"parallel", "moe_shared_expert_overlap", "boolean", "false",
-       "Megatron-LM's moe_shared_expert_overlap: the shared experts compute while the tokens are dispatched (else "
-       "the all-to-alls are on the critical path)",
+       "with expert > 1, Megatron-LM's moe_shared_expert_overlap: the shared experts compute while the tokens are "
+       "dispatched (else the all-to-alls are on the critical path)",
        0, 0, nullptr},
       {"parallel", "order", "string", "tensor,context,pipeline,data",
        "rank placement, innermost first: with the default, a tensor group is consecutive GPUs (inside a node)", 0, 0,

@@ -158,7 +158,7 @@ void load_parallel(Section& p, Scenario& s) {
   }
   if (l.tensor > 1) l.sequence_parallel = p.boolean("sequence_parallel", false);
   if (l.context > 1) l.context_comm = choice_key(p, "parallel", "context_comm");
-  l.moe_shared_expert_overlap = p.boolean("moe_shared_expert_overlap", false);
+  if (l.expert > 1) l.moe_shared_expert_overlap = p.boolean("moe_shared_expert_overlap", false);
   if (l.pipeline > 1) {
     l.schedule = choice_key(p, "parallel", "schedule");
     l.virtual_stages = integer_key(p, "virtual_stages", 1);
