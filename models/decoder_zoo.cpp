@@ -21,6 +21,26 @@
 /// 3) and Llama 3.2 1B/3B (their config.json: tied embeddings) as LlamaForCausalLM: RMSNorm, rotary positions,
 /// grouped-query attention (8 key/value heads for Llama 2 70B and every Llama 3), a SwiGLU MLP, no biases, no
 /// dropout. Vocabulary 32000 (Llama 2) or 128256 (Llama 3); 4096, 8192 (Llama 3) or 131072 (3.1, 3.2) positions.
+///
+/// Mixtures of experts, Llama-style layers with the MLP replaced by routed experts (transformer.hpp):
+/// - Mixtral 8x7B (Jiang et al., "Mixtral of Experts", 2024, table 1; mistralai/Mixtral-8x7B-v0.1 config.json): 32
+///   layers, hidden 4096, 32 heads, 8 key/value heads, 8 experts of SwiGLU 14336, top-2, vocabulary 32000, 32768
+///   positions: 46.7B parameters, 12.9B active.
+/// - DeepSeek-V3 (DeepSeek-AI, "DeepSeek-V3 Technical Report", arXiv 2412.19437, section 4.2; deepseek-ai/DeepSeek-V3
+///   config.json): 61 layers, hidden 7168, multi-head latent attention with 128 heads (q_lora_rank 1536, kv_lora_rank
+///   512, qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128), the first 3 layers dense (SwiGLU 18432), the
+///   others 256 routed experts top-8 plus 1 shared expert of 2048, vocabulary 129280, untied: 671B parameters, 37B
+///   active (the multi-token prediction module's 14B are not part of the 671B and not modelled; nor are the router's
+///   256 correction biases per layer).
+/// - Qwen3-235B-A22B (Qwen Team, "Qwen3 Technical Report", arXiv 2505.09388, table 2; Qwen/Qwen3-235B-A22B
+///   config.json): 94 layers, hidden 4096, 64 query heads of head_dim 128, 4 key/value heads, 128 experts of 1536,
+///   top-8, no shared expert, vocabulary 151936, untied: 235B, 22B active (its per-head q/k RMSNorm weights, 256 a
+///   layer, are left out).
+/// - Llama 4 Scout 17B-16E and Maverick 17B-128E (Meta, "The Llama 4 herd", 2025; meta-llama/Llama-4-Scout-17B-16E
+///   and Llama-4-Maverick-17B-128E config.json, text_config): 48 layers, hidden 5120, 40 heads, 8 key/value heads, a
+///   shared expert and 16 (Scout, every layer) or 128 (Maverick, every second layer: interleave_moe_layer_step 2)
+///   routed experts of 8192, top-1, dense layers of 16384, vocabulary 202048: Scout 109B (of which about 1B is the
+///   vision encoder, not modelled) and Maverick 400B, each 17B active.
 #include <array>
 
 #include "models/zoo_builders.hpp"
@@ -86,6 +106,42 @@ constexpr TransformerShape llama(std::int64_t layers, std::int64_t hidden, std::
   return s;
 }
 
+/// Llama layers whose MLPs are mixtures of `experts` routed experts (top `top_k`) and `shared` shared experts of
+/// `expert_ffn` each.
+constexpr TransformerShape moe(TransformerShape s, std::int64_t experts, std::int64_t top_k, std::int64_t shared,
+                               std::int64_t expert_ffn) {
+  s.experts = experts;
+  s.top_k = top_k;
+  s.shared_experts = shared;
+  s.expert_ffn_hidden = expert_ffn;
+  return s;
+}
+
+constexpr TransformerShape mixtral_8x7b() { return moe(llama(32, 4096, 32, 8, 14336, 32000, 32768), 8, 2, 0, 14336); }
+
+constexpr TransformerShape deepseek_v3() {
+  TransformerShape s = moe(llama(61, 7168, 128, 128, 18432, 129280, 163840), 256, 8, 1, 2048);
+  s.head_dim = 128;
+  s.q_lora_rank = 1536;
+  s.kv_lora_rank = 512;
+  s.rope_head_dim = 64;
+  s.v_head_dim = 128;
+  s.dense_layers = 3;
+  return s;
+}
+
+constexpr TransformerShape qwen3_235b_a22b() {
+  TransformerShape s = moe(llama(94, 4096, 64, 4, 12288, 151936, 40960), 128, 8, 0, 1536);
+  s.head_dim = 128;
+  return s;
+}
+
+constexpr TransformerShape llama4(std::int64_t experts, std::int64_t every, std::int64_t positions) {
+  TransformerShape s = moe(llama(48, 5120, 40, 8, 16384, 202048, positions), experts, 1, 1, 8192);
+  s.moe_every = every;
+  return s;
+}
+
 constexpr std::int64_t llama2_vocabulary = 32000;
 constexpr std::int64_t llama3_vocabulary = 128256;
 
@@ -130,6 +186,11 @@ constexpr std::array kDecoders = {
     DecoderEntry{"megatron_1t", "Megatron-LM 1T (Narayanan et al. 2021, table 1)", megatron(128, 25600, 160), 2048,
                  "fused"},
     DecoderEntry{"bloom_176b", "BLOOM-176B (BigScience 2022)", bloom_176b(), 2048, "fused"},
+    DecoderEntry{"mixtral_8x7b", "Mixtral-8x7B-v0.1 (Jiang et al. 2024)", mixtral_8x7b(), 4096},
+    DecoderEntry{"deepseek_v3", "DeepSeek-V3 (arXiv 2412.19437)", deepseek_v3(), 4096},
+    DecoderEntry{"qwen3_235b_a22b", "Qwen3-235B-A22B (arXiv 2505.09388)", qwen3_235b_a22b(), 4096},
+    DecoderEntry{"llama4_scout", "Llama-4-Scout-17B-16E", llama4(16, 1, 10485760), 8192},
+    DecoderEntry{"llama4_maverick", "Llama-4-Maverick-17B-128E", llama4(128, 2, 1048576), 8192},
 };
 
 }  // namespace

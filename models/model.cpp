@@ -20,6 +20,12 @@ std::int64_t Model::parameter_count() const {
   return n;
 }
 
+std::int64_t Model::active_parameter_count() const {
+  std::int64_t n = 0;
+  for (const Layer& l : layers) n += l.experts > 0 ? l.parameter_count() / l.experts * l.top_k : l.parameter_count();
+  return n;
+}
+
 std::int64_t Model::tensor_count() const {
   std::int64_t n = 0;
   for (const Layer& l : layers) n += static_cast<std::int64_t>(l.tensors.size());

@@ -59,6 +59,8 @@ enum class Kernel {
   residual_add,  ///< the residual add after that dropout (bias-dropout-add)
   flash_attention2,  ///< the attention core as one FlashAttention-2 kernel (models/attention_time.hpp)
   flash_attention3,  ///< the attention core as one FlashAttention-3 kernel (Hopper)
+  moe_permute,       ///< an MoE layer's token permutation before its experts: the dispatch all-to-all follows it
+  moe_unpermute,     ///< the inverse permutation after its experts: the combine all-to-all precedes it
 };
 
 /// One module, in forward order. Its backward produces the gradients of all its tensors at once.
@@ -81,6 +83,13 @@ struct Layer {
   /// Element-wise kernels the module launches, each reading its input and writing its output once (eager PyTorch's
   /// attention scale, mask and softmax: 3); the memory roofline counts its traffic this many times.
   int passes = 1;
+  /// Routed-expert modules of a mixture-of-experts layer: the experts their tensors hold (each tensor [experts, ...])
+  /// and each token's top-k, so that their work is that of tokens x top_k rows; 0: a dense module.
+  int experts = 0;
+  int top_k = 0;
+  /// Routed-expert modules: the busiest expert's tokens over the mean (the router's imbalance, at most the capacity
+  /// factor when tokens beyond it are dropped).
+  double expert_imbalance = 1;
   /// Sum of the tensors' element counts.
   std::int64_t parameter_count() const;
 };
@@ -98,6 +107,9 @@ struct Model {
   std::int64_t tensor_count() const;
   /// Forward FLOPs per sample.
   double forward_flops() const;
+  /// Parameters a token passes through: every dense parameter and top_k / experts of the routed experts' (a dense
+  /// model's parameter_count()).
+  std::int64_t active_parameter_count() const;
 };
 
 }  // namespace dtsim::models

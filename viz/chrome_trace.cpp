@@ -16,7 +16,7 @@ namespace {
 /// compute, comm and compress; a layout's streams, see taskgraph::stream_name), then any other lane of the run in
 /// name order, so that a stream added to the task graph gets a lane without an edit here.
 std::map<std::string, int> lane_threads(const run::RunResult& r) {
-  static constexpr const char* kFirst[] = {"compute", "comm",     "compress", "tensor", "context",
+  static constexpr const char* kFirst[] = {"compute", "comm",     "compress", "tensor", "context", "expert",
                                            "data",    "gather",   "pipeline", "server"};
   std::set<std::string> rest;
   for (const run::TraceEvent& e : r.events) rest.insert(e.lane);

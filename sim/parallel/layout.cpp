@@ -8,17 +8,21 @@ namespace dtsim::parallel {
 namespace {
 
 constexpr std::array<std::string_view, 5> kShardings{"none", "zero1", "zero2", "zero3", "hybrid"};
-constexpr std::array<DimensionEntry, 4> kDimensions{{
+constexpr std::array<DimensionEntry, 6> kDimensions{{
     {"tensor", &Layout::tensor, false, true},
     {"context", &Layout::context, true, false},
     {"pipeline", &Layout::pipeline, false, true},
     {"data", &Layout::data, true, true},
+    {"expert_tensor", &Layout::expert_tensor, false, false, true},
+    {"expert", &Layout::expert, false, false, true},
 }};
+constexpr std::string_view kFoldedData = "expert_data";  // what the last folded dimension leaves
 
 /// The names of the registered dimensions, for messages.
-std::string dimension_names() {
+std::string dimension_names(bool folded = true) {
   std::string names;
-  for (const DimensionEntry& d : kDimensions) names += (names.empty() ? "" : ", ") + std::string(d.name);
+  for (const DimensionEntry& d : kDimensions)
+    if (folded || !d.folded) names += (names.empty() ? "" : ", ") + std::string(d.name);
   return names;
 }
 
@@ -28,14 +32,22 @@ std::span<const DimensionEntry> dimension_registry() { return kDimensions; }
 
 std::vector<std::string> Layout::default_order() {
   std::vector<std::string> order;
-  for (const DimensionEntry& d : kDimensions) order.emplace_back(d.name);
+  for (const DimensionEntry& d : kDimensions)
+    if (!d.folded) order.emplace_back(d.name);
   return order;
 }
 
 int Layout::ranks() const {
   int ranks = 1;
-  for (const DimensionEntry& d : kDimensions) ranks *= this->*d.extent;
+  for (const DimensionEntry& d : kDimensions)
+    if (!d.folded) ranks *= this->*d.extent;
   return ranks;
+}
+
+bool Layout::data_parallel_only() const {
+  for (const DimensionEntry& d : kDimensions)
+    if (d.name != "data" && this->*d.extent > 1) return false;
+  return sharding == Sharding::none;
 }
 
 int Layout::replicas() const {
@@ -57,7 +69,7 @@ std::string_view sharding_name(Sharding s) { return kShardings[static_cast<std::
 
 std::vector<std::string> parse_order(std::string_view text, const Layout& layout) {
   std::vector<std::string> order;
-  const std::string allowed = "each of " + dimension_names() +
+  const std::string allowed = "each of " + dimension_names(false) +
                               " at most once, comma-separated, innermost first (one of extent 1 may be left out)";
   for (std::size_t begin = 0; begin <= text.size();) {
     const std::size_t end = std::min(text.find(',', begin), text.size());
@@ -65,14 +77,14 @@ std::vector<std::string> parse_order(std::string_view text, const Layout& layout
     while (!word.empty() && word.front() == ' ') word.remove_prefix(1);
     while (!word.empty() && word.back() == ' ') word.remove_suffix(1);
     const bool known = std::any_of(kDimensions.begin(), kDimensions.end(),
-                                   [&](const DimensionEntry& d) { return d.name == word; });
+                                   [&](const DimensionEntry& d) { return d.name == word && !d.folded; });
     if (!known || std::find(order.begin(), order.end(), word) != order.end())
       throw core::InputError("parallel order '" + std::string(text) + "'", allowed);
     order.emplace_back(word);
     begin = end + 1;
   }
   for (const DimensionEntry& d : kDimensions)
-    if (std::find(order.begin(), order.end(), d.name) == order.end()) {
+    if (!d.folded && std::find(order.begin(), order.end(), d.name) == order.end()) {
       if (layout.*d.extent > 1)
         throw core::InputError("parallel order '" + std::string(text) + "' leaves out " + std::string(d.name) + " = " +
                                    std::to_string(layout.*d.extent),
@@ -125,13 +137,41 @@ int Placement::moved(int rank, std::string_view dimension, int to) const {
   return rank + (to - rank / a->stride % a->extent) * a->stride;
 }
 
+std::optional<std::vector<int>> Placement::folded_members(int rank, std::string_view name) const {
+  // The stage's ranks in rank order, numbered i = f0 + F0 (f1 + F1 (... + rest)) over the folded extents F.
+  int radix = 1, stride = 0, extent = 0;
+  for (std::size_t d = 0; d < kDimensions.size(); ++d) {
+    if (!kDimensions[d].folded) continue;
+    if (kDimensions[d].name == name) stride = radix, extent = axes_[d].extent;
+    radix *= axes_[d].extent;
+  }
+  if (name == kFoldedData) stride = radix, extent = 0;
+  else if (stride == 0) return std::nullopt;
+  std::vector<int> stage{rank};
+  for (std::size_t d = 0; d < kDimensions.size(); ++d) {
+    if (kDimensions[d].folded || kDimensions[d].name == "pipeline") continue;
+    std::vector<int> wider;
+    for (int r : stage)
+      for (int i = 0; i < axes_[d].extent; ++i) wider.push_back(moved(r, axes_[d].name, i));
+    stage = std::move(wider);
+  }
+  std::sort(stage.begin(), stage.end());
+  if (extent == 0) extent = static_cast<int>(stage.size()) / radix;
+  const int self = static_cast<int>(std::find(stage.begin(), stage.end(), rank) - stage.begin());
+  const int base = self - self / stride % extent * stride;
+  std::vector<int> ranks;
+  for (int i = 0; i < extent; ++i) ranks.push_back(stage[static_cast<std::size_t>(base + i * stride)]);
+  return ranks;
+}
+
 std::vector<int> Placement::members(int rank, std::string_view group) const {
+  if (std::optional<std::vector<int>> folded = folded_members(rank, group)) return *folded;
   const bool derived = group == "shard" || group == "replica";
   if (!derived && group != "data") {
     const Axis* a = axis(group);
     if (!a)
       throw core::InputError("unknown parallel group '" + std::string(group) + "'",
-                             dimension_names() + ", shard, replica");
+                             dimension_names() + ", shard, replica, " + std::string(kFoldedData));
     std::vector<int> ranks;
     for (int i = 0; i < a->extent; ++i) ranks.push_back(moved(rank, a->name, i));
     return ranks;
@@ -165,6 +205,7 @@ std::vector<int> Placement::members(int rank, std::string_view group) const {
 }
 
 bool Placement::leads(int rank, std::string_view group) const {
+  if (std::optional<std::vector<int>> folded = folded_members(rank, group)) return folded->front() == rank;
   if (group == "data") {
     for (std::size_t d = 0; d < kDimensions.size(); ++d)
       if (kDimensions[d].replicates && rank / axes_[d].stride % axes_[d].extent != 0) return false;
@@ -181,7 +222,8 @@ bool Placement::leads(int rank, std::string_view group) const {
     return node == (rank - at * spread->stride) / gpus_per_node_;
   }
   if (const Axis* a = axis(group)) return rank / a->stride % a->extent == 0;
-  throw core::InputError("unknown parallel group '" + std::string(group) + "'", dimension_names() + ", shard, replica");
+  throw core::InputError("unknown parallel group '" + std::string(group) + "'",
+                         dimension_names() + ", shard, replica, " + std::string(kFoldedData));
 }
 
 int ranks_per_node(const std::vector<int>& members, int gpus_per_node) {

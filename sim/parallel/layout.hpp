@@ -1,6 +1,7 @@
 #pragma once
 /// A 3D-parallel layout ([parallel]): tensor (Megatron-LM), pipeline and data parallelism with optional
 /// sharding of the data-parallel replicas (ZeRO / FSDP), and where each rank sits on the platform.
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -34,9 +35,15 @@ struct DimensionEntry {
   int Layout::*extent;
   bool replicates = false;
   bool named_when_one = true;  ///< described at extent 1 too (the 3D dimensions); otherwise only when used
+  /// A re-factorisation of the ranks of a pipeline stage rather than a dimension of its own (expert parallelism, which
+  /// Megatron-LM folds into the data-parallel ranks): it multiplies no ranks and takes no place in parallel.order;
+  /// the folded dimensions split a stage's ranks, in rank order, innermost first in registry order, and what they
+  /// leave is the group "<last folded name>_data" (placement below).
+  bool folded = false;
 };
 
-/// Every dimension, in the default order (innermost first): tensor, context, pipeline, data.
+/// Every dimension, in the default order (innermost first): tensor, context, pipeline, data; then the folded ones,
+/// expert_tensor and expert.
 std::span<const DimensionEntry> dimension_registry();
 
 struct Layout {
@@ -46,6 +53,13 @@ struct Layout {
   int context = 1;
   int pipeline = 1;
   int data = 1;
+  /// Expert parallelism (Megatron-LM's expert_model_parallel_size; sim/parallel/expert_parallel.hpp): each rank of an
+  /// expert group holds 1/expert of every MoE layer's routed experts, and the tokens go to their experts' ranks by
+  /// all-to-all. Folded: expert_tensor x expert divides tensor x context x data, the ranks of a stage.
+  int expert = 1;
+  int expert_tensor = 1;  ///< expert-tensor parallelism: each routed expert's weights split over this many ranks
+  /// Megatron-LM's moe_shared_expert_overlap: the shared experts compute while the tokens are dispatched.
+  bool moe_shared_expert_overlap = false;
   bool sequence_parallel = false;  ///< Korthikanti et al. 2023: norms and dropout split over the tensor group's tokens
   Sharding sharding = Sharding::none;
   int micro_batch = 0;              ///< samples per micro-batch; 0: the whole batch of a replica at once
@@ -59,9 +73,10 @@ struct Layout {
   /// Ranks that hold the same parameters (the product of the replicating dimensions: data x context): the group
   /// over which gradients are summed and ZeRO/FSDP shard the model states.
   int replicas() const;
-  /// True when the layout is plain data parallelism (every rank a whole replica, nothing sharded).
-  bool data_parallel_only() const { return ranks() == data && sharding == Sharding::none; }
-  /// The registry's names in its order.
+  /// True when the layout is plain data parallelism (every rank a whole replica, nothing sharded): every registered
+  /// dimension but data, folded ones included, of extent 1.
+  bool data_parallel_only() const;
+  /// The registry's names in its order, folded dimensions aside.
   static std::vector<std::string> default_order();
 };
 
@@ -88,7 +103,8 @@ class Placement {
   /// along it only), except "data": the replicas' group (the ranks that differ along data and every other
   /// replicating dimension, in rank order; Megatron-LM reduces gradients over data x context); for hybrid sharding
   /// "shard" (the replicas' group's ranks on rank's node) and "replica" (the replicas' group's ranks at rank's place
-  /// in their node's shard). Throws core::InputError for another name.
+  /// in their node's shard); a folded dimension's name, or "<last folded name>_data" (what the folded dimensions
+  /// leave of the stage's ranks: expert_data). Throws core::InputError for another name.
   std::vector<int> members(int rank, std::string_view group) const;
   /// True when `rank` is the first member of its group `group` (one rank per group instance).
   bool leads(int rank, std::string_view group) const;
@@ -107,6 +123,8 @@ class Placement {
     int stride = 1;
   };
   const Axis* axis(std::string_view name) const;
+  /// `rank`'s group along folded dimension `name` (the last folded dimension's data group when `data`), if it is one.
+  std::optional<std::vector<int>> folded_members(int rank, std::string_view name) const;
   Layout layout_;
   int gpus_per_node_;
   std::vector<Axis> axes_;  ///< in registry order

@@ -9,15 +9,18 @@
 #include "sim/core/units.hpp"
 #include "sim/memory/activations.hpp"
 #include "sim/memory/model_states.hpp"
+#include "sim/parallel/expert_parallel.hpp"
 #include "sim/parallel/pipeline_schedule.hpp"
 
 namespace dtsim::parallel {
 namespace {
 
-/// How much of a layer's kept activations one GPU of the tensor group holds.
+/// How much of a layer's kept activations one GPU of the tensor group holds (routed experts: the busiest rank's load
+/// of its own tokens' share).
 double kept_share(const models::Layer& l, const Layout& layout) {
   const bool split = l.split == models::TensorSplit::row || l.split == models::TensorSplit::sharded;
-  return split || layout.sequence_parallel ? 1.0 / layout.tensor : 1.0;
+  return (split || layout.sequence_parallel ? 1.0 / layout.tensor : 1.0) *
+         (l.experts > 0 ? rank_load(l, layout.expert) : 1.0);
 }
 
 /// Activations one micro-batch leaves in a chunk, and the most a full recomputation rebuilds at once.
@@ -65,12 +68,14 @@ memory::MemoryBreakdown stage_memory(const Layout& layout, const Workload& workl
   b.where = "pipeline stage " + std::to_string(stage);
   b.capacity_bytes = gpu.memory_bytes;
   const auto parameters = static_cast<std::int64_t>(plan.parameters);
-  std::int64_t fp8_parameters = 0;  // of the stage's Linear layers, per tensor-parallel rank
+  std::int64_t fp8_parameters = 0, expert_fp8_parameters = 0;  // of the stage's Linear layers, per rank
   for (const auto& chunk : plan.chunks)
     for (int u : chunk) {
       const Unit& unit = workload.units[static_cast<std::size_t>(u)];
       for (auto i = static_cast<std::size_t>(unit.first_layer); i < static_cast<std::size_t>(unit.end_layer); ++i)
-        if (const models::Layer& l = model.layers[i]; models::runs_in_fp8(l))
+        if (const models::Layer& l = model.layers[i]; models::runs_in_fp8(l) && l.experts > 0)
+          expert_fp8_parameters += l.parameter_count() / (layout.expert * layout.expert_tensor);
+        else if (models::runs_in_fp8(l))
           fp8_parameters += l.parameter_count() / (l.split != models::TensorSplit::replicated ? layout.tensor : 1);
     }
   const memory::ModelStates states =
@@ -98,6 +103,42 @@ memory::MemoryBreakdown stage_memory(const Layout& layout, const Workload& workl
          fmt::format("{} Linear-layer parameters of the stage per GPU x {} B ({} recipe)",
                      core::format_count(fp8_parameters), models::fp8_weight_copy_bytes(fp8_recipe),
                      models::fp8_recipe_name(fp8_recipe)));
+  // Routed experts: 1/(expert x expert_tensor) of them per GPU, their states sharded over expert_data (Megatron-LM's
+  // distributed optimizer), their dispatch and combine buffers (the all-to-all's send and receive of one MoE layer).
+  double expert_parameters = 0, routed_bytes = 0;
+  for (const auto& chunk : plan.chunks)
+    for (int u : chunk) expert_parameters += workload.units[static_cast<std::size_t>(u)].expert_parameters;
+  if (expert_parameters > 0) {
+    const memory::ModelStates experts =
+        memory::model_states(static_cast<std::int64_t>(expert_parameters), precision, gradient_dtype, optimizer,
+                             expert_fp8_parameters, fp8_recipe);
+    const int expert_shards = layout.sharding == Sharding::none
+                                  ? 1
+                                  : layout.tensor * layout.context * layout.data / (layout.expert * layout.expert_tensor);
+    b.items.push_back({"expert weights", experts.weights_bytes,
+                       fmt::format("{} routed-expert parameters per GPU (1/{} of the stage's)",
+                                   core::format_count(static_cast<std::int64_t>(expert_parameters)),
+                                   layout.expert * layout.expert_tensor)});
+    b.items.push_back({"expert gradients", shard_gradients ? experts.gradients_bytes / expert_shards : experts.gradients_bytes,
+                       fmt::format("{} B each", memory::element_bytes(gradient_dtype))});
+    b.items.push_back({"expert optimizer state", experts.optimizer_bytes / expert_shards,
+                       fmt::format("1/{} of them (sharded over expert_data)", expert_shards)});
+    if (precision == models::Precision::fp8)
+      b.items.push_back({"expert fp8 weight copies", experts.fp8_weight_bytes,
+                         fmt::format("{} routed-expert parameters per GPU", core::format_count(expert_fp8_parameters))});
+    for (const models::Layer& l : model.layers)
+      if (l.kernel == models::Kernel::moe_permute)
+        routed_bytes = std::max(routed_bytes, 2.0 * memory::element_bytes(precision) *
+                                                  static_cast<double>(l.output_elements * layout.micro_batch) /
+                                                  (layout.context * layout.tensor));
+    for (const models::Layer& l : model.layers)
+      if (l.experts > 0) {
+        routed_bytes *= rank_load(l, layout.expert);
+        break;
+      }
+    b.items.push_back({"dispatch buffers", routed_bytes,
+                       "one MoE layer's all-to-all send and receive buffers of a micro-batch's routed tokens"});
+  }
   if (shard_weights) {
     std::vector<double> units;
     for (const auto& chunk : plan.chunks)

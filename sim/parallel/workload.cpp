@@ -9,6 +9,7 @@
 #include "sim/core/error.hpp"
 #include "sim/memory/model_states.hpp"
 #include "sim/parallel/context_parallel.hpp"
+#include "sim/parallel/expert_parallel.hpp"
 #include "sim/parallel/pipeline_schedule.hpp"
 
 namespace dtsim::parallel {
@@ -22,14 +23,16 @@ using taskgraph::Stream;
 using taskgraph::Task;
 
 /// A stretch of computation, then the collective that ends it (none: `op` compute), on `group`'s stream. With
-/// `follows` > 0 the next segment's computation overlaps the collective but for that fraction of it, which runs
-/// after both (ring attention: every key/value block but the last is computed on while the next one arrives).
+/// `overlaps` the next segment's computation overlaps the collective but for its `follows` fraction, which runs
+/// after both (ring attention: every key/value block but the last is computed on while the next one arrives; MoE:
+/// the shared experts while the tokens are dispatched, follows 0, the segment after waiting for both).
 struct Segment {
   double compute_s = 0;
   Op op = Op::compute;
   std::int64_t bytes = 0;
   const char* group = "tensor";
   Stream stream = Stream::tensor;
+  bool overlaps = false;
   double follows = 0;
 };
 
@@ -38,12 +41,21 @@ bool splits_work(const Layer& l, const Layout& layout) {
   return l.split != TensorSplit::replicated || layout.sequence_parallel;
 }
 bool splits_parameters(const Layer& l) { return l.split != TensorSplit::replicated; }
-/// A vocabulary-parallel embedding ends with an all-reduce of its output, like a row-parallel linear.
+/// A vocabulary-parallel embedding ends with an all-reduce of its output, like a row-parallel linear. Routed experts
+/// exchange their tokens over the expert groups instead (expert_parallel.hpp).
 bool reduces_output(const Layer& l) {
-  return l.split == TensorSplit::row || (l.split == TensorSplit::sharded && l.parameter_count() > 0);
+  return l.experts == 0 && (l.split == TensorSplit::row || (l.split == TensorSplit::sharded && l.parameter_count() > 0));
 }
 bool starts_column_run(const models::Model& m, std::size_t i) {
-  return m.layers[i].split == TensorSplit::column && (i == 0 || m.layers[i - 1].split != TensorSplit::column);
+  return m.layers[i].experts == 0 && m.layers[i].split == TensorSplit::column &&
+         (i == 0 || m.layers[i - 1].split != TensorSplit::column);
+}
+/// The first and the last routed-expert module of a run of them.
+bool starts_routed(const models::Model& m, std::size_t i) {
+  return m.layers[i].experts > 0 && (i == 0 || m.layers[i - 1].experts == 0);
+}
+bool ends_routed(const models::Model& m, std::size_t i) {
+  return m.layers[i].experts > 0 && (i + 1 == m.layers.size() || m.layers[i + 1].experts == 0);
 }
 
 class Builder {
@@ -94,7 +106,8 @@ class Builder {
       if (layers[i].block >= 0) ++blocks_;
       Unit unit{static_cast<int>(i), static_cast<int>(end), 0};
       for (std::size_t l = i; l < end; ++l)
-        unit.parameters += static_cast<double>(layers[l].parameter_count()) / (splits_parameters(layers[l]) ? layout_.tensor : 1);
+        (layers[l].experts > 0 ? unit.expert_parameters : unit.parameters) +=
+            static_cast<double>(layers[l].parameter_count()) / parameter_ways(layers[l]);
       work_.units.push_back(unit);
       i = end;
     }
@@ -109,9 +122,40 @@ class Builder {
     return u == 0 ? 0 : last_chunk;
   }
 
-  /// A rank's share of a layer's work: its tensor-parallel share of 1/context of the tokens.
+  /// A rank's share of a layer's work: its tensor-parallel share of 1/context of the tokens; the routed experts' as
+  /// much (each rank computes its own tokens' routed work on average), times the busiest rank's load.
   double share(const Layer& l) const {
-    return (splits_work(l, layout_) ? 1.0 / layout_.tensor : 1.0) / layout_.context;
+    return (splits_work(l, layout_) ? 1.0 / layout_.tensor : 1.0) / layout_.context *
+           (l.experts > 0 ? rank_load(l, layout_.expert) : 1.0);
+  }
+  /// The ranks a layer's parameters divide over: the expert tensor and expert groups for routed experts.
+  int parameter_ways(const Layer& l) const {
+    if (l.experts > 0) return layout_.expert * layout_.expert_tensor;
+    return splits_parameters(l) ? layout_.tensor : 1;
+  }
+  /// The ranks that hold the same routed-expert parameters (the expert_data group).
+  int expert_replicas() const {
+    return layout_.tensor * layout_.context * layout_.data / (layout_.expert * layout_.expert_tensor);
+  }
+  /// Ends the current segment with a token exchange of the MoE layer of module `i` over `group`: its tokens x top_k
+  /// rows of hidden features per sample, of which a rank holds 1/(tensor x context) (expert_parallel.hpp), at the
+  /// busiest rank's load; an all-to-all moves them, an expert-tensor all-gather (or reduce-scatter) the group's.
+  void exchange_tokens(std::vector<Segment>& segments, std::size_t i, Op op, const char* group,
+                       bool overlaps = false) const {
+    if ((op == Op::alltoall ? layout_.expert : layout_.expert_tensor) == 1) return;  // every expert at hand
+    std::size_t permute = i;
+    while (model_.layers[permute].kernel != models::Kernel::moe_permute) --permute;
+    std::size_t routed = permute;
+    while (model_.layers[routed].experts == 0) ++routed;
+    const double rank_bytes = static_cast<double>(activation_bytes(model_.layers[permute].output_elements)) /
+                              layout_.tensor * rank_load(model_.layers[routed], layout_.expert);
+    Segment& s = segments.back();
+    s.op = op;
+    s.bytes = static_cast<std::int64_t>(rank_bytes * (op == Op::alltoall ? 1 : layout_.expert_tensor));
+    s.group = group;
+    s.stream = op == Op::alltoall ? Stream::expert : Stream::tensor;
+    s.overlaps = overlaps;
+    segments.emplace_back();
   }
   /// A rank's bytes of an activation: its 1/context of the tokens.
   std::int64_t activation_bytes(std::int64_t elements_per_sample) const {
@@ -129,8 +173,17 @@ class Builder {
     s.bytes = blocks * layout_.context * activation_bytes(kv_elements(core)) / layout_.tensor;
     s.group = "context";
     s.stream = Stream::context;
+    s.overlaps = overlapped;
     s.follows = overlapped ? 1.0 / layout_.context : 0;
     segments.emplace_back();
+  }
+  /// Megatron-LM's moe_shared_expert_overlap: the shared experts of module `i`'s MoE layer (between its permutation and
+  /// its routed experts) compute while the tokens are dispatched; none: nothing to overlap.
+  bool shared_overlap(std::size_t i) const {
+    if (!layout_.moe_shared_expert_overlap) return false;
+    std::size_t permute = i;
+    while (model_.layers[permute].kernel != models::Kernel::moe_permute) --permute;
+    return model_.layers[permute + 1].experts == 0;
   }
   /// The last module of the attention core that layer `i` belongs to.
   const Layer& core_end(std::size_t i) const {
@@ -159,7 +212,16 @@ class Builder {
         segments.emplace_back();
       }
       if (context_parallel() && starts_core(i)) exchange_keys_values(segments, core_end(i), 1, Op::allgather, ring_attention());
+      if (l.kernel == models::Kernel::moe_unpermute) exchange_tokens(segments, i, Op::alltoall, "expert");
+      if (starts_routed(model_, i)) {
+        if (layout_.expert_tensor > 1) exchange_tokens(segments, i, Op::allgather, "expert_tensor");
+        else if (segments.back().compute_s > 0) segments.emplace_back();  // after the shared experts
+      }
       segments.back().compute_s += in_.times[i].forward_s * share(l);
+      if (l.kernel == models::Kernel::moe_permute)
+        exchange_tokens(segments, i, Op::alltoall, "expert", shared_overlap(i));
+      if (ends_routed(model_, i) && layout_.expert_tensor > 1)
+        exchange_tokens(segments, i, Op::reduce_scatter, "expert_tensor");
       if (ring_attention() && ends_core(i)) segments.emplace_back();
       if (tp && reduces_output(l)) {
         segments.back().op = layout_.sequence_parallel ? Op::reduce_scatter : Op::allreduce;
@@ -196,7 +258,18 @@ class Builder {
       // The ring sends each key/value block and its gradient on; the all-gather variant gathers the keys and
       // values again and reduce-scatters their gradients after the attention core's backward.
       if (context_parallel() && ends_core(i)) exchange_keys_values(segments, l, ring_attention() ? 2 : 1, Op::allgather, ring_attention());
+      // Backward's conjugate token exchanges: the output gradients go to the experts (the combine's conjugate, after
+      // the un-permutation), the input gradients back (the dispatch's, before the permutation), the shared experts'
+      // backward overlapping the latter where the forward overlapped them.
+      if (ends_routed(model_, i) && layout_.expert_tensor > 1)
+        exchange_tokens(segments, i, Op::allgather, "expert_tensor");
+      if (l.kernel == models::Kernel::moe_permute && segments.back().compute_s > 0) segments.emplace_back();
       segments.back().compute_s += in_.times[i].backward_s * share(l);
+      if (l.kernel == models::Kernel::moe_unpermute) exchange_tokens(segments, i, Op::alltoall, "expert");
+      if (starts_routed(model_, i)) {
+        if (layout_.expert_tensor > 1) exchange_tokens(segments, i, Op::reduce_scatter, "expert_tensor");
+        exchange_tokens(segments, i, Op::alltoall, "expert", shared_overlap(i));
+      }
       if (context_parallel() && starts_core(i)) {
         if (ring_attention()) segments.emplace_back();
         else exchange_keys_values(segments, core_end(i), 1, Op::reduce_scatter, false);
@@ -230,13 +303,17 @@ class Builder {
     };
     for (const Segment& s : segments) {
       if (s.compute_s > 0 || s.op == Op::compute) {
-        if (overlapped >= 0) {
+        if (overlapped >= 0 && follows > 0) {
           const int hidden = compute(s.compute_s * (1 - follows), deps);
           last = compute(s.compute_s * follows, {hidden, overlapped});
+          deps = {last};
+        } else if (overlapped >= 0) {  // wholly hidden: what follows waits for both
+          last = compute(s.compute_s, deps);
+          deps = {last, overlapped};
         } else {
           last = compute(s.compute_s, deps);
+          deps = {last};
         }
-        deps = {last};
       } else if (overlapped >= 0) {
         deps.push_back(overlapped);
       }
@@ -249,17 +326,23 @@ class Builder {
         Task t;
         t.op = s.op;
         t.stream = s.stream;
-        t.name = name + (s.stream == Stream::context ? " cp" : " tp");
-        t.category = s.stream == Stream::context ? "cp" : "tp";
+        t.name = name + " " + category_of(s);
+        t.category = category_of(s);
         t.bytes = s.bytes;
         t.group = s.group;
         t.deps.assign(deps.begin(), deps.end());
         last = program.add(std::move(t));
-        if (s.follows > 0) overlapped = last, follows = s.follows;
+        if (s.overlaps) overlapped = last, follows = s.follows;
         else deps = {last};
       }
     }
     return last;
+  }
+
+  /// The timeline category of a segment's collective: cp, ep (the token all-to-alls) or tp (the tensor and expert
+  /// tensor groups).
+  static const char* category_of(const Segment& s) {
+    return s.stream == Stream::context ? "cp" : s.stream == Stream::expert ? "ep" : "tp";
   }
 
   int collective(taskgraph::Program& program, Op op, Stream stream, std::int64_t bytes, const char* group,
@@ -337,8 +420,9 @@ class Builder {
           for (auto i = static_cast<std::size_t>(u.first_layer); i < static_cast<std::size_t>(u.end_layer); ++i) {
             const Layer& l = model_.layers[i];
             g.backward_s += (in_.times[i].backward_s + (in_.recomputed[i] ? in_.times[i].forward_s : 0)) * share(l);
-            g.layer_parameters.emplace_back(static_cast<int>(i),
-                                            l.parameter_count() / (splits_parameters(l) ? layout_.tensor : 1));
+            if (l.experts == 0)
+              g.layer_parameters.emplace_back(static_cast<int>(i),
+                                              l.parameter_count() / (splits_parameters(l) ? layout_.tensor : 1));
           }
         }
       scheduling::IterationPlan& plan = work_.stages[s].exchanges;
@@ -490,6 +574,12 @@ class Builder {
                      exchange == DataExchange::gradients)
               for (int b : ready_at(s, unit))
                 for (int r : exchange_bucket(program, s, b, last, pass_start, "B" + mb)) reductions.push_back(r);
+            if (p.micro_batch == last_backward[static_cast<std::size_t>(p.chunk)] &&
+                exchange == DataExchange::gradients && u.expert_parameters > 0 && expert_replicas() > 1)
+              reductions.push_back(collective(program,
+                                              layout_.sharding == Sharding::none ? Op::allreduce : Op::reduce_scatter,
+                                              Stream::data, static_cast<std::int64_t>(u.expert_parameters * gradient_),
+                                              "expert_data", {last}, "B" + mb + " " + unit_name(u) + " experts dp", "dp"));
           }
           if (g > 0)
             send(program, (s + stages - 1) % stages, {it, p.micro_batch, g - 1, false}, last,
@@ -508,10 +598,13 @@ class Builder {
       for (const auto& chunk : stage.chunks)
         for (int unit : chunk) {
           const Unit& u = work_.units[static_cast<std::size_t>(unit)];
-          for (auto i = static_cast<std::size_t>(u.first_layer); i < static_cast<std::size_t>(u.end_layer); ++i)
-            step.duration_s += in_.times[i].update_s / (splits_parameters(model_.layers[i]) ? layout_.tensor : 1);
+          for (auto i = static_cast<std::size_t>(u.first_layer); i < static_cast<std::size_t>(u.end_layer); ++i) {
+            const Layer& l = model_.layers[i];
+            // ZeRO shards the expert states over the expert_data group (Megatron-LM's distributed optimizer).
+            const int shards = l.experts == 0 ? shard_size() : layout_.sharding == Sharding::none ? 1 : expert_replicas();
+            step.duration_s += in_.times[i].update_s / parameter_ways(l) / shards;
+          }
         }
-      step.duration_s /= shard_size();
       step.deps.assign(reductions.begin(), reductions.end());
       if (exchange == DataExchange::models && in_flight >= 0) step.deps.emplace_back(std::exchange(in_flight, -1));
       const int update = program.add(std::move(step));
@@ -540,6 +633,19 @@ class Builder {
             if (u.parameters == 0) continue;
             end = gathered[unit] = collective(program, Op::allgather, Stream::gather, parameter_bytes(u), "data",
                                               {update}, "gather " + unit_name(u), "gather");
+          }
+      }
+      if (reshards_after_step && expert_replicas() > 1) {
+        for (const auto& chunk : stage.chunks)
+          for (int unit : chunk) {
+            const Unit& u = work_.units[static_cast<std::size_t>(unit)];
+            if (u.expert_parameters == 0) continue;
+            const int gather = collective(program, Op::allgather, Stream::gather,
+                                          static_cast<std::int64_t>(u.expert_parameters * element_), "expert_data",
+                                          {update}, "gather " + unit_name(u) + " experts", "gather");
+            end = gather;
+            if (auto g = gathered.find(unit); g == gathered.end()) gathered[unit] = gather;
+            else g->second = gather;
           }
       }
       stage.iteration_end.push_back(end);
@@ -691,6 +797,7 @@ std::string layout_refusal(const Layout& layout, const models::Model& model, int
              std::to_string(layout.tensor) + " (Megatron-LM gives each tensor-parallel GPU whole heads)";
   }
   if (std::string why = context_refusal(layout, model); !why.empty()) return why;
+  if (std::string why = expert_refusal(layout, model); !why.empty()) return why;
   const int chunks = layout.pipeline * layout.virtual_stages;
   if (const std::string why = stages_refusal(layout, model, blocks); !why.empty()) return why;
   if (layout.layers_per_stage.empty() && chunks > 1 && blocks % chunks != 0)

@@ -64,7 +64,8 @@ struct WorkloadInput {
 struct Unit {
   int first_layer = 0;
   int end_layer = 0;      ///< one past the last
-  double parameters = 0;  ///< per tensor-parallel rank
+  double parameters = 0;  ///< per tensor-parallel rank, routed experts aside
+  double expert_parameters = 0;  ///< of its routed experts, per rank of its expert x expert_tensor groups
 };
 
 /// A stage's share of the model and its program's landmarks.

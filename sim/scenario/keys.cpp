@@ -188,6 +188,37 @@ std::vector<KeySpec> make_scenario_keys() {
        "Megatron-LM; and one fused gate/up projection when gated) or llama (LlamaForCausalLM: separate q, k, v, gate "
        "and up projections, each its own GEMM)",
        0, 0, models::module_style_names},
+      {"model.shape", "head_dim", "integer", "zoo entry's, else hidden / heads",
+       "features per attention head (Qwen3-MoE: 128 with hidden 4096 and 64 heads)", 1, 1 << 16, nullptr},
+      {"model.shape", "kv_lora_rank", "integer", "zoo entry's, else 0",
+       "multi-head latent attention (DeepSeek-V2/V3) when above 0: keys and values up-projected from a latent of this "
+       "width; needs head_dim (qk_nope_head_dim), rope_head_dim and v_head_dim", 0, 1 << 20, nullptr},
+      {"model.shape", "q_lora_rank", "integer", "zoo entry's, else 0",
+       "multi-head latent attention: queries up-projected from a latent of this width (0: a full projection)", 0,
+       1 << 20, nullptr},
+      {"model.shape", "rope_head_dim", "integer", "zoo entry's, else 0",
+       "multi-head latent attention: the rotary features of each query/key head (qk_rope_head_dim)", 0, 1 << 16, nullptr},
+      {"model.shape", "v_head_dim", "integer", "zoo entry's, else 0",
+       "multi-head latent attention: features per value head", 0, 1 << 16, nullptr},
+      {"model.shape", "experts", "integer", "zoo entry's, else 0",
+       "routed experts of each mixture-of-experts layer (0: dense MLPs)", 0, 1 << 16, nullptr},
+      {"model.shape", "top_k", "integer", "zoo entry's", "experts each token is routed to (1 .. experts)", 0, 1 << 16,
+       nullptr},
+      {"model.shape", "shared_experts", "integer", "zoo entry's, else 0",
+       "experts every token passes through beside its routed ones (DeepSeek-V3: 1)", 0, 1 << 10, nullptr},
+      {"model.shape", "expert_ffn_hidden", "integer", "zoo entry's",
+       "each expert's MLP width (gated like the dense MLP)", 0, 1 << 22, nullptr},
+      {"model.shape", "dense_layers", "integer", "zoo entry's, else 0",
+       "the first layers keep the dense MLP (DeepSeek-V3: 3)", 0, 1 << 16, nullptr},
+      {"model.shape", "moe_every", "integer", "zoo entry's, else 1",
+       "layer i (from 0) past dense_layers is a mixture of experts when (i + 1) is a multiple (Llama 4 Maverick: 2)", 1,
+       1 << 16, nullptr},
+      {"model.shape", "capacity_factor", "number", "zoo entry's, else 0",
+       "an expert takes at most this times the mean of the routed tokens and drops the rest (GShard, Switch); 0: "
+       "dropless", 0, 1 << 16, nullptr},
+      {"model.shape", "router_imbalance", "number", "1",
+       "the busiest expert's routed tokens over the mean (1 to experts; capped by capacity_factor): the busiest "
+       "expert-parallel rank's expert GEMMs and all-to-alls grow with it", 1, 1 << 16, nullptr},
       {"model.layers", "name", "string", "required", "layer name", 0, 0, nullptr},
       {"model.layers", "parameters", "integer", "0", "parameters (one fp32 gradient tensor)", 0,
        std::int64_t{1} << 40, nullptr},
@@ -433,6 +464,19 @@ std::vector<KeySpec> make_scenario_keys() {
        "data-parallel sharding: none, zero1 (optimizer state), zero2 (and gradients; FSDP SHARD_GRAD_OP), zero3 (and "
        "parameters; FSDP FULL_SHARD), hybrid (FSDP HYBRID_SHARD: zero3 inside a node)",
        0, 0, parallel::sharding_names},
+      {"parallel", "expert", "integer", "1",
+       "expert-parallel GPUs per group (Megatron-LM's expert_model_parallel_size): each holds 1/expert of every MoE "
+       "layer's routed experts; tokens reach them by all-to-all. Folded into the data-parallel ranks: expert_tensor x "
+       "expert divides tensor x context x data, and expert gradients are summed over what is left (expert_data)",
+       1, 1 << 16, nullptr},
+      {"parallel", "expert_tensor", "integer", "1",
+       "expert-tensor-parallel GPUs per group (Megatron-LM's expert_tensor_parallel_size): each routed expert's weights "
+       "split over them, the routed tokens all-gathered before and reduce-scattered after",
+       1, 1 << 16, nullptr},
+      {"parallel", "moe_shared_expert_overlap", "boolean", "false",
+       "with expert > 1, Megatron-LM's moe_shared_expert_overlap: the shared experts compute while the tokens are "
+       "dispatched (else the all-to-alls are on the critical path)",
+       0, 0, nullptr},
       {"parallel", "order", "string", "tensor,context,pipeline,data",
        "rank placement, innermost first: with the default, a tensor group is consecutive GPUs (inside a node)", 0, 0,
        nullptr},

@@ -120,6 +120,7 @@ void load_parallel(Section& p, Scenario& s) {
     if (d.name == "data") continue;
     const std::string name(d.name);
     l.*d.extent = integer_key(p, name, 1);
+    if (d.folded) continue;  // re-divides the ranks of a stage (layout_refusal checks it)
     model_parallel *= l.*d.extent;
     if (l.*d.extent > 1) {  // the dimensions in use, as the message names them
       model_parallel_names += (model_parallel_names.empty() ? "" : " x ") + name;
@@ -157,6 +158,7 @@ void load_parallel(Section& p, Scenario& s) {
   }
   if (l.tensor > 1) l.sequence_parallel = p.boolean("sequence_parallel", false);
   if (l.context > 1) l.context_comm = choice_key(p, "parallel", "context_comm");
+  if (l.expert > 1) l.moe_shared_expert_overlap = p.boolean("moe_shared_expert_overlap", false);
   if (l.pipeline > 1) {
     l.schedule = choice_key(p, "parallel", "schedule");
     l.virtual_stages = integer_key(p, "virtual_stages", 1);

@@ -1,5 +1,6 @@
 #include "sim/scenario/shape_section.hpp"
 
+#include <utility>
 #include <vector>
 
 #include "models/zoo.hpp"
@@ -11,6 +12,17 @@ namespace dtsim::scenario {
 namespace {
 
 constexpr const char* kTable = "model.shape";
+constexpr const char* kShapeAllowed = "widths of at least 1, kv_heads dividing heads (and heads dividing hidden when fewer)";
+constexpr const char* kMoeAllowed = "top_k in 1 .. experts, an expert_ffn_hidden, router_imbalance in 1 .. experts, "
+                                    "capacity_factor 0 or at least 1; multi-head latent attention with head_dim, "
+                                    "rope_head_dim and v_head_dim";
+
+/// Whether a shape refusal about `key` is about the mixture of experts or latent attention.
+bool moe_key(const std::string& key) {
+  for (const char* k : {"top_k", "expert_ffn_hidden", "moe_every", "router_imbalance", "capacity_factor", "kv_lora_rank"})
+    if (key == k) return true;
+  return false;
+}
 
 std::int64_t width(Section& s, const char* key, std::int64_t fallback) {
   const KeySpec& spec = key_spec(kTable, key);
@@ -80,11 +92,29 @@ models::Model load_shape(Section& shape, const std::string& name, std::optional<
   s.modules = models::parse_module_style(
       shape.choice("modules", std::string(models::module_style_names()[static_cast<std::size_t>(s.modules)]),
                    models::module_style_names()));
+  if (shape.has("head_dim")) s.head_dim = width(shape, "head_dim", 0);
+  for (auto [key, field] : {std::pair{"kv_lora_rank", &models::TransformerShape::kv_lora_rank},
+                            {"q_lora_rank", &models::TransformerShape::q_lora_rank},
+                            {"rope_head_dim", &models::TransformerShape::rope_head_dim},
+                            {"v_head_dim", &models::TransformerShape::v_head_dim},
+                            {"experts", &models::TransformerShape::experts},
+                            {"top_k", &models::TransformerShape::top_k},
+                            {"shared_experts", &models::TransformerShape::shared_experts},
+                            {"expert_ffn_hidden", &models::TransformerShape::expert_ffn_hidden},
+                            {"dense_layers", &models::TransformerShape::dense_layers},
+                            {"moe_every", &models::TransformerShape::moe_every}})
+    s.*field = width(shape, key, s.*field);
+  for (auto [key, field] : {std::pair{"capacity_factor", &models::TransformerShape::capacity_factor},
+                            {"router_imbalance", &models::TransformerShape::router_imbalance}})
+    if (shape.has(key)) {
+      const KeySpec& spec = key_spec(kTable, key);
+      s.*field = shape.number(key, static_cast<double>(spec.min), static_cast<double>(spec.max));
+    }
   shape.finish();
   // A refusal starts with the key it is about ("kv_heads = 5 does not divide ...").
   if (const std::string why = models::shape_refusal(s); !why.empty())
     throw core::InputError(shape.where_key(why.substr(0, why.find(' '))), "transformer shape of model '" + name + "': " + why,
-                           "widths of at least 1, kv_heads dividing heads (and heads dividing hidden when fewer)");
+                           moe_key(why.substr(0, why.find(' '))) ? kMoeAllowed : kShapeAllowed);
   try {
     return models::build_sequence_model(name, t, tokens);
   } catch (const core::InputError& e) {

@@ -8,7 +8,7 @@ namespace dtsim::taskgraph {
 
 const char* stream_name(Stream stream) {
   static constexpr std::array<const char*, kStreams> kNames{"compute", "tensor", "data",   "gather",
-                                                            "pipeline", "server", "context"};
+                                                            "pipeline", "server", "context", "expert"};
   return kNames[static_cast<std::size_t>(stream)];
 }
 

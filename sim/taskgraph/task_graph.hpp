@@ -34,11 +34,11 @@ bool spans_group(Op op);
 /// A worker's streams: computation, tensor-parallel collectives, gradient reductions (and pushes), parameter
 /// all-gathers (FSDP's unshard stream; pulls from parameter servers), pipeline sends, the parameter servers'
 /// summation as the worker waits for it (one sum at a time, as a server's CPU runs them), and context parallelism's
-/// key/value exchanges (Transformer Engine's separate CP stream). Tasks on one stream run one at a time in program
+/// key/value exchanges (Transformer Engine's separate CP stream), and expert parallelism's token all-to-alls. Tasks on one stream run one at a time in program
 /// order (as kernels on a CUDA stream); tasks on different streams overlap. A program may give its data stream a
 /// credit instead (Program::credit_bytes).
-enum class Stream { compute, tensor, data, gather, pipeline, server, context };
-inline constexpr int kStreams = 7;
+enum class Stream { compute, tensor, data, gather, pipeline, server, context, expert };
+inline constexpr int kStreams = 8;
 /// A stream's name (its lane in timelines): the layout dimension whose collectives it carries, or its role.
 const char* stream_name(Stream stream);
 

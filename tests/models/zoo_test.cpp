@@ -85,6 +85,9 @@ INSTANTIATE_TEST_SUITE_P(AllModels, ZooModel, testing::ValuesIn(references),
 TEST(Zoo, NamesAreTheRegistryKeys) {
   std::vector<std::string> expected;
   for (const Reference& r : references) expected.emplace_back(r.name);
+  // The mixtures of experts, checked against their published (rounded) totals in moe_shape_test.cpp.
+  for (const char* moe : {"mixtral_8x7b", "deepseek_v3", "qwen3_235b_a22b", "llama4_scout", "llama4_maverick"})
+    expected.emplace_back(moe);
   EXPECT_EQ(model_names(), expected);
 }
 
@@ -95,7 +98,8 @@ TEST(Zoo, UnknownModelListsTheKnownNames) {
             "gpt3_125m, gpt3_350m, gpt3_760m, gpt3_1_3b, gpt3_2_7b, gpt3_6_7b, gpt3_13b, gpt3_175b, llama2_7b, "
             "llama2_13b, llama2_70b, llama3_8b, llama3_70b, llama3_405b, llama3_2_1b, llama3_2_3b, megatron_1_7b, "
             "megatron_3_6b, megatron_7_5b, megatron_18b, megatron_39b, megatron_76b, megatron_146b, megatron_310b, "
-            "mtnlg_530b, megatron_1t, bloom_176b");
+            "mtnlg_530b, megatron_1t, bloom_176b, mixtral_8x7b, deepseek_v3, qwen3_235b_a22b, llama4_scout, "
+            "llama4_maverick");
 }
 
 const Tensor& find_tensor(const Model& m, const std::string& name) {

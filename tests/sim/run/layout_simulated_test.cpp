@@ -92,6 +92,31 @@ TEST(LayoutSimulated, ContextParallelFlowEqualsAnalytic) {
   }
 }
 
+// Expert parallelism: a two-layer Mixtral-shaped MoE on 4 ranks of a star, tensor 4 (sequence parallel) x expert 4
+// over the same ranks (folded), so nothing but the MoE layers' all-to-alls and the tensor group's gathers and
+// scatters moves, one at a time: every level times the same dispatches and combines (each rank's own link carries
+// (ep - 1)/ep of its routed tokens each way).
+TEST(LayoutSimulated, ExpertParallelAllToAllsAgreeAtEveryLevel) {
+  const std::vector<std::string> moe{"platform=star_16_10gbe",         "workers=4",
+                                     "model.name=mixtral_8x7b",        "model.sequence_length=128",
+                                     "model.shape.layers=2",           "model.shape.hidden=256",
+                                     "model.shape.heads=4",            "model.shape.kv_heads=4",
+                                     "model.shape.ffn_hidden=512",     "model.shape.expert_ffn_hidden=512",
+                                     "model.shape.vocabulary=1000",    "batch_size=2",
+                                     "gpu.precision=fp16",             "iterations=2",
+                                     "parallel.tensor=4",              "parallel.sequence_parallel=true",
+                                     "parallel.expert=4",              "parallel.micro_batch=1"};
+  const RunResult analytic = run_simulation(at(moe, "analytic"));
+  const RunResult message = testing::run_in_child(at(moe, "message"));
+  const RunResult flow = run_simulation(at(moe, "flow"));
+  expect_same_iterations(flow, analytic);
+  expect_same_iterations(message, analytic);
+  expect_same_traffic(flow, analytic);
+  std::int64_t alltoalls = 0;
+  for (const auto& e : analytic.events) alltoalls += e.worker == 0 && e.name.ends_with(" ep");
+  EXPECT_EQ(alltoalls, 2 * 2 * 2 * 4);  // iterations x micro-batches x layers x (dispatch, combine) x 2 directions
+}
+
 // ZeRO-2 over 4 ranks of a star (a private link per host): reduce-scatters one at a time on the data stream,
 // all-gathers of the updated parameters after the step. Nothing runs beside a collective on its links.
 const std::vector<std::string> kZero{"platform=star_16_10gbe", "workers=4",          "model.name=gpt3_125m",
