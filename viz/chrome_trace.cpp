@@ -7,7 +7,6 @@
 #include "sim/core/atomic_file.hpp"
 #include "viz/reports.hpp"
 
-
 namespace dtsim::viz {
 namespace {
 
