@@ -213,6 +213,7 @@ std::vector<std::string> recommendation(const scenario::PlanSpec& plan, const Pl
     out.push_back(fmt::format("At the flow level (contention) its iteration moved {:+.2f} %, from {} (analytic) to {}.",
                               moved_percent(o),
                               ms(o.analytic.iteration_s), ms(o.flow->iteration_s)));
+  if (!r.runner_up_why.empty()) out.push_back(r.runner_up_why);
   if (r.next_cheaper >= 0) {
     const Outcome& n = r.outcomes[r.next_cheaper];
     out.push_back(fmt::format("The next {} option, {} ({} {}, {}), misses: {}.", better_word(t), n.candidate.label,

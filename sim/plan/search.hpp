@@ -60,6 +60,12 @@ struct PlanResult {
   std::vector<int> energy_front;  ///< Pareto front of time vs energy over the simulated candidates
   int recommended = -1;           ///< the best candidate that meets every target; -1 when none does
   int next_cheaper = -1;          ///< the simulated candidate just below it in the objective, which misses a target
+  /// A layout search ([search] layout): the feasible candidate next after the recommendation in the objective, and
+  /// why the recommendation beats it, from both simulations at one level (the flow level's when both were re-checked):
+  /// the parts of the critical path that moved most (computation, recomputation, the pipeline's bubble, each kind
+  /// of communication), the exposed communication and the peak memory against the GPU's.
+  int runner_up = -1;
+  std::string runner_up_why;
   int rounds = 0;                 ///< analytic rounds
   /// When no candidate meets the target and one was refused by the memory model: the ways out of `dtsim run`'s
   /// refusal of the one closest to fitting (what would make it fit, its breakdown); empty otherwise.
