@@ -224,7 +224,8 @@ std::string why_it_wins(const Outcome& winner, const Outcome& runner_up) {
   const Evaluation& w = flow ? *winner.flow : winner.analytic;
   const Evaluation& r = flow ? *runner_up.flow : runner_up.analytic;
   const auto report = [](const Evaluation& e) { return nlohmann::json::parse(std::ifstream(e.report_path)); };
-  return fmt::format("Against the runner-up, {} ({} iteration, {} to train; {} level): {}.", runner_up.candidate.label,
+  return fmt::format("Against the runner-up, {} ({} iteration, {} to train; {} level), from its simulation to this "
+                     "one's: {}.", runner_up.candidate.label,
                      time_text(r.iteration_s), time_text(runner_up.time_s()), flow ? "flow" : "analytic",
                      simulated_difference(report(r), report(w)));
 }
