@@ -66,6 +66,8 @@ Bounds bounds(const scenario::Scenario& s, const scenario::PlanJob& job) {
   b.layout = scenario::uses_layout(s);
   scenario::Scenario whole = s;  // one GPU doing a replica's whole work
   whole.parallel = parallel::Layout{};
+  // A layout's bound needs the layers' times only: one worker, so that no data-parallel collective is planned.
+  if (b.layout) whole.workers = 1;
   const scheduling::IterationPlan plan = run::make_iteration_plan(whole);
   b.gpu = s.gpu.name;
   b.gpus = s.workers;
