@@ -299,7 +299,8 @@ nlohmann::json plan_json(const scenario::PlanSpec& plan, const PlanResult& r, co
   return {{"schema", "dtsim.plan/1"},
           {"provenance", {{"dtsim_version", std::string(core::dtsim_version())}, {"command_line", command_line},
                           {"plan", plan.source}, {"base", plan.base}, {"set", plan.base_settings}}},
-          {"job", {{"unit", plan.job.unit}, {"amount", plan.job.amount}}},
+          {"job", {{"unit", plan.job.unit}, {"amount", plan.job.amount}, {"global_batch", plan.job.global_batch},
+                   {"global_batch_unit", plan.job.global_batch_unit}, {"layout", plan.layout}}},
           {"target", target},
           {"costs", costs},
           {"rounds", r.rounds},
@@ -308,6 +309,7 @@ nlohmann::json plan_json(const scenario::PlanSpec& plan, const PlanResult& r, co
           {"energy_front", r.energy_front},
           {"recommended", r.recommended},
           {"next_cheaper", r.next_cheaper},
+          {"runner_up", r.runner_up},
           {"recommendation", recommendation(plan, r)}};
 }
 
