@@ -176,6 +176,12 @@ TEST(LayoutSearch, FrontierPlanEnumerates) {
   for (const Candidate& x : c) EXPECT_TRUE(x.invalid.empty()) << x.label << ": " << x.invalid;
 }
 
+// bench/plan/layout_search_10k.toml, the bench of a 10,000-candidate search (bench/RESULTS.md), has about that many.
+TEST(LayoutSearch, BenchPlanHasTenThousandCandidates) {
+  const std::vector<Candidate> c = candidates_of(std::string(DTSIM_SOURCE_DIR) + "/bench/plan/layout_search_10k.toml");
+  EXPECT_EQ(c.size(), 10062u);
+}
+
 std::string refused(const Scratch& s, const std::string& text) {
   std::ofstream(s.dir / "bad.toml") << text;
   const testing::Outcome o = testing::dtsim("plan " + (s.dir / "bad.toml").string() + " --out " + (s.dir / "out").string());
