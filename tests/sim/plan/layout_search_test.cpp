@@ -172,7 +172,7 @@ TEST(LayoutSearch, FrontierPlanEnumerates) {
   const scenario::PlanSpec plan = scenario::load_plan(file);
   EXPECT_EQ(plan.layout, std::vector<std::string>{"auto"});
   const std::vector<Candidate> c = candidates_of(file);
-  EXPECT_GT(c.size(), 1000u);
+  EXPECT_GT(c.size(), 10000u);  // 11,007 layouts on 256, 384 and 512 nodes
   for (const Candidate& x : c) EXPECT_TRUE(x.invalid.empty()) << x.label << ": " << x.invalid;
 }
 
