@@ -9,6 +9,7 @@
 #include "sim/run/layout_run.hpp"
 #include "sim/run/memory_check.hpp"
 #include "sim/run/run_simulation.hpp"
+#include "sim/parallel/workload.hpp"
 #include "sim/scenario/parallel_section.hpp"
 #include "sim/sync/architecture_traits.hpp"
 #include "sim/sync/scheme.hpp"
@@ -28,11 +29,45 @@ double allreduce_bytes_received(const scheduling::IterationPlan& plan) {
   return bytes;
 }
 
+double layout_compute_bound_s(const scenario::Scenario& s, const scheduling::IterationPlan& whole) {
+  const parallel::Layout l = scenario::layout_of(s);
+  const models::Model& model = s.model;
+  int blocks = 0;
+  for (std::size_t i = 0; i < model.layers.size(); ++i)
+    if (model.layers[i].block >= 0 && (i == 0 || model.layers[i - 1].block != model.layers[i].block)) ++blocks;
+  const std::vector<int> per = parallel::layers_per_chunk(l, blocks);
+  const auto chunks = static_cast<int>(per.size());
+  // A micro-batch's forward and backward on one GPU of each model chunk: the whole batch's over the micro-batches
+  // and over tensor x context (GEMMs are no faster per sample at a smaller micro-batch nor at a narrower shard).
+  const double share = 1.0 / (static_cast<double>(l.tensor) * l.context * scenario::micro_batches(s));
+  std::vector<double> chunk_s(static_cast<std::size_t>(chunks), 0.0);
+  int seen = 0, chunk = 0, through = per.front();  // blocks seen, the current chunk, blocks up to its end
+  for (std::size_t i = 0; i < model.layers.size(); ++i) {
+    const models::Layer& layer = model.layers[i];
+    if (layer.block >= 0 && (i == 0 || model.layers[i - 1].block != layer.block)) ++seen;
+    while (chunk + 1 < chunks && seen > through) through += per[static_cast<std::size_t>(++chunk)];
+    if (layer.block < 0 && seen == blocks) chunk = chunks - 1;  // the head and the loss: the last chunk
+    chunk_s[static_cast<std::size_t>(chunk)] += (whole.layers[i].forward_s + whole.layers[i].backward_s) * share;
+  }
+  // GPU d runs chunks d, d + pipeline, ...: it starts once the first micro-batch's forward has crossed chunks 0 to
+  // d - 1, and its last backward is followed by those chunks' backward of the same micro-batch.
+  double bound = 0, before = 0;
+  for (int d = 0; d < l.pipeline; ++d) {
+    double own = 0;
+    for (int g = d; g < chunks; g += l.pipeline) own += chunk_s[static_cast<std::size_t>(g)];
+    bound = std::max(bound, before + scenario::micro_batches(s) * own);
+    before += chunk_s[static_cast<std::size_t>(d)];
+  }
+  return bound;
+}
+
 Bounds bounds(const scenario::Scenario& s, const scenario::PlanJob& job) {
   Bounds b;
   b.layout = scenario::uses_layout(s);
   scenario::Scenario whole = s;  // one GPU doing a replica's whole work
   whole.parallel = parallel::Layout{};
+  // A layout's bound needs the layers' times only: one worker, so that no data-parallel collective is planned.
+  if (b.layout) whole.workers = 1;
   const scheduling::IterationPlan plan = run::make_iteration_plan(whole);
   b.gpu = s.gpu.name;
   b.gpus = s.workers;
@@ -69,12 +104,11 @@ Bounds bounds(const scenario::Scenario& s, const scenario::PlanJob& job) {
   for (const memory::MemoryItem& item : memory.items)
     if (item.name == "weights" || item.name == "optimizer state") shard += item.bytes;
   b.checkpoint_node_bytes = std::min(b.checkpoint_bytes, shard * (star ? 1 : p.gpus_per_node));
-  for (const scheduling::LayerPhase& l : plan.layers)
-    b.compute_s += l.forward_s + l.backward_s + (b.layout ? 0.0 : l.update_s);  // ZeRO shards the update
-  if (b.layout) {
-    b.compute_s /= s.parallel.tensor * s.parallel.pipeline;
+  if (b.layout) {  // ZeRO shards the update: it is left out
+    b.compute_s = layout_compute_bound_s(s, plan);
     return b;
   }
+  for (const scheduling::LayerPhase& l : plan.layers) b.compute_s += l.forward_s + l.backward_s + l.update_s;
   // The NIC bound holds for a synchronous all-reduce every iteration over a network of nodes with NICs.
   const bool every_iteration = s.sync.rules().meeting() == sync::Meeting::kGradients &&
                                sync::architecture_named(s.architecture).meets == sync::Meets::kCollective;

@@ -41,11 +41,19 @@ struct Bounds {
 /// the all-reduced bytes (all-gathered and gTop-k payloads are not counted: the bound stays a bound).
 double allreduce_bytes_received(const scheduling::IterationPlan& plan);
 
+/// The compute bound of a layout run `s` from `whole`, one GPU's iteration plan of a replica's batch
+/// (recomputation included): each model chunk's forward and backward of a micro-batch is at least the whole batch's
+/// over the micro-batches and over tensor x context; pipeline GPU d runs its chunks (d, d + pipeline, ...) for
+/// every micro-batch, after the first micro-batch's forward through chunks 0 to d - 1 and before the last one's
+/// backward through them: the iteration is at least the largest over d of those chunks' one micro-batch + the
+/// micro-batches x its own chunks (1F1B: (m + p - 1) x a stage's micro-batch with equal stages; interleaved with v
+/// chunks: (m + (p - 1) / v)).
+double layout_compute_bound_s(const scenario::Scenario& s, const scheduling::IterationPlan& whole);
+
 /// The bounds of scenario `s` (a candidate loaded) for `job`. Under a layout ([parallel]) a replica of
-/// tensor x pipeline GPUs does at least the whole model's forward and backward at its batch (tensor parallelism
-/// divides the matrix work and replicates the rest, micro-batches re-read the weights), so its compute bound is
-/// one GPU's forward and backward of the whole replica batch / (tensor x pipeline) (ZeRO shards the optimizer
-/// step, so it is left out); its memory is the fullest stage's; its data-parallel traffic is not bounded.
+/// tensor x context x pipeline GPUs does at least the whole model's forward and backward at its batch (tensor
+/// parallelism divides the matrix work and replicates the rest, micro-batches re-read the weights), and its pipeline
+/// fills and drains: its compute bound is layout_compute_bound_s (ZeRO shards the optimizer step: left out); its memory is the fullest stage's; its data-parallel traffic is not bounded.
 Bounds bounds(const scenario::Scenario& s, const scenario::PlanJob& job);
 
 }  // namespace dtsim::plan

@@ -6,7 +6,10 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/error.hpp"
+#include "sim/core/nearest_names.hpp"
 #include "sim/core/units.hpp"
+#include "sim/plan/layout_space.hpp"
 
 namespace dtsim::plan {
 namespace {
@@ -57,10 +60,96 @@ void build_cluster(const platform::PlatformSpec& t, int nodes, double oversubscr
   c.settings.emplace_back("platform.parallel", "[1, 1]");
 }
 
+/// `c` (a cluster) once per layout of `searched` on it, appended to `out`; once, invalid, when it has none.
+void push_layouts(const scenario::PlanSpec& plan, const scenario::Scenario& base, const std::vector<std::string>& searched,
+                  int workers, int gpus_per_node, Candidate c, std::vector<Candidate>& out) {
+  LayoutSpace space{&base, workers, gpus_per_node, global_batch_samples(plan, base.model)};
+  const std::vector<LayoutPoint> points = c.invalid.empty() ? enumerate_layouts(space, searched) : std::vector<LayoutPoint>{};
+  if (points.empty()) {
+    if (c.invalid.empty()) {
+      space.global_batch *= workers;  // every data extent divides it: is the batch what rules every layout out?
+      c.batch_indivisible = !enumerate_layouts(space, searched).empty();
+      c.invalid = c.batch_indivisible
+                      ? fmt::format("no layout of {} GPUs has data-parallel replicas (workers / tensor x context x "
+                                    "pipeline) that divide the global batch of {} samples",
+                                    workers, space.global_batch / workers)
+                      : fmt::format("no layout of {} GPUs is valid for model '{}' with the dimensions the plan fixes",
+                                    workers, base.model.name);
+    }
+    c.data = workers;  // a global batch that the workers divide, every layout's replicas divide
+    c.index = static_cast<int>(out.size());
+    out.push_back(std::move(c));
+    return;
+  }
+  for (const LayoutPoint& point : points) {
+    Candidate l = c;
+    l.index = static_cast<int>(out.size());
+    for (auto& setting : layout_settings(point, searched)) l.settings.push_back(std::move(setting));
+    l.label += ", " + layout_label(point);
+    l.data = point.layout.data;
+    out.push_back(std::move(l));
+  }
+}
+
 }  // namespace
 
+int global_batch_samples(const scenario::PlanSpec& plan, const models::Model& model) {
+  const scenario::PlanJob& job = plan.job;
+  if (job.global_batch <= 0) return 0;
+  if (job.global_batch_unit == "samples") return static_cast<int>(job.global_batch);
+  const auto tokens = static_cast<std::int64_t>(job.global_batch);
+  if (model.tokens <= 0)
+    throw core::InputError(job.global_batch_place, "global_batch_tokens: model '" + model.name + "' has no sequence length",
+                           "global_batch = samples a step, for a model that is not a transformer");
+  if (tokens % model.tokens != 0)
+    throw core::InputError(job.global_batch_place,
+                           fmt::format("global_batch_tokens = {} is not a whole number of model '{}''s sequences of {} "
+                                       "tokens",
+                                       tokens, model.name, model.tokens),
+                           fmt::format("a multiple of {}: global_batch_tokens = {}", model.tokens,
+                                       core::nearest_multiples(static_cast<int>(std::min<std::int64_t>(tokens, 1 << 30)),
+                                                               static_cast<int>(model.tokens))));
+  return static_cast<int>(tokens / model.tokens);
+}
+
+std::vector<std::string> searched_dimensions(const scenario::PlanSpec& plan) {
+  if (plan.layout.empty()) return {};
+  const std::vector<std::string> known = layout_dimension_names();
+  const bool all = plan.layout == std::vector<std::string>{"auto"};
+  // The key of [set] or of an axis that fixes `e`; empty when none does.
+  const auto fixed_by = [&](const DimensionEnumerator& e) -> std::string {
+    for (std::string_view key : e.keys) {
+      for (const std::string& setting : plan.base_settings)
+        if (setting.starts_with(std::string(key) + "=")) return "[set] " + std::string(key);
+      for (const scenario::PlanAxis& a : plan.axes)
+        if (a.key == key) return "[[search.axis]] " + std::string(key);
+    }
+    return "";
+  };
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < plan.layout.size() && !all; ++i)
+    if (std::find(known.begin(), known.end(), plan.layout[i]) == known.end() || plan.layout[i] == "auto")
+      throw core::InputError(plan.layout_places[i], "search.layout names '" + plan.layout[i] + "', not a layout dimension",
+                             "\"auto\", or a list of " + core::join_names({known.begin() + 1, known.end()}));
+  for (const DimensionEnumerator& e : layout_enumerators()) {
+    if (e.derived) continue;
+    const auto listed = std::find(plan.layout.begin(), plan.layout.end(), e.name);
+    if (!all && listed == plan.layout.end()) continue;
+    const std::string fixed = fixed_by(e);
+    if (!fixed.empty() && !all)
+      throw core::InputError(plan.layout_places[static_cast<std::size_t>(listed - plan.layout.begin())],
+                             "search.layout searches '" + std::string(e.name) + "', which " + fixed + " fixes",
+                             "search it or fix it, not both (with layout = \"auto\", what [set] fixes is not searched)");
+    if (fixed.empty()) out.emplace_back(e.name);
+  }
+  return out;
+}
+
 std::vector<Candidate> enumerate_candidates(const scenario::PlanSpec& plan,
-                                            const std::vector<platform::PlatformSpec>& templates) {
+                                            const std::vector<platform::PlatformSpec>& templates,
+                                            const scenario::Scenario* base) {
+  const std::vector<std::string> searched = searched_dimensions(plan);
+  if (!plan.layout.empty() && !base) throw core::InternalError("enumerate_candidates: a layout search needs the base");
   std::vector<Candidate> out;
   const auto nic = std::find_if(plan.axes.begin(), plan.axes.end(),
                                 [](const scenario::PlanAxis& a) { return a.key == "platform.inter_link.bandwidth"; });
@@ -93,7 +182,11 @@ std::vector<Candidate> enumerate_candidates(const scenario::PlanSpec& plan,
               if (a == nic_axis && !uses_nic) continue;
               c.label += ", " + plan.axes[a].name + "=" + (value.empty() ? "none" : unquoted(value));
             }
-            out.push_back(std::move(c));
+            if (plan.layout.empty())
+              out.push_back(std::move(c));
+            else
+              push_layouts(plan, *base, searched, n * templates[p].gpus_per_node, templates[p].gpus_per_node,
+                           std::move(c), out);
           }
           std::size_t a = plan.axes.size();
           while (a > 0 && ++digit[a - 1] == plan.axes[a - 1].values.size()) digit[--a] = 0;

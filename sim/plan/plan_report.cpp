@@ -214,6 +214,7 @@ std::vector<std::string> recommendation(const scenario::PlanSpec& plan, const Pl
     out.push_back(fmt::format("At the flow level (contention) its iteration moved {:+.2f} %, from {} (analytic) to {}.",
                               moved_percent(o),
                               ms(o.analytic.iteration_s), ms(o.flow->iteration_s)));
+  if (!r.runner_up_why.empty()) out.push_back(r.runner_up_why);
   if (r.next_cheaper >= 0) {
     const Outcome& n = r.outcomes[r.next_cheaper];
     out.push_back(fmt::format("The next {} option, {} ({} {}, {}), misses: {}.", better_word(t), n.candidate.label,
@@ -298,7 +299,8 @@ nlohmann::json plan_json(const scenario::PlanSpec& plan, const PlanResult& r, co
   if (plan.costs.network_pricing == "amortised") costs["amortisation_years"] = plan.costs.amortisation_years;
   return {{"schema", "dtsim.plan/1"},
           {"provenance", plan_provenance(plan, command_line)},
-          {"job", {{"unit", plan.job.unit}, {"amount", plan.job.amount}}},
+          {"job", {{"unit", plan.job.unit}, {"amount", plan.job.amount}, {"global_batch", plan.job.global_batch},
+                   {"global_batch_unit", plan.job.global_batch_unit}, {"layout", plan.layout}}},
           {"target", target},
           {"costs", costs},
           {"candidates", candidates},
@@ -307,6 +309,7 @@ nlohmann::json plan_json(const scenario::PlanSpec& plan, const PlanResult& r, co
           {"recommended", r.recommended},
           {"next_cheaper", r.next_cheaper},
           {"timeline", r.timeline},
+          {"runner_up", r.runner_up},
           {"recommendation", recommendation(plan, r)}};
 }
 

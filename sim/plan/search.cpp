@@ -2,13 +2,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <numeric>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 #include "sim/core/error.hpp"
+#include "sim/core/nearest_names.hpp"
 #include "sim/core/units.hpp"
+#include "sim/plan/candidate.hpp"
+#include "sim/plan/layout_neighbours.hpp"
 #include "sim/plan/pareto.hpp"
 #include "sim/plan/shards.hpp"
 #include "sim/plan/simulate.hpp"
@@ -16,6 +21,7 @@
 #include "sim/run/memory_check.hpp"
 #include "sim/run/run_simulation.hpp"
 #include "sim/scenario/load.hpp"
+#include "sim/scenario/parallel_section.hpp"
 
 namespace dtsim::plan {
 namespace {
@@ -31,6 +37,62 @@ scenario::Scenario load_candidate(const scenario::PlanSpec& plan, const Candidat
   } catch (const core::InputError& e) {
     throw scenario::at_set_place(plan, e);
   }
+}
+
+/// The plan's base with its [set] on its first platform (the model a layout search enumerates for, the global
+/// batch's sequences, the dimensions [set] fixes).
+scenario::Scenario load_base(const scenario::PlanSpec& plan) {
+  std::vector<std::string> overrides = plan.base_settings;
+  overrides.push_back("platform=\"" + plan.platforms.front() + "\"");
+  try {
+    return plan.base.empty() ? scenario::load_default_scenario(overrides) : scenario::load_scenario(plan.base, overrides);
+  } catch (const core::InputError& e) {
+    throw scenario::at_set_place(plan, e);
+  }
+}
+
+/// Derives the per-replica batch of a candidate of a plan with a global batch (a layout search's candidates have
+/// theirs): loaded once at batch_size = the global batch to learn its data-parallel replicas (every batch a
+/// replica's micro-batches and schedule take divides it, so this load refuses only what every batch would), then
+/// batch_size = global batch / replicas; invalid, saying so, when they do not divide it.
+void derive_batch(const scenario::PlanSpec& plan, int global_batch, Candidate& c) {
+  if (global_batch <= 0 || !plan.layout.empty() || !c.invalid.empty()) return;
+  Candidate probe = c;
+  probe.settings.emplace_back("batch_size", std::to_string(global_batch));
+  try {
+    const scenario::Scenario s = load_candidate(plan, probe);
+    c.data = scenario::uses_layout(s) ? s.parallel.data : s.workers;
+  } catch (const core::InputError& e) {
+    c.invalid = e.what();
+    return;
+  }
+  if (global_batch % c.data != 0) {
+    c.invalid = fmt::format("its {} data-parallel replicas do not divide the global batch of {} samples", c.data,
+                            global_batch);
+    c.batch_indivisible = true;
+    return;
+  }
+  c.settings.emplace_back("batch_size", std::to_string(global_batch / c.data));
+}
+
+/// Refuses a plan whose global batch no candidate's data-parallel replicas divide, at the key that sets it.
+void check_global_batch(const scenario::PlanSpec& plan, int global_batch, const std::vector<Candidate>& candidates) {
+  if (global_batch <= 0 || candidates.empty()) return;
+  std::vector<std::string> which;
+  int step = 0;
+  for (const Candidate& c : candidates) {
+    if (!c.batch_indivisible) return;
+    if (which.size() < 3) which.push_back(fmt::format("{} ({} replicas)", c.label, c.data));
+    step = step == 0 ? c.data : std::min(step, c.data);
+  }
+  const std::string key = plan.job.global_batch_unit == "samples" ? "global_batch" : "global_batch_tokens";
+  throw core::InputError(plan.job.global_batch_place,
+                         fmt::format("{} = {:.0f} ({} samples a step) splits over the data-parallel replicas of no "
+                                     "candidate: {}{}",
+                                     key, plan.job.global_batch, global_batch, fmt::join(which, ", "),
+                                     candidates.size() > which.size() ? ", ..." : ""),
+                         fmt::format("a global batch their replicas divide, e.g. {} samples a step (multiples of {})",
+                                     core::nearest_multiples(global_batch, step), step));
 }
 
 /// Bounds and prices the candidate, and prunes it when the memory model or a lower bound rules it out. A plan
@@ -129,6 +191,19 @@ int best_feasible(const std::vector<Outcome>& outcomes, const scenario::PlanTarg
   return best;
 }
 
+/// Why `winner` beats `runner_up`: their simulations' critical paths, exposed communication and memory compared
+/// (plan::simulated_difference) at the most faithful level both have.
+std::string why_it_wins(const Outcome& winner, const Outcome& runner_up) {
+  const bool flow = winner.flow && winner.flow->ok && runner_up.flow && runner_up.flow->ok;
+  const Evaluation& w = flow ? *winner.flow : winner.analytic;
+  const Evaluation& r = flow ? *runner_up.flow : runner_up.analytic;
+  const auto report = [](const Evaluation& e) { return nlohmann::json::parse(std::ifstream(e.report_path)); };
+  return fmt::format("Against the runner-up, {} ({} iteration, {} to train; {} level), from its simulation to this "
+                     "one's: {}.", runner_up.candidate.label,
+                     time_text(r.iteration_s), time_text(runner_up.time_s()), flow ? "flow" : "analytic",
+                     simulated_difference(report(r), report(w)));
+}
+
 }  // namespace
 
 std::string time_text(double s) {
@@ -183,7 +258,13 @@ PlanResult search(const scenario::PlanSpec& plan, const EvaluateOptions& options
   for (const std::string& ref : plan.platforms) templates.push_back(scenario::load_platform_reference(ref));
   PlanResult result;
   std::optional<core::InputError> first_error;
-  for (const Candidate& c : enumerate_candidates(plan, templates)) {
+  const bool needs_base = !plan.layout.empty() || plan.job.global_batch > 0;
+  const std::optional<scenario::Scenario> base = needs_base ? std::optional(load_base(plan)) : std::nullopt;
+  const int global_batch = base ? global_batch_samples(plan, base->model) : 0;
+  std::vector<Candidate> candidates = enumerate_candidates(plan, templates, base ? &*base : nullptr);
+  for (Candidate& c : candidates) derive_batch(plan, global_batch, c);
+  check_global_batch(plan, global_batch, candidates);
+  for (const Candidate& c : candidates) {
     std::optional<scenario::Scenario> s;
     try {
       s = load_candidate(plan, c);
@@ -250,6 +331,12 @@ PlanResult search(const scenario::PlanSpec& plan, const EvaluateOptions& options
   result.recommended = best_feasible(outcomes, t);
   if (options.shards == 1) result.timeline = recommended_timeline(plan, options, result, progress, terminal);
   if (result.recommended < 0) result.memory_way_out = memory_way_out(plan, outcomes);
+  if (result.recommended >= 0 && !plan.layout.empty()) {
+    for (int i : ranked)
+      if (i != result.recommended && (result.runner_up < 0 || objective(outcomes[i], t) < objective(outcomes[result.runner_up], t)))
+        result.runner_up = i;
+    if (result.runner_up >= 0) result.runner_up_why = why_it_wins(outcomes[result.recommended], outcomes[result.runner_up]);
+  }
   if (result.recommended >= 0) {
     const double mine = objective(outcomes[result.recommended], t);
     for (int i = 0; i < static_cast<int>(outcomes.size()); ++i)

@@ -61,6 +61,12 @@ struct PlanResult {
   int recommended = -1;           ///< the best candidate that meets every target; -1 when none does
   int next_cheaper = -1;          ///< the simulated candidate just below it in the objective, which misses a target
   std::string timeline;           ///< run folder with the recommended candidate's timeline.json (simulate.hpp)
+  /// A layout search ([search] layout): the feasible candidate next after the recommendation in the objective, and
+  /// why the recommendation beats it, from both simulations at one level (the flow level's when both were re-checked):
+  /// the parts of the critical path that moved most (computation, recomputation, the pipeline's bubble, each kind
+  /// of communication), the exposed communication and the peak memory against the GPU's.
+  int runner_up = -1;
+  std::string runner_up_why;
   /// When no candidate meets the target and one was refused by the memory model: the ways out of `dtsim run`'s
   /// refusal of the one closest to fitting (what would make it fit, its breakdown); empty otherwise.
   std::string memory_way_out;

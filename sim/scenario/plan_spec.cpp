@@ -56,8 +56,17 @@ void read_choice(Section& search, const toml::table& table, const std::string& n
 }
 
 PlanJob read_job(Section& job) {
-  job.allow({"samples", "tokens", "iterations", "accuracy"});
+  job.allow({"samples", "tokens", "iterations", "accuracy", "global_batch", "global_batch_tokens"});
   PlanJob out;
+  for (const char* unit : {"global_batch", "global_batch_tokens"})
+    if (job.has(unit)) {
+      if (out.global_batch > 0)
+        throw core::InputError(job.where_key(unit), "[job] gives both global_batch and global_batch_tokens",
+                               "one of them: global_batch = 1024 (sequences a step) or global_batch_tokens = 4194304");
+      out.global_batch = static_cast<double>(job.integer(unit, 1, 1, std::int64_t{1} << 40));
+      out.global_batch_unit = std::string(unit) == "global_batch" ? "samples" : "tokens";
+      out.global_batch_place = job.where_key(unit);
+    }
   int given = 0;
   for (const char* unit : {"samples", "tokens", "iterations", "accuracy"})
     if (job.has(unit)) {
@@ -120,7 +129,7 @@ PlanGoodput read_goodput(Section& g) {
 
 void read_search(Section& search, const toml::table& table, const fs::path& folder, PlanSpec& spec) {
   search.allow({"platforms", "nodes", "oversubscription", "nic", "scheduler", "collective", "sync", "precision", "compression",
-                "compression_kernel_time", "recheck_cpu_limit", "axis"});
+                "compression_kernel_time", "recheck_cpu_limit", "axis", "layout"});
   if (auto limit = search.optional_duration("recheck_cpu_limit")) spec.recheck_cpu_limit_s = *limit;
   for_each_value(search, table, "platforms", "[\"v100_4x4_100gbib\", \"my_cluster.toml\"]",
                  [&](const toml::node& v) { spec.platforms.push_back(platform_ref(v, folder)); });
@@ -151,6 +160,23 @@ void read_search(Section& search, const toml::table& table, const fs::path& fold
   if (search.has("compression_kernel_time")) {
     search.bandwidth("compression_kernel_time");  // validated here, set on each candidate that compresses
     spec.compression_kernel_time = toml_text(*table.get("compression_kernel_time"));
+  }
+  if (search.has("layout")) {
+    const toml::node& layout = *table.get("layout");
+    const std::string allowed = "layout = \"auto\" (every layout dimension), or the dimensions to search, e.g. "
+                                "layout = [\"tensor\", \"pipeline\", \"micro_batch\"]";
+    if (layout.is_string() && *layout.value<std::string>() == "auto") {
+      spec.layout = {"auto"};
+      spec.layout_places = {where(layout.source())};
+    } else if (layout.is_array() && !layout.as_array()->empty()) {
+      for (const toml::node& v : *layout.as_array()) {
+        if (!v.is_string()) throw core::InputError(where(v.source()), "'search.layout' holds something other than a name", allowed);
+        spec.layout.push_back(*v.value<std::string>());
+        spec.layout_places.push_back(where(v.source()));
+      }
+    } else {
+      throw core::InputError(where(layout.source()), "'search.layout' is neither \"auto\" nor a list of dimensions", allowed);
+    }
   }
   std::size_t index = 0;
   for (Section& axis : search.tables("axis")) {
@@ -199,6 +225,14 @@ PlanSpec load_plan(const std::string& path) {
   std::optional<Section> job = top.table("job");
   if (!job) throw core::InputError(top.where_table(), "missing table [job]", "how much to train: samples, tokens or iterations");
   spec.job = read_job(*job);
+  for (std::size_t i = 0; i < spec.base_settings.size() && spec.job.global_batch > 0; ++i)
+    if (spec.base_settings[i].starts_with("batch_size="))
+      throw core::InputError(spec.set_places[i], "[set] batch_size fixes the batch of a replica, and [job] " +
+                                                     std::string(spec.job.global_batch_unit == "samples" ? "global_batch"
+                                                                                                       : "global_batch_tokens") +
+                                                     " the batch of a step, from which each candidate derives its own",
+                             "leave batch_size out ([job] global_batch sets it: global batch / data-parallel replicas), "
+                             "or leave out the global batch (every replica then trains batch_size)");
   if (spec.job.unit == "accuracy") {  // numerics mode reports the simulated time to reach it
     const toml::node& accuracy = *root.at_path("job.accuracy").node();
     Scenario base;
@@ -218,6 +252,10 @@ PlanSpec load_plan(const std::string& path) {
   std::optional<Section> search = top.table("search");
   if (!search) throw core::InputError(top.where_table(), "missing table [search]", "the choices to search: platforms, nodes, nic, ...");
   read_search(*search, *root.get("search")->as_table(), folder, spec);
+  if (!spec.layout.empty() && spec.job.global_batch <= 0)
+    throw core::InputError(spec.layout_places.front(), "search.layout changes the data-parallel replicas, and [job] fixes "
+                                                       "no global batch for them to split",
+                           "[job] global_batch = sequences a step (or global_batch_tokens = tokens a step)");
   std::string cost_file;
   if (auto file = top.optional_string("cost_file")) {
     cost_file = (folder / *file).lexically_normal().string();

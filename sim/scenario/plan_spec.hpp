@@ -14,6 +14,13 @@ namespace dtsim::scenario {
 struct PlanJob {
   std::string unit = "samples";  ///< samples | tokens | iterations | accuracy
   double amount = 0;             ///< how many; for accuracy, the target (0 to 1)
+  /// The global batch every candidate trains: [job] global_batch (samples, sequences for a transformer) or
+  /// global_batch_tokens (tokens, a whole number of the model's sequences). Each candidate derives from it its
+  /// per-replica batch (global / data-parallel replicas), so that every candidate trains the same model the same
+  /// way; 0 when the plan leaves the batch to [set] batch_size (per replica: the global batch grows with the data).
+  double global_batch = 0;
+  std::string global_batch_unit;   ///< "samples" or "tokens"
+  std::string global_batch_place;  ///< where it is written ("plan.toml:12:16")
 };
 
 /// What the cluster must reach; every target given must hold. `minimise` orders the candidates that meet them.
@@ -72,6 +79,10 @@ struct PlanSpec {
   std::vector<int> nodes;                  ///< nodes of each template (every GPU of a node is a worker)
   std::vector<double> oversubscription;    ///< fat-tree templates: leaf downlinks : uplinks (1 = full bisection)
   std::vector<PlanAxis> axes;              ///< nic, scheduler, collective, sync, precision, compression, [[search.axis]]
+  /// [search] layout: the layout dimensions searched automatically (sim/plan/layout_space.hpp), "auto" for all of
+  /// them; empty when the plan lists layouts by hand ([[search.axis]]).
+  std::vector<std::string> layout;
+  std::vector<std::string> layout_places;  ///< where each is written (for the names sim/plan does not know)
   std::string compression_kernel_time;     ///< TOML text of compression.kernel_time for candidates that compress; "" if none
   int recheck = 3;                         ///< best candidates re-simulated at the flow level
   double recheck_cpu_limit_s = 120;        ///< [search] recheck_cpu_limit: a re-check estimated above it is skipped

@@ -838,6 +838,7 @@ TEST(Plan, ShippedPlansRun) {
   int checked = 0;
   for (const auto& entry : fs::directory_iterator(std::string(DTSIM_SOURCE_DIR) + "/plans")) {
     if (entry.path().extension() != ".toml") continue;
+    if (entry.path().filename() == "llama3_70b_15t_90d.toml") continue;  // hours of simulation: layout_search_test
     Scratch s;
     std::string output;
     const nlohmann::json plan = run_plan(entry.path().string(), s.dir, 0, &output);
