@@ -29,6 +29,7 @@
 #include "sim/run/run_info.hpp"
 #include "sim/run/stage_buckets.hpp"
 #include "sim/run/stragglers.hpp"
+#include "sim/run/time_by_class.hpp"
 #include "sim/scenario/parallel_section.hpp"
 #include "sim/sync/scheme.hpp"
 #include "sim/taskgraph/list_schedule.hpp"
@@ -96,6 +97,7 @@ std::vector<IterationMarks> rank_marks(const taskgraph::Program& program, const 
       (t.category == "forward" ? m.forward_s : t.category == "update" ? m.update_s : m.backward_s) += d;
     }
     m.comm_wait_s = std::max(0.0, m.end_s - m.start_s - m.forward_s - m.backward_s - m.update_s);
+    m.bubble_s = pipeline_bubble_s(program, spans, first, end, m.start_s, m.end_s);
     marks.push_back(m);
     first = end + 1;
     start = m.end_s;
@@ -433,7 +435,24 @@ RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
   for (const parallel::StagePlan& stage : work.stages) info.buckets += static_cast<std::int64_t>(stage.exchanges.buckets.size());
   info.compression = *compression_note;
   info.collective_launch_s = costs.collectives().launch_s(Op::allreduce, s.workers);
+  const std::vector<IterationMarks> worker0 = timeline.marks.front();
   RunResult result = assemble_result(std::move(info), std::move(timeline), single_worker_s, s.workers);
+  if (!result.iterations.empty()) {
+    // Worker 0 is the first rank of stage 0: its layers are those of stage 0's units.
+    std::vector<int> layers;
+    for (const std::vector<int>& chunk : work.stages.front().chunks)
+      for (int u : chunk)
+        for (int layer = work.units[static_cast<std::size_t>(u)].first_layer;
+             layer < work.units[static_cast<std::size_t>(u)].end_layer; ++layer)
+          layers.push_back(layer);
+    const PassShares shares =
+        pass_shares(models::layer_class_times(s.model, s.gpu, l.micro_batch, s.precision,
+                                              models::optimizer(s.memory.optimizer), l.tensor, s.fp8_recipe),
+                    layers, static_cast<double>(l.micro_batch) / s.batch_size);
+    const std::size_t last = result.iterations.size() - 1;
+    result.time_by_class =
+        time_by_class(result.iterations[last].per_worker.front(), shares, worker0[last].bubble_s);
+  }
   const double last_start = result.iterations.empty() ? 0.0 : result.iterations.back().start_s;
   for (const taskgraph::TaskRef& at : schedule.critical_path()) {
     if (schedule.spans[static_cast<std::size_t>(at.role)][static_cast<std::size_t>(at.task)].start_s < last_start) continue;
