@@ -71,8 +71,10 @@ TEST(TimeByClass, TheBubbleIsTheIdleTimeNoCommunicationCovers) {
   // compute [0, 1], a receive waiting [1, 3], compute [3, 4], an all-reduce [4, 6]; the iteration ends at 7:
   // idle [1, 3] and [4, 7], of which the all-reduce covers [4, 6]: bubble 2 + 1.
   taskgraph::Program p;
-  p.tasks = {{.op = taskgraph::Op::compute}, {.op = taskgraph::Op::recv}, {.op = taskgraph::Op::compute},
-             {.op = taskgraph::Op::allreduce, .stream = taskgraph::Stream::data}};
+  p.tasks.resize(4);
+  p.tasks[1].op = taskgraph::Op::recv;
+  p.tasks[3].op = taskgraph::Op::allreduce;
+  p.tasks[3].stream = taskgraph::Stream::data;
   const std::vector<taskgraph::Span> spans{{0, 1}, {1, 3}, {3, 4}, {4, 6}};
   EXPECT_DOUBLE_EQ(pipeline_bubble_s(p, spans, 0, 3, 0, 7), 3);
   // The parts of a worker's breakdown: its compute by the shares, its exposed communication less the bubble.
