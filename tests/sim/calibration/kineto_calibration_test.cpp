@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "models/attention_time.hpp"
 #include "models/gpu_profile.hpp"
 #include "sim/calibration/calibrate.hpp"
 #include "sim/calibration/kineto_trace.hpp"
@@ -123,6 +124,14 @@ TEST(KinetoCalibration, TheCalibrationFileSetsTheScenariosGpu) {
   EXPECT_NEAR(*s.gpu.launch_dispatch_s, 9.25e-6, 1e-12);
   EXPECT_DOUBLE_EQ(*s.gpu.launch_gap_s, 2e-6);  // the scenario's key over the file's
   EXPECT_DOUBLE_EQ(s.gpu.kernel_launch_costs().gap_s, 2e-6);
+  EXPECT_NEAR(s.gpu.kernel_launch_costs().dispatch_s, 9.25e-6, 1e-12);
+  // The attention model runs at the fitted fraction of the published throughput.
+  const models::AttentionShape shape{16, 2048, 128, false};
+  const auto flash = [&](const models::GpuProfile& g) {
+    return models::attention_time_s(shape, g, models::Precision::bf16, models::Kernel::flash_attention2,
+                                    models::AttentionPass::forward);
+  };
+  EXPECT_NEAR(flash(s.gpu) * s.gpu.attention_scale, flash(models::gpu_profile("a100")), 1e-15);
   // On another GPU, or with a key the file may not set: located errors.
   EXPECT_NE(error_of([&] { scenario::load_scenario(scenario, {"gpu.profile=\"h100\""}); })
                 .find("calibration of GPU profile 'a100' for a scenario on 'h100'"),
