@@ -191,7 +191,8 @@ KinetoTrace read_kineto_trace(const std::string& path) {
     root = json::parse(text);
   } catch (const json::parse_error& e) {
     std::string what = e.what();
-    if (const auto at = what.find(": "); at != std::string::npos) what = what.substr(what.find(": ", at + 2) + 2);
+    // "[json.exception.parse_error.101] parse error at line 3, column 16: syntax error ...": the part after the place.
+    if (const auto at = what.find(": ", what.find(", column ")); at != std::string::npos) what = what.substr(at + 2);
     throw core::InputError(path + ":" + line_col(text, e.byte == 0 ? 0 : e.byte - 1), "not JSON (" + what + ")",
                            kAllowed);
   }
