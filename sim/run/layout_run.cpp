@@ -79,9 +79,10 @@ parallel::Workload workload_of(const scenario::Scenario& s, int iterations,
 }
 
 /// A rank's compute stream per iteration from its spans of `program` (waiting = exposed communication and the
-/// pipeline bubble), for the iterations that ended (a failure may have stopped the job).
+/// pipeline bubble; with `bubble`, the bubble apart), for the iterations that ended (a failure may have stopped the
+/// job).
 std::vector<IterationMarks> rank_marks(const taskgraph::Program& program, const parallel::StagePlan& stage,
-                                       const std::vector<taskgraph::Span>& spans) {
+                                       const std::vector<taskgraph::Span>& spans, bool bubble) {
   std::vector<IterationMarks> marks;
   int first = 0;
   double start = 0;
@@ -97,7 +98,7 @@ std::vector<IterationMarks> rank_marks(const taskgraph::Program& program, const 
       (t.category == "forward" ? m.forward_s : t.category == "update" ? m.update_s : m.backward_s) += d;
     }
     m.comm_wait_s = std::max(0.0, m.end_s - m.start_s - m.forward_s - m.backward_s - m.update_s);
-    m.bubble_s = pipeline_bubble_s(program, spans, first, end, m.start_s, m.end_s);
+    if (bubble) m.bubble_s = pipeline_bubble_s(program, spans, first, end, m.start_s, m.end_s);
     marks.push_back(m);
     first = end + 1;
     start = m.end_s;
@@ -292,7 +293,7 @@ Timeline timeline_of(const scenario::Scenario& s, const parallel::Workload& work
     const auto role = static_cast<std::size_t>(placement.stage(static_cast<int>(w)));
     const taskgraph::Program& program = work.graph.programs[role];
     const std::vector<taskgraph::Span>& spans = spans_of(static_cast<int>(w));
-    timeline.marks.push_back(rank_marks(program, work.stages[role], spans));
+    timeline.marks.push_back(rank_marks(program, work.stages[role], spans, w == 0));  // the report's worker 0
     timeline.traffic.push_back(traffic_of(static_cast<int>(w)));
     if (!traced[w]) continue;
     for (std::size_t i = 0; i < program.tasks.size(); ++i) {

@@ -26,10 +26,14 @@ std::vector<std::pair<double, double>> merged(std::vector<std::pair<double, doub
   return out;
 }
 
+/// Length of the overlap of two sorted, merged interval lists (one sweep).
 double covered(const std::vector<std::pair<double, double>>& a, const std::vector<std::pair<double, double>>& b) {
   double total = 0;
-  for (const auto& [a0, a1] : a)
-    for (const auto& [b0, b1] : b) total += std::max(0.0, std::min(a1, b1) - std::max(a0, b0));
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    total += std::max(0.0, std::min(a[i].second, b[j].second) - std::max(a[i].first, b[j].first));
+    (a[i].second < b[j].second ? i : j) += 1;
+  }
   return total;
 }
 
