@@ -88,7 +88,8 @@ double attention_flop_rate(const GpuProfile& gpu, Precision p, Kernel version, A
 
 double attention_time_s(const AttentionShape& shape, const GpuProfile& gpu, Precision p, Kernel version,
                         AttentionPass pass) {
-  return attention_flops(shape, pass) / attention_flop_rate(gpu, p, version, pass, shape.causal, shape.tokens);
+  return attention_flops(shape, pass) /
+         (gpu.attention_scale * attention_flop_rate(gpu, p, version, pass, shape.causal, shape.tokens));
 }
 
 }  // namespace dtsim::models

@@ -42,7 +42,7 @@ double attention_flops(const AttentionShape& shape, AttentionPass pass);
 /// `p` (header); throws core::InputError for FlashAttention-3 on a GPU without a Hopper measurement.
 double attention_flop_rate(const GpuProfile& gpu, Precision p, Kernel version, AttentionPass pass, bool causal,
                            std::int64_t tokens);
-/// Seconds of `pass` on `shape`: attention_flops / attention_flop_rate.
+/// Seconds of `pass` on `shape`: attention_flops / (attention_flop_rate x gpu.attention_scale).
 double attention_time_s(const AttentionShape& shape, const GpuProfile& gpu, Precision p, Kernel version,
                         AttentionPass pass);
 

@@ -42,15 +42,22 @@ GemmTiling gemm_tiling(const Gemm& g, int sms) {
   return {tile, tiles, ceil_div(tiles, sms)};
 }
 
-double gemm_time_s(const Gemm& g, const GpuProfile& gpu, Precision p) {
+double gemm_compute_time_s(const Gemm& g, const GpuProfile& gpu, Precision p) {
   const GemmTiling tiling = gemm_tiling(g, gpu.sm_count);
   const double sm_flops = gpu.gemm_flops(p) / gpu.sm_count;
   const double tile_s =
       2.0 * static_cast<double>(tiling.tile.rows * tiling.tile.cols) * static_cast<double>(g.k + kPipelineFill_k) /
       sm_flops;
+  return static_cast<double>(tiling.waves) * tile_s;
+}
+
+double gemm_memory_time_s(const Gemm& g, const GpuProfile& gpu, Precision p) {
   const double elements = static_cast<double>(g.count) * static_cast<double>(g.m * g.k + g.k * g.n + g.m * g.n);
-  const double memory_s = element_bytes(p) * elements / (gpu.memory_Bps * gpu.memory_efficiency);
-  return std::max(static_cast<double>(tiling.waves) * tile_s, memory_s);
+  return element_bytes(p) * elements / (gpu.memory_Bps * gpu.memory_efficiency);
+}
+
+double gemm_time_s(const Gemm& g, const GpuProfile& gpu, Precision p) {
+  return std::max(gemm_compute_time_s(g, gpu, p), gemm_memory_time_s(g, gpu, p));
 }
 
 }  // namespace dtsim::models

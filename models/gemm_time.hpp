@@ -44,6 +44,11 @@ Gemm gpu_share(const Layer& layer, int batch, int tensor);
 /// (Hopper's warp-specialised kernels overlap more of it: known error, docs/VALIDATION.md).
 inline constexpr std::int64_t kPipelineFill_k = 128;
 
+/// The tiles' part of gemm_time_s: waves x the time one SM takes for one tile at gemm_flops(p) / sm_count.
+double gemm_compute_time_s(const Gemm& g, const GpuProfile& gpu, Precision p);
+/// The memory part of gemm_time_s: A and B read and C written once at memory_Bps x memory_efficiency.
+double gemm_memory_time_s(const Gemm& g, const GpuProfile& gpu, Precision p);
+
 /// Time of `g` on `gpu` at `p`: waves x the time one SM takes for one tile (2 rows cols (k + kPipelineFill_k) FLOPs
 /// at its share of peak x gemm_efficiency), or the time to read A and B and write C once at memory_Bps x
 /// memory_efficiency, whichever is longer. A GEMM that fills whole waves with whole tiles over a long k runs at

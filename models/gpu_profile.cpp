@@ -296,6 +296,13 @@ double GpuProfile::gemm_flops(Precision p) const {
   return peak_flops(p) * efficiency;
 }
 
+LaunchCosts GpuProfile::kernel_launch_costs() const {
+  LaunchCosts costs = launch_costs(launch);
+  costs.gap_s = launch_gap_s.value_or(costs.gap_s);
+  costs.dispatch_s = launch_dispatch_s.value_or(costs.dispatch_s);
+  return costs;
+}
+
 std::vector<std::string> gpu_names() {
   std::vector<std::string> names;
   for (const GpuEntry& e : gpus) names.emplace_back(e.name);

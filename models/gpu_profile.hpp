@@ -71,7 +71,14 @@ struct GpuProfile {
   /// Whose FlashAttention measurements apply ("a100", "h100"); empty where none is published: the fallback rule
   /// of models/attention_time.hpp.
   std::string attention_measurements;
+  /// Measured over modelled FlashAttention throughput, 1 for the papers' figures (a fit of `dtsim calibrate`).
+  double attention_scale = 1;
+  /// The GPU gap and CPU dispatch per kernel when measured (`dtsim calibrate`); absent: `launch`'s.
+  std::optional<double> launch_gap_s;
+  std::optional<double> launch_dispatch_s;
   // ---- end per-kernel time model ----
+  /// The per-kernel launch costs: `launch`'s, with the measured gap and dispatch where given.
+  LaunchCosts kernel_launch_costs() const;
   /// Peak flop/s at `p`; throws core::InputError when the GPU does not support it.
   double peak_flops(Precision p) const;
   /// The flop/s a large GEMM reaches at `p`: peak_flops(p) x the GEMM efficiency at `p`.

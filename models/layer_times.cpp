@@ -6,12 +6,14 @@
 #include <cmath>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "models/attention_time.hpp"
 #include "models/fp8_recipe.hpp"
 #include "models/gemm_time.hpp"
-#include "models/kernel_launch.hpp"
 #include "models/gpu_profile.hpp"
+#include "models/kernel_launch.hpp"
+#include "models/kernel_shares.hpp"
 #include "sim/core/error.hpp"
 
 namespace dtsim::models {
@@ -41,6 +43,9 @@ struct LayerWork {
   KernelRun forward;
   KernelRun backward;
   double group = 1;
+  KernelClass kind = KernelClass::elementwise;  ///< of its work, but for the casts
+  double cast_forward_s = 0;   ///< fp8 quantization in forward.work_s (element-wise)
+  double cast_backward_s = 0;  ///< fp8 quantization in backward.work_s (element-wise)
 };
 
 /// Kernels of FlashAttention's backward: the dO . O preprocessing, the dQ dK dV kernel and the dQ conversion
@@ -56,7 +61,7 @@ LayerWork gemm_work(const Layer& layer, const GpuProfile& gpu, int batch, Precis
   return {{1, gemm_time_s(g, gpu, p)},
           {2, gemm_time_s({g.m, g.k, g.n, g.count, g.batched}, gpu, p) +
                   gemm_time_s({g.k, g.n, g.m, g.count, g.batched}, gpu, p)},
-          split(layer) ? static_cast<double>(tensor) : 1.0};
+          split(layer) ? static_cast<double>(tensor) : 1.0, KernelClass::gemm, 0, 0};
 }
 
 /// The fused attention core: one GPU's whole heads (Megatron-LM), timed from the kernel's measured throughput.
@@ -71,7 +76,7 @@ LayerWork attention_work(const Layer& layer, const Model& model, const GpuProfil
                              model.causal};
   return {{1, attention_time_s(shape, gpu, p, layer.kernel, AttentionPass::forward)},
           {kFlashBackwardKernels, attention_time_s(shape, gpu, p, layer.kernel, AttentionPass::backward)},
-          static_cast<double>(tensor)};
+          static_cast<double>(tensor), KernelClass::attention, 0, 0};
 }
 
 /// Any other layer by the roofline, its `passes` kernels forward and as many backward; one GPU's share of a split one.
@@ -83,10 +88,15 @@ LayerWork roofline_work(const Layer& layer, const GpuProfile& gpu, double batch,
   const double bytes = element_bytes(p) * (parameters + batch * layer.passes *
                                                             static_cast<double>(layer.input_elements +
                                                                                 layer.output_elements));
-  const double whole = std::max(flops / (gpu.peak_flops(compute) * gpu.compute_efficiency),
-                                bytes / (gpu.memory_Bps * gpu.memory_efficiency));
+  const double compute_s = flops / (gpu.peak_flops(compute) * gpu.compute_efficiency);
+  const double whole = std::max(compute_s, bytes / (gpu.memory_Bps * gpu.memory_efficiency));
   const double group = split(layer) ? tensor : 1.0;
-  return {{layer.passes, whole / group}, {layer.passes, layer.backward_ratio * whole / group}, group};
+  return {{layer.passes, whole / group},
+          {layer.passes, layer.backward_ratio * whole / group},
+          group,
+          compute_s >= whole && compute_s > 0 ? KernelClass::gemm : KernelClass::elementwise,
+          0,
+          0};
 }
 
 bool flash(const Layer& l) { return l.kernel == Kernel::flash_attention2 || l.kernel == Kernel::flash_attention3; }
@@ -120,9 +130,12 @@ LayerTime fp8_cast_time(const Layer& layer, int batch, int tensor, bool waves, F
 
 }  // namespace
 
-std::vector<LayerTime> layer_times(const Model& model, const GpuProfile& gpu, int batch_per_gpu, Precision p,
-                                   std::optional<double> measured_iteration_s, const Optimizer& optimizer,
-                                   int tensor, Fp8Recipe fp8_recipe) {
+namespace {
+
+/// layer_times before calibration; with `classes`, its split by KernelClass too.
+std::vector<LayerTime> uncalibrated_times(const Model& model, const GpuProfile& gpu, int batch_per_gpu, Precision p,
+                                          std::optional<double> measured_iteration_s, const Optimizer& optimizer,
+                                          int tensor, Fp8Recipe fp8_recipe, std::vector<LayerClassTimes>* classes) {
   if (batch_per_gpu < 1) {
     throw core::InputError("batch per GPU is " + std::to_string(batch_per_gpu), "a whole number >= 1");
   }
@@ -149,7 +162,7 @@ std::vector<LayerTime> layer_times(const Model& model, const GpuProfile& gpu, in
       throw core::InputError(why, "gpu.fp8_recipe = \"delayed\" or \"current\"");
   }
   const double byte_rate = gpu.memory_Bps * gpu.memory_efficiency;
-  const LaunchCosts launch = launch_costs(gpu.launch);
+  const LaunchCosts launch = gpu.kernel_launch_costs();
   // A step moves the optimizer's bytes per parameter; under mixed precision the fp32 master weights are then read
   // and written to the fp16/bf16 model weights (4 + 2 bytes per parameter).
   const bool mixed = p == Precision::fp16 || p == Precision::bf16 || p == Precision::fp8;
@@ -173,6 +186,8 @@ std::vector<LayerTime> layer_times(const Model& model, const GpuProfile& gpu, in
       const LayerTime cast = fp8_cast_time(layer, batch_per_gpu, tensor, waves, fp8_recipe, byte_rate);
       work[i].forward.work_s += cast.forward_s / work[i].group;
       work[i].backward.work_s += cast.backward_s / work[i].group;
+      work[i].cast_forward_s = cast.forward_s / work[i].group;
+      work[i].cast_backward_s = cast.backward_s / work[i].group;
       ++work[i].forward.kernels;
       ++work[i].backward.kernels;
     }
@@ -186,31 +201,58 @@ std::vector<LayerTime> layer_times(const Model& model, const GpuProfile& gpu, in
   for (std::size_t i = model.layers.size(); i-- > 0;)
     if (!model.layers[i].measured)
       times[i].backward_s = work[i].group * stream.issue(work[i].backward.kernels, work[i].backward.work_s);
+  if (classes) classes->assign(model.layers.size(), {});
 
-  double modelled_s = 0;  // the part calibration may scale
-  double measured_s = 0;  // the part it may not
   const double step_kernels = update_kernels(model, optimizer.state_words, mixed);
   for (std::size_t i = 0; i < model.layers.size(); ++i) {
     const Layer& layer = model.layers[i];
     LayerTime& t = times[i];
+    double step_memory_s = 0;
     if (layer.parameter_count() > 0) {
       const double kernels =
           step_kernels * static_cast<double>(layer.tensors.size()) / static_cast<double>(model.tensor_count());
-      t.update_s = std::max(static_cast<double>(layer.parameter_count()) * update_bytes / byte_rate +
-                                kernels * launch.gap_s,
-                            kernels * launch.dispatch_s);
+      step_memory_s = static_cast<double>(layer.parameter_count()) * update_bytes / byte_rate;
+      t.update_s = std::max(step_memory_s + kernels * launch.gap_s, kernels * launch.dispatch_s);
     }
     if (layer.measured) {
       t.forward_s = layer.measured->forward_s;
       t.backward_s = layer.measured->backward_s;
-      measured_s += t.forward_s + t.backward_s;
-      modelled_s += t.update_s;
-    } else {
-      modelled_s += t.forward_s + t.backward_s + t.update_s;
+    }
+    if (!classes) continue;
+    LayerClassTimes& c = (*classes)[i];
+    auto at = [](ClassTimes& times, KernelClass k) -> double& { return times[static_cast<std::size_t>(k)]; };
+    at(c.update, KernelClass::optimizer) = std::min(step_memory_s, t.update_s);
+    at(c.update, KernelClass::launch) = t.update_s - at(c.update, KernelClass::optimizer);
+    if (layer.measured) {
+      at(c.forward, KernelClass::measured) = t.forward_s;
+      at(c.backward, KernelClass::measured) = t.backward_s;
+      continue;
+    }
+    const LayerWork& w = work[i];
+    for (auto [pass, run, cast, total] : {std::tuple{&c.forward, &w.forward, w.cast_forward_s, t.forward_s},
+                                          std::tuple{&c.backward, &w.backward, w.cast_backward_s, t.backward_s}}) {
+      at(*pass, w.kind) = w.group * (run->work_s - cast);
+      at(*pass, KernelClass::elementwise) += w.group * cast;
+      at(*pass, KernelClass::launch) = total - w.group * run->work_s;
     }
   }
-  if (!measured_iteration_s) return times;
+  return times;
+}
 
+}  // namespace
+
+std::vector<LayerTime> layer_times(const Model& model, const GpuProfile& gpu, int batch_per_gpu, Precision p,
+                                   std::optional<double> measured_iteration_s, const Optimizer& optimizer,
+                                   int tensor, Fp8Recipe fp8_recipe) {
+  std::vector<LayerTime> times = uncalibrated_times(model, gpu, batch_per_gpu, p, measured_iteration_s, optimizer,
+                                                    tensor, fp8_recipe, nullptr);
+  if (!measured_iteration_s) return times;
+  double modelled_s = 0;  // the part calibration may scale
+  double measured_s = 0;  // the part it may not
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    modelled_s += times[i].update_s;
+    (model.layers[i].measured ? measured_s : modelled_s) += times[i].forward_s + times[i].backward_s;
+  }
   if (!(modelled_s > 0 && *measured_iteration_s > measured_s)) {
     throw core::InputError(
         "cannot calibrate model '" + model.name + "' to a measured iteration of " +
@@ -228,6 +270,20 @@ std::vector<LayerTime> layer_times(const Model& model, const GpuProfile& gpu, in
     }
   }
   return times;
+}
+
+std::vector<LayerClassTimes> layer_class_times(const Model& model, const GpuProfile& gpu, int batch_per_gpu,
+                                               Precision p, const Optimizer& optimizer, int tensor,
+                                               Fp8Recipe fp8_recipe) {
+  std::vector<LayerClassTimes> classes;
+  uncalibrated_times(model, gpu, batch_per_gpu, p, std::nullopt, optimizer, tensor, fp8_recipe, &classes);
+  return classes;
+}
+
+std::string_view kernel_class_name(KernelClass c) {
+  constexpr std::string_view names[kKernelClasses] = {"GEMM",      "attention",  "element-wise",
+                                                      "optimizer", "launch/CPU", "measured"};
+  return names[static_cast<std::size_t>(c)];
 }
 
 }  // namespace dtsim::models

@@ -8,6 +8,7 @@
 #include "sim/core/units.hpp"
 #include "viz/diagnosis.hpp"
 #include "viz/mean_breakdown.hpp"
+#include "viz/quantity_text.hpp"
 #include "viz/reports.hpp"
 
 namespace dtsim::viz {
@@ -119,6 +120,11 @@ void print_console_summary(std::ostream& out, const run::RunResult& r) {
   const bool tera = r.model_flops_per_sample >= 1e12;
   fmt::print(out, "model FLOPs utilisation {:.1f}% ({:.2f} {}FLOP per sample for forward and backward, peak {:.4g} TFLOP/s per GPU)\n",
              100 * r.mfu, r.model_flops_per_sample / (tera ? 1e12 : 1e9), tera ? "T" : "G", r.peak_flops_per_gpu / 1e12);
+  if (!r.time_by_class.empty()) {
+    std::vector<std::pair<std::string, double>> parts;
+    for (const run::TimeShare& t : r.time_by_class) parts.emplace_back(t.name, t.seconds);
+    fmt::print(out, "where worker 0's last iteration goes: {}\n", parts_text(parts));
+  }
   if (!r.critical_path.empty()) {
     std::map<std::string, std::pair<int, double>> by_category;  // tasks and time on the path per category
     for (const run::TraceEvent& e : r.critical_path) {

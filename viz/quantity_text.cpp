@@ -34,4 +34,13 @@ std::string bandwidth_setting(double bytes_per_s) {
   return fmt::format("{}Gbps", std::round(gbps * 100) / 100);
 }
 
+std::string parts_text(const std::vector<std::pair<std::string, double>>& parts) {
+  double total = 0;
+  for (const auto& [name, seconds] : parts) total += seconds;
+  std::string out;
+  for (const auto& [name, seconds] : parts)
+    out += (out.empty() ? "" : ", ") + name + " " + duration_text(seconds) + " (" + percent_text(seconds / total) + ")";
+  return out;
+}
+
 }  // namespace dtsim::viz

@@ -1,6 +1,8 @@
 #pragma once
 /// Numbers for people: three significant digits and a unit, as the reports print them.
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace dtsim::viz {
 
@@ -10,5 +12,8 @@ std::string duration_text(double seconds);
 std::string percent_text(double fraction);
 /// "40Gbps", "12.5Gbps": a bandwidth in bytes/s as the bits-per-second string a scenario file accepts.
 std::string bandwidth_setting(double bytes_per_s);
+
+/// "GEMM 4.1 s (21 %), attention 1.2 s (6.2 %), ...": each (name, seconds) part with its share of their sum.
+std::string parts_text(const std::vector<std::pair<std::string, double>>& parts);
 
 }  // namespace dtsim::viz

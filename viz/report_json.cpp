@@ -207,6 +207,9 @@ nlohmann::json report_of(const run::RunResult& r, const std::vector<std::string>
     critical.push_back({{"name", e.name}, {"category", e.category}, {"start_s", e.start_s}, {"end_s", e.end_s}});
   report["critical_path"] = critical;
   report["exposed_comm_per_bucket_s"] = r.exposed_comm_per_bucket_s;
+  nlohmann::json by_class = nlohmann::json::array();
+  for (const run::TimeShare& t : r.time_by_class) by_class.push_back({{"name", t.name}, {"seconds", t.seconds}});
+  report["time_by_class"] = by_class;
   if (!r.nccl_choice_per_bucket.empty()) report["nccl_choice_per_bucket"] = r.nccl_choice_per_bucket;
   if (!r.curve.empty()) {
     nlohmann::json curve = nlohmann::json::array();

@@ -3,7 +3,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include "models/gpu_profile.hpp"
+#include "sim/calibration/kineto_trace.hpp"
 #include "sim/calibration/platform_toml.hpp"
+#include "sim/calibration/profile_fit.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/core/error.hpp"
 
@@ -42,7 +45,47 @@ Calibration calibrate(const std::vector<std::string>& files, const CalibrateOpti
   return c;
 }
 
+int calibrate_trace_main(const std::string& trace_path, const CalibrateOptions& options, std::ostream& out) {
+  if (options.gpu.empty())
+    throw core::InputError(trace_path + ": a profiler trace without --gpu",
+                           "--gpu NAME: the built-in profile whose kernel constants are fitted (" +
+                               core::join_names(models::gpu_names()) + ")");
+  if (options.nodes > 0 || !options.nvlinks.empty() || options.nvswitch_nvlinks > 0 || options.node_platform)
+    throw core::InputError(trace_path + ": --nodes or --platform with a profiler trace",
+                           "they describe a collective measurement's cluster; a trace fits one GPU's constants");
+  const models::GpuProfile base = models::gpu_profile(options.gpu);
+  const KinetoTrace trace = read_kineto_trace(trace_path);
+  const ProfileFit fit = fit_profile(trace, base, models::parse_precision(options.precision));
+  if (!options.layers_out.empty()) {
+    const std::string csv = layer_times_csv(trace);
+    core::write_atomically(options.layers_out, [&](std::ostream& file) { file << csv; });
+  }
+  const std::string toml = calibration_toml(fit);
+  if (options.out_path.empty()) {
+    out << toml;
+  } else {
+    core::write_atomically(options.out_path, [&](std::ostream& file) { file << toml; });
+    out << "dtsim calibrate: the " << base.name << " profile's kernel constants\n";
+    for (const std::string& line : describe_profile_fit(fit)) out << "  " << line << '\n';
+    out << "wrote " << options.out_path << " (use it as: [gpu] calibration = \"" << options.out_path << "\")\n";
+  }
+  if (!options.layers_out.empty())
+    out << "wrote " << options.layers_out << " (use it as: [gpu] measured_layers = \"" << options.layers_out
+        << "\")\n";
+  return 0;
+}
+
 int calibrate_main(const std::vector<std::string>& files, const CalibrateOptions& options, std::ostream& out) {
+  for (const std::string& file : files)
+    if (looks_like_json(file)) {
+      if (files.size() > 1)
+        throw core::InputError(file + ": a profiler trace among " + std::to_string(files.size()) + " files",
+                               "one trace alone, or collective measurements (nccl-tests, CSV) alone");
+      return calibrate_trace_main(file, options, out);
+    }
+  if (!options.gpu.empty() || !options.layers_out.empty())
+    throw core::InputError("--gpu or --layers with collective measurements",
+                           "--gpu and --layers go with a PyTorch profiler trace (a .json file)");
   const Calibration c = calibrate(files, options);
   if (options.out_path.empty()) {
     out << c.platform_toml;

@@ -1,5 +1,6 @@
 #pragma once
-/// `dtsim calibrate`: measured collective times in, a platform file and a summary out.
+/// `dtsim calibrate`: measured collective times in, a platform file and a summary out; or a PyTorch profiler trace
+/// in, a GPU calibration file (profile_fit.hpp) and a summary out.
 #include <functional>
 #include <ostream>
 #include <string>
@@ -25,6 +26,10 @@ struct CalibrateOptions {
   /// With `nvlinks` or `nvswitch_nvlinks`: the platform file for the fit (that platform with its NVLink set to the
   /// fitted one).
   std::function<std::string(const AlphaBetaFit&)> node_platform;
+  // ---- a profiler trace ----
+  std::string gpu;                 ///< the built-in profile whose kernel constants are fitted to the trace
+  std::string precision = "bf16";  ///< of operators whose input types were not recorded
+  std::string layers_out;          ///< where to write the per-layer times (gpu.measured_layers); empty: not written
 };
 
 /// Measurements, the fit and the platform file.
@@ -36,6 +41,10 @@ struct Calibration {
 
 /// Reads every file (read_measurements), fits them together (fit_alpha_beta) and writes the platform file.
 Calibration calibrate(const std::vector<std::string>& files, const CalibrateOptions& options);
+
+/// `dtsim calibrate --gpu NAME TRACE.json [--out calibration.toml] [--layers layers.csv]`: fits the profile's kernel
+/// constants to the trace (fit_profile), writes the calibration file (or prints it) and the summary.
+int calibrate_trace_main(const std::string& trace, const CalibrateOptions& options, std::ostream& out);
 
 /// `dtsim calibrate MEASUREMENTS... [--out platform.toml]`: with options.out_path, writes the platform file
 /// there (temporary file + rename) and a summary to `out`; without, prints the platform file to `out` (its

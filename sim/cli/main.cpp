@@ -149,12 +149,20 @@ int main(int argc, char** argv) {
   std::vector<std::string> measurements;
   calibration::CalibrateOptions calibrate_options;
   CLI::App* calibrate =
-      app.add_subcommand("calibrate", "fit alpha-beta link costs to measured all-reduce times; write a platform file");
+      app.add_subcommand("calibrate", "fit alpha-beta link costs to measured all-reduce times (a platform file), or a "
+                                      "GPU's kernel constants to a PyTorch profiler trace (a calibration file)");
   calibrate
       ->add_option("measurements", measurements,
-                   "nccl-tests output, vTrain CSV (AR_GPU<n>_*) or CSV gpus,gpus_per_node,bytes,time_us")
+                   "nccl-tests output, vTrain CSV (AR_GPU<n>_*) or CSV gpus,gpus_per_node,bytes,time_us; or one "
+                   "PyTorch profiler trace (Kineto JSON)")
       ->required();
-  calibrate->add_option("--out", calibrate_options.out_path, "platform file to write (default: print it)");
+  calibrate->add_option("--gpu", calibrate_options.gpu, "with a trace: the built-in GPU profile to fit (e.g. a100)");
+  calibrate->add_option("--precision", calibrate_options.precision,
+                        "with a trace: precision of operators without recorded input types (default bf16)");
+  calibrate->add_option("--layers", calibrate_options.layers_out,
+                        "with a trace: write its \"forward/backward LAYER\" ranges' times as a measured_layers CSV");
+  calibrate->add_option("--out", calibrate_options.out_path,
+                        "platform (or, from a trace, calibration) file to write (default: print it)");
   calibrate->add_option("--name", calibrate_options.platform_name, "name of the platform (default: calibrated)");
   calibrate->add_option("--nodes", calibrate_options.nodes,
                         "nodes in the platform written, to predict a larger cluster (default: as measured)")

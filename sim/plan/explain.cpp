@@ -51,6 +51,16 @@ std::string critical_path_sentence(const json& report) {
                      chained ? ", each started by the end of the one before" : "", parts);
 }
 
+/// Worker 0's last iteration by kind of kernel, exposed communication and waits (report.json time_by_class), and the
+/// model FLOPs utilisation that gives.
+std::string time_by_class_sentence(const json& report) {
+  if (!report.contains("time_by_class") || report["time_by_class"].empty()) return "";
+  std::vector<std::pair<std::string, double>> parts;
+  for (const auto& p : report["time_by_class"]) parts.emplace_back(p["name"], p["seconds"].get<double>());
+  return fmt::format("Worker 0's last iteration goes to {}; model FLOPs utilisation {}.", viz::parts_text(parts),
+                     viz::percent_text(report["summary"]["mfu"].get<double>()));
+}
+
 /// The slowest traced worker's compute against the median's, when they differ by more than 1 %.
 std::string straggler_sentence(const json& report) {
   std::vector<double> compute;
@@ -161,7 +171,8 @@ Explanation explanation(const json& report) {
                                     viz::duration_text(report["summary"]["mean_iteration_s"].get<double>())));
   e.sentences.push_back(d.answer);
   e.sentences.insert(e.sentences.end(), d.evidence.begin(), d.evidence.end());
-  for (const std::string& s : {critical_path_sentence(report), straggler_sentence(report)})
+  for (const std::string& s :
+       {critical_path_sentence(report), time_by_class_sentence(report), straggler_sentence(report)})
     if (!s.empty()) e.sentences.push_back(s);
   // The diagnosis' what-ifs, then the neighbours every run has: the other common schedulers (not under a layout)
   // and half precision (faster layers; the gradients keep the dtype the resolved scenario gives them).

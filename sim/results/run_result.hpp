@@ -20,6 +20,13 @@ struct Breakdown {
   double idle_s = 0;          ///< from this worker's end of iteration to the last worker's
 };
 
+/// One part of a worker's iteration: a kind of kernel of its compute, its exposed communication or a wait.
+struct TimeShare {
+  std::string name;  ///< "GEMM", "attention", "element-wise", "optimizer", "launch/CPU", "measured", "exposed
+                     ///< communication", "pipeline bubble", "waiting for other workers"
+  double seconds = 0;
+};
+
 /// One iteration of the whole job (BSP: all workers).
 struct IterationResult {
   int index = 0;
@@ -162,6 +169,9 @@ struct RunResult {
   double peak_flops_per_gpu = 0;          ///< dense peak at the run's precision
   /// Model FLOPs utilisation: model FLOPs per second achieved over the workers' peak (PaLM, appendix B).
   double mfu = 0;
+  /// Worker 0's last iteration by kind of kernel, exposed communication, bubble and wait (sim/run/time_by_class.hpp);
+  /// the parts sum to its iteration time when the workers start it together.
+  std::vector<TimeShare> time_by_class;
   std::string stopped;                    ///< why the job stopped before its last iteration; empty otherwise
   double stopped_at_s = 0;                ///< when it stopped (simulated time), with `stopped`
 };

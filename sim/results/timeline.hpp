@@ -16,6 +16,7 @@ struct IterationMarks {
   double backward_s = 0;
   double update_s = 0;
   double comm_wait_s = 0;  ///< blocked until gradients were synchronised (exposed communication)
+  double bubble_s = 0;     ///< of comm_wait_s, waiting with none of its own communication under way (pipeline bubble)
   bool dropped = false;    ///< the server dropped this iteration's gradient (backup workers)
   bool skipped = false;    ///< the worker skipped this iteration's upload (LAG)
 };

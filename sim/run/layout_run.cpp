@@ -29,6 +29,7 @@
 #include "sim/run/run_info.hpp"
 #include "sim/run/stage_buckets.hpp"
 #include "sim/run/stragglers.hpp"
+#include "sim/run/time_by_class.hpp"
 #include "sim/scenario/parallel_section.hpp"
 #include "sim/sync/scheme.hpp"
 #include "sim/taskgraph/list_schedule.hpp"
@@ -78,9 +79,10 @@ parallel::Workload workload_of(const scenario::Scenario& s, int iterations,
 }
 
 /// A rank's compute stream per iteration from its spans of `program` (waiting = exposed communication and the
-/// pipeline bubble), for the iterations that ended (a failure may have stopped the job).
+/// pipeline bubble; with `bubble`, the bubble apart), for the iterations that ended (a failure may have stopped the
+/// job).
 std::vector<IterationMarks> rank_marks(const taskgraph::Program& program, const parallel::StagePlan& stage,
-                                       const std::vector<taskgraph::Span>& spans) {
+                                       const std::vector<taskgraph::Span>& spans, bool bubble) {
   std::vector<IterationMarks> marks;
   int first = 0;
   double start = 0;
@@ -96,6 +98,7 @@ std::vector<IterationMarks> rank_marks(const taskgraph::Program& program, const 
       (t.category == "forward" ? m.forward_s : t.category == "update" ? m.update_s : m.backward_s) += d;
     }
     m.comm_wait_s = std::max(0.0, m.end_s - m.start_s - m.forward_s - m.backward_s - m.update_s);
+    if (bubble) m.bubble_s = pipeline_bubble_s(program, spans, first, end, m.start_s, m.end_s);
     marks.push_back(m);
     first = end + 1;
     start = m.end_s;
@@ -292,8 +295,13 @@ Timeline timeline_of(const scenario::Scenario& s, const parallel::Workload& work
     const auto role = static_cast<std::size_t>(placement.stage(static_cast<int>(w)));
     const taskgraph::Program& program = work.graph.programs[role];
     const std::vector<taskgraph::Span>& spans = spans_of(static_cast<int>(w));
-    const auto [first, fresh] = marked.try_emplace({role, &spans}, w);
-    timeline.marks.push_back(fresh ? rank_marks(program, work.stages[role], spans) : timeline.marks[first->second]);
+    if (w == 0) {  // the report's worker 0: its marks with the pipeline bubble, never shared
+      timeline.marks.push_back(rank_marks(program, work.stages[role], spans, true));
+    } else {
+      const auto [first, fresh] = marked.try_emplace({role, &spans}, w);
+      timeline.marks.push_back(fresh ? rank_marks(program, work.stages[role], spans, false)
+                                     : timeline.marks[first->second]);
+    }
     timeline.traffic.push_back(traffic_of(static_cast<int>(w)));
     if (!traced[w]) continue;
     for (std::size_t i = 0; i < program.tasks.size(); ++i) {
@@ -436,7 +444,24 @@ RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
   for (const parallel::StagePlan& stage : work.stages) info.buckets += static_cast<std::int64_t>(stage.exchanges.buckets.size());
   info.compression = *compression_note;
   info.collective_launch_s = costs.collectives().launch_s(Op::allreduce, s.workers);
+  const std::vector<IterationMarks> worker0 = timeline.marks.front();
   RunResult result = assemble_result(std::move(info), std::move(timeline), single_worker_s, s.workers);
+  if (!result.iterations.empty()) {
+    // Worker 0 is the first rank of stage 0: its layers are those of stage 0's units.
+    std::vector<int> layers;
+    for (const std::vector<int>& chunk : work.stages.front().chunks)
+      for (int u : chunk)
+        for (int layer = work.units[static_cast<std::size_t>(u)].first_layer;
+             layer < work.units[static_cast<std::size_t>(u)].end_layer; ++layer)
+          layers.push_back(layer);
+    const PassShares shares =
+        pass_shares(models::layer_class_times(s.model, s.gpu, l.micro_batch, s.precision,
+                                              models::optimizer(s.memory.optimizer), l.tensor, s.fp8_recipe),
+                    layers, static_cast<double>(l.micro_batch) / s.batch_size);
+    const std::size_t last = result.iterations.size() - 1;
+    result.time_by_class =
+        time_by_class(result.iterations[last].per_worker.front(), shares, worker0[last].bubble_s);
+  }
   const double last_start = result.iterations.empty() ? 0.0 : result.iterations.back().start_s;
   for (const taskgraph::TaskRef& at : schedule.critical_path()) {
     if (schedule.spans[static_cast<std::size_t>(at.role)][static_cast<std::size_t>(at.task)].start_s < last_start) continue;

@@ -4,6 +4,7 @@
 #include "sim/actors/simgrid_run.hpp"
 #include "sim/collectives/schedule_time.hpp"
 #include <algorithm>
+#include <numeric>
 #include <fmt/format.h>
 #include <map>
 #include <memory>
@@ -21,6 +22,7 @@
 #include "sim/run/numerics_run.hpp"
 #include "sim/run/stragglers.hpp"
 #include "sim/run/critical_path.hpp"
+#include "sim/run/time_by_class.hpp"
 #include "sim/run/group_collectives.hpp"
 #include "sim/run/layout_run.hpp"
 #include "sim/run/run_info.hpp"
@@ -459,6 +461,15 @@ RunResult simulate_time_line(const scenario::Scenario& s, const std::optional<nu
   for (std::size_t k = 0; k < sets.sets.size(); ++k)
     for (std::size_t l = 0; l < link_bytes.size(); ++l)
       link_bytes[l] += prepared[k].link_bytes[l] * (static_cast<double>(exchanging[k]) / s.iterations);
+  if (!result.iterations.empty()) {
+    std::vector<int> layers(s.model.layers.size());
+    std::iota(layers.begin(), layers.end(), 0);
+    result.time_by_class = time_by_class(
+        result.iterations.back().per_worker.front(),
+        pass_shares(models::layer_class_times(s.model, s.gpu, s.batch_size, s.precision,
+                                              models::optimizer(s.memory.optimizer), 1, s.fp8_recipe),
+                    layers));
+  }
   result.critical_path = std::move(last.critical_path);
   result.exposed_comm_per_bucket_s = std::move(last.exposed_comm_per_bucket_s);
   if (collective_exchanges)

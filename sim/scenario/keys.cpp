@@ -274,6 +274,17 @@ std::vector<KeySpec> make_scenario_keys() {
        "before it (default: NCCL's ring/Simple base latency; 0 with collective nccl or auto, whose calls already "
        "pay it)",
        0, 0, nullptr},
+      {"gpu", "calibration", "string", "-",
+       "a calibration file `dtsim calibrate --gpu NAME TRACE.json` fitted to a PyTorch profiler trace (path relative "
+       "to the scenario): its profile's kernel constants (gemm_efficiency, memory_efficiency, attention_scale, "
+       "launch_gap, launch_dispatch) replace the built-in ones; keys given here replace those",
+       0, 0, nullptr},
+      {"gpu", "attention_scale", "number", "1",
+       "measured over published FlashAttention throughput (0.01 to 10; 1: the papers' figures)", 0, 10, nullptr},
+      {"gpu", "launch_gap", kDuration, "launch's",
+       "GPU gap between two back-to-back kernels of a stream, replacing gpu.launch's", 0, 0, nullptr},
+      {"gpu", "launch_dispatch", kDuration, "launch's",
+       "CPU time to issue one kernel, replacing gpu.launch's", 0, 0, nullptr},
       {"gpu", "measured_iteration_time", kDuration, "-",
        "measured single-GPU iteration at this batch; scales the roofline times to it", 0, 0, nullptr},
       {"gpu", "measured_layers", "string", "-",

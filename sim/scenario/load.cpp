@@ -31,6 +31,7 @@
 #include "sim/scenario/parallel_section.hpp"
 #include "sim/scenario/section.hpp"
 #include "sim/scenario/shape_section.hpp"
+#include "sim/scenario/toml_file.hpp"
 #include "sim/scenario/failures_section.hpp"
 #include "sim/scenario/strategy_section.hpp"
 #include "sim/scenario/stragglers_section.hpp"
@@ -180,6 +181,35 @@ void load_fp8_recipe(Section& g, Scenario& s) {
     throw core::InputError(g.where_key("fp8_recipe"), why, "fp8_recipe = \"delayed\" or \"current\"");
 }
 
+/// The constants `dtsim calibrate` fits to a profiler trace, in a scenario's [gpu] or a calibration file.
+void load_kernel_constants(Section& g, models::GpuProfile& gpu) {
+  if (g.has("gemm_efficiency")) {
+    gpu.gemm_efficiency = g.number("gemm_efficiency", 1e-3, 1.0);
+    gpu.fp8_gemm_efficiency = 0;  // the given figure at every precision
+  }
+  if (g.has("memory_efficiency")) gpu.memory_efficiency = g.number("memory_efficiency", 1e-3, 1.0);
+  if (g.has("attention_scale")) gpu.attention_scale = g.number("attention_scale", 0.01, 10.0);
+  if (auto gap = g.optional_duration("launch_gap")) gpu.launch_gap_s = *gap;
+  if (auto dispatch = g.optional_duration("launch_dispatch")) gpu.launch_dispatch_s = *dispatch;
+}
+
+/// gpu.calibration: a file of `dtsim calibrate`, fitted to the scenario's GPU profile.
+void load_calibration(Section& g, const std::string& path, models::GpuProfile& gpu) {
+  if (!fs::exists(path))
+    throw core::InputError(g.where_key("calibration"), "cannot read calibration file '" + path + "'",
+                           "a file `dtsim calibrate --gpu NAME TRACE.json --out FILE` wrote, relative to the scenario");
+  toml::table table = parse_toml_file(path, "calibration file");
+  Section c(table, "");
+  c.allow({"profile", "gemm_efficiency", "memory_efficiency", "attention_scale", "launch_gap", "launch_dispatch"});
+  const std::string profile = c.required_string("profile");
+  if (profile != gpu.name)
+    throw core::InputError(c.where_key("profile"),
+                           "calibration of GPU profile '" + profile + "' for a scenario on '" + gpu.name + "'",
+                           "a calibration fitted with --gpu " + gpu.name);
+  load_kernel_constants(c, gpu);
+  c.finish();
+}
+
 void load_gpu(Section& g, Scenario& s, const fs::path& base) {
   allow_keys(g, "gpu");
   // The platform says which GPU its hosts have; a profile that says otherwise is a contradiction, not a what-if
@@ -212,11 +242,8 @@ void load_gpu(Section& g, Scenario& s, const fs::path& base) {
   if (g.has("sm_count")) s.gpu.sm_count = static_cast<int>(g.integer("sm_count", 0, 1, 4096));
   s.gpu.gemm_model = models::parse_gemm_model(choice_key(g, "gpu", "gemm_model"));
   s.gpu.launch = models::parse_launch_mode(choice_key(g, "gpu", "launch"));
-  if (g.has("gemm_efficiency")) {
-    s.gpu.gemm_efficiency = g.number("gemm_efficiency", 1e-3, 1.0);
-    s.gpu.fp8_gemm_efficiency = 0;  // the given figure at every precision
-  }
-  if (g.has("memory_efficiency")) s.gpu.memory_efficiency = g.number("memory_efficiency", 1e-3, 1.0);
+  if (auto file = g.optional_string("calibration")) load_calibration(g, (base / *file).lexically_normal().string(), s.gpu);
+  load_kernel_constants(g, s.gpu);
   if (g.has("overlap_slowdown")) s.gpu.overlap_slowdown = g.number("overlap_slowdown", 1.0, 100.0);
   if (auto launch = g.optional_duration("collective_launch")) s.gpu.collective_launch_s = *launch;
   const std::string precision = choice_key(g, "gpu", "precision");
@@ -362,7 +389,7 @@ std::vector<InputFile> absolute_inputs(toml::table& root, const fs::path& base) 
     node.as_string()->get() = path;
     inputs.push_back({path, core::file_digest(path)});
   };
-  for (const char* key : {"model.file", "gpu.measured_layers", "stragglers.speed_profiles"})
+  for (const char* key : {"model.file", "gpu.measured_layers", "gpu.calibration", "stragglers.speed_profiles"})
     if (toml::node* node = root.at_path(key).node()) absolute(*node);
   if (toml::array* files = root.at_path("numerics.files").as_array())
     for (toml::node& file : *files) absolute(file);

@@ -141,7 +141,7 @@ TEST(CalibrateMain, WritesThePlatformFileAndASummary) {
   const std::string csv = write_file("summary.csv", kHeader + ring_csv({{2, 8}, {8, 8}}, kNvlink));
   const std::string out_path = write_file("out.toml", "old");
   std::ostringstream out;
-  EXPECT_EQ(calibrate_main({csv}, {"ring", "calibrated", out_path, 0, {}, 0, {}}, out), 0);
+  EXPECT_EQ(calibrate_main({csv}, {"ring", "calibrated", out_path, 0, {}, 0, {}, "", "bf16", ""}, out), 0);
   std::ifstream file(out_path);
   const std::string written((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   EXPECT_EQ(written, calibrate({csv}, {}).platform_toml);
@@ -161,12 +161,12 @@ TEST(CalibrateMain, BadInputIsAnInputError) {
   std::ostringstream out;
   EXPECT_EQ(error_of([&] { calibrate_main({}, {}, out); }), "no measurement file; one or more measurement files");
   for (const char* chooser : {"nccl", "auto", "mpich_auto"})
-    EXPECT_EQ(error_of([&] { calibrate_main({"x.csv"}, {chooser, "x", "", 0, {}, 0, {}}, out); }).rfind(
+    EXPECT_EQ(error_of([&] { calibrate_main({"x.csv"}, {chooser, "x", "", 0, {}, 0, {}, "", "bf16", ""}, out); }).rfind(
                   std::string("--collective ") + chooser + ": it picks its algorithm", 0),
               0u);
   const std::string csv = write_file("ok.csv", kHeader + ring_csv({{2, 8}}, kNvlink));
   // A folder that cannot exist (its name is taken by a file): the error names it and the way out.
-  EXPECT_EQ(error_of([&] { calibrate_main({csv}, {"ring", "x", csv + "/p.toml", 0, {}, 0, {}}, out); }).rfind(
+  EXPECT_EQ(error_of([&] { calibrate_main({csv}, {"ring", "x", csv + "/p.toml", 0, {}, 0, {}, "", "bf16", ""}, out); }).rfind(
                 csv + ": cannot create the folder: ", 0),
             0u);
   EXPECT_TRUE(out.str().empty());
