@@ -60,7 +60,9 @@ TEST(Framework, DeepSpeedPersistenceAndPrefetchBucket) {
   // fetch 3 when fetch 1 does (60 would not be below 50).
   EXPECT_EQ(prefetched_at({30, 30, 30, 30}, 50), (std::vector<int>{0, 0, 0, 1}));
   EXPECT_EQ(prefetched_at({30, 30, 30, 30}, 0), (std::vector<int>{0, 1, 2, 3}));
-  EXPECT_EQ(prefetched_at({100, 10, 10, 10}, 25), (std::vector<int>{0, 0, 1, 1}));
+  // The fetches after a large one wait for it to compute: 100 in flight is not below 25.
+  EXPECT_EQ(prefetched_at({10, 100, 10, 10}, 25), (std::vector<int>{0, 0, 1, 1}));
+  EXPECT_EQ(prefetched_at({100, 10, 10, 10}, 25), (std::vector<int>{0, 0, 0, 0}));
 }
 
 TEST(Framework, PassGathersPerFramework) {
