@@ -8,8 +8,6 @@
 #include <string_view>
 #include <vector>
 
-#include "models/model.hpp"
-
 namespace dtsim::parallel {
 
 enum class Framework { generic, fsdp, deepspeed };
