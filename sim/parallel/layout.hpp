@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/parallel/framework.hpp"
+
 namespace dtsim::parallel {
 
 /// How data-parallel replicas shard the model states (Rajbhandari et al., "ZeRO", SC 2020; Zhao et al.,
@@ -62,6 +64,7 @@ struct Layout {
   bool moe_shared_expert_overlap = false;
   bool sequence_parallel = false;  ///< Korthikanti et al. 2023: norms and dropout split over the tensor group's tokens
   Sharding sharding = Sharding::none;
+  FrameworkOptions framework;       ///< how the framework runs sharded parameters (zero3)
   int micro_batch = 0;              ///< samples per micro-batch; 0: the whole batch of a replica at once
   std::string schedule = "1f1b";    ///< pipeline_schedule_names()
   int virtual_stages = 1;           ///< model chunks per GPU (interleaved 1F1B)

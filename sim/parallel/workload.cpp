@@ -529,13 +529,13 @@ class Builder {
           deps.insert(deps.end(), averaged.begin(), averaged.end());
           std::vector<int> updated = averaged;
           updated.insert(updated.end(), stepped.begin(), stepped.end());
-          Prefetch ag(*this, program, gathers ? units : std::vector<int>{}, "F" + mb, updated);
+          Prefetch ag(*this, program, gathers ? units : std::vector<int>{}, "F" + mb, false, updated);
           int last = -1;
           for (std::size_t k = 0; k < units.size(); ++k) {
             const Unit& u = work_.units[static_cast<std::size_t>(units[k])];
             std::vector<int> first = deps;
             if (last >= 0) first = {last};
-            if (gathers) first.push_back(ag.gather(k));
+            if (gathers) first.insert(first.end(), ag.gather(k).begin(), ag.gather(k).end());
             if (auto a = gathered.find(units[k]); a != gathered.end()) first.push_back(a->second);
             last = emit(program, forward_segments(u), first, "F" + mb + " " + unit_name(u), "forward");
             ag.computed(k, last);
@@ -550,14 +550,16 @@ class Builder {
           std::vector<int> pass_start = deps;
           if (const int c = last_compute(program); c >= 0) pass_start.push_back(c);
           Prefetch ag(*this, program, gathers ? std::vector<int>(units.rbegin(), units.rend()) : std::vector<int>{},
-                      "B" + mb);
+                      "B" + mb, true);
+          const GatherOrder order = gather_order(layout_.framework, true);
+          double pending = 0;  // DeepSpeed: gradient elements in the reduce bucket
           int last = -1;
           for (std::size_t k = 0; k < units.size(); ++k) {
             const int unit = units[units.size() - 1 - k];
             const Unit& u = work_.units[static_cast<std::size_t>(unit)];
             std::vector<int> first = deps;
             if (last >= 0) first = {last};
-            if (gathers) first.push_back(ag.gather(k));
+            if (gathers) first.insert(first.end(), ag.gather(k).begin(), ag.gather(k).end());
             bool replay = false;
             const std::vector<Segment> backward = backward_segments(u, replay);
             if (replay) {
@@ -565,12 +567,20 @@ class Builder {
               first = {last};
             }
             last = emit(program, backward, first, "B" + mb + " " + unit_name(u), "backward");
-            ag.computed(k, last);
-            if (gathers)
-              for (int r : reduce_gradients(program, gradient_bytes(u), {last}, "B" + mb + " " + unit_name(u),
-                                            exchange == DataExchange::gradients))
-                reductions.push_back(r);
-            else if (p.micro_batch == last_backward[static_cast<std::size_t>(p.chunk)] &&
+            // One NCCL stream (FSDP): the next gather reaches it before or after this unit's reduce-scatter.
+            const bool gather_first = !order.shared_stream || order.gather_before_reduce;
+            if (gather_first) ag.computed(k, last);
+            if (gathers) {
+              pending += u.parameters;
+              const bool bucketed = layout_.framework.framework == Framework::deepspeed;
+              if (!bucketed || pending >= static_cast<double>(layout_.framework.reduce_bucket_size) ||
+                  k + 1 == units.size()) {
+                for (int r : reduce_sharded(program, pending, last, "B" + mb + " " + unit_name(u),
+                                            exchange == DataExchange::gradients, p.micro_batch > 0))
+                  reductions.push_back(r);
+                pending = 0;
+              }
+            } else if (p.micro_batch == last_backward[static_cast<std::size_t>(p.chunk)] &&
                      exchange == DataExchange::gradients)
               for (int b : ready_at(s, unit))
                 for (int r : exchange_bucket(program, s, b, last, pass_start, "B" + mb)) reductions.push_back(r);
@@ -580,6 +590,7 @@ class Builder {
                                               layout_.sharding == Sharding::none ? Op::allreduce : Op::reduce_scatter,
                                               Stream::data, static_cast<std::int64_t>(u.expert_parameters * gradient_),
                                               "expert_data", {last}, "B" + mb + " " + unit_name(u) + " experts dp", "dp"));
+            if (!gather_first) ag.computed(k, last);
           }
           if (g > 0)
             send(program, (s + stages - 1) % stages, {it, p.micro_batch, g - 1, false}, last,
@@ -652,35 +663,102 @@ class Builder {
     }
   }
 
-  /// Sharded parameters: an all-gather of each unit before its computation, at most two ahead (FSDP's
-  /// limit_all_gathers and prefetching): the gathers of the first two units are issued at once, and the gather
-  /// of unit k+2 when unit k's computation ends, so that it overlaps unit k+1's.
+  /// Sharded parameters: the all-gathers of a pass's units before their computation (parallel::pass_gathers: one
+  /// per unit at most two ahead, FSDP's limit_all_gathers and prefetching; DeepSpeed's per sub-module fetches and
+  /// prefetch bucket), each preceded by the framework's cast of the shard (FSDP's mixed precision).
   class Prefetch {
    public:
     /// `after`: what the first gathers wait for (the step and the model average that changed the shards).
-    Prefetch(Builder& b, taskgraph::Program& program, std::vector<int> units, std::string pass,
+    Prefetch(Builder& b, taskgraph::Program& program, std::vector<int> units, std::string pass, bool backward,
              const std::vector<int>& after = {})
-        : b_(b), program_(program), units_(std::move(units)), pass_(std::move(pass)) {
-      for (std::size_t k = 0; k < std::min<std::size_t>(2, units_.size()); ++k) issue(k, {after.begin(), after.end()});
+        : b_(b), program_(program), units_(std::move(units)), pass_(std::move(pass)),
+          gathers_(b.pass_gathers(units_, backward)), tasks_(units_.size()) {
+      issue(-1, {after.begin(), after.end()});
     }
-    int gather(std::size_t k) const { return tasks_.at(k); }
-    void computed(std::size_t k, int task) {
-      if (k + 2 < units_.size()) issue(k + 2, {task});
-    }
+    /// What unit k's computation waits for.
+    const std::vector<int>& gather(std::size_t k) const { return tasks_.at(k); }
+    /// Unit k's computation ended with task `task`: the gathers waiting for it are issued.
+    void computed(std::size_t k, int task) { issue(static_cast<int>(k), {task}); }
 
    private:
-    void issue(std::size_t k, std::vector<Dep> deps) {
-      const Unit& u = b_.work_.units[static_cast<std::size_t>(units_[k])];
+    void issue(int after, const std::vector<Dep>& deps) {
       const char* group = b_.layout_.sharding == Sharding::hybrid ? "shard" : "data";
-      tasks_[k] = b_.collective(program_, Op::allgather, Stream::gather, b_.parameter_bytes(u), group,
-                                std::move(deps), pass_ + " gather " + b_.unit_name(u), "gather");
+      for (const PassGather& g : gathers_) {
+        if (g.after != after) continue;
+        const Unit& u = b_.work_.units[static_cast<std::size_t>(units_[static_cast<std::size_t>(g.unit)])];
+        const std::string name = pass_ + " gather " + b_.unit_name(u);
+        std::vector<Dep> before = deps;
+        if (b_.layout_.framework.framework == Framework::fsdp) {
+          const double bytes = fsdp_copies(static_cast<double>(g.elements), b_.shard_size(), b_.element_, b_.gradient_,
+                                           false).before_gather;
+          if (bytes > 0) before = {Dep(b_.copy(program_, Stream::gather, bytes, before, name + " cast shard"))};
+        }
+        tasks_[static_cast<std::size_t>(g.unit)].push_back(
+            b_.collective(program_, Op::allgather, Stream::gather,
+                          static_cast<std::int64_t>(static_cast<double>(g.elements) * b_.element_), group,
+                          std::move(before), name, "gather"));
+      }
     }
     Builder& b_;
     taskgraph::Program& program_;
     std::vector<int> units_;
     std::string pass_;
-    std::map<std::size_t, int> tasks_;
+    std::vector<PassGather> gathers_;
+    std::vector<std::vector<int>> tasks_;
   };
+
+  /// The all-gathers of a pass over `units` (pass order) under the layout's framework.
+  std::vector<PassGather> pass_gathers(const std::vector<int>& units, bool backward) const {
+    const FrameworkOptions& f = layout_.framework;
+    std::vector<std::vector<std::int64_t>> fetches;
+    for (int unit : units) {
+      const Unit& u = work_.units[static_cast<std::size_t>(unit)];
+      std::vector<std::int64_t>& of = fetches.emplace_back();
+      if (f.framework != Framework::deepspeed) {
+        of.push_back(static_cast<std::int64_t>(u.parameters));
+        continue;
+      }
+      for (int i = u.first_layer; i < u.end_layer; ++i) {
+        const Layer& l = model_.layers[static_cast<std::size_t>(i)];
+        std::vector<std::int64_t> tensors;
+        for (const models::Tensor& t : l.tensors) tensors.push_back(t.numel() / (splits_parameters(l) ? layout_.tensor : 1));
+        of.push_back(fetched_elements(tensors, f.param_persistence_threshold));
+      }
+      if (backward) std::reverse(of.begin(), of.end());
+    }
+    return parallel::pass_gathers(f, fetches, backward);
+  }
+
+  /// An element-wise copy of `bytes` (read and written) on `stream` after `deps`: the framework's casts and copies.
+  int copy(taskgraph::Program& program, Stream stream, double bytes, std::vector<Dep> deps, const std::string& name) {
+    DTSIM_CHECK(in_.copy_Bps > 0, "a framework's copies need the GPU's copy bandwidth");
+    Task t;
+    t.stream = stream;
+    t.name = name;
+    t.category = "copy";
+    t.duration_s = bytes / in_.copy_Bps;
+    t.deps = std::move(deps);
+    return program.add(std::move(t));
+  }
+
+  /// Sharded parameters' gradients under a framework: `elements` of gradients reduce-scattered after task `after`
+  /// (the framework's casts and copies before and after, on the data stream; the reduce-scatter on the gathers' stream
+  /// when the framework has one NCCL stream). `accumulate`: a micro-batch after the first.
+  std::vector<int> reduce_sharded(taskgraph::Program& program, double elements, int after, const std::string& name,
+                                  bool across_replicas, bool accumulate) {
+    const FrameworkOptions& f = layout_.framework;
+    const auto bytes = static_cast<std::int64_t>(elements * gradient_);
+    if (f.framework == Framework::generic) return reduce_gradients(program, bytes, {after}, name, across_replicas);
+    if (layout_.replicas() == 1 || bytes == 0) return {};
+    const FsdpCopies c = (f.framework == Framework::fsdp ? fsdp_copies : deepspeed_copies)(
+        elements, shard_size(), element_, gradient_, accumulate);
+    std::vector<Dep> deps = {Dep(after)};
+    if (c.before_reduce > 0) deps = {Dep(copy(program, Stream::data, c.before_reduce, deps, name + " cast gradients"))};
+    const Stream stream = gather_order(f, true).shared_stream ? Stream::gather : Stream::data;
+    int last = collective(program, Op::reduce_scatter, stream, bytes, "data", deps, name + " dp", "dp");
+    if (c.after_reduce > 0) last = copy(program, Stream::data, c.after_reduce, {Dep(last)}, name + " gradient shard");
+    return {last};
+  }
 
   std::string unit_name(const Unit& u) const {
     const Layer& first = model_.layers[static_cast<std::size_t>(u.first_layer)];

@@ -60,6 +60,7 @@ parallel::Workload workload_of(const scenario::Scenario& s, int iterations,
   in.micro_batches = scenario::micro_batches(s);
   in.iterations = iterations;
   in.hybrid_shard = hybrid_shard(placement);
+  in.copy_Bps = s.gpu.memory_Bps * s.gpu.memory_efficiency;  // element-wise kernels' rate (models/gpu_profile.hpp)
   in.data_planner = stage_planner(s, placement, std::move(compression_note));
   // The sync scheme on the data dimension, iteration by iteration.
   const sync::Scheme& scheme = s.sync.rules();

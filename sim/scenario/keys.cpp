@@ -488,6 +488,30 @@ std::vector<KeySpec> make_scenario_keys() {
        "with expert > 1, Megatron-LM's moe_shared_expert_overlap: the shared experts compute while the tokens are "
        "dispatched (else the all-to-alls are on the critical path)",
        0, 0, nullptr},
+      {"parallel", "framework", "string", "generic",
+       "how the framework runs sharding = \"zero3\": generic (a layer gathered at most two ahead, no copies), fsdp "
+       "(PyTorch 2.x FSDP FULL_SHARD: flat-parameter casts and gradient copies at HBM bandwidth, the rate limiter, "
+       "backward_prefetch, all-gathers and reduce-scatters on one NCCL stream), deepspeed (ZeRO-3: one all-gather per "
+       "sub-module, the prefetch bucket, persistent small parameters, gradients reduce-scattered in buckets)",
+       0, 0, parallel::framework_names},
+      {"parallel", "limit_all_gathers", "boolean", "true",
+       "framework = \"fsdp\": FSDP's rate limiter (at most 2 all-gathers in flight); false: every forward all-gather "
+       "issued at once",
+       0, 0, nullptr},
+      {"parallel", "backward_prefetch", "string", "backward_pre",
+       "framework = \"fsdp\": FSDP's BackwardPrefetch: backward_pre (the next all-gather before this layer's gradient "
+       "computation), backward_post (after it), none (after its reduce-scatter)",
+       0, 0, parallel::backward_prefetch_names},
+      {"parallel", "prefetch_bucket_size", "integer", "50000000",
+       "framework = \"deepspeed\": stage3_prefetch_bucket_size, parameter elements prefetched ahead", 0, 2000000000,
+       nullptr},
+      {"parallel", "param_persistence_threshold", "integer", "100000",
+       "framework = \"deepspeed\": stage3_param_persistence_threshold, tensors of fewer elements stay whole on every "
+       "GPU (never gathered)",
+       0, 2000000000, nullptr},
+      {"parallel", "reduce_bucket_size", "integer", "500000000",
+       "framework = \"deepspeed\": reduce_bucket_size, gradient elements reduce-scattered together", 1, 2000000000,
+       nullptr},
       {"parallel", "order", "string", "tensor,context,pipeline,data",
        "rank placement, innermost first: with the default, a tensor group is consecutive GPUs (inside a node)", 0, 0,
        nullptr},

@@ -20,6 +20,27 @@ int integer_key(Section& p, const std::string& key, std::int64_t fallback) {
   return static_cast<int>(p.integer(key, fallback, spec.min, spec.max));
 }
 
+/// [parallel] framework and the knobs of the framework it names (the others are unknown keys there).
+void framework_options(Section& p, parallel::Layout& l) {
+  parallel::FrameworkOptions& f = l.framework;
+  f.framework = parallel::parse_framework(choice_key(p, "parallel", "framework"));
+  if (f.framework != parallel::Framework::generic && l.sharding != parallel::Sharding::zero3)
+    throw core::InputError(p.where_key("framework"),
+                           "framework = \"" + std::string(parallel::framework_name(f.framework)) + "\" with sharding = \"" +
+                               std::string(parallel::sharding_name(l.sharding)) +
+                               "\": the framework models are those of sharded parameters (FSDP FULL_SHARD, ZeRO-3)",
+                           "sharding = \"zero3\", or framework = \"generic\"");
+  if (f.framework == parallel::Framework::fsdp) {
+    f.limit_all_gathers = p.boolean("limit_all_gathers", true);
+    f.backward_prefetch = parallel::parse_backward_prefetch(choice_key(p, "parallel", "backward_prefetch"));
+  }
+  if (f.framework == parallel::Framework::deepspeed) {
+    f.prefetch_bucket_size = integer_key(p, "prefetch_bucket_size", f.prefetch_bucket_size);
+    f.param_persistence_threshold = integer_key(p, "param_persistence_threshold", f.param_persistence_threshold);
+    f.reduce_bucket_size = integer_key(p, "reduce_bucket_size", f.reduce_bucket_size);
+  }
+}
+
 /// Why the sync scheme cannot run on the layout's data dimension (empty when it can). Schemes that reduce
 /// gradients or average models run there; ssp and asp are already refused on every collective architecture.
 std::string sync_refusal(const Scenario& s) {
@@ -149,6 +170,7 @@ void load_parallel(Section& p, Scenario& s) {
                            "a divisor of batch_size (samples per replica per iteration): micro_batch = " +
                                core::nearest_divisors(l.micro_batch, s.batch_size));
   l.sharding = parallel::parse_sharding(choice_key(p, "parallel", "sharding"));
+  framework_options(p, l);
   if (p.has("order")) {
     try {
       l.order = parallel::parse_order(p.string("order", ""), l);

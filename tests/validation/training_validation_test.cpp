@@ -88,8 +88,8 @@ TEST(TrainingValidation, MegatronGpt3OnSeleneTableTwo) {
   };
   const Row rows[] = {
       {"megatron_gpt3_175b_ptdp.toml", 384, 384, 153, 0.11},  {"megatron_gpt3_175b_ptdp.toml", 768, 192, 149, 0.10},
-      {"megatron_gpt3_175b_ptdp.toml", 1536, 96, 141, 0.095}, {"megatron_gpt3_175b_zero3.toml", 384, 4, 144, 0.39},
-      {"megatron_gpt3_175b_zero3.toml", 768, 2, 88, 0.62},    {"megatron_gpt3_175b_zero3.toml", 1536, 1, 44, 0.80},
+      {"megatron_gpt3_175b_ptdp.toml", 1536, 96, 141, 0.095}, {"megatron_gpt3_175b_zero3.toml", 384, 4, 144, 0.35},
+      {"megatron_gpt3_175b_zero3.toml", 768, 2, 88, 0.54},    {"megatron_gpt3_175b_zero3.toml", 1536, 1, 44, 0.67},
   };
   std::printf("| case | GPUs | measured s/iteration | dtsim | error |\n");
   for (const Row& r : rows) {
@@ -134,6 +134,50 @@ TEST(TrainingValidation, Llama3OnMetasClusterTableFour) {
     EXPECT_GT(teraflops[1], r.teraflops) << r.gpus;
     EXPECT_NEAR(teraflops[0] / r.teraflops - 1, r.full_error, 0.03) << r.gpus;
     EXPECT_NEAR(teraflops[1] / r.teraflops - 1, r.none_error, 0.03) << r.gpus;
+  }
+}
+
+TEST(TrainingValidation, MptFsdpLlmFoundryBenchmarks) {
+  // MosaicML llm-foundry, scripts/train/benchmarking/README.md: MPT with Composer's FSDP (FULL_SHARD, amp_bf16,
+  // mixed_precision DEFAULT), sequence 2048, no activation checkpointing. Measured seconds per iteration: the
+  // global batch in tokens over the measured tokens per second. (file, model, micro-batch, accumulation, GPUs,
+  // tokens/s, global batch in tokens, bound on the error).
+  struct Row {
+    const char* file;
+    const char* model;
+    int micro_batch;
+    int accumulation;
+    int gpus;
+    double tokens_per_s;
+    double tokens;
+    double bound;
+  };
+  const Row rows[] = {
+      {"mpt_fsdp_a100_80gb.toml", "gpt3_125m", 40, 2, 8, 1142641, 1310720, 0.32},
+      {"mpt_fsdp_a100_80gb.toml", "gpt3_350m", 32, 2, 8, 470263, 1048576, 0.21},
+      {"mpt_fsdp_a100_80gb.toml", "gpt3_760m", 24, 2, 8, 259472, 786432, 0.22},
+      {"mpt_fsdp_a100_80gb.toml", "gpt3_1_3b", 14, 4, 8, 164109, 917504, 0.20},
+      {"mpt_fsdp_a100_80gb.toml", "gpt3_2_7b", 10, 2, 8, 86491, 327680, 0.19},
+      {"mpt_fsdp_a100_80gb.toml", "gpt3_6_7b", 6, 2, 8, 37130, 196608, 0.19},
+      {"mpt_fsdp_a100_80gb.toml", "gpt3_13b", 2, 3, 8, 18097, 98304, 0.24},
+      {"mpt_fsdp_h100.toml", "gpt3_760m", 24, 2, 8, 505177, 786432, 0.36},
+      {"mpt_fsdp_h100.toml", "gpt3_1_3b", 14, 1, 8, 363645, 229376, 0.31},
+      {"mpt_fsdp_h100.toml", "gpt3_2_7b", 10, 3, 16, 386285, 983040, 0.27},
+      {"mpt_fsdp_h100.toml", "gpt3_6_7b", 6, 1, 8, 85144, 98304, 0.30},
+      {"mpt_fsdp_h100.toml", "gpt3_13b", 2, 1, 8, 38336, 32768, 0.37},
+  };
+  std::printf("| file | model | GPUs | micro-batch x accumulation | measured s/iteration | dtsim | error |\n");
+  for (const Row& r : rows) {
+    const double measured = r.tokens / r.tokens_per_s;
+    scenario::Scenario s = scenario::load_scenario(
+        std::string(DTSIM_SOURCE_DIR) + "/scenarios/validation/" + r.file,
+        {"model.name=" + std::string(r.model), "workers=" + std::to_string(r.gpus),
+         "platform.nodes=" + std::to_string(r.gpus / 8), "batch_size=" + std::to_string(r.micro_batch * r.accumulation),
+         "parallel.micro_batch=" + std::to_string(r.micro_batch)});
+    const double predicted = run::run_simulation(s).mean_iteration_s;
+    std::printf("| %s | %s | %d | %d x %d | %.3f | %.3f | %+.1f %% |\n", r.file, r.model, r.gpus, r.micro_batch,
+                r.accumulation, measured, predicted, 100 * (predicted / measured - 1));
+    EXPECT_LE(std::abs(predicted / measured - 1), r.bound) << r.file << " " << r.model;
   }
 }
 
