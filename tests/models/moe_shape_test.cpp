@@ -84,7 +84,9 @@ TEST(MoeZoo, DenseAndMoeLayersFollowTheShape) {
     if (l.experts > 0) {
       EXPECT_EQ(l.experts, 8);
       EXPECT_EQ(l.top_k, 2);
-      if (!l.tensors.empty()) EXPECT_EQ(l.tensors.front().shape.front(), 8) << l.name;
+      if (!l.tensors.empty()) {
+        EXPECT_EQ(l.tensors.front().shape.front(), 8) << l.name;
+      }
     }
 }
 

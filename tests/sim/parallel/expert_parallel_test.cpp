@@ -49,7 +49,9 @@ TEST(ExpertParallel, AllToAllVolumePerMoeLayerIsTokensTopKHiddenBytes) {
   EXPECT_EQ(tasks(w, Op::alltoall, "expert", 'F'), std::make_pair(32 * 2 * routed, 64));
   EXPECT_EQ(tasks(w, Op::alltoall, "expert", 'B'), std::make_pair(32 * 2 * routed, 64));
   for (const taskgraph::Task& t : w.graph.programs[0].tasks)
-    if (t.op == Op::alltoall) EXPECT_EQ(t.stream, taskgraph::Stream::expert);
+    if (t.op == Op::alltoall) {
+      EXPECT_EQ(t.stream, taskgraph::Stream::expert);
+    }
   // Tensor 2 with sequence parallelism: a rank routes half of the tokens; expert_tensor 2 all-gathers what its
   // expert group sent it over the expert tensor pair and reduce-scatters the outputs.
   l.tensor = 2;
