@@ -3,8 +3,16 @@
 #include <algorithm>
 
 #include "sim/core/error.hpp"
+#include "sim/platform/link_traffic.hpp"
 
 namespace dtsim::run {
+
+std::vector<LinkUse> link_uses(const std::vector<double>& bytes, const platform::Fabric& fabric, double iteration_s) {
+  std::vector<LinkUse> uses;
+  for (const platform::LinkLoad& l : platform::hottest_links(fabric, bytes, iteration_s, fabric.link_count()))
+    uses.push_back({l.name, l.bytes, l.utilisation, l.bandwidth_Bps, l.line_rate_Bps});
+  return uses;
+}
 
 namespace {
 

@@ -1,5 +1,8 @@
 #pragma once
 /// Turns a raw Timeline into iteration times, throughput, efficiency and breakdowns.
+#include <vector>
+
+#include "sim/platform/fabric.hpp"
 #include "sim/results/run_result.hpp"
 #include "sim/results/timeline.hpp"
 
@@ -12,5 +15,9 @@ namespace dtsim::run {
 /// worker). Workers that start together have phases that add up to the iteration time. Efficiency compares
 /// with `single_worker_iteration_s`.
 RunResult assemble_result(RunInfo info, Timeline timeline, double single_worker_iteration_s, int gradients_per_step);
+
+/// Every link that carries `bytes` per iteration (per directed link of `fabric`), busiest first: its bytes, its
+/// utilisation over `iteration_s`, its payload rate and its product's line rate.
+std::vector<LinkUse> link_uses(const std::vector<double>& bytes, const platform::Fabric& fabric, double iteration_s);
 
 }  // namespace dtsim::run

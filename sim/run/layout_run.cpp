@@ -19,7 +19,6 @@
 #include "sim/parallel/stage_memory.hpp"
 #include "sim/parallel/workload.hpp"
 #include "sim/platform/fabric.hpp"
-#include "sim/platform/link_traffic.hpp"
 #include "sim/run/assemble.hpp"
 #include "sim/run/capacity.hpp"
 #include "sim/run/comm_costs.hpp"
@@ -477,9 +476,7 @@ RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
   std::vector<double> link_bytes(static_cast<std::size_t>(fabric.link_count()), 0.0);
   costs.add_links(work.graph, link_bytes);
   for (double& b : link_bytes) b /= s.iterations;
-  for (const platform::LinkLoad& load :
-       platform::hottest_links(fabric, link_bytes, result.mean_iteration_s, fabric.link_count()))
-    result.links.push_back({load.name, load.bytes, load.utilisation});
+  result.links = link_uses(link_bytes, fabric, result.mean_iteration_s);
   result.memory = std::move(memory);
   set_utilisation(s, result);
   return result;

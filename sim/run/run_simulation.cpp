@@ -252,14 +252,6 @@ PreparedPlans prepare_collectives(const scenario::Scenario& s, const std::vector
   return prepared;
 }
 
-/// Bytes per iteration and utilisation of every link that carries traffic, busiest first.
-std::vector<LinkUse> link_uses(const std::vector<double>& bytes, const platform::Fabric& fabric, double iteration_s) {
-  std::vector<LinkUse> uses;
-  for (const platform::LinkLoad& l : platform::hottest_links(fabric, bytes, iteration_s, fabric.link_count()))
-    uses.push_back({l.name, l.bytes, l.utilisation, l.bandwidth_Bps, l.line_rate_Bps});
-  return uses;
-}
-
 /// The all-reduce's choice for each bucket's all-reduces where it chooses per call (NCCL's "tree/LL"; several
 /// joined by "+", none: "-"); empty where it always runs one plan.
 std::vector<std::string> allreduce_choices(const collectives::Collective& allreduce,
