@@ -29,6 +29,12 @@ std::string expert_refusal(const Layout& layout, const models::Model& model) {
   return "";
 }
 
+bool has_shared_experts(const models::Model& model) {
+  for (std::size_t i = 0; i + 1 < model.layers.size(); ++i)
+    if (model.layers[i].kernel == models::Kernel::moe_permute && model.layers[i + 1].experts == 0) return true;
+  return false;
+}
+
 double rank_load(const models::Layer& routed, int expert) {
   const double e = routed.experts, n = e / expert, l = routed.expert_imbalance;
   if (routed.experts <= 1) return l;

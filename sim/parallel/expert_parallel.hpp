@@ -33,6 +33,10 @@ namespace dtsim::parallel {
 /// hybrid sharding of expert parameters.
 std::string expert_refusal(const Layout& layout, const models::Model& model);
 
+/// True when `model`'s MoE layers have shared experts (a dense module between the permutation and the routed
+/// experts): what moe_shared_expert_overlap overlaps with the dispatch.
+bool has_shared_experts(const models::Model& model);
+
 /// The busiest expert-parallel rank's routed tokens over the mean, for routed-expert module `routed` spread over
 /// `expert` ranks of experts / expert experts each: its busiest expert at expert_imbalance times the mean, the
 /// other experts sharing the rest evenly: (L + (n - 1) (E - L) / (E - 1)) / n for E experts, n a rank, imbalance L.

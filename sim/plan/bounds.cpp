@@ -9,6 +9,7 @@
 #include "sim/run/layout_run.hpp"
 #include "sim/run/memory_check.hpp"
 #include "sim/run/run_simulation.hpp"
+#include "sim/parallel/expert_parallel.hpp"
 #include "sim/parallel/workload.hpp"
 #include "sim/scenario/parallel_section.hpp"
 #include "sim/sync/architecture_traits.hpp"
@@ -47,7 +48,9 @@ double layout_compute_bound_s(const scenario::Scenario& s, const scheduling::Ite
     if (layer.block >= 0 && (i == 0 || model.layers[i - 1].block != layer.block)) ++seen;
     while (chunk + 1 < chunks && seen > through) through += per[static_cast<std::size_t>(++chunk)];
     if (layer.block < 0 && seen == blocks) chunk = chunks - 1;  // the head and the loss: the last chunk
-    chunk_s[static_cast<std::size_t>(chunk)] += (whole.layers[i].forward_s + whole.layers[i].backward_s) * share;
+    // Routed experts: the busiest expert-parallel rank's tokens, which every rank waits for (expert_parallel.hpp).
+    const double load = layer.experts > 0 ? parallel::rank_load(layer, l.expert) : 1.0;
+    chunk_s[static_cast<std::size_t>(chunk)] += (whole.layers[i].forward_s + whole.layers[i].backward_s) * share * load;
   }
   // GPU d runs chunks d, d + pipeline, ...: it starts once the first micro-batch's forward has crossed chunks 0 to
   // d - 1, and its last backward is followed by those chunks' backward of the same micro-batch.

@@ -43,7 +43,8 @@ double allreduce_bytes_received(const scheduling::IterationPlan& plan);
 
 /// The compute bound of a layout run `s` from `whole`, one GPU's iteration plan of a replica's batch
 /// (recomputation included): each model chunk's forward and backward of a micro-batch is at least the whole batch's
-/// over the micro-batches and over tensor x context; pipeline GPU d runs its chunks (d, d + pipeline, ...) for
+/// over the micro-batches and over tensor x context (a routed expert's at the busiest expert-parallel rank's load,
+/// parallel::rank_load); pipeline GPU d runs its chunks (d, d + pipeline, ...) for
 /// every micro-batch, after the first micro-batch's forward through chunks 0 to d - 1 and before the last one's
 /// backward through them: the iteration is at least the largest over d of those chunks' one micro-batch + the
 /// micro-batches x its own chunks (1F1B: (m + p - 1) x a stage's micro-batch with equal stages; interleaved with v

@@ -9,6 +9,7 @@
 #include "sim/core/error.hpp"
 #include "sim/memory/activations.hpp"
 #include "sim/parallel/context_parallel.hpp"
+#include "sim/parallel/expert_parallel.hpp"
 #include "sim/parallel/workload.hpp"
 
 namespace dtsim::plan {
@@ -32,28 +33,37 @@ int blocks(const models::Model& model) {
 }
 
 /// The ranks left to the dimensions not placed yet: workers over the extents placed so far (every registered
-/// dimension but data; the ones not enumerated yet are at the base's extent, 1 unless fixed).
+/// dimension but data and the folded ones, which re-divide a stage's ranks; the ones not enumerated yet are at the
+/// base's extent, 1 unless fixed).
 int model_parallel(const parallel::Layout& l) {
   int product = 1;
   for (const parallel::DimensionEntry& d : parallel::dimension_registry())
-    if (d.name != "data") product *= l.*d.extent;
+    if (d.name != "data" && !d.folded) product *= l.*d.extent;
   return product;
 }
 
+/// The loader's layout rules for the dimensions placed before data: the folded (expert) dimensions re-divide the
+/// stage's ranks that data completes, so they are checked once it has (the expert step, or the last check).
+bool refused_before_data(parallel::Layout l, const models::Model& model) {
+  for (const parallel::DimensionEntry& d : parallel::dimension_registry())
+    if (d.folded) l.*d.extent = 1;
+  return !parallel::layout_refusal(l, model, 1).empty();
+}
+
 /// Megatron-LM keeps a tensor group inside a scale-up domain (Narayanan et al. 2021, section 3) and gives each of
-/// its GPUs whole attention heads; with tensor > 1, sequence parallelism (Korthikanti et al. 2023) on or off.
+/// its GPUs whole attention heads; with tensor > 1, sequence parallelism (Korthikanti et al. 2023) on or off (on
+/// only, by the loader's rules, for a mixture of experts).
 void tensor(const LayoutSpace& space, const LayoutPoint& p, std::vector<LayoutPoint>& out) {
   const int others = model_parallel(p.layout) / p.layout.tensor;
   for (int t : divisors(space.gpus_per_node)) {
+    if (space.workers % (others * t) != 0) continue;
     LayoutPoint q = p;
     q.layout.tensor = t;
-    q.layout.sequence_parallel = false;
-    if (space.workers % (others * t) != 0 || (t > 1 && !parallel::layout_refusal(q.layout, model_of(space), 1).empty()))
-      continue;
-    out.push_back(q);
-    if (t == 1) continue;
-    q.layout.sequence_parallel = true;
-    if (parallel::context_refusal(q.layout, model_of(space)).empty()) out.push_back(q);
+    for (const bool sequence_parallel : {false, true}) {
+      if (t == 1 && sequence_parallel) break;
+      q.layout.sequence_parallel = sequence_parallel;
+      if (t == 1 || !refused_before_data(q.layout, model_of(space))) out.push_back(q);
+    }
   }
 }
 
@@ -119,6 +129,38 @@ void data(const LayoutSpace& space, const LayoutPoint& p, std::vector<LayoutPoin
   out.push_back(q);
 }
 
+/// Expert-tensor parallelism on a model with routed experts (each expert's weights split over expert_tensor ranks),
+/// folded into each pipeline stage's tensor x context x data ranks as Megatron-LM does (it multiplies no ranks):
+/// divisors of a node's GPUs (its all-gathers and reduce-scatters run at every MoE layer, as tensor's all-reduces do)
+/// that the loader takes with the expert extent so far (parallel::expert_refusal). A dense model keeps 1.
+void expert_tensor(const LayoutSpace& space, const LayoutPoint& p, std::vector<LayoutPoint>& out) {
+  for (int et : divisors(space.gpus_per_node)) {
+    LayoutPoint q = p;
+    q.layout.expert_tensor = et;
+    if (parallel::expert_refusal(q.layout, model_of(space)).empty()) out.push_back(q);
+  }
+}
+
+/// Expert parallelism on a model with routed experts (each rank of an expert group holds 1/expert of them), folded
+/// like expert_tensor: divisors of the stage's ranks over expert_tensor that the loader takes (the experts divide over
+/// them, parallel::expert_refusal); with expert > 1 and shared experts, their overlap with the dispatch
+/// (moe_shared_expert_overlap) on and off. A dense model keeps 1.
+void expert(const LayoutSpace& space, const LayoutPoint& p, std::vector<LayoutPoint>& out) {
+  const int stage_ranks = p.layout.tensor * p.layout.context * p.layout.data;
+  const bool shared = parallel::has_shared_experts(model_of(space));
+  if (stage_ranks % p.layout.expert_tensor != 0) return;
+  for (int e : divisors(stage_ranks / p.layout.expert_tensor)) {
+    LayoutPoint q = p;
+    q.layout.expert = e;
+    q.layout.moe_shared_expert_overlap = false;
+    if (!parallel::expert_refusal(q.layout, model_of(space)).empty()) continue;
+    out.push_back(q);
+    if (e == 1 || !shared) continue;
+    q.layout.moe_shared_expert_overlap = true;
+    out.push_back(q);
+  }
+}
+
 /// Micro-batches dividing a replica's batch (gradient accumulation without pipelining); the interleaved schedule
 /// needs a multiple of the stages.
 void micro_batch(const LayoutSpace&, const LayoutPoint& p, std::vector<LayoutPoint>& out) {
@@ -160,12 +202,17 @@ void sharding(const LayoutSpace& space, const LayoutPoint& p, std::vector<Layout
   }
 }
 
-const std::array<DimensionEnumerator, 7> kEnumerators{{
+const std::array<DimensionEnumerator, 9> kEnumerators{{
     {"tensor", {"parallel.tensor", "parallel.sequence_parallel"}, "divisors of the GPUs of a node that divide the heads; sequence parallelism on and off", tensor},
     {"context", {"parallel.context", "parallel.context_comm"}, "divisors of the GPUs left whose 2 x context chunks divide a sequence; p2p and all_gather", context},
     {"pipeline", {"parallel.pipeline", "parallel.schedule", "parallel.virtual_stages", "parallel.layers_per_stage"},
      "divisors of the GPUs left up to the layers (unequal stages where they do not divide them); 1F1B and interleaved", pipeline},
     {"data", {"parallel.data", "batch_size"}, "the GPUs left; its replicas divide the global batch", data, true},
+    {"expert_tensor", {"parallel.expert_tensor"}, "with routed experts, divisors of a node's GPUs dividing a stage's ranks",
+     expert_tensor},
+    {"expert", {"parallel.expert", "parallel.moe_shared_expert_overlap"},
+     "with routed experts, divisors of a stage's ranks over expert_tensor that divide the experts; with shared experts, "
+     "their overlap on and off", expert},
     {"micro_batch", {"parallel.micro_batch"}, "divisors of a replica's batch", micro_batch},
     {"recomputation", {"memory.activation_recomputation"}, "none, selective, full", recomputation},
     {"sharding", {"parallel.sharding"}, "none, zero1, zero2 (with replicas), zero3 (without pipelining), hybrid", sharding},
@@ -232,6 +279,11 @@ std::vector<std::pair<std::string, std::string>> layout_settings(const LayoutPoi
       if (!l.layers_per_stage.empty()) set("parallel.layers_per_stage", fmt::format("[{}]", fmt::join(l.layers_per_stage, ", ")));
     }
   }
+  if (searches(searched, "expert_tensor")) set("parallel.expert_tensor", std::to_string(l.expert_tensor));
+  if (searches(searched, "expert")) {
+    set("parallel.expert", std::to_string(l.expert));
+    if (l.expert > 1) set("parallel.moe_shared_expert_overlap", l.moe_shared_expert_overlap ? "true" : "false");
+  }
   set("batch_size", std::to_string(p.batch));
   set("parallel.micro_batch", std::to_string(l.micro_batch));
   if (searches(searched, "recomputation"))
@@ -246,6 +298,7 @@ std::string layout_label(const LayoutPoint& p) {
   std::string out = parallel::extents_name(l);
   if (l.sequence_parallel) out += ", sequence parallel";
   if (l.context > 1) out += ", context " + l.context_comm;
+  if (l.moe_shared_expert_overlap) out += ", shared experts overlapped";
   if (l.virtual_stages > 1) out += fmt::format(", interleaved x{}", l.virtual_stages);
   if (!l.layers_per_stage.empty()) out += fmt::format(", stages of [{}] layers", fmt::join(l.layers_per_stage, ", "));
   const int micro_batches = p.batch / l.micro_batch;

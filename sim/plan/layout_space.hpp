@@ -1,8 +1,8 @@
 #pragma once
 /// `search.layout = "auto"`: every valid parallel layout of a model on a cluster at a fixed global batch. The
 /// layouts are made by a list of dimension enumerators applied in order (tensor, context, pipeline, data,
-/// micro-batch, recomputation, sharding), each extending every layout the ones before it made; a new parallelism
-/// dimension (expert) is one more entry of layout_enumerators().
+/// expert_tensor, expert, micro-batch, recomputation, sharding), each extending every layout the ones before it
+/// made; a new parallelism dimension is one more entry of layout_enumerators().
 #include <span>
 #include <string>
 #include <string_view>
@@ -52,12 +52,13 @@ std::vector<std::string> layout_dimension_names();
 std::vector<LayoutPoint> enumerate_layouts(const LayoutSpace& space, const std::vector<std::string>& searched);
 
 /// The `--set` settings that make `p` from the base: the keys of the searched dimensions (the inapplicable ones
-/// left out: sequence_parallel without tensor parallelism, schedule without pipelining) and batch_size.
+/// left out: sequence_parallel without tensor parallelism, schedule without pipelining, moe_shared_expert_overlap
+/// without expert parallelism) and batch_size.
 std::vector<std::pair<std::string, std::string>> layout_settings(const LayoutPoint& p,
                                                                  const std::vector<std::string>& searched);
 
-/// The layout in words: "tensor 8 x pipeline 4 x data 32, sequence parallel, 16 micro-batches of 1, recompute
-/// selective, sharding zero1".
+/// The layout in words: "tensor 8 x pipeline 4 x data 32 x expert 8, sequence parallel, 16 micro-batches of 1,
+/// recompute selective, zero1".
 std::string layout_label(const LayoutPoint& p);
 
 }  // namespace dtsim::plan

@@ -37,10 +37,11 @@ struct Scratch {
 
 /// A plan of `model` on `nodes` DGX A100 nodes at `global_batch` sequences a step, searching `layout` (TOML text);
 /// `all` adds a throughput target every candidate meets, which turns off the pruning of dominated candidates, so that
-/// every layout that fits is simulated (brute force).
-std::string plan_text(const std::string& model, int nodes, int global_batch, const std::string& layout, bool all) {
-  return "recheck = 0\n[set]\n\"model.name\" = \"" + model +
-         "\"\n\"gpu.precision\" = \"bf16\"\n\"strategy.collective\" = \"nccl\"\niterations = 1\n[job]\ntokens = "
+/// every layout that fits is simulated (brute force); `set` adds lines to [set].
+std::string plan_text(const std::string& model, int nodes, int global_batch, const std::string& layout, bool all,
+                      const std::string& set = "") {
+  return "recheck = 0\n[set]\n\"model.name\" = \"" + model + "\"\n" + set +
+         "\"gpu.precision\" = \"bf16\"\n\"strategy.collective\" = \"nccl\"\niterations = 1\n[job]\ntokens = "
          "1000000000\nglobal_batch = " +
          std::to_string(global_batch) + "\n[target]\nminimise = \"time\"\n" + (all ? "throughput = 1e-9\n" : "") +
          "[search]\nplatforms = [\"dgx_a100\"]\nnodes = [" + std::to_string(nodes) + "]\nlayout = " + layout + "\n";
@@ -113,6 +114,83 @@ TEST(LayoutSearch, SetFixesDimensionsAndTheGlobalBatchSplits) {
     EXPECT_EQ(batch * x.data, 32) << x.label;
     EXPECT_NE(x.label.find("tensor 4 x "), std::string::npos) << x.label;
   }
+}
+
+/// A small mixture of experts for [set]: Mixtral 8x7B's layers (8 routed experts, top-2) cut to 4 layers of width
+/// 1,024 with 8 heads and sequences of 1,024 tokens, `experts` routed experts and `shared` shared experts, the busiest
+/// expert at 1.5 times the mean (so that how the experts split over the ranks shows in the compute).
+std::string small_moe(int experts, int shared) {
+  return "\"model.sequence_length\" = 1024\n\"model.shape.layers\" = 4\n\"model.shape.hidden\" = 1024\n"
+         "\"model.shape.heads\" = 8\n\"model.shape.kv_heads\" = 8\n\"model.shape.ffn_hidden\" = 2048\n"
+         "\"model.shape.expert_ffn_hidden\" = 2048\n\"model.shape.experts\" = " + std::to_string(experts) +
+         "\n\"model.shape.shared_experts\" = " + std::to_string(shared) + "\n\"model.shape.router_imbalance\" = 1.5\n";
+}
+
+std::vector<Candidate> candidates_of_text(const Scratch& s, const std::string& text) {
+  std::ofstream(s.dir / "p.toml") << text;
+  return candidates_of((s.dir / "p.toml").string());
+}
+
+// Expert parallelism is folded into each stage's tensor x context x data ranks (8 here: one node, tensor, context and
+// pipeline at 1, data 8): expert_tensor divides the node's 8 GPUs, expert the 8 / expert_tensor ranks left and the
+// experts. 8 experts: expert_tensor 1 x expert 1, 2, 4, 8 (4); 2 x 1, 2, 4 (3); 4 x 1, 2 (2); 8 x 1 (1): 10. With a
+// shared expert, its overlap with the dispatch on and off wherever expert > 1: 1 + 3 x 2, 1 + 2 x 2, 1 + 2, 1: 16. 6
+// experts (the loader refuses an expert extent that does not divide them): expert 1 or 2 at expert_tensor 1, 2 and
+// 4, expert 1 at 8: 7. A dense model has no expert layouts: its candidates are those without the expert dimensions.
+TEST(LayoutSearch, ExpertDimensionsCountedByHand) {
+  Scratch s;
+  const std::string experts = "[\"expert_tensor\", \"expert\"]";
+  const std::vector<Candidate> c = candidates_of_text(s, plan_text("mixtral_8x7b", 1, 8, experts, false, small_moe(8, 0)));
+  ASSERT_EQ(c.size(), 10u);
+  std::set<std::string> labels;
+  for (const Candidate& x : c) {
+    EXPECT_TRUE(x.invalid.empty()) << x.label << ": " << x.invalid;
+    EXPECT_EQ(x.data, 8) << x.label;
+    labels.insert(x.label);
+  }
+  EXPECT_EQ(labels.size(), 10u);
+  EXPECT_TRUE(labels.count("dgx_a100 x 1 node, tensor 1 x pipeline 1 x data 8 x expert_tensor 2 x expert 4, 1 micro-batch of 1"));
+  EXPECT_TRUE(labels.count("dgx_a100 x 1 node, tensor 1 x pipeline 1 x data 8, 1 micro-batch of 1"));
+  const std::vector<Candidate> shared = candidates_of_text(s, plan_text("mixtral_8x7b", 1, 8, experts, false, small_moe(8, 1)));
+  EXPECT_EQ(shared.size(), 16u);
+  int overlapped = 0;
+  for (const Candidate& x : shared) overlapped += x.label.find(", shared experts overlapped") != std::string::npos;
+  EXPECT_EQ(overlapped, 6);
+  EXPECT_EQ(candidates_of_text(s, plan_text("mixtral_8x7b", 1, 8, experts, false, small_moe(6, 0))).size(), 7u);
+  const std::vector<Candidate> dense =
+      candidates_of_text(s, plan_text("gpt3_1_3b", 1, 8, "[\"tensor\", \"pipeline\", \"expert_tensor\", \"expert\"]", false));
+  EXPECT_EQ(dense.size(), 16u);  // EnumerationCountedByHand's
+  for (const Candidate& x : dense) EXPECT_EQ(x.label.find("expert"), std::string::npos) << x.label;
+}
+
+// With layout = "auto", a key of [set] fixes its dimension (parallel.expert fixes expert, and its overlap with the
+// shared experts); the other folded dimension is still searched, within what the fixed one leaves; naming a fixed
+// dimension in a list is refused.
+TEST(LayoutSearch, SetFixesTheExpertDimensions) {
+  Scratch s;
+  const std::string fixed = small_moe(8, 1) + "\"parallel.expert\" = 4\n\"parallel.context\" = 1\n"
+                            "\"parallel.pipeline\" = 1\n\"parallel.sharding\" = \"none\"\n"
+                            "\"memory.activation_recomputation\" = \"none\"\n\"parallel.micro_batch\" = 1\n";
+  const std::vector<Candidate> c = candidates_of_text(s, plan_text("mixtral_8x7b", 1, 8, "\"auto\"", false, fixed));
+  // tensor 1, 2, 4, 8 (sequence parallel: Megatron-LM's requirement with experts), data 8 / tensor; the stage's 8
+  // ranks: expert_tensor 1 or 2 under expert 4.
+  EXPECT_EQ(c.size(), 8u);
+  std::set<std::string> expert_tensors;
+  for (const Candidate& x : c) {
+    EXPECT_TRUE(x.invalid.empty()) << x.label << ": " << x.invalid;
+    for (const auto& [key, value] : x.settings) {
+      EXPECT_NE(key, "parallel.expert");
+      EXPECT_NE(key, "parallel.moe_shared_expert_overlap");
+      if (key == "parallel.expert_tensor") expert_tensors.insert(value);
+    }
+    EXPECT_NE(x.label.find(" x expert 4"), std::string::npos) << x.label;
+  }
+  EXPECT_EQ(expert_tensors, (std::set<std::string>{"1", "2"}));
+  std::ofstream(s.dir / "bad.toml") << plan_text("mixtral_8x7b", 1, 8, "[\"tensor\", \"expert\"]", false, fixed);
+  const testing::Outcome o = testing::dtsim("plan " + (s.dir / "bad.toml").string() + " --out " + (s.dir / "out").string());
+  EXPECT_EQ(o.code, 2) << o.output;
+  EXPECT_NE(o.output.find("search.layout searches 'expert', which [set] parallel.expert fixes"), std::string::npos)
+      << o.output;
 }
 
 /// The index of the fastest simulated candidate (brute force: every layout of one cluster trains the same steps,
@@ -204,7 +282,7 @@ TEST(LayoutSearch, BadPlansAreRefusedWhereTheyAreWritten) {
   says(with("layout = \"auto\"", "layout = \"automatic\""), "15:10: 'search.layout' is neither \"auto\" nor a list");
   says(with("layout = \"auto\"", "layout = [\"tensor\", \"experts\"]"),
        "15:21: search.layout names 'experts', not a layout dimension; \"auto\", or a list of tensor, context, pipeline, "
-       "micro_batch, recomputation, sharding");
+       "expert_tensor, expert, micro_batch, recomputation, sharding");
   says(with("global_batch = 8", ""), "15:10: search.layout changes the data-parallel replicas, and [job] fixes no global "
                                      "batch for them to split");
   says(with("global_batch = 8", "global_batch = 8\nglobal_batch_tokens = 16384"),
