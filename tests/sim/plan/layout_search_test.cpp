@@ -206,24 +206,38 @@ int fastest(const nlohmann::json& plan) {
   return best;
 }
 
-// On a grid of small cases, every layout simulated (brute force) against the search that prunes by memory and by
-// lower bounds: the search recommends the fastest layout, and no simulated iteration is below its lower bound.
+// On a grid of small cases, dense and mixtures of experts, every layout simulated (brute force) against the search that
+// prunes by memory and by lower bounds: the search recommends the fastest layout, and no simulated iteration is below
+// its lower bound.
 TEST(LayoutSearch, FindsTheBruteForceBestOnAGrid) {
   struct Case {
     std::string model;
     int nodes, global_batch;
     std::string layout;
+    std::string set;
+    std::size_t layouts = 0;  ///< counted by hand (0: not)
   };
+  // The mixtures of experts (8 experts): tensor 1, 2, 4, 8 (sequence parallel) x expert 1, 2, 4, 8 with the shared
+  // expert's overlap on and off above 1 (4 x 7 = 28 layouts); context 1, 2, 4, 8 (p2p, all-gather above 1) x expert
+  // (7 x 4 = 28); pipeline x expert_tensor x expert on two nodes, the expert groups across them (pipeline 1: 4 + 4 +
+  // 3 + 2; 2: 4 + 3 + 2 + 1; 4: 3 + 2 + 1; 29).
   const Case grid[] = {
-      {"gpt3_125m", 1, 8, "[\"tensor\", \"pipeline\", \"micro_batch\"]"},
-      {"gpt3_1_3b", 1, 4, "[\"tensor\", \"pipeline\", \"recomputation\"]"},
-      {"gpt3_350m", 2, 16, "[\"pipeline\", \"recomputation\", \"sharding\"]"},
+      {"gpt3_125m", 1, 8, "[\"tensor\", \"pipeline\", \"micro_batch\"]", ""},
+      {"gpt3_1_3b", 1, 4, "[\"tensor\", \"pipeline\", \"recomputation\"]", ""},
+      {"gpt3_350m", 2, 16, "[\"pipeline\", \"recomputation\", \"sharding\"]", ""},
+      {"mixtral_8x7b", 1, 8, "[\"tensor\", \"expert\"]", small_moe(8, 1), 28},
+      {"mixtral_8x7b", 1, 8, "[\"context\", \"expert\"]", small_moe(8, 0), 28},
+      {"mixtral_8x7b", 2, 16, "[\"pipeline\", \"expert_tensor\", \"expert\"]", small_moe(8, 0), 29},
   };
   for (const Case& k : grid) {
     SCOPED_TRACE(k.model + " " + k.layout);
     Scratch s;
-    const nlohmann::json all = run_plan(s, "all", plan_text(k.model, k.nodes, k.global_batch, k.layout, true));
-    const nlohmann::json pruned = run_plan(s, "pruned", plan_text(k.model, k.nodes, k.global_batch, k.layout, false));
+    const nlohmann::json all = run_plan(s, "all", plan_text(k.model, k.nodes, k.global_batch, k.layout, true, k.set));
+    const nlohmann::json pruned =
+        run_plan(s, "pruned", plan_text(k.model, k.nodes, k.global_batch, k.layout, false, k.set));
+    if (k.layouts > 0) {
+      EXPECT_EQ(all["candidates"].size(), k.layouts);
+    }
     const int best = fastest(all);
     ASSERT_GE(best, 0);
     const int recommended = pruned["recommended"].get<int>();
