@@ -60,10 +60,12 @@ void build_cluster(const platform::PlatformSpec& t, int nodes, double oversubscr
   c.settings.emplace_back("platform.parallel", "[1, 1]");
 }
 
-/// `c` (a cluster) once per layout of `searched` on it, appended to `out`; once, invalid, when it has none.
-void push_layouts(const scenario::PlanSpec& plan, const scenario::Scenario& base, const std::vector<std::string>& searched,
+/// `c` (a cluster) once per layout of the dimensions of `listed` that apply to the model (applicable_dimensions) on it,
+/// appended to `out`; once, invalid, when it has none.
+void push_layouts(const scenario::PlanSpec& plan, const scenario::Scenario& base, const std::vector<std::string>& listed,
                   int workers, int gpus_per_node, Candidate c, std::vector<Candidate>& out) {
   LayoutSpace space{&base, workers, gpus_per_node, global_batch_samples(plan, base.model)};
+  const std::vector<std::string> searched = applicable_dimensions(listed, base.model);
   const std::vector<LayoutPoint> points = c.invalid.empty() ? enumerate_layouts(space, searched) : std::vector<LayoutPoint>{};
   if (points.empty()) {
     if (c.invalid.empty()) {

@@ -209,10 +209,10 @@ const std::array<DimensionEnumerator, 9> kEnumerators{{
      "divisors of the GPUs left up to the layers (unequal stages where they do not divide them); 1F1B and interleaved", pipeline},
     {"data", {"parallel.data", "batch_size"}, "the GPUs left; its replicas divide the global batch", data, true},
     {"expert_tensor", {"parallel.expert_tensor"}, "with routed experts, divisors of a node's GPUs dividing a stage's ranks",
-     expert_tensor},
+     expert_tensor, false, true},
     {"expert", {"parallel.expert", "parallel.moe_shared_expert_overlap"},
      "with routed experts, divisors of a stage's ranks over expert_tensor that divide the experts; with shared experts, "
-     "their overlap on and off", expert},
+     "their overlap on and off", expert, false, true},
     {"micro_batch", {"parallel.micro_batch"}, "divisors of a replica's batch", micro_batch},
     {"recomputation", {"memory.activation_recomputation"}, "none, selective, full", recomputation},
     {"sharding", {"parallel.sharding"}, "none, zero1, zero2 (with replicas), zero3 (without pipelining), hybrid", sharding},
@@ -230,6 +230,16 @@ std::vector<std::string> layout_dimension_names() {
   std::vector<std::string> out{"auto"};
   for (const DimensionEnumerator& e : kEnumerators)
     if (!e.derived) out.emplace_back(e.name);
+  return out;
+}
+
+std::vector<std::string> applicable_dimensions(const std::vector<std::string>& searched, const models::Model& model) {
+  const bool routed = std::any_of(model.layers.begin(), model.layers.end(), [](const models::Layer& l) { return l.experts > 0; });
+  std::vector<std::string> out;
+  for (const std::string& name : searched) {
+    const auto e = std::find_if(kEnumerators.begin(), kEnumerators.end(), [&](const DimensionEnumerator& d) { return d.name == name; });
+    if (routed || e == kEnumerators.end() || !e->routed_experts_only) out.push_back(name);
+  }
   return out;
 }
 

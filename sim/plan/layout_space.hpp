@@ -38,6 +38,7 @@ struct DimensionEnumerator {
   /// Appends to `out` every value of the dimension valid with `p`.
   void (*extend)(const LayoutSpace& space, const LayoutPoint& p, std::vector<LayoutPoint>& out);
   bool derived = false;  ///< computed from the others (data): always applied, never named in search.layout
+  bool routed_experts_only = false;  ///< a dimension of routed experts: 1 on a dense model, which has none to split
 };
 
 /// The enumerators in the order they apply.
@@ -45,6 +46,10 @@ std::span<const DimensionEnumerator> layout_enumerators();
 
 /// The names search.layout accepts ("auto" and every enumerator's but the derived ones).
 std::vector<std::string> layout_dimension_names();
+
+/// The dimensions of `searched` that apply to `model`: those of routed experts only when it has some (on a dense
+/// model they would only write their extent of 1 into every candidate).
+std::vector<std::string> applicable_dimensions(const std::vector<std::string>& searched, const models::Model& model);
 
 /// Every layout of `space` searching the dimensions `searched` (enumerator names); the others keep the base's
 /// values (a fixed dimension is still checked: a layout it makes invalid is not made). Each layout is valid for the

@@ -136,7 +136,8 @@ std::vector<Candidate> candidates_of_text(const Scratch& s, const std::string& t
 // experts. 8 experts: expert_tensor 1 x expert 1, 2, 4, 8 (4); 2 x 1, 2, 4 (3); 4 x 1, 2 (2); 8 x 1 (1): 10. With a
 // shared expert, its overlap with the dispatch on and off wherever expert > 1: 1 + 3 x 2, 1 + 2 x 2, 1 + 2, 1: 16. 6
 // experts (the loader refuses an expert extent that does not divide them): expert 1 or 2 at expert_tensor 1, 2 and
-// 4, expert 1 at 8: 7. A dense model has no expert layouts: its candidates are those without the expert dimensions.
+// 4, expert 1 at 8: 7. A dense model has no expert layouts: its candidates are those without the expert dimensions,
+// and do not set them.
 TEST(LayoutSearch, ExpertDimensionsCountedByHand) {
   Scratch s;
   const std::string experts = "[\"expert_tensor\", \"expert\"]";
@@ -160,7 +161,14 @@ TEST(LayoutSearch, ExpertDimensionsCountedByHand) {
   const std::vector<Candidate> dense =
       candidates_of_text(s, plan_text("gpt3_1_3b", 1, 8, "[\"tensor\", \"pipeline\", \"expert_tensor\", \"expert\"]", false));
   EXPECT_EQ(dense.size(), 16u);  // EnumerationCountedByHand's
-  for (const Candidate& x : dense) EXPECT_EQ(x.label.find("expert"), std::string::npos) << x.label;
+  for (const Candidate& x : dense) {
+    EXPECT_EQ(x.label.find("expert"), std::string::npos) << x.label;
+    for (const auto& [key, value] : x.settings) EXPECT_EQ(key.find("expert"), std::string::npos) << x.label;
+  }
+  int writes_expert = 0;  // a mixture of experts' candidates say their expert extents, 1 included
+  for (const Candidate& x : c)
+    for (const auto& [key, value] : x.settings) writes_expert += key == "parallel.expert";
+  EXPECT_EQ(writes_expert, 10);
 }
 
 // With layout = "auto", a key of [set] fixes its dimension (parallel.expert fixes expert, and its overlap with the
