@@ -102,17 +102,20 @@ TEST(TrainingValidation, MegatronGpt3OnSeleneTableTwo) {
 }
 
 // Llama 3 405B as Meta published it (arXiv 2407.21783, table 4), scenarios/validation/llama3_405b_meta.toml. Meta
-// did not publish its activation recomputation: the measurement must fall between dtsim's prediction with full
-// recomputation (the only policy under which its memory model fits the stages) and without any (memory.check =
-// "warn"), and each end within the bound docs/VALIDATION.md section 19 records (its error plus a small margin).
+// did not publish its activation recomputation: dtsim's prediction with full recomputation (the only policy under
+// which its memory model fits the stages) must lie below the measurement, and the one without any (memory.check =
+// "warn") above it where docs/VALIDATION.md section 19 says it does (not at 16,384 GPUs and context 1 since the GEMMs
+// run at their sustained rate: 1.4 % below); each end within the bound section 19 records (its error plus a small
+// margin).
 TEST(TrainingValidation, Llama3OnMetasClusterTableFour) {
   struct Row {
     int gpus, batch_per_group, context, sequence;
     double teraflops, full_error, none_error;  // measured, and dtsim's error at each end of the bracket
+    bool bracketed;                            // the measurement lies below the end without recomputation
   };
-  const std::vector<Row> rows{{8192, 32, 1, 8192, 430, -0.145, 0.124},
-                              {16384, 16, 1, 8192, 400, -0.218, 0.011},
-                              {16384, 16, 16, 131072, 380, -0.143, 0.088}};
+  const std::vector<Row> rows{{8192, 32, 1, 8192, 430, -0.166, 0.095, true},
+                              {16384, 16, 1, 8192, 400, -0.237, -0.014, false},
+                              {16384, 16, 16, 131072, 380, -0.153, 0.076, true}};
   std::printf("| GPUs | context | measured TFLOP/s | dtsim, full recomputation | dtsim, none |\n");
   for (const Row& r : rows) {
     double teraflops[2];
@@ -131,7 +134,7 @@ TEST(TrainingValidation, Llama3OnMetasClusterTableFour) {
                 teraflops[0], 100 * (teraflops[0] / r.teraflops - 1), teraflops[1],
                 100 * (teraflops[1] / r.teraflops - 1));
     EXPECT_LT(teraflops[0], r.teraflops) << r.gpus;
-    EXPECT_GT(teraflops[1], r.teraflops) << r.gpus;
+    EXPECT_EQ(teraflops[1] > r.teraflops, r.bracketed) << r.gpus;
     EXPECT_NEAR(teraflops[0] / r.teraflops - 1, r.full_error, 0.03) << r.gpus;
     EXPECT_NEAR(teraflops[1] / r.teraflops - 1, r.none_error, 0.03) << r.gpus;
   }
