@@ -255,9 +255,10 @@ std::vector<KeySpec> make_scenario_keys() {
        "quantisation, up to gemm_efficiency of peak) or roofline (at compute_efficiency, like other layers)",
        0, 0, models::gemm_model_names},
       {"gpu", "gemm_efficiency", "number", "profile's",
-       "fraction of peak FLOP/s a large GEMM filling whole waves reaches (0.001 to 1; a100 0.869, h100 0.803, b200 "
-       "0.776, gb200 0.729, mi300x 0.514 measured at bf16, v100 and rtx2080ti their compute_efficiency); at fp8 the "
-       "profile's fp8 figure when it has one (h100 0.709, h200 0.734, b200 0.763, gb200 0.723) unless this is given",
+       "fraction of peak FLOP/s a large GEMM filling whole waves sustains (0.001 to 1; a100 0.8382, h100, h200 and "
+       "h800 0.7728 sustained under load, b200 0.776, gb200 0.729, mi300x 0.514 short bursts, all at bf16, v100 and "
+       "rtx2080ti their compute_efficiency); at fp8 the profile's fp8 figure when it has one (h100, h200 and h800 "
+       "0.683 sustained, b200 0.763, gb200 0.723 bursts) unless this is given",
        0, 1, nullptr},
       {"gpu", "memory_efficiency", "number", "profile's", "fraction of memory bandwidth reached (0.001 to 1)", 0, 1,
        nullptr},

@@ -14,14 +14,15 @@ namespace {
 
 constexpr std::array<std::int64_t, 6> lengths = {512, 1024, 2048, 4096, 8192, 16384};
 
-// The FlashAttention-3 paper's setup: batch x sequence = 16k tokens, hidden 2048 = 16 heads of 128.
-AttentionShape paper_shape(std::int64_t tokens, bool causal) {
-  return {16.0 * (16384 / tokens), tokens, 128, causal};
+// The FlashAttention-3 paper's setup: batch x sequence = 16k tokens, hidden 2048 = 16 heads of 128 (32 of 64).
+AttentionShape paper_shape(std::int64_t tokens, bool causal, std::int64_t head_dim) {
+  return {(2048.0 / head_dim) * (16384 / tokens), tokens, head_dim, causal};
 }
 
 /// The rate the model achieves on the paper's shape, in TFLOP/s.
-double achieved(const GpuProfile& g, Kernel k, AttentionPass pass, std::int64_t tokens, bool causal) {
-  const AttentionShape s = paper_shape(tokens, causal);
+double achieved(const GpuProfile& g, Kernel k, AttentionPass pass, std::int64_t tokens, bool causal,
+                std::int64_t head_dim = 128) {
+  const AttentionShape s = paper_shape(tokens, causal, head_dim);
   return attention_flops(s, pass) / attention_time_s(s, g, Precision::bf16, k, pass) / 1e12;
 }
 
@@ -56,19 +57,65 @@ TEST(AttentionTime, H100ReproducesTheFlashAttention3PaperFigures) {
           << lengths[i];
 }
 
+TEST(AttentionTime, H100ReproducesTheFlashAttention3PaperFiguresAtHeadDimension64) {
+  // Shah et al. 2024, figures 5 and 6, head dimension 64: the same kernels run 10-30 % slower than at 128 at the
+  // lengths GPT-style models train at.
+  struct Row {
+    Kernel kernel;
+    AttentionPass pass;
+    bool causal;
+    std::array<double, 6> tflops;
+  };
+  const Row rows[] = {
+      {Kernel::flash_attention3, AttentionPass::forward, false, {333, 392, 460, 476, 496, 497}},
+      {Kernel::flash_attention3, AttentionPass::forward, true, {197, 265, 371, 420, 460, 473}},
+      {Kernel::flash_attention3, AttentionPass::backward, false, {272, 363, 422, 453, 472, 474}},
+      {Kernel::flash_attention2, AttentionPass::forward, false, {282, 306, 318, 321, 322, 324}},
+      {Kernel::flash_attention2, AttentionPass::forward, true, {180, 229, 262, 284, 295, 299}},
+      {Kernel::flash_attention2, AttentionPass::backward, false, {198, 238, 264, 279, 287, 291}},
+  };
+  const GpuProfile h100 = gpu_profile("h100");
+  for (const Row& r : rows)
+    for (std::size_t i = 0; i < lengths.size(); ++i)
+      EXPECT_NEAR(achieved(h100, r.kernel, r.pass, lengths[i], r.causal, 64), r.tflops[i], 1e-9 * r.tflops[i])
+          << lengths[i];
+}
+
+TEST(AttentionTime, InterpolatesInLog2OfTheHeadDimensionAndHoldsTheEnds) {
+  const GpuProfile h100 = gpu_profile("h100");
+  auto rate = [&](std::int64_t head_dim) {
+    return attention_flop_rate(h100, Precision::bf16, Kernel::flash_attention2, AttentionPass::forward, true, 2048,
+                               head_dim);
+  };
+  // 2^6.5 = 90.5: halfway between the causal 2k forwards at 64 (262) and 128 (298); 96 is log2(1.5) of the way.
+  EXPECT_NEAR(rate(96), (262 + (298 - 262) * std::log2(1.5)) * 1e12, 1e3);
+  EXPECT_DOUBLE_EQ(rate(32), 262e12);
+  EXPECT_DOUBLE_EQ(rate(256), 298e12);
+  // The A100's derived table takes the same head-dimension shape: 262 / 298 of its causal 2k rate at 64.
+  const GpuProfile a100 = gpu_profile("a100");
+  EXPECT_NEAR(attention_flop_rate(a100, Precision::bf16, Kernel::flash_attention2, AttentionPass::forward, true, 2048,
+                                  64),
+              attention_flop_rate(a100, Precision::bf16, Kernel::flash_attention2, AttentionPass::forward, true, 2048,
+                                  128) *
+                  262 / 298,
+              1e3);
+}
+
 TEST(AttentionTime, InterpolatesInLog2OfTheLengthAndHoldsTheEnds) {
   const GpuProfile h100 = gpu_profile("h100");
   // 2896 tokens is 2^11.5: halfway between the 2k (625) and 4k (638) points.
-  EXPECT_NEAR(attention_flop_rate(h100, Precision::bf16, Kernel::flash_attention3, AttentionPass::forward, false, 2896),
-              (625 + (638 - 625) * (std::log2(2896.0) - 11)) * 1e12, 1e3);
+  EXPECT_NEAR(
+      attention_flop_rate(h100, Precision::bf16, Kernel::flash_attention3, AttentionPass::forward, false, 2896, 128),
+      (625 + (638 - 625) * (std::log2(2896.0) - 11)) * 1e12, 1e3);
   EXPECT_DOUBLE_EQ(
-      attention_flop_rate(h100, Precision::bf16, Kernel::flash_attention3, AttentionPass::forward, false, 128), 467e12);
+      attention_flop_rate(h100, Precision::bf16, Kernel::flash_attention3, AttentionPass::forward, false, 128, 128),
+      467e12);
   EXPECT_DOUBLE_EQ(
-      attention_flop_rate(h100, Precision::bf16, Kernel::flash_attention3, AttentionPass::forward, false, 65536),
+      attention_flop_rate(h100, Precision::bf16, Kernel::flash_attention3, AttentionPass::forward, false, 65536, 128),
       648e12);
   // Causal backward: the non-causal backward x the forward's causal / non-causal ratio (no published figure).
   EXPECT_DOUBLE_EQ(
-      attention_flop_rate(h100, Precision::bf16, Kernel::flash_attention3, AttentionPass::backward, true, 2048),
+      attention_flop_rate(h100, Precision::bf16, Kernel::flash_attention3, AttentionPass::backward, true, 2048, 128),
       501e12 * 521 / 625);
 }
 
@@ -86,11 +133,12 @@ TEST(AttentionTime, FallbackAndRefusals) {
   // A GPU without measurements runs at the A100's fraction of peak: the V100 at 125 / 312 of the A100's rate.
   const GpuProfile v100 = gpu_profile("v100"), a100 = gpu_profile("a100");
   EXPECT_DOUBLE_EQ(
-      attention_flop_rate(v100, Precision::fp16, Kernel::flash_attention2, AttentionPass::forward, false, 2048),
-      attention_flop_rate(a100, Precision::fp16, Kernel::flash_attention2, AttentionPass::forward, false, 2048) *
+      attention_flop_rate(v100, Precision::fp16, Kernel::flash_attention2, AttentionPass::forward, false, 2048, 128),
+      attention_flop_rate(a100, Precision::fp16, Kernel::flash_attention2, AttentionPass::forward, false, 2048, 128) *
           125e12 / 312e12);
   EXPECT_EQ(input_error([&] {
-              attention_flop_rate(a100, Precision::bf16, Kernel::flash_attention3, AttentionPass::forward, false, 2048);
+              attention_flop_rate(a100, Precision::bf16, Kernel::flash_attention3, AttentionPass::forward, false, 2048,
+                                  128);
             }),
             "FlashAttention-3 on GPU 'a100'; a Hopper GPU with its measurements (h100); attention = \"flash\" "
             "elsewhere");

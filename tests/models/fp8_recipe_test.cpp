@@ -78,7 +78,7 @@ TEST(Fp8Recipe, LayerTimesRunLinearGemmsAtTheFp8PeakPlusTheirCastsAndTheRestAtBf
   // The fp8 GEMM itself: 2 m n (k + the pipeline fill) at the fp8 peak x its measured efficiency (whole waves of
   // 256 x 128 tiles: 256 of them on 132 SMs, 2 waves).
   EXPECT_DOUBLE_EQ(gemm_time_s(*m.layers[0].gemm, h100, Precision::fp8),
-                   2 * 2.0 * 256 * 128 * (4096 + kPipelineFill_k) / (1978.9e12 * 0.709 / 132));
+                   2 * 2.0 * 256 * 128 * (4096 + kPipelineFill_k) / (1978.9e12 * 0.683 / 132));
   EXPECT_EQ(input_error([&] {
               layer_times(m, h100, 1, Precision::fp8, std::nullopt, optimizer("adam"), 1, Fp8Recipe::mxfp8);
             }),

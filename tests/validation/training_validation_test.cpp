@@ -87,9 +87,9 @@ TEST(TrainingValidation, MegatronGpt3OnSeleneTableTwo) {
     double bound;
   };
   const Row rows[] = {
-      {"megatron_gpt3_175b_ptdp.toml", 384, 384, 153, 0.11},  {"megatron_gpt3_175b_ptdp.toml", 768, 192, 149, 0.10},
-      {"megatron_gpt3_175b_ptdp.toml", 1536, 96, 141, 0.095}, {"megatron_gpt3_175b_zero3.toml", 384, 4, 144, 0.35},
-      {"megatron_gpt3_175b_zero3.toml", 768, 2, 88, 0.54},    {"megatron_gpt3_175b_zero3.toml", 1536, 1, 44, 0.67},
+      {"megatron_gpt3_175b_ptdp.toml", 384, 384, 153, 0.06},  {"megatron_gpt3_175b_ptdp.toml", 768, 192, 149, 0.05},
+      {"megatron_gpt3_175b_ptdp.toml", 1536, 96, 141, 0.045}, {"megatron_gpt3_175b_zero3.toml", 384, 4, 144, 0.32},
+      {"megatron_gpt3_175b_zero3.toml", 768, 2, 88, 0.52},    {"megatron_gpt3_175b_zero3.toml", 1536, 1, 44, 0.655},
   };
   std::printf("| case | GPUs | measured s/iteration | dtsim | error |\n");
   for (const Row& r : rows) {
@@ -102,17 +102,20 @@ TEST(TrainingValidation, MegatronGpt3OnSeleneTableTwo) {
 }
 
 // Llama 3 405B as Meta published it (arXiv 2407.21783, table 4), scenarios/validation/llama3_405b_meta.toml. Meta
-// did not publish its activation recomputation: the measurement must fall between dtsim's prediction with full
-// recomputation (the only policy under which its memory model fits the stages) and without any (memory.check =
-// "warn"), and each end within the bound docs/VALIDATION.md section 19 records (its error plus a small margin).
+// did not publish its activation recomputation: dtsim's prediction with full recomputation (the only policy under
+// which its memory model fits the stages) must lie below the measurement, and the one without any (memory.check =
+// "warn") above it where docs/VALIDATION.md section 19 says it does (not at 16,384 GPUs and context 1 since the GEMMs
+// run at their sustained rate: 1.4 % below); each end within the bound section 19 records (its error plus a small
+// margin).
 TEST(TrainingValidation, Llama3OnMetasClusterTableFour) {
   struct Row {
     int gpus, batch_per_group, context, sequence;
     double teraflops, full_error, none_error;  // measured, and dtsim's error at each end of the bracket
+    bool bracketed;                            // the measurement lies below the end without recomputation
   };
-  const std::vector<Row> rows{{8192, 32, 1, 8192, 430, -0.145, 0.124},
-                              {16384, 16, 1, 8192, 400, -0.218, 0.011},
-                              {16384, 16, 16, 131072, 380, -0.143, 0.088}};
+  const std::vector<Row> rows{{8192, 32, 1, 8192, 430, -0.166, 0.095, true},
+                              {16384, 16, 1, 8192, 400, -0.237, -0.014, false},
+                              {16384, 16, 16, 131072, 380, -0.153, 0.076, true}};
   std::printf("| GPUs | context | measured TFLOP/s | dtsim, full recomputation | dtsim, none |\n");
   for (const Row& r : rows) {
     double teraflops[2];
@@ -131,7 +134,7 @@ TEST(TrainingValidation, Llama3OnMetasClusterTableFour) {
                 teraflops[0], 100 * (teraflops[0] / r.teraflops - 1), teraflops[1],
                 100 * (teraflops[1] / r.teraflops - 1));
     EXPECT_LT(teraflops[0], r.teraflops) << r.gpus;
-    EXPECT_GT(teraflops[1], r.teraflops) << r.gpus;
+    EXPECT_EQ(teraflops[1] > r.teraflops, r.bracketed) << r.gpus;
     EXPECT_NEAR(teraflops[0] / r.teraflops - 1, r.full_error, 0.03) << r.gpus;
     EXPECT_NEAR(teraflops[1] / r.teraflops - 1, r.none_error, 0.03) << r.gpus;
   }
@@ -153,18 +156,18 @@ TEST(TrainingValidation, MptFsdpLlmFoundryBenchmarks) {
     double bound;
   };
   const Row rows[] = {
-      {"mpt_fsdp_a100_80gb.toml", "gpt3_125m", 40, 2, 8, 1142641, 1310720, 0.32},
-      {"mpt_fsdp_a100_80gb.toml", "gpt3_350m", 32, 2, 8, 470263, 1048576, 0.21},
-      {"mpt_fsdp_a100_80gb.toml", "gpt3_760m", 24, 2, 8, 259472, 786432, 0.22},
-      {"mpt_fsdp_a100_80gb.toml", "gpt3_1_3b", 14, 4, 8, 164109, 917504, 0.20},
-      {"mpt_fsdp_a100_80gb.toml", "gpt3_2_7b", 10, 2, 8, 86491, 327680, 0.19},
-      {"mpt_fsdp_a100_80gb.toml", "gpt3_6_7b", 6, 2, 8, 37130, 196608, 0.19},
-      {"mpt_fsdp_a100_80gb.toml", "gpt3_13b", 2, 3, 8, 18097, 98304, 0.24},
-      {"mpt_fsdp_h100.toml", "gpt3_760m", 24, 2, 8, 505177, 786432, 0.36},
-      {"mpt_fsdp_h100.toml", "gpt3_1_3b", 14, 1, 8, 363645, 229376, 0.31},
-      {"mpt_fsdp_h100.toml", "gpt3_2_7b", 10, 3, 16, 386285, 983040, 0.27},
-      {"mpt_fsdp_h100.toml", "gpt3_6_7b", 6, 1, 8, 85144, 98304, 0.30},
-      {"mpt_fsdp_h100.toml", "gpt3_13b", 2, 1, 8, 38336, 32768, 0.37},
+      {"mpt_fsdp_a100_80gb.toml", "gpt3_125m", 40, 2, 8, 1142641, 1310720, 0.29},
+      {"mpt_fsdp_a100_80gb.toml", "gpt3_350m", 32, 2, 8, 470263, 1048576, 0.18},
+      {"mpt_fsdp_a100_80gb.toml", "gpt3_760m", 24, 2, 8, 259472, 786432, 0.20},
+      {"mpt_fsdp_a100_80gb.toml", "gpt3_1_3b", 14, 4, 8, 164109, 917504, 0.175},
+      {"mpt_fsdp_a100_80gb.toml", "gpt3_2_7b", 10, 2, 8, 86491, 327680, 0.165},
+      {"mpt_fsdp_a100_80gb.toml", "gpt3_6_7b", 6, 2, 8, 37130, 196608, 0.165},
+      {"mpt_fsdp_a100_80gb.toml", "gpt3_13b", 2, 3, 8, 18097, 98304, 0.22},
+      {"mpt_fsdp_h100.toml", "gpt3_760m", 24, 2, 8, 505177, 786432, 0.335},
+      {"mpt_fsdp_h100.toml", "gpt3_1_3b", 14, 1, 8, 363645, 229376, 0.28},
+      {"mpt_fsdp_h100.toml", "gpt3_2_7b", 10, 3, 16, 386285, 983040, 0.25},
+      {"mpt_fsdp_h100.toml", "gpt3_6_7b", 6, 1, 8, 85144, 98304, 0.275},
+      {"mpt_fsdp_h100.toml", "gpt3_13b", 2, 1, 8, 38336, 32768, 0.35},
   };
   std::printf("| file | model | GPUs | micro-batch x accumulation | measured s/iteration | dtsim | error |\n");
   for (const Row& r : rows) {
