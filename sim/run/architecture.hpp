@@ -62,6 +62,10 @@ struct AnalyticInput {
   const std::vector<scheduling::BucketWork>& work;
   const platform::Fabric& fabric;
   std::vector<double>& link_bytes;  ///< per directed link: add one iteration's traffic
+  /// The workers that meet, as groups of hosts exchanging at the same time, each among itself (a layout stage's
+  /// data-parallel groups, one per tensor and context rank, whose ranks run in lockstep); empty: one group,
+  /// worker r on host r for r < scenario.workers.
+  std::vector<std::vector<int>> groups = {};
 };
 
 /// One architecture.

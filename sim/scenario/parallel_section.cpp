@@ -64,28 +64,37 @@ std::string sync_refusal(const Scenario& s) {
   return "";
 }
 
-/// Why a layout's data-parallel gradients cannot meet at servers or neighbours (empty when they can). Where ZeRO
-/// or FSDP shards the model over the data-parallel ranks, the physics: the ranks own the update of their shards
-/// (no server can), and there is one sharded copy (no neighbouring replica to average with; hybrid sharding keeps
-/// replicas). Otherwise each stage's data group could push to servers or gossip with the same rank of the
-/// neighbouring replicas, which this version does not time.
+/// Why a layout's data-parallel gradients cannot meet at servers or neighbours (empty when they can). They can
+/// where every data-parallel rank holds its stage's parameters whole (sharding = "none"): each stage's data groups
+/// push to the servers and pull the sums, or each rank averages with the same rank of the neighbouring replicas.
+/// ZeRO and FSDP have each rank own the update of its shard (no server can hold it) and keep one sharded copy (no
+/// replica to average with).
 std::string architecture_refusal(const Scenario& s) {
   const sync::Meets meets = sync::architecture_named(s.architecture).meets;
   if (meets == sync::Meets::kCollective) return "";
   const std::string sharding = "sharding = \"" + std::string(parallel::sharding_name(s.parallel.sharding)) + "\"";
-  const std::string why =
-      s.parallel.sharding != parallel::Sharding::none && meets == sync::Meets::kServers
-          ? sharding + " has each data-parallel rank update its own shard of the model, and parameter servers update "
-                       "the model they hold: the update cannot happen in both places"
-      : s.parallel.sharding != parallel::Sharding::none && s.parallel.sharding != parallel::Sharding::hybrid
-          ? sharding + " keeps one copy of the model spread over the data-parallel ranks, and gossip averages each "
-                       "replica with its neighbours: there is no other replica to average with"
-      : meets == sync::Meets::kServers
-          ? "each stage's data-parallel group would push its gradients to servers that every stage and tensor rank "
-            "shares, and this version times a layout's gradients as collectives within each group"
-          : "each rank would average its shard with the same rank of the neighbouring replicas, and this version "
-            "times a layout's gradients as collectives within each group";
-  return "architecture \"" + s.architecture + "\": " + why + " (architecture = " +
+  std::string why;
+  if (s.parallel.sharding != parallel::Sharding::none && meets == sync::Meets::kServers)
+    why = sharding + " has each data-parallel rank update its own shard of the model, and parameter servers update "
+                     "the model they hold: the update cannot happen in both places (sharding = \"none\")";
+  else if (s.parallel.sharding != parallel::Sharding::none && s.parallel.sharding != parallel::Sharding::hybrid)
+    why = sharding + " keeps one copy of the model spread over the data-parallel ranks, and gossip averages each "
+                     "replica with its neighbours: there is no other replica to average with (sharding = \"none\")";
+  else if (s.parallel.sharding == parallel::Sharding::hybrid)
+    why = "hybrid sharding keeps a replica per node, whose shards could each gossip with the same shard of the "
+          "neighbouring nodes, but this version gossips only whole stages' gradients (sharding = \"none\")";
+  else if (const sync::Meeting m = s.sync.rules().meeting();
+           m == sync::Meeting::kModels || m == sync::Meeting::kOverlapModels || m == sync::Meeting::kSampledModels)
+    why = "sync \"" + s.sync.scheme + "\" averages models, which this version does only by all-reduce on a layout "
+          "(sync = \"bsp\")";
+  else if (s.gossip.power_gossip && meets == sync::Meets::kNeighbours)
+    why = "PowerGossip's rank-1 factors are per weight matrix, and this version sizes them only for a model "
+          "replicated whole (gossip.power_gossip = false)";
+  else if (s.fidelity != Fidelity::analytic)
+    why = "this version times a layout's pushes, pulls and neighbour exchanges at the analytic level only "
+          "(strategy.fidelity = \"analytic\")";
+  if (why.empty()) return "";
+  return "architecture \"" + s.architecture + "\": " + why + " (or architecture = " +
          sync::architectures_meeting(sync::Meets::kCollective) + ")";
 }
 

@@ -34,6 +34,7 @@
 #include <memory>
 
 #include "sim/core/units.hpp"
+#include "sim/parallel/layout.hpp"
 #include "sim/platform/link_efficiency.hpp"
 #include "sim/run/architectures/server_exchange.hpp"
 #include "sim/run/run_simulation.hpp"
@@ -94,8 +95,9 @@ void node_stages(const scenario::Scenario& s, int local, std::vector<actors::Nod
   if (local > 1) after.push_back(over("NCCL broadcast over NVLink", nvlink, local - 1));
 }
 
+/// The setup of `s`'s BytePS whose nodes each reduce `local` GPUs' gradients before their push.
 actors::PsSetup byteps_setup(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
-                             const std::vector<scheduling::BucketWork>& work) {
+                             const std::vector<scheduling::BucketWork>& work, int local) {
   actors::PsSetup setup = server_setup(s, plan, work);
   setup.server_hosts = s.ps.dedicated ? dedicated_server_hosts(s) : colocated_server_hosts(s);
   std::size_t exchanges = 0;
@@ -105,7 +107,7 @@ actors::PsSetup byteps_setup(const scenario::Scenario& s, const scheduling::Iter
     return sync::djb2_server(exchanges - 1 - exchange, part, servers);
   };
   setup.queued_pushes = true;
-  if (s.ps.hierarchical) node_stages(s, std::min(s.workers, s.platform.gpus_per_node), setup.before_push, setup.after_pull);
+  if (s.ps.hierarchical) node_stages(s, local, setup.before_push, setup.after_pull);
   return setup;
 }
 
@@ -134,11 +136,15 @@ class BytePS final : public Architecture {
   }
 
   SimulatedExchange simulated(ExchangeInput& in) const override {
-    return server_simulated(std::make_shared<actors::PsSetup>(byteps_setup(in.scenario, in.plan, in.work)), in);
+    const int local = std::min(in.scenario.workers, in.scenario.platform.gpus_per_node);
+    return server_simulated(std::make_shared<actors::PsSetup>(byteps_setup(in.scenario, in.plan, in.work, local)), in);
   }
 
   std::optional<AnalyticExchange> analytic(AnalyticInput& in) const override {
-    return server_analytic(byteps_setup(in.scenario, in.plan, in.work), in);
+    // A layout's node reduces the GPUs of one data-parallel group on it (the others hold other shards).
+    const int g = in.scenario.platform.gpus_per_node;
+    const int local = in.groups.empty() ? std::min(in.scenario.workers, g) : parallel::ranks_per_node(in.groups.front(), g);
+    return server_analytic(byteps_setup(in.scenario, in.plan, in.work, local), in);
   }
 
   /// The aggregate a worker pulls (one gradient's bytes). Servers sum in host memory, never in a GPU's.
