@@ -73,28 +73,31 @@ std::string architecture_refusal(const Scenario& s) {
   const sync::Meets meets = sync::architecture_named(s.architecture).meets;
   if (meets == sync::Meets::kCollective) return "";
   const std::string sharding = "sharding = \"" + std::string(parallel::sharding_name(s.parallel.sharding)) + "\"";
-  std::string why;
-  if (s.parallel.sharding != parallel::Sharding::none && meets == sync::Meets::kServers)
+  std::string why, instead = "sharding = \"none\"";
+  if (s.parallel.sharding != parallel::Sharding::none && meets == sync::Meets::kServers) {
     why = sharding + " has each data-parallel rank update its own shard of the model, and parameter servers update "
-                     "the model they hold: the update cannot happen in both places (sharding = \"none\")";
-  else if (s.parallel.sharding != parallel::Sharding::none && s.parallel.sharding != parallel::Sharding::hybrid)
+                     "the model they hold: the update cannot happen in both places";
+  } else if (s.parallel.sharding != parallel::Sharding::none && s.parallel.sharding != parallel::Sharding::hybrid) {
     why = sharding + " keeps one copy of the model spread over the data-parallel ranks, and gossip averages each "
-                     "replica with its neighbours: there is no other replica to average with (sharding = \"none\")";
-  else if (s.parallel.sharding == parallel::Sharding::hybrid)
+                     "replica with its neighbours: there is no other replica to average with";
+  } else if (s.parallel.sharding == parallel::Sharding::hybrid) {
     why = "hybrid sharding keeps a replica per node, whose shards could each gossip with the same shard of the "
-          "neighbouring nodes, but this version gossips only whole stages' gradients (sharding = \"none\")";
-  else if (const sync::Meeting m = s.sync.rules().meeting();
-           m == sync::Meeting::kModels || m == sync::Meeting::kOverlapModels || m == sync::Meeting::kSampledModels)
-    why = "sync \"" + s.sync.scheme + "\" averages models, which this version does only by all-reduce on a layout "
-          "(sync = \"bsp\")";
-  else if (s.gossip.power_gossip && meets == sync::Meets::kNeighbours)
+          "neighbouring nodes, but this version gossips only whole stages' gradients";
+  } else if (const sync::Meeting m = s.sync.rules().meeting();
+             m == sync::Meeting::kModels || m == sync::Meeting::kOverlapModels || m == sync::Meeting::kSampledModels) {
+    why = "sync \"" + s.sync.scheme + "\" averages models, which this version does only by all-reduce on a layout";
+    instead = "sync = \"bsp\"";
+  } else if (s.gossip.power_gossip && meets == sync::Meets::kNeighbours) {
     why = "PowerGossip's rank-1 factors are per weight matrix, and this version sizes them only for a model "
-          "replicated whole (gossip.power_gossip = false)";
-  else if (s.fidelity != Fidelity::analytic)
-    why = "this version times a layout's pushes, pulls and neighbour exchanges at the analytic level only "
-          "(strategy.fidelity = \"analytic\")";
-  if (why.empty()) return "";
-  return "architecture \"" + s.architecture + "\": " + why + " (or architecture = " +
+          "replicated whole";
+    instead = "gossip.power_gossip = false";
+  } else if (s.fidelity != Fidelity::analytic) {
+    why = "this version times a layout's pushes, pulls and neighbour exchanges at the analytic level only";
+    instead = "strategy.fidelity = \"analytic\"";
+  } else {
+    return "";
+  }
+  return "architecture \"" + s.architecture + "\": " + why + " (" + instead + ", or architecture = " +
          sync::architectures_meeting(sync::Meets::kCollective) + ")";
 }
 
