@@ -5,6 +5,7 @@
 #include "sim/collectives/schedule_time.hpp"
 #include "sim/core/error.hpp"
 #include "sim/platform/link_traffic.hpp"
+#include "sim/run/run_simulation.hpp"
 
 namespace dtsim::run {
 namespace {
@@ -37,11 +38,20 @@ double CommCosts::operator()(int role, const Task& t) {
 }
 
 std::vector<std::vector<actors::Flow>> CommCosts::group_flows(int role, const Task& t, bool fuse) const {
+  if (meets_elsewhere(t.op)) {
+    DTSIM_CHECK(stages_ != nullptr, "a layout's pushes and neighbour exchanges are planned with its stages' plans");
+    const std::vector<scheduling::BucketWork> work = bucket_work((*stages_)[static_cast<std::size_t>(role)].exchanges);
+    auto flows = architecture_named(s_.architecture)
+                     .layout_flows(s_, work[static_cast<std::size_t>(t.item)], static_cast<int>(members(role, t).size()), fuse);
+    DTSIM_CHECK(flows.has_value(), "architecture " + s_.architecture + " plans its exchange among a layout's group");
+    return *flows;
+  }
   return collectives_.flows(t.op, group_of(members(role, t)), t.bytes, fuse);
 }
 
 double CommCosts::launch_s(int role, const Task& t) const {
-  return collectives_.launch_s(t.op, static_cast<int>(members(role, t).size()));
+  // An exchange at servers or neighbours waits what plain data parallelism's does: an all-reduce's launch.
+  return collectives_.launch_s(meets_elsewhere(t.op) ? Op::allreduce : t.op, static_cast<int>(members(role, t).size()));
 }
 
 CommCosts::Key CommCosts::key(int role, const Task& t) const {
@@ -108,7 +118,7 @@ const CommCosts::Entry& CommCosts::entry(int role, const Task& t) {
     if (t.op == Op::pull) {
       e.time_s = c.pull_s;
     } else {
-      e.time_s = c.time_s + collectives_.launch_s(Op::allreduce, static_cast<int>(m.size()));
+      e.time_s = c.time_s + launch_s(role, t);
       const auto self = static_cast<std::size_t>(placement_.representative(role));
       if (self < c.traffic.size()) e.traffic = {c.traffic[self].sent, c.traffic[self].received};
     }

@@ -91,8 +91,12 @@ std::string architecture_refusal(const Scenario& s) {
     why = "PowerGossip's rank-1 factors are per weight matrix, and this version sizes them only for a model "
           "replicated whole";
     instead = "gossip.power_gossip = false";
-  } else if (s.fidelity != Fidelity::analytic) {
-    why = "this version times a layout's pushes, pulls and neighbour exchanges at the analytic level only";
+  } else if (meets == sync::Meets::kNeighbours && s.sync.staleness_bound() != 0) {
+    why = "sync \"" + s.sync.scheme + "\" gossips without rounds (SGP's push-sum), and this version gossips a "
+          "layout's gradients in rounds, every neighbour's before the step";
+    instead = "sync = \"bsp\"";
+  } else if (meets == sync::Meets::kServers && s.fidelity != Fidelity::analytic) {
+    why = "this version times a layout's pushes and pulls at the analytic level only";
     instead = "strategy.fidelity = \"analytic\"";
   } else {
     return "";

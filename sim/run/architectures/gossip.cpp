@@ -152,6 +152,19 @@ class Gossip final : public Architecture {
     return exchange;
   }
 
+  /// D-PSGD in rounds among a layout's replicas: each exchange a step of sends to every neighbour.
+  std::optional<std::vector<std::vector<actors::Flow>>> layout_flows(const scenario::Scenario& s,
+                                                                     const scheduling::BucketWork& work, int ranks,
+                                                                     bool fuse) const override {
+    actors::GossipSetup setup;
+    setup.graph = sync::make_gossip_graph(s.gossip.topology, ranks, s.gossip.degree, s.gossip.seed);
+    auto& bytes = setup.bucket_bytes.emplace_back();
+    for (const scheduling::Exchange& e : work.exchanges) bytes.push_back(e.bytes);
+    collectives::Schedule rounds = gossip_traffic(setup, {}, ranks);
+    for (std::size_t e = 0; e < rounds.steps.size(); ++e) rounds.steps[e].latency_s = work.exchanges[e].before_s;
+    return actors::flow_steps(rounds, fuse);
+  }
+
   /// Numerics: SGP's push-sum with one peer of the directed exponential graph, or D-PSGD's mixing with the
   /// neighbours by Metropolis-Hastings weights (PowerGossip: rank-1 differences on those edges).
   bool set_meeting(numerics::SyncConfig& c, const scenario::Scenario& s, sync::Meeting meeting) const override {

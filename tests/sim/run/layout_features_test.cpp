@@ -124,15 +124,16 @@ const std::vector<Feature> kFeatures{
     {"topk_gtopk", {"compression.compressor=topk", "compression.sparse_collective=gtopk", kFp32, kNoSlowdown},
      "", kSumsWhole, kEverySharding},
     {"powersgd", {"compression.compressor=powersgd", kFp32, kNoSlowdown}, "", kSumsWhole, kEverySharding},
-    // Servers and gossip run on unsharded layouts at the analytic level (closed forms and the data-parallel-only
-    // equality: layout_architectures_test.cpp); the simulated levels refuse them, and sharded layouts refuse them
-    // for a physical reason.
+    // Servers and gossip run on unsharded layouts (closed forms and the data-parallel-only equality:
+    // layout_architectures_test.cpp), servers at the analytic level only; sharded layouts refuse them for a
+    // physical reason.
     {"ps", {"strategy.architecture=ps", "strategy.ps.placement=colocated"}, kAnalyticOnly, kUpdatedTwice,
      kEverySharding, {"flow", "message"}},
     {"byteps", {"strategy.architecture=byteps", "strategy.ps.placement=colocated"}, kAnalyticOnly, kUpdatedTwice,
      kEverySharding, {"flow", "message"}},
-    {"gossip", {"strategy.architecture=gossip"}, kAnalyticOnly, kNoOtherReplica, {"zero1", "zero2", "zero3"},
-     {"flow", "message"}},
+    {"gossip", {"strategy.architecture=gossip"}, "", kNoOtherReplica},
+    {"gossip_compressed", {"strategy.architecture=gossip", "compression.compressor=qsgd", kFp32, kNoSlowdown}, "",
+     kNoOtherReplica},
 };
 
 std::vector<std::string> overrides(const LayoutCase& l, const Feature& f, const std::string& fidelity) {
