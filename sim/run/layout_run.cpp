@@ -441,6 +441,8 @@ RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
       l.sequence_parallel ? ", sequence parallel" : "", l.context > 1 ? ", context " + l.context_comm : "",
       l.sharding == parallel::Sharding::none ? "" : ", sharding " + std::string(parallel::sharding_name(l.sharding)),
       l.micro_batch, scenario::micro_batches(s));
+  if (data_meeting(s) != parallel::ExchangeFragment::Kind::collective)
+    info.architecture = architecture_named(s.architecture).describe(s) + " on the data dimension, " + info.architecture;
   if (!l.layers_per_stage.empty())
     info.architecture += fmt::format("; layers per {} {}", l.virtual_stages > 1 ? "chunk" : "stage",
                                      fmt::join(l.layers_per_stage, "/"));

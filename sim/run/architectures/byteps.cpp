@@ -38,6 +38,7 @@
 #include "sim/platform/link_efficiency.hpp"
 #include "sim/run/architectures/server_exchange.hpp"
 #include "sim/run/run_simulation.hpp"
+#include "sim/scenario/parallel_section.hpp"
 #include "sim/sync/ps_partitions.hpp"
 
 namespace dtsim::run {
@@ -55,6 +56,14 @@ std::vector<int> colocated_server_hosts(const scenario::Scenario& s) {
   std::vector<int> hosts;
   for (int k = 0; k < s.ps.servers; ++k) hosts.push_back(k % nodes * g);
   return hosts;
+}
+
+/// The GPUs of a node whose gradients it reduces before its push: the node's workers, or under a layout the GPUs
+/// of one data-parallel group on it (the others hold other shards of the model).
+int node_gpus(const scenario::Scenario& s) {
+  const int g = s.platform.gpus_per_node;
+  if (!scenario::uses_layout(s)) return std::min(s.workers, g);
+  return parallel::ranks_per_node(parallel::Placement(scenario::layout_of(s), g).members(0, "data"), g);
 }
 
 /// A stage over a link of `link` taking `hops` of its latency.
@@ -95,9 +104,8 @@ void node_stages(const scenario::Scenario& s, int local, std::vector<actors::Nod
   if (local > 1) after.push_back(over("NCCL broadcast over NVLink", nvlink, local - 1));
 }
 
-/// The setup of `s`'s BytePS whose nodes each reduce `local` GPUs' gradients before their push.
 actors::PsSetup byteps_setup(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
-                             const std::vector<scheduling::BucketWork>& work, int local) {
+                             const std::vector<scheduling::BucketWork>& work) {
   actors::PsSetup setup = server_setup(s, plan, work);
   setup.server_hosts = s.ps.dedicated ? dedicated_server_hosts(s) : colocated_server_hosts(s);
   std::size_t exchanges = 0;
@@ -107,7 +115,7 @@ actors::PsSetup byteps_setup(const scenario::Scenario& s, const scheduling::Iter
     return sync::djb2_server(exchanges - 1 - exchange, part, servers);
   };
   setup.queued_pushes = true;
-  if (s.ps.hierarchical) node_stages(s, local, setup.before_push, setup.after_pull);
+  if (s.ps.hierarchical) node_stages(s, node_gpus(s), setup.before_push, setup.after_pull);
   return setup;
 }
 
@@ -123,7 +131,7 @@ class BytePS final : public Architecture {
                         " by DJB2 key hash, summation " +
                         (ps.summation_Bps ? fmt::format("{:.3g} GB/s", *ps.summation_Bps / 1e9) : std::string("free"));
     std::vector<actors::NodeStage> before, after;
-    if (ps.hierarchical) node_stages(s, std::min(s.workers, s.platform.gpus_per_node), before, after);
+    if (ps.hierarchical) node_stages(s, node_gpus(s), before, after);
     if (!before.empty() || !after.empty()) {
       words += ", per node:";
       for (const auto* stages : {&before, &after})
@@ -136,15 +144,11 @@ class BytePS final : public Architecture {
   }
 
   SimulatedExchange simulated(ExchangeInput& in) const override {
-    const int local = std::min(in.scenario.workers, in.scenario.platform.gpus_per_node);
-    return server_simulated(std::make_shared<actors::PsSetup>(byteps_setup(in.scenario, in.plan, in.work, local)), in);
+    return server_simulated(std::make_shared<actors::PsSetup>(byteps_setup(in.scenario, in.plan, in.work)), in);
   }
 
   std::optional<AnalyticExchange> analytic(AnalyticInput& in) const override {
-    // A layout's node reduces the GPUs of one data-parallel group on it (the others hold other shards).
-    const int g = in.scenario.platform.gpus_per_node;
-    const int local = in.groups.empty() ? std::min(in.scenario.workers, g) : parallel::ranks_per_node(in.groups.front(), g);
-    return server_analytic(byteps_setup(in.scenario, in.plan, in.work, local), in);
+    return server_analytic(byteps_setup(in.scenario, in.plan, in.work), in);
   }
 
   /// The aggregate a worker pulls (one gradient's bytes). Servers sum in host memory, never in a GPU's.
