@@ -83,6 +83,14 @@ std::string architecture_refusal(const Scenario& s) {
   } else if (s.parallel.sharding == parallel::Sharding::hybrid) {
     why = "hybrid sharding keeps a replica per node, whose shards could each gossip with the same shard of the "
           "neighbouring nodes, but this version gossips only whole stages' gradients";
+  } else if (s.parallel.expert > 1) {
+    why = "the routed experts' gradients meet over their own expert-data group, which this version all-reduces "
+          "beside the servers' or neighbours' exchange of the dense parameters";
+    instead = "parallel.expert = 1";
+  } else if (s.parallel.context > 1 && meets == sync::Meets::kNeighbours) {
+    why = "context-parallel ranks share one replica's sequences, whose gradients must be summed exactly before "
+          "replicas average, and this version gossips over the whole data x context group";
+    instead = "parallel.context = 1";
   } else if (const sync::Meeting m = s.sync.rules().meeting();
              m == sync::Meeting::kModels || m == sync::Meeting::kOverlapModels || m == sync::Meeting::kSampledModels) {
     why = "sync \"" + s.sync.scheme + "\" averages models, which this version does only by all-reduce on a layout";
