@@ -98,8 +98,9 @@ class Architecture {
     return false;
   }
   /// Its GPU buffers beyond the scheduler's buckets, added to `item` (where: which GPU is fullest, if not every
-  /// worker).
-  virtual void add_buffers(const scenario::Scenario& /*s*/, const scheduling::IterationPlan& /*plan*/,
+  /// worker), for `replicas` workers meeting (scenario.workers; a layout's data-parallel replicas, whose stage
+  /// `plan` is).
+  virtual void add_buffers(const scenario::Scenario& /*s*/, const scheduling::IterationPlan& /*plan*/, int /*replicas*/,
                            memory::MemoryItem& /*item*/, std::string& /*where*/) const {}
 };
 

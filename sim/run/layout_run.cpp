@@ -223,7 +223,13 @@ memory::MemoryBreakdown fullest_stage(const scenario::Scenario& s, const paralle
         s.memory.recomputation, scenario::micro_batches(s), hybrid_shard(placement), s.fp8_recipe);
     // The data dimension's buffers: the scheduler's packed buckets, the compressor's payloads and state.
     const scheduling::IterationPlan& exchanges = w.stages[static_cast<std::size_t>(stage)].exchanges;
-    if (memory::MemoryItem buffers = bucket_buffers(s, exchanges); buffers.bytes > 0) b.items.push_back(std::move(buffers));
+    memory::MemoryItem buffers = bucket_buffers(s, exchanges);
+    // Servers' pulled sums, neighbours' models: the architecture's buffers for the stage's data-parallel replicas.
+    if (data_meeting(s) != parallel::ExchangeFragment::Kind::collective) {
+      std::string where;  // the stage's own (a colocated server's sums are not counted on a layout)
+      architecture_named(s.architecture).add_buffers(s, exchanges, layout.replicas(), buffers, where);
+    }
+    if (buffers.bytes > 0) b.items.push_back(std::move(buffers));
     if (!s.compression.compressor.empty()) b.items.push_back(compression_buffers(s, exchanges, layout.data));
     b.items.push_back({"workspace", s.gpu.workspace_bytes, "cuBLAS workspace (PyTorch's default)"});
     if (totals) totals->push_back(b.total_bytes());

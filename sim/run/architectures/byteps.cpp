@@ -152,8 +152,8 @@ class BytePS final : public Architecture {
   }
 
   /// The aggregate a worker pulls (one gradient's bytes). Servers sum in host memory, never in a GPU's.
-  void add_buffers(const scenario::Scenario& /*s*/, const scheduling::IterationPlan& plan, memory::MemoryItem& item,
-                   std::string& /*where*/) const override {
+  void add_buffers(const scenario::Scenario& /*s*/, const scheduling::IterationPlan& plan, int /*replicas*/,
+                   memory::MemoryItem& item, std::string& /*where*/) const override {
     add_to(item, gradient_wire_bytes(plan), "the pulled aggregate");
   }
 };

@@ -188,12 +188,12 @@ class Gossip final : public Architecture {
   }
 
   /// D-PSGD receives every neighbour's model (PowerGossip its factors), SGP one peer's.
-  void add_buffers(const scenario::Scenario& s, const scheduling::IterationPlan& plan, memory::MemoryItem& item,
-                   std::string&) const override {
+  void add_buffers(const scenario::Scenario& s, const scheduling::IterationPlan& plan, int replicas,
+                   memory::MemoryItem& item, std::string&) const override {
     const bool sgp = push_sum(s);
     std::size_t peers = 1;
     if (!sgp)
-      for (const auto& n : sync::make_gossip_graph(s.gossip.topology, s.workers, s.gossip.degree, s.gossip.seed).neighbours)
+      for (const auto& n : sync::make_gossip_graph(s.gossip.topology, replicas, s.gossip.degree, s.gossip.seed).neighbours)
         peers = std::max(peers, n.size());
     double received = gradient_wire_bytes(plan);
     if (s.gossip.power_gossip) {
