@@ -118,6 +118,33 @@ TEST(LayoutArchitectures, RingGossipSendsToTwoNeighboursOfTheSameRank) {
   for (std::size_t w = 0; w < r.traffic.size(); ++w) EXPECT_EQ(f.traffic[w].bytes_sent, r.traffic[w].bytes_sent) << w;
 }
 
+/// The bytes of the memory breakdown's communication buffers.
+double buffer_bytes(const RunResult& r) {
+  for (const memory::MemoryItem& item : r.memory.items)
+    if (item.name == "communication buffers") return item.bytes;
+  return 0;
+}
+
+TEST(LayoutArchitectures, MemoryHoldsThePulledSumsOrTheNeighboursModels) {
+  // Tensor 2 x data 4, one bucket per stage of N bytes: servers add the pulled aggregate (N) to the all-reduce's
+  // buffers, ring gossip its two neighbours' models (2 N).
+  const std::vector<std::string> layout{"parallel.tensor=2", "parallel.micro_batch=2"};
+  auto with = [&](std::vector<std::string> o) {
+    o.insert(o.end(), layout.begin(), layout.end());
+    return run_simulation(on_star(8, 0, o));
+  };
+  const RunResult allreduce = with({});
+  const RunResult gossip = with({"strategy.architecture=gossip", "strategy.gossip.topology=\"ring\""});
+  scenario::Scenario ps = on_star(8, 0, {"strategy.architecture=ps", "strategy.ps.placement=colocated",
+                                         "parallel.tensor=2", "parallel.micro_batch=2"});
+  ps.platform = testing::star(9, kBandwidth, kLatency);
+  ps.ps.dedicated = true;
+  const RunResult servers = run_simulation(ps);
+  const double n = static_cast<double>(last_event(servers, " push").bytes);
+  EXPECT_EQ(buffer_bytes(servers) - buffer_bytes(allreduce), n);
+  EXPECT_EQ(buffer_bytes(gossip) - buffer_bytes(allreduce), 2 * n);
+}
+
 TEST(LayoutArchitectures, DataParallelOnlyLayoutRunsAsPlainDataParallelism) {
   // The layout's builder and driver with data parallelism only (run_layout) against plain data parallelism
   // (run_simulation dispatches it there): the same buckets, the same fragments, the same times.
