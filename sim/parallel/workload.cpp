@@ -434,6 +434,10 @@ class Builder {
         for (std::size_t k = gradients.size(); k-- > 0;)
           plan.buckets.push_back({{static_cast<int>(k)}, gradients[k].bytes, static_cast<int>(k), 0.0});
       }
+      if (in_.data_meeting == ExchangeFragment::Kind::push_pull) {
+        work_.stages[s].server_sum_s = in_.server_sums(static_cast<int>(s), plan);
+        DTSIM_CHECK(work_.stages[s].server_sum_s.size() == plan.buckets.size(), "a push-pull fragment sums every bucket");
+      }
       for (scheduling::Bucket& b : plan.buckets) b.ready_layer = gradients[static_cast<std::size_t>(b.ready_layer)].unit;
     }
   }
@@ -477,6 +481,8 @@ class Builder {
     };
     // The framework's negotiation and copies in before the bucket's collectives, its copies out after them.
     if (bucket.framework_before_s > 0) local(bucket.framework_before_s, "framework before", "framework");
+    if (in_.data_meeting != ExchangeFragment::Kind::collective)
+      return meet_elsewhere(program, s, b, name, std::move(deps));
     if (plan.work.empty()) {
       const std::vector<int> reduced = reduce_gradients(program, bucket.bytes, deps, name, true);
       if (bucket.framework_after_s <= 0 || reduced.empty()) return reduced;
@@ -498,6 +504,50 @@ class Builder {
     if (w.decompress_s > 0) local(w.decompress_s, "decompress");
     if (bucket.framework_after_s > 0) local(bucket.framework_after_s, "framework after", "framework");
     return {deps.front().task};
+  }
+
+  /// Bucket `b` of stage `s` at the parameter servers or with the neighbouring replicas (WorkloadInput::data_meeting),
+  /// after `deps`: compress; the push (or neighbour exchange) on the data stream, then decompression and the
+  /// framework's copies out; with servers, their sum on the server stream and the pull on the gather stream.
+  /// Returns what the step waits for: the data stream's last task and the pull.
+  std::vector<int> meet_elsewhere(taskgraph::Program& program, int s, int b, const std::string& name, std::vector<Dep> deps) {
+    DTSIM_CHECK(layout_.sharding == Sharding::none, "servers and neighbours meet unsharded gradients");
+    const StagePlan& stage = work_.stages[static_cast<std::size_t>(s)];
+    const scheduling::Bucket& bucket = stage.exchanges.buckets[static_cast<std::size_t>(b)];
+    const scheduling::BucketWork* w = stage.exchanges.work.empty() ? nullptr : &stage.exchanges.work[static_cast<std::size_t>(b)];
+    auto local = [&](double duration_s, const std::string& what, const char* category, Stream stream = Stream::data) {
+      Task t;
+      t.stream = stream;
+      t.name = name + " " + what;
+      t.category = category;
+      t.duration_s = duration_s;
+      t.item = b;
+      t.deps = std::move(deps);
+      deps = {Dep(program.add(std::move(t)))};
+      return deps.front().task;
+    };
+    if (w && w->compress_s > 0) local(w->compress_s, "compress", "compress");
+    const bool servers = in_.data_meeting == ExchangeFragment::Kind::push_pull;
+    std::int64_t bytes = w ? 0 : bucket.bytes;
+    if (w)
+      for (const scheduling::Exchange& e : w->exchanges) bytes += e.bytes;
+    const int exchanged = collective(program, servers ? Op::push : Op::neighbours, Stream::data, bytes, "data",
+                                     std::move(deps), name + (servers ? " push" : " gossip"), "dp");
+    program.tasks[static_cast<std::size_t>(exchanged)].item = b;
+    std::vector<int> ends;
+    if (servers) {
+      deps = {Dep(exchanged)};
+      const double sum_s = stage.server_sum_s[static_cast<std::size_t>(b)];
+      if (sum_s > 0) local(sum_s, "sum", "sum", Stream::server);
+      const int pull = collective(program, Op::pull, Stream::gather, bytes, "data", std::move(deps), name + " pull", "dp");
+      program.tasks[static_cast<std::size_t>(pull)].item = b;
+      ends.push_back(pull);
+    }
+    deps = {Dep(exchanged)};
+    if (w && w->decompress_s > 0) local(w->decompress_s, "decompress", "compress");
+    if (bucket.framework_after_s > 0) local(bucket.framework_after_s, "framework after", "framework");
+    ends.push_back(deps.front().task);
+    return ends;
   }
 
   void build_stage(int s) {

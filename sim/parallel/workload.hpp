@@ -10,6 +10,7 @@
 
 #include "models/gpu_profile.hpp"
 #include "models/model.hpp"
+#include "sim/parallel/data_parallel.hpp"
 #include "sim/parallel/layout.hpp"
 #include "sim/scheduling/iteration_plan.hpp"
 #include "sim/taskgraph/task_graph.hpp"
@@ -56,6 +57,14 @@ struct WorkloadInput {
   /// each unit's gradients one reduction (wfbp at the unit's granularity). Zero3 and hybrid sharding reduce-scatter
   /// each unit in every micro-batch (FSDP frees a unit's unsharded gradient after its reduce-scatter).
   DataPlanner data_planner;
+  /// How a stage's data-parallel gradients meet (sharding = "none" only, else collective): collectives of the data
+  /// group; or per bucket one push to the parameter servers (item: the bucket's index in the stage's plan), their
+  /// sum on the server stream (server_sums) and a pull on the gather stream; or per bucket one exchange with the
+  /// same rank of the neighbouring replicas (data_parallel.hpp's fragments). A push or neighbour exchange stands
+  /// for all of its bucket's exchanges (their local work included), as in plain data parallelism.
+  ExchangeFragment::Kind data_meeting = ExchangeFragment::Kind::collective;
+  /// push_pull: per bucket of stage `stage`'s plan, the servers' summation between its push and its pull (0: none).
+  std::function<std::vector<double>(int stage, const scheduling::IterationPlan& plan)> server_sums;
   /// Bytes per second of the GPU's element-wise copies (HBM bandwidth x memory_efficiency): the framework's casts
   /// and copies around sharded parameters' collectives (sim/parallel/framework.hpp).
   double copy_Bps = 0;
@@ -78,6 +87,7 @@ struct StagePlan {
   std::vector<int> iteration_end;        ///< per iteration: the task that ends it on this stage
   /// Its data-parallel buckets (ready_layer: a unit) and their work, as WorkloadInput::data_planner gave them.
   scheduling::IterationPlan exchanges;
+  std::vector<double> server_sum_s;  ///< push_pull (WorkloadInput::server_sums): per bucket
 };
 
 struct Workload {

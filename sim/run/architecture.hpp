@@ -16,6 +16,7 @@
 
 #include "sim/actors/collective_exchanger.hpp"
 #include "sim/actors/ps_exchanger.hpp"
+#include "sim/actors/rank_steps.hpp"
 #include "sim/actors/simgrid_run.hpp"
 #include "sim/memory/memory_breakdown.hpp"
 #include "numerics/sync_config.hpp"
@@ -62,6 +63,10 @@ struct AnalyticInput {
   const std::vector<scheduling::BucketWork>& work;
   const platform::Fabric& fabric;
   std::vector<double>& link_bytes;  ///< per directed link: add one iteration's traffic
+  /// The workers that meet, as groups of hosts exchanging at the same time, each among itself (a layout stage's
+  /// data-parallel groups, one per tensor and context rank, whose ranks run in lockstep); empty: one group,
+  /// worker r on host r for r < scenario.workers.
+  std::vector<std::vector<int>> groups = {};
 };
 
 /// One architecture.
@@ -77,6 +82,15 @@ class Architecture {
   /// scheme, every worker pushing, no credit); adds one iteration's traffic to in.link_bytes. None: the
   /// configured collective's plans (run_simulation's prepare_collectives).
   virtual std::optional<AnalyticExchange> analytic(AnalyticInput& /*in*/) const { return std::nullopt; }
+  /// A layout's simulated levels: the flows of one bucket's exchange (`work`) on one data-parallel group of
+  /// `ranks` ranks, in group ranks, a step per exchange whose step latency is its local work before it, fused at
+  /// the flow level (`fuse`); none where the architecture's exchange is not a plan among the group's ranks (the
+  /// loader refuses it there).
+  virtual std::optional<std::vector<std::vector<actors::Flow>>> layout_flows(const scenario::Scenario& /*s*/,
+                                                                             const scheduling::BucketWork& /*work*/,
+                                                                             int /*ranks*/, bool /*fuse*/) const {
+    return std::nullopt;
+  }
   /// Numerics mode: sets how the workers' models meet when the architecture decides it (gossip: mixing with
   /// neighbours, or push-sum), given how the scheme meets them, and returns true; false leaves it to the scheme.
   virtual bool set_meeting(numerics::SyncConfig& /*config*/, const scenario::Scenario& /*s*/,
@@ -84,8 +98,9 @@ class Architecture {
     return false;
   }
   /// Its GPU buffers beyond the scheduler's buckets, added to `item` (where: which GPU is fullest, if not every
-  /// worker).
-  virtual void add_buffers(const scenario::Scenario& /*s*/, const scheduling::IterationPlan& /*plan*/,
+  /// worker), for `replicas` workers meeting (scenario.workers; a layout's data-parallel replicas, whose stage
+  /// `plan` is).
+  virtual void add_buffers(const scenario::Scenario& /*s*/, const scheduling::IterationPlan& /*plan*/, int /*replicas*/,
                            memory::MemoryItem& /*item*/, std::string& /*where*/) const {}
 };
 

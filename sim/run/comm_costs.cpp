@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "sim/collectives/schedule_time.hpp"
+#include "sim/core/error.hpp"
 #include "sim/platform/link_traffic.hpp"
+#include "sim/run/run_simulation.hpp"
 
 namespace dtsim::run {
 namespace {
@@ -17,14 +19,18 @@ collectives::LinkCosts group_costs(const platform::PlatformSpec& platform) {
   return costs;
 }
 
-}  // namespace
-
 using taskgraph::Op;
 using taskgraph::Task;
 
-CommCosts::CommCosts(const scenario::Scenario& s, const platform::Fabric& fabric, const parallel::Placement& placement)
+/// Whether `op` meets at servers or neighbours (its cost is its bucket's in the stage's exchange).
+bool meets_elsewhere(Op op) { return op == Op::push || op == Op::pull || op == Op::neighbours; }
+
+}  // namespace
+
+CommCosts::CommCosts(const scenario::Scenario& s, const platform::Fabric& fabric, const parallel::Placement& placement,
+                     const std::vector<parallel::StagePlan>* stages)
     : s_(s), fabric_(fabric), placement_(placement),
-      collectives_(s, group_costs(s.platform)) {}
+      collectives_(s, group_costs(s.platform)), stages_(stages) {}
 
 double CommCosts::operator()(int role, const Task& t) {
   if (t.op == Op::compute) return t.duration_s;
@@ -32,15 +38,32 @@ double CommCosts::operator()(int role, const Task& t) {
 }
 
 std::vector<std::vector<actors::Flow>> CommCosts::group_flows(int role, const Task& t, bool fuse) const {
+  if (meets_elsewhere(t.op)) {
+    DTSIM_CHECK(stages_ != nullptr, "a layout's pushes and neighbour exchanges are planned with its stages' plans");
+    const std::vector<scheduling::BucketWork> work = bucket_work((*stages_)[static_cast<std::size_t>(role)].exchanges);
+    auto flows = architecture_named(s_.architecture)
+                     .layout_flows(s_, work[static_cast<std::size_t>(t.item)], static_cast<int>(members(role, t).size()), fuse);
+    DTSIM_CHECK(flows.has_value(), "architecture " + s_.architecture + " plans its exchange among a layout's group");
+    return *flows;
+  }
   return collectives_.flows(t.op, group_of(members(role, t)), t.bytes, fuse);
 }
 
 double CommCosts::launch_s(int role, const Task& t) const {
-  return collectives_.launch_s(t.op, static_cast<int>(members(role, t).size()));
+  // An exchange at servers or neighbours waits what plain data parallelism's does: an all-reduce's launch.
+  return collectives_.launch_s(meets_elsewhere(t.op) ? Op::allreduce : t.op, static_cast<int>(members(role, t).size()));
 }
 
 CommCosts::Key CommCosts::key(int role, const Task& t) const {
-  return {role, t.op, t.op == Op::send ? std::string() : t.group, t.bytes, t.op == Op::send ? t.peer : -1};
+  return {role, t.op, t.op == Op::send ? std::string() : t.group, t.bytes,
+          t.op == Op::send ? t.peer : meets_elsewhere(t.op) ? t.item : -1};
+}
+
+const StageExchange& CommCosts::stage_exchange_of(int role) {
+  if (auto at = exchanges_.find(role); at != exchanges_.end()) return at->second;
+  DTSIM_CHECK(stages_ != nullptr, "a layout's pushes and neighbour exchanges are costed with its stages' plans");
+  return exchanges_.emplace(role, stage_exchange(s_, placement_, fabric_, role,
+                                                 (*stages_)[static_cast<std::size_t>(role)].exchanges)).first->second;
 }
 
 void CommCosts::add_links(const taskgraph::TaskGraph& graph, std::vector<double>& link_bytes) {
@@ -50,6 +73,12 @@ void CommCosts::add_links(const taskgraph::TaskGraph& graph, std::vector<double>
       if (t.op != Op::compute && t.op != Op::recv) ++uses[key(static_cast<int>(r), t)];
   for (const auto& [k, count] : uses) {
     const auto& [role, op, group, bytes, peer] = k;
+    if (meets_elsewhere(op)) {  // the stage's whole iteration, once per exchanging iteration (its first bucket's push)
+      if (op == Op::pull || peer != 0) continue;
+      const std::vector<double>& stage = stage_exchange_of(role).link_bytes;
+      for (std::size_t l = 0; l < link_bytes.size(); ++l) link_bytes[l] += count * stage[l];
+      continue;
+    }
     const Task probe{op, taskgraph::Stream::compute, "", "", 0, bytes, group, peer, -1, {}};
     const std::vector<std::vector<actors::Flow>> flows = group_flows(role, probe, true);
     for (int rank = 0; rank < s_.workers; ++rank) {
@@ -82,7 +111,18 @@ const CommCosts::Entry& CommCosts::entry(int role, const Task& t) {
   if (auto at = cache_.find(k); at != cache_.end()) return at->second;
   Entry e;
   const std::vector<int> m = members(role, t);
-  if (m.size() > 1) {
+  if (meets_elsewhere(t.op) && m.size() > 1) {
+    // The bucket's push (its exchanges with their local work, the launch of plain data parallelism's exchange)
+    // carries the whole bucket's traffic; the pull its own time only.
+    const BucketCost& c = stage_exchange_of(role).exchange.costs[static_cast<std::size_t>(t.item)];
+    if (t.op == Op::pull) {
+      e.time_s = c.pull_s;
+    } else {
+      e.time_s = c.time_s + launch_s(role, t);
+      const auto self = static_cast<std::size_t>(placement_.representative(role));
+      if (self < c.traffic.size()) e.traffic = {c.traffic[self].sent, c.traffic[self].received};
+    }
+  } else if (m.size() > 1) {
     const GroupPaths paths(fabric_, m);
     e.time_s = collectives_.time_s(t.op, group_of(m), t.bytes, paths) + launch_s(role, t);
     const collectives::Schedule fused = group_plan(role, t);

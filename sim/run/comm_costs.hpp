@@ -12,17 +12,22 @@
 #include "sim/collectives/rank_traffic.hpp"
 #include "sim/parallel/layout.hpp"
 #include "sim/platform/fabric.hpp"
+#include "sim/parallel/workload.hpp"
 #include "sim/run/group_collectives.hpp"
+#include "sim/run/stage_exchange.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/taskgraph/task_graph.hpp"
 
 namespace dtsim::run {
 
 /// Times, traffic and link loads of the graph's communication, each distinct (role, operation, group, bytes)
-/// planned once on the representative rank's group by GroupCollectives (the algorithms both lines run).
+/// planned once on the representative rank's group by GroupCollectives (the algorithms both lines run). Pushes,
+/// pulls and neighbour exchanges (parameter servers, gossip) are their bucket's (task item) in the stage's
+/// exchange (stage_exchange.hpp), of the stages `stages` plans.
 class CommCosts {
  public:
-  CommCosts(const scenario::Scenario& s, const platform::Fabric& fabric, const parallel::Placement& placement);
+  CommCosts(const scenario::Scenario& s, const platform::Fabric& fabric, const parallel::Placement& placement,
+            const std::vector<parallel::StagePlan>* stages = nullptr);
 
   /// A task's duration at the analytic level.
   double operator()(int role, const taskgraph::Task& t);
@@ -38,7 +43,8 @@ class CommCosts {
   /// The collectives it plans with.
   const GroupCollectives& collectives() const { return collectives_; }
 
-  /// What makes two communication tasks cost the same: (role, operation, group, bytes, peer of a send).
+  /// What makes two communication tasks cost the same: (role, operation, group, bytes, peer of a send or bucket of
+  /// a push, pull or neighbour exchange).
   using Key = std::tuple<int, taskgraph::Op, std::string, std::int64_t, int>;
   Key key(int role, const taskgraph::Task& t) const;
 
@@ -59,12 +65,16 @@ class CommCosts {
   /// The plan of task `t` on the representative's group, its consecutive same-pair steps fused.
   collectives::Schedule group_plan(int role, const taskgraph::Task& t) const;
   const Entry& entry(int role, const taskgraph::Task& t);
+  /// The exchange of `role`'s buckets at servers or neighbours, made once.
+  const StageExchange& stage_exchange_of(int role);
 
   const scenario::Scenario& s_;
   const platform::Fabric& fabric_;
   const parallel::Placement& placement_;
   GroupCollectives collectives_;
   std::map<Key, Entry> cache_;
+  const std::vector<parallel::StagePlan>* stages_;
+  std::map<int, StageExchange> exchanges_;  ///< by role
 };
 
 }  // namespace dtsim::run

@@ -27,6 +27,7 @@
 #include "sim/run/rank_classes.hpp"
 #include "sim/run/run_info.hpp"
 #include "sim/run/stage_buckets.hpp"
+#include "sim/run/stage_exchange.hpp"
 #include "sim/run/stragglers.hpp"
 #include "sim/run/time_by_class.hpp"
 #include "sim/scenario/parallel_section.hpp"
@@ -61,6 +62,11 @@ parallel::Workload workload_of(const scenario::Scenario& s, int iterations,
   in.hybrid_shard = hybrid_shard(placement);
   in.copy_Bps = s.gpu.memory_Bps * s.gpu.memory_efficiency;  // element-wise kernels' rate (models/gpu_profile.hpp)
   in.data_planner = stage_planner(s, placement, std::move(compression_note));
+  in.data_meeting = data_meeting(s);
+  if (in.data_meeting == parallel::ExchangeFragment::Kind::push_pull)
+    in.server_sums = [&s, placement](int stage, const scheduling::IterationPlan& plan) {
+      return stage_exchange(s, placement, platform::Fabric(s.platform), stage, plan).exchange.fragment.sum_s;
+    };
   // The sync scheme on the data dimension, iteration by iteration.
   const sync::Scheme& scheme = s.sync.rules();
   for (int it = 0; it < iterations; ++it)
@@ -217,7 +223,13 @@ memory::MemoryBreakdown fullest_stage(const scenario::Scenario& s, const paralle
         s.memory.recomputation, scenario::micro_batches(s), hybrid_shard(placement), s.fp8_recipe);
     // The data dimension's buffers: the scheduler's packed buckets, the compressor's payloads and state.
     const scheduling::IterationPlan& exchanges = w.stages[static_cast<std::size_t>(stage)].exchanges;
-    if (memory::MemoryItem buffers = bucket_buffers(s, exchanges); buffers.bytes > 0) b.items.push_back(std::move(buffers));
+    memory::MemoryItem buffers = bucket_buffers(s, exchanges);
+    // Servers' pulled sums, neighbours' models: the architecture's buffers for the stage's data-parallel replicas.
+    if (data_meeting(s) != parallel::ExchangeFragment::Kind::collective) {
+      std::string where;  // the stage's own (a colocated server's sums are not counted on a layout)
+      architecture_named(s.architecture).add_buffers(s, exchanges, layout.replicas(), buffers, where);
+    }
+    if (buffers.bytes > 0) b.items.push_back(std::move(buffers));
     if (!s.compression.compressor.empty()) b.items.push_back(compression_buffers(s, exchanges, layout.data));
     b.items.push_back({"workspace", s.gpu.workspace_bytes, "cuBLAS workspace (PyTorch's default)"});
     if (totals) totals->push_back(b.total_bytes());
@@ -325,7 +337,7 @@ double layout_cpu_s(const scenario::Scenario& s) {
   const parallel::Workload work = workload_of(s, s.iterations);
   const platform::Fabric fabric(s.platform);
   const parallel::Placement placement(scenario::layout_of(s), s.platform.gpus_per_node);
-  return graph_cpu_s_of(s, work.graph, placement, CommCosts(s, fabric, placement));
+  return graph_cpu_s_of(s, work.graph, placement, CommCosts(s, fabric, placement, &work.stages));
 }
 
 RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
@@ -335,7 +347,7 @@ RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
   const platform::Fabric fabric(s.platform);
   const parallel::Layout l = scenario::layout_of(s);
   const parallel::Placement placement(l, s.platform.gpus_per_node);
-  CommCosts costs(s, fabric, placement);
+  CommCosts costs(s, fabric, placement, &work.stages);
   auto role_of = [&](int rank) { return static_cast<std::size_t>(placement.stage(rank)); };
   const bool analytic = s.fidelity == scenario::Fidelity::analytic;
   const Slowdown slowdown = slowdown_of(s.stragglers, s.workers);
@@ -435,6 +447,8 @@ RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
       l.sequence_parallel ? ", sequence parallel" : "", l.context > 1 ? ", context " + l.context_comm : "",
       l.sharding == parallel::Sharding::none ? "" : ", sharding " + std::string(parallel::sharding_name(l.sharding)),
       l.micro_batch, scenario::micro_batches(s));
+  if (data_meeting(s) != parallel::ExchangeFragment::Kind::collective)
+    info.architecture = architecture_named(s.architecture).describe(s) + " on the data dimension, " + info.architecture;
   if (!l.layers_per_stage.empty())
     info.architecture += fmt::format("; layers per {} {}", l.virtual_stages > 1 ? "chunk" : "stage",
                                      fmt::join(l.layers_per_stage, "/"));

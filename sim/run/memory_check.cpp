@@ -147,7 +147,7 @@ memory::MemoryBreakdown memory_breakdown(const scenario::Scenario& s, const sche
        fmt::format("batch {}, recomputation {}", s.batch_size, memory::recomputation_name(s.memory.recomputation))});
   if (!known) b.notes.push_back("activations (the layer table gives no shapes)");
   MemoryItem buffers = bucket_buffers(s, plan);
-  architecture_named(s.architecture).add_buffers(s, plan, buffers, b.where);
+  architecture_named(s.architecture).add_buffers(s, plan, s.workers, buffers, b.where);
   if (buffers.detail.empty()) buffers.detail = "none: every gradient is reduced in place";
   b.items.push_back(buffers);
   if (!s.compression.compressor.empty()) b.items.push_back(compression_buffers(s, plan, s.workers));

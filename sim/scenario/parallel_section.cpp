@@ -64,28 +64,52 @@ std::string sync_refusal(const Scenario& s) {
   return "";
 }
 
-/// Why a layout's data-parallel gradients cannot meet at servers or neighbours (empty when they can). Where ZeRO
-/// or FSDP shards the model over the data-parallel ranks, the physics: the ranks own the update of their shards
-/// (no server can), and there is one sharded copy (no neighbouring replica to average with; hybrid sharding keeps
-/// replicas). Otherwise each stage's data group could push to servers or gossip with the same rank of the
-/// neighbouring replicas, which this version does not time.
+/// Why a layout's data-parallel gradients cannot meet at servers or neighbours (empty when they can). They can
+/// where every data-parallel rank holds its stage's parameters whole (sharding = "none"): each stage's data groups
+/// push to the servers and pull the sums, or each rank averages with the same rank of the neighbouring replicas.
+/// ZeRO and FSDP have each rank own the update of its shard (no server can hold it) and keep one sharded copy (no
+/// replica to average with).
 std::string architecture_refusal(const Scenario& s) {
   const sync::Meets meets = sync::architecture_named(s.architecture).meets;
   if (meets == sync::Meets::kCollective) return "";
   const std::string sharding = "sharding = \"" + std::string(parallel::sharding_name(s.parallel.sharding)) + "\"";
-  const std::string why =
-      s.parallel.sharding != parallel::Sharding::none && meets == sync::Meets::kServers
-          ? sharding + " has each data-parallel rank update its own shard of the model, and parameter servers update "
-                       "the model they hold: the update cannot happen in both places"
-      : s.parallel.sharding != parallel::Sharding::none && s.parallel.sharding != parallel::Sharding::hybrid
-          ? sharding + " keeps one copy of the model spread over the data-parallel ranks, and gossip averages each "
-                       "replica with its neighbours: there is no other replica to average with"
-      : meets == sync::Meets::kServers
-          ? "each stage's data-parallel group would push its gradients to servers that every stage and tensor rank "
-            "shares, and this version times a layout's gradients as collectives within each group"
-          : "each rank would average its shard with the same rank of the neighbouring replicas, and this version "
-            "times a layout's gradients as collectives within each group";
-  return "architecture \"" + s.architecture + "\": " + why + " (architecture = " +
+  std::string why, instead = "sharding = \"none\"";
+  if (s.parallel.sharding != parallel::Sharding::none && meets == sync::Meets::kServers) {
+    why = sharding + " has each data-parallel rank update its own shard of the model, and parameter servers update "
+                     "the model they hold: the update cannot happen in both places";
+  } else if (s.parallel.sharding != parallel::Sharding::none && s.parallel.sharding != parallel::Sharding::hybrid) {
+    why = sharding + " keeps one copy of the model spread over the data-parallel ranks, and gossip averages each "
+                     "replica with its neighbours: there is no other replica to average with";
+  } else if (s.parallel.sharding == parallel::Sharding::hybrid) {
+    why = "hybrid sharding keeps a replica per node, whose shards could each gossip with the same shard of the "
+          "neighbouring nodes, but this version gossips only whole stages' gradients";
+  } else if (s.parallel.expert > 1) {
+    why = "the routed experts' gradients meet over their own expert-data group, which this version all-reduces "
+          "beside the servers' or neighbours' exchange of the dense parameters";
+    instead = "parallel.expert = 1";
+  } else if (s.parallel.context > 1 && meets == sync::Meets::kNeighbours) {
+    why = "context-parallel ranks share one replica's sequences, whose gradients must be summed exactly before "
+          "replicas average, and this version gossips over the whole data x context group";
+    instead = "parallel.context = 1";
+  } else if (const sync::Meeting m = s.sync.rules().meeting();
+             m == sync::Meeting::kModels || m == sync::Meeting::kOverlapModels || m == sync::Meeting::kSampledModels) {
+    why = "sync \"" + s.sync.scheme + "\" averages models, which this version does only by all-reduce on a layout";
+    instead = "sync = \"bsp\"";
+  } else if (s.gossip.power_gossip && meets == sync::Meets::kNeighbours) {
+    why = "PowerGossip's rank-1 factors are per weight matrix, and this version sizes them only for a model "
+          "replicated whole";
+    instead = "gossip.power_gossip = false";
+  } else if (meets == sync::Meets::kNeighbours && s.sync.staleness_bound() != 0) {
+    why = "sync \"" + s.sync.scheme + "\" gossips without rounds (SGP's push-sum), and this version gossips a "
+          "layout's gradients in rounds, every neighbour's before the step";
+    instead = "sync = \"bsp\"";
+  } else if (meets == sync::Meets::kServers && s.fidelity != Fidelity::analytic) {
+    why = "this version times a layout's pushes and pulls at the analytic level only";
+    instead = "strategy.fidelity = \"analytic\"";
+  } else {
+    return "";
+  }
+  return "architecture \"" + s.architecture + "\": " + why + " (" + instead + ", or architecture = " +
          sync::architectures_meeting(sync::Meets::kCollective) + ")";
 }
 

@@ -146,6 +146,22 @@ void load_sync_options(Section& strategy, sync::SyncPolicy& p, int workers, int 
   scheme.derive(p, batch_size);
 }
 
+/// Servers the platform cannot hold: dedicated ones need hosts after the workers, colocated ones a worker each.
+void refuse_server_hosts(const std::string& where, const Scenario& s) {
+  const ParameterServer& ps = s.ps;
+  const int hosts = s.platform.hosts();
+  if (ps.dedicated && s.workers + ps.servers > hosts)
+    throw core::InputError(where,
+                           std::to_string(ps.servers) + " dedicated servers after " + std::to_string(s.workers) +
+                               " workers need " + std::to_string(s.workers + ps.servers) + " hosts; platform '" +
+                               s.platform.name + "' has " + std::to_string(hosts),
+                           "at most " + std::to_string(hosts - s.workers) +
+                               " dedicated servers, fewer workers, or placement = \"colocated\"");
+  if (!ps.dedicated && ps.servers > s.workers)
+    throw core::InputError(where, "more colocated servers than workers",
+                           "at most " + std::to_string(s.workers) + " (one per worker host)");
+}
+
 /// A server architecture may change the parameter server's defaults (BytePS: sync::ArchitectureTraits).
 void load_ps(Section& strategy, Scenario& s) {
   ParameterServer& ps = s.ps;
@@ -154,7 +170,10 @@ void load_ps(Section& strategy, Scenario& s) {
   if (a.per_node_first) ps.hierarchical = true;
   if (a.summation_Bps > 0) ps.summation_Bps = a.summation_Bps;
   auto t = architecture_table(strategy, "ps", s.architecture);
-  if (!t) return;
+  if (!t) {
+    if (a.meets == sync::Meets::kServers) refuse_server_hosts(strategy.where_key("architecture"), s);
+    return;
+  }
   ps.servers = integer_key(*t, "strategy.ps", "servers");
   ps.dedicated = choice_key(*t, "strategy.ps", "placement") == "dedicated";
   if (t->has("partition")) ps.partition_bytes = t->size("partition");
@@ -171,17 +190,7 @@ void load_ps(Section& strategy, Scenario& s) {
   ps.hierarchical = t->boolean("hierarchical", ps.hierarchical);
   if (t->has("credit")) ps.credit_bytes = t->size("credit");
   ps.pull = choice_key(*t, "strategy.ps", "pull");
-  const int hosts = s.platform.hosts();
-  if (ps.dedicated && s.workers + ps.servers > hosts)
-    throw core::InputError(t->where_key("servers"),
-                           std::to_string(ps.servers) + " dedicated servers after " + std::to_string(s.workers) +
-                               " workers need " + std::to_string(s.workers + ps.servers) + " hosts; platform '" +
-                               s.platform.name + "' has " + std::to_string(hosts),
-                           "at most " + std::to_string(hosts - s.workers) +
-                               " dedicated servers, fewer workers, or placement = \"colocated\"");
-  if (!ps.dedicated && ps.servers > s.workers)
-    throw core::InputError(t->where_key("servers"), "more colocated servers than workers",
-                           "at most " + std::to_string(s.workers) + " (one per worker host)");
+  refuse_server_hosts(t->where_key("servers"), s);
   t->finish();
 }
 

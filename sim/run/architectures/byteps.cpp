@@ -34,9 +34,11 @@
 #include <memory>
 
 #include "sim/core/units.hpp"
+#include "sim/parallel/layout.hpp"
 #include "sim/platform/link_efficiency.hpp"
 #include "sim/run/architectures/server_exchange.hpp"
 #include "sim/run/run_simulation.hpp"
+#include "sim/scenario/parallel_section.hpp"
 #include "sim/sync/ps_partitions.hpp"
 
 namespace dtsim::run {
@@ -54,6 +56,14 @@ std::vector<int> colocated_server_hosts(const scenario::Scenario& s) {
   std::vector<int> hosts;
   for (int k = 0; k < s.ps.servers; ++k) hosts.push_back(k % nodes * g);
   return hosts;
+}
+
+/// The GPUs of a node whose gradients it reduces before its push: the node's workers, or under a layout the GPUs
+/// of one data-parallel group on it (the others hold other shards of the model).
+int node_gpus(const scenario::Scenario& s) {
+  const int g = s.platform.gpus_per_node;
+  if (!scenario::uses_layout(s)) return std::min(s.workers, g);
+  return parallel::ranks_per_node(parallel::Placement(scenario::layout_of(s), g).members(0, "data"), g);
 }
 
 /// A stage over a link of `link` taking `hops` of its latency.
@@ -105,7 +115,7 @@ actors::PsSetup byteps_setup(const scenario::Scenario& s, const scheduling::Iter
     return sync::djb2_server(exchanges - 1 - exchange, part, servers);
   };
   setup.queued_pushes = true;
-  if (s.ps.hierarchical) node_stages(s, std::min(s.workers, s.platform.gpus_per_node), setup.before_push, setup.after_pull);
+  if (s.ps.hierarchical) node_stages(s, node_gpus(s), setup.before_push, setup.after_pull);
   return setup;
 }
 
@@ -121,7 +131,7 @@ class BytePS final : public Architecture {
                         " by DJB2 key hash, summation " +
                         (ps.summation_Bps ? fmt::format("{:.3g} GB/s", *ps.summation_Bps / 1e9) : std::string("free"));
     std::vector<actors::NodeStage> before, after;
-    if (ps.hierarchical) node_stages(s, std::min(s.workers, s.platform.gpus_per_node), before, after);
+    if (ps.hierarchical) node_stages(s, node_gpus(s), before, after);
     if (!before.empty() || !after.empty()) {
       words += ", per node:";
       for (const auto* stages : {&before, &after})
@@ -142,8 +152,8 @@ class BytePS final : public Architecture {
   }
 
   /// The aggregate a worker pulls (one gradient's bytes). Servers sum in host memory, never in a GPU's.
-  void add_buffers(const scenario::Scenario& /*s*/, const scheduling::IterationPlan& plan, memory::MemoryItem& item,
-                   std::string& /*where*/) const override {
+  void add_buffers(const scenario::Scenario& /*s*/, const scheduling::IterationPlan& plan, int /*replicas*/,
+                   memory::MemoryItem& item, std::string& /*where*/) const override {
     add_to(item, gradient_wire_bytes(plan), "the pulled aggregate");
   }
 };

@@ -52,12 +52,12 @@ std::vector<std::vector<std::int64_t>> power_gossip_rounds(const scenario::Scena
   return rounds;
 }
 
-/// The scenario's graph; every exchange sends its payload to each neighbour (SGP: to one peer). With
-/// PowerGossip, each bucket's exchanges are its power_gossip_rounds.
+/// The scenario's graph on `replicas` workers; every exchange sends its payload to each neighbour (SGP: to one
+/// peer). With PowerGossip, each bucket's exchanges are its power_gossip_rounds.
 actors::GossipSetup gossip_setup(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
-                                 const std::vector<scheduling::BucketWork>& work) {
+                                 const std::vector<scheduling::BucketWork>& work, int replicas) {
   actors::GossipSetup setup;
-  setup.graph = sync::make_gossip_graph(s.gossip.topology, s.workers, s.gossip.degree, s.gossip.seed);
+  setup.graph = sync::make_gossip_graph(s.gossip.topology, replicas, s.gossip.degree, s.gossip.seed);
   setup.push_sum = !s.sync.staleness_bound();  // asp on gossip: SGP
   setup.iterations = s.iterations;
   if (s.gossip.power_gossip) {
@@ -76,20 +76,25 @@ actors::GossipSetup gossip_setup(const scenario::Scenario& s, const scheduling::
   return setup;
 }
 
-/// One iteration's gossip messages (SGP: iteration 0's peers).
-collectives::Schedule gossip_traffic(const actors::GossipSetup& setup) {
+/// One iteration's gossip messages (SGP: iteration 0's peers) among the hosts of each of `groups` at once (graph
+/// vertex w of a group on its host w; none: one group, worker w on host w), on `hosts` hosts.
+collectives::Schedule gossip_traffic(const actors::GossipSetup& setup, const std::vector<std::vector<int>>& groups,
+                                     int hosts) {
   collectives::Schedule schedule;
-  schedule.ranks = setup.graph.size();
+  schedule.ranks = hosts;
   const int n = setup.graph.size();
   for (const auto& bucket : setup.bucket_bytes)
     for (const std::int64_t bytes : bucket) {
       collectives::Step& step = schedule.steps.emplace_back();
-      for (int w = 0; w < n && n > 1; ++w) {
-        if (setup.push_sum) {
-          step.transfers.push_back({w, sync::push_sum_peer(w, 0, n), bytes});
-          continue;
+      for (std::size_t g = 0; g < std::max<std::size_t>(groups.size(), 1); ++g) {
+        const auto host = [&](int w) { return groups.empty() ? w : groups[g][static_cast<std::size_t>(w)]; };
+        for (int w = 0; w < n && n > 1; ++w) {
+          if (setup.push_sum) {
+            step.transfers.push_back({host(w), host(sync::push_sum_peer(w, 0, n)), bytes});
+            continue;
+          }
+          for (int j : setup.graph.neighbours[static_cast<std::size_t>(w)]) step.transfers.push_back({host(w), host(j), bytes});
         }
-        for (int j : setup.graph.neighbours[static_cast<std::size_t>(w)]) step.transfers.push_back({w, j, bytes});
       }
     }
   return schedule;
@@ -109,21 +114,23 @@ class Gossip final : public Architecture {
 
   SimulatedExchange simulated(ExchangeInput& in) const override {
     const scenario::Scenario& s = in.scenario;
-    auto setup = std::make_shared<actors::GossipSetup>(gossip_setup(s, in.plan, in.work));
+    auto setup = std::make_shared<actors::GossipSetup>(gossip_setup(s, in.plan, in.work, s.workers));
     const ActorCount actors = gossip_actors(*setup);
     refuse_oversized(s, actors, core::read_process_limits(), "fewer workers, or a graph of lower degree");
-    platform::add_link_bytes(gossip_traffic(*setup), 1, in.fabric, in.link_bytes);
+    platform::add_link_bytes(gossip_traffic(*setup, {}, s.workers), 1, in.fabric, in.link_bytes);
     return {[setup](actors::RunContext& c) { return std::make_unique<actors::GossipExchanger>(c, *setup); },
             actors::gossip_pairs(*setup), actors.actors};
   }
 
   std::optional<AnalyticExchange> analytic(AnalyticInput& in) const override {
     const scenario::Scenario& s = in.scenario;
-    const actors::GossipSetup setup = gossip_setup(s, in.plan, in.work);
-    const collectives::Schedule sends = gossip_traffic(setup);  // a step per exchange, bucket after bucket
+    // A layout's replicas: the same rank of each, one group per rank of a replica's stage.
+    const int replicas = in.groups.empty() ? s.workers : static_cast<int>(in.groups.front().size());
+    const actors::GossipSetup setup = gossip_setup(s, in.plan, in.work, replicas);
+    const int hosts = s.platform.hosts();
+    const collectives::Schedule sends = gossip_traffic(setup, in.groups, hosts);  // a step per exchange, bucket after bucket
     platform::add_link_bytes(sends, 1, in.fabric, in.link_bytes);
     const collectives::LatencyOnly latency_only(in.fabric);
-    const int hosts = s.platform.hosts();
     AnalyticExchange exchange{{parallel::ExchangeFragment::Kind::neighbours, {}}, {}};
     std::size_t step = 0;
     for (std::size_t b = 0; b < setup.bucket_bytes.size(); ++b) {
@@ -143,6 +150,19 @@ class Gossip final : public Architecture {
       }
     }
     return exchange;
+  }
+
+  /// D-PSGD in rounds among a layout's replicas: each exchange a step of sends to every neighbour.
+  std::optional<std::vector<std::vector<actors::Flow>>> layout_flows(const scenario::Scenario& s,
+                                                                     const scheduling::BucketWork& work, int ranks,
+                                                                     bool fuse) const override {
+    actors::GossipSetup setup;
+    setup.graph = sync::make_gossip_graph(s.gossip.topology, ranks, s.gossip.degree, s.gossip.seed);
+    auto& bytes = setup.bucket_bytes.emplace_back();
+    for (const scheduling::Exchange& e : work.exchanges) bytes.push_back(e.bytes);
+    collectives::Schedule rounds = gossip_traffic(setup, {}, ranks);
+    for (std::size_t e = 0; e < rounds.steps.size(); ++e) rounds.steps[e].latency_s = work.exchanges[e].before_s;
+    return actors::flow_steps(rounds, fuse);
   }
 
   /// Numerics: SGP's push-sum with one peer of the directed exponential graph, or D-PSGD's mixing with the
@@ -168,12 +188,12 @@ class Gossip final : public Architecture {
   }
 
   /// D-PSGD receives every neighbour's model (PowerGossip its factors), SGP one peer's.
-  void add_buffers(const scenario::Scenario& s, const scheduling::IterationPlan& plan, memory::MemoryItem& item,
-                   std::string&) const override {
+  void add_buffers(const scenario::Scenario& s, const scheduling::IterationPlan& plan, int replicas,
+                   memory::MemoryItem& item, std::string&) const override {
     const bool sgp = push_sum(s);
     std::size_t peers = 1;
     if (!sgp)
-      for (const auto& n : sync::make_gossip_graph(s.gossip.topology, s.workers, s.gossip.degree, s.gossip.seed).neighbours)
+      for (const auto& n : sync::make_gossip_graph(s.gossip.topology, replicas, s.gossip.degree, s.gossip.seed).neighbours)
         peers = std::max(peers, n.size());
     double received = gradient_wire_bytes(plan);
     if (s.gossip.power_gossip) {

@@ -49,12 +49,16 @@ class ParameterServer final : public Architecture {
     return server_analytic(ps_setup(in.scenario, in.plan, in.work), in);
   }
 
-  /// The aggregate a worker pulls (one gradient's bytes); a colocated server also sums its partitions in the GPU
-  /// of its host. Dedicated servers run on hosts of their own.
-  void add_buffers(const scenario::Scenario& s, const scheduling::IterationPlan& plan, memory::MemoryItem& item,
-                   std::string& where) const override {
+  /// The aggregate a worker pulls (one gradient's bytes, a layout's stage's); a colocated server also sums its
+  /// partitions in the GPU of its host. Dedicated servers run on hosts of their own.
+  void add_buffers(const scenario::Scenario& s, const scheduling::IterationPlan& plan, int replicas,
+                   memory::MemoryItem& item, std::string& where) const override {
     add_to(item, gradient_wire_bytes(plan), "the pulled aggregate");
     if (s.ps.dedicated) return;
+    if (replicas != s.workers) {  // a layout: the servers sum every stage's and tensor rank's pushes
+      item.detail += " (a colocated server's sums of every stage's pushes not counted on a layout)";
+      return;
+    }
     const auto [bytes, server] = fullest_server(ps_setup(s, plan, bucket_work(plan)));
     add_to(item, bytes, "its colocated server's sums");
     where = fmt::format("worker {0}, with server {0}", server);

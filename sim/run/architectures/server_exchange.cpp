@@ -103,46 +103,64 @@ double staged_pull_s(const std::vector<actors::NodeStage>& stages, const std::ve
   return end;
 }
 
+/// The workers as groups of hosts that push at once (AnalyticInput::groups; none: one group, worker r on host r
+/// for r < workers).
+std::vector<std::vector<int>> groups_of(int workers, const std::vector<std::vector<int>>& groups) {
+  if (!groups.empty()) return groups;
+  std::vector<int> all(static_cast<std::size_t>(workers));
+  for (std::size_t r = 0; r < all.size(); ++r) all[r] = static_cast<int>(r);
+  return {all};
+}
+
+/// The host that pushes and pulls for `host` of `group`: itself, or with per-node aggregation the group's first
+/// member on its node.
+int root_of(const actors::PsSetup& setup, const std::vector<int>& group, int host) {
+  if (!setup.hierarchical) return host;
+  const int node = host / setup.gpus_per_node;
+  return *std::find_if(group.begin(), group.end(), [&](int h) { return h / setup.gpus_per_node == node; });
+}
+
 /// One exchange of a parameter-server run phase by phase, hosts as ranks: the node's other GPUs to its first
 /// (per-node aggregation), each participant's pieces to their servers, the pulls back, the first GPU back to the
 /// others; and the bytes each server sums (every participant's push of each piece it holds, a colocated
-/// server's own host's included).
+/// server's own host's included). Every group pushes at once, each its own sum of the same pieces.
 struct PsPhases {
   collectives::Step gather, push, pull, scatter;
   std::vector<std::int64_t> summed;  ///< per server
 };
-PsPhases ps_phases(const actors::PsSetup& setup, const std::vector<actors::PsPiece>& pieces,
-                   const actors::PsExchange& exchange) {
+PsPhases ps_phases(const actors::PsSetup& setup, const std::vector<std::vector<int>>& groups,
+                   const std::vector<actors::PsPiece>& pieces, const actors::PsExchange& exchange) {
   PsPhases phases;
   phases.summed.assign(setup.server_hosts.size(), 0);
-  for (int r = 0; r < setup.workers; ++r) {
-    const int root = setup.hierarchical ? r - r % setup.gpus_per_node : r;
-    if (r != root) {
-      if (setup.before_push.empty() && setup.after_pull.empty()) {
-        phases.gather.transfers.push_back({r, root, exchange.push_bytes});
-        phases.scatter.transfers.push_back({root, r, exchange.pull_bytes});
+  for (const std::vector<int>& group : groups)
+    for (const int r : group) {
+      const int root = root_of(setup, group, r);
+      if (r != root) {
+        if (setup.before_push.empty() && setup.after_pull.empty()) {
+          phases.gather.transfers.push_back({r, root, exchange.push_bytes});
+          phases.scatter.transfers.push_back({root, r, exchange.pull_bytes});
+        }
+        continue;
       }
-      continue;
+      for (const actors::PsPiece& piece : pieces) {
+        phases.summed[static_cast<std::size_t>(piece.server)] += piece.push_bytes;
+        const int server = setup.server_hosts[static_cast<std::size_t>(piece.server)];
+        if (server == r) continue;  // a colocated server takes its own host's push from memory
+        phases.push.transfers.push_back({r, server, piece.push_bytes});
+        phases.pull.transfers.push_back({server, r, piece.pull_bytes});
+      }
     }
-    for (const actors::PsPiece& piece : pieces) {
-      phases.summed[static_cast<std::size_t>(piece.server)] += piece.push_bytes;
-      const int server = setup.server_hosts[static_cast<std::size_t>(piece.server)];
-      if (server == r) continue;  // a colocated server takes its own host's push from memory
-      phases.push.transfers.push_back({r, server, piece.push_bytes});
-      phases.pull.transfers.push_back({server, r, piece.pull_bytes});
-    }
-  }
   return phases;
 }
 
 /// One iteration's pushes, pulls and per-node transfers, one step per bucket exchange (hosts as ranks).
-collectives::Schedule ps_traffic(const actors::PsSetup& setup, int hosts) {
+collectives::Schedule ps_traffic(const actors::PsSetup& setup, const std::vector<std::vector<int>>& groups, int hosts) {
   collectives::Schedule schedule;
   schedule.ranks = hosts;
   const auto pieces = actors::ps_pieces(setup);
   for (std::size_t b = 0; b < setup.buckets.size(); ++b)
     for (std::size_t e = 0; e < setup.buckets[b].size(); ++e) {
-      const PsPhases phases = ps_phases(setup, pieces[b][e], setup.buckets[b][e]);
+      const PsPhases phases = ps_phases(setup, groups, pieces[b][e], setup.buckets[b][e]);
       collectives::Step& step = schedule.steps.emplace_back();
       for (const collectives::Step* phase : {&phases.gather, &phases.push, &phases.pull, &phases.scatter})
         step.transfers.insert(step.transfers.end(), phase->transfers.begin(), phase->transfers.end());
@@ -158,7 +176,8 @@ struct QueuedRate {
   double push_s_per_byte = 0, pull_s_per_byte = 0;
 };
 
-BucketCost bucket_cost(const actors::PsSetup& setup, const std::vector<actors::PsExchange>& exchanges,
+BucketCost bucket_cost(const actors::PsSetup& setup, const std::vector<std::vector<int>>& groups,
+                       const std::vector<actors::PsExchange>& exchanges,
                        const std::vector<std::vector<actors::PsPiece>>& pieces, const scheduling::BucketWork& work,
                        int hosts, const platform::Fabric& fabric, const std::optional<QueuedRate>& queued,
                        const std::optional<QueuedRate>& queued_latency, double& sum_s) {
@@ -168,7 +187,7 @@ BucketCost bucket_cost(const actors::PsSetup& setup, const std::vector<actors::P
   cost.decompress_s = work.decompress_s;
   cost.traffic.assign(static_cast<std::size_t>(setup.workers), {});
   for (std::size_t e = 0; e < exchanges.size(); ++e) {
-    const PsPhases phases = ps_phases(setup, pieces[e], exchanges[e]);
+    const PsPhases phases = ps_phases(setup, groups, pieces[e], exchanges[e]);
     sum_s = 0;
     if (setup.summation_Bps)
       for (const std::int64_t bytes : phases.summed)
@@ -194,10 +213,13 @@ BucketCost bucket_cost(const actors::PsSetup& setup, const std::vector<actors::P
       cost.pull_latency_s = pull_latency_s;
     }
     cost.payload_bytes += exchanges[e].push_bytes;
-    for (const actors::PsPiece& piece : pieces[e])
-      for (int r = 0; r < setup.workers; r += setup.hierarchical ? setup.gpus_per_node : 1) {
-        cost.traffic[static_cast<std::size_t>(r)].sent += piece.push_bytes;
-        cost.traffic[static_cast<std::size_t>(r)].received += piece.pull_bytes;
+    for (const std::vector<int>& group : groups)
+      for (const int r : group) {
+        if (root_of(setup, group, r) != r) continue;
+        for (const actors::PsPiece& piece : pieces[e]) {
+          cost.traffic[static_cast<std::size_t>(r)].sent += piece.push_bytes;
+          cost.traffic[static_cast<std::size_t>(r)].received += piece.pull_bytes;
+        }
       }
     for (const collectives::Step* phase : {&phases.gather, &phases.scatter})
       for (const collectives::Transfer& t : phase->transfers) {
@@ -218,7 +240,7 @@ SimulatedExchange server_simulated(std::shared_ptr<actors::PsSetup> setup, Excha
   refuse_oversized(s, actors, core::read_process_limits(),
                    "fuse buckets (scheduler = \"ddp\" or \"fusion\"), fewer servers or larger partitions, "
                    "per-node aggregation, or fewer workers");
-  platform::add_link_bytes(ps_traffic(*setup, s.platform.hosts()), 1, in.fabric, in.link_bytes);
+  platform::add_link_bytes(ps_traffic(*setup, groups_of(s.workers, {}), s.platform.hosts()), 1, in.fabric, in.link_bytes);
   return {[setup](actors::RunContext& c) { return std::make_unique<actors::PsExchanger>(c, *setup); },
           actors::ps_pairs(*setup), actors.actors};
 }
@@ -228,13 +250,14 @@ namespace {
 /// The fluid rates of queued pushes: every exchange's pushes (pulls) of the iteration as one step, its time over
 /// the bytes of all exchanges; a bucket's push then takes its bytes' share, its partitions queued with every other
 /// bucket's on links they share with them (the flow level runs them at once).
-QueuedRate queued_rate(const actors::PsSetup& setup, const std::vector<std::vector<std::vector<actors::PsPiece>>>& pieces,
-                       int hosts, const core::PathModel& network) {
+QueuedRate queued_rate(const actors::PsSetup& setup, const std::vector<std::vector<int>>& groups,
+                       const std::vector<std::vector<std::vector<actors::PsPiece>>>& pieces, int hosts,
+                       const core::PathModel& network) {
   collectives::Step push, pull;
   double push_bytes = 0, pull_bytes = 0;
   for (std::size_t b = 0; b < setup.buckets.size(); ++b)
     for (std::size_t e = 0; e < setup.buckets[b].size(); ++e) {
-      const PsPhases phases = ps_phases(setup, pieces[b][e], setup.buckets[b][e]);
+      const PsPhases phases = ps_phases(setup, groups, pieces[b][e], setup.buckets[b][e]);
       push.transfers.insert(push.transfers.end(), phases.push.transfers.begin(), phases.push.transfers.end());
       pull.transfers.insert(pull.transfers.end(), phases.pull.transfers.begin(), phases.pull.transfers.end());
       push_bytes += static_cast<double>(setup.buckets[b][e].push_bytes);
@@ -249,15 +272,16 @@ QueuedRate queued_rate(const actors::PsSetup& setup, const std::vector<std::vect
 AnalyticExchange server_analytic(const actors::PsSetup& setup, AnalyticInput& in) {
   const auto pieces = actors::ps_pieces(setup);
   const int hosts = in.scenario.platform.hosts();
-  platform::add_link_bytes(ps_traffic(setup, hosts), 1, in.fabric, in.link_bytes);
+  const std::vector<std::vector<int>> groups = groups_of(in.scenario.workers, in.groups);
+  platform::add_link_bytes(ps_traffic(setup, groups, hosts), 1, in.fabric, in.link_bytes);
   std::optional<QueuedRate> queued, queued_latency;
   if (setup.queued_pushes) {
-    queued = queued_rate(setup, pieces, hosts, in.fabric);
-    queued_latency = queued_rate(setup, pieces, hosts, collectives::LatencyOnly(in.fabric));
+    queued = queued_rate(setup, groups, pieces, hosts, in.fabric);
+    queued_latency = queued_rate(setup, groups, pieces, hosts, collectives::LatencyOnly(in.fabric));
   }
   AnalyticExchange exchange{{parallel::ExchangeFragment::Kind::push_pull, {}}, {}};
   for (std::size_t b = 0; b < setup.buckets.size(); ++b)
-    exchange.costs.push_back(bucket_cost(setup, setup.buckets[b], pieces[b], in.work[b], hosts, in.fabric, queued,
+    exchange.costs.push_back(bucket_cost(setup, groups, setup.buckets[b], pieces[b], in.work[b], hosts, in.fabric, queued,
                                          queued_latency, exchange.fragment.sum_s.emplace_back(0.0)));
   return exchange;
 }

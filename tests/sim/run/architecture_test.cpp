@@ -35,27 +35,27 @@ TEST(Architectures, BuffersAreWhatEachHolds) {
   EXPECT_DOUBLE_EQ(gradient, 4.0 * (2000000 + 500000 + 3000000 + 1000));
   std::string where = "every worker";
   memory::MemoryItem none{"communication buffers", 0, ""};
-  architecture_named("allreduce").add_buffers(s, plan, none, where);
+  architecture_named("allreduce").add_buffers(s, plan, s.workers, none, where);
   EXPECT_EQ(none.bytes, 0);
   s.ps.servers = 1;
   s.ps.dedicated = true;
   memory::MemoryItem pulled{"communication buffers", 0, ""};
-  architecture_named("ps").add_buffers(s, plan, pulled, where);
+  architecture_named("ps").add_buffers(s, plan, s.workers, pulled, where);
   EXPECT_DOUBLE_EQ(pulled.bytes, gradient);
   EXPECT_EQ(where, "every worker");
   s.ps.dedicated = false;  // one colocated server sums every partition on worker 0's GPU
   memory::MemoryItem colocated{"communication buffers", 0, ""};
-  architecture_named("ps").add_buffers(s, plan, colocated, where);
+  architecture_named("ps").add_buffers(s, plan, s.workers, colocated, where);
   EXPECT_DOUBLE_EQ(colocated.bytes, 2 * gradient);
   EXPECT_EQ(where, "worker 0, with server 0");
   s.gossip.topology = "ring";  // D-PSGD on a ring: two neighbours' models
   memory::MemoryItem neighbours{"communication buffers", 0, ""};
-  architecture_named("gossip").add_buffers(s, plan, neighbours, where);
+  architecture_named("gossip").add_buffers(s, plan, s.workers, neighbours, where);
   EXPECT_DOUBLE_EQ(neighbours.bytes, 2 * gradient);
   s.model.layers[0].tensors = {{"layer0.weight", {2000, 1000}}};  // PowerGossip: X^T p and X q of it, the rest whole
   s.gossip.power_gossip = true;
   memory::MemoryItem factors{"communication buffers", 0, ""};
-  architecture_named("gossip").add_buffers(s, make_iteration_plan(s), factors, where);
+  architecture_named("gossip").add_buffers(s, make_iteration_plan(s), s.workers, factors, where);
   EXPECT_DOUBLE_EQ(factors.bytes, 2 * 4.0 * (1000 + 2000 + 500000 + 3000000 + 1000));
 }
 

@@ -85,6 +85,10 @@ const char* kSumsWhole = "summed only whole";
 // overlap slowdown the levels must agree exactly.
 const char* kFp32 = "strategy.gradient_dtype=fp32";
 const char* kNoSlowdown = "gpu.overlap_slowdown=1";
+// A sharded model's update happens on its data-parallel ranks, not at a server; ZeRO keeps no replica to gossip with.
+const char* kUpdatedTwice = "cannot happen in both places";
+const char* kNoOtherReplica = "no other replica";
+const char* kAnalyticOnly = "at the analytic level only";
 const std::vector<std::string> kParametersSharded{"zero3", "hybrid"};
 const std::vector<std::string> kEverySharding{"zero1", "zero2", "zero3", "hybrid"};
 
@@ -120,9 +124,16 @@ const std::vector<Feature> kFeatures{
     {"topk_gtopk", {"compression.compressor=topk", "compression.sparse_collective=gtopk", kFp32, kNoSlowdown},
      "", kSumsWhole, kEverySharding},
     {"powersgd", {"compression.compressor=powersgd", kFp32, kNoSlowdown}, "", kSumsWhole, kEverySharding},
-    {"ps", {"strategy.architecture=ps"}, "servers"},
-    {.name = "byteps", .overrides = {"strategy.architecture=byteps"}, .refusal = "servers", .levels = {"flow", "message"}},
-    {"gossip", {"strategy.architecture=gossip"}, "gossip"},
+    // Servers and gossip run on unsharded layouts (closed forms and the data-parallel-only equality:
+    // layout_architectures_test.cpp), servers at the analytic level only; sharded layouts refuse them for a
+    // physical reason.
+    {"ps", {"strategy.architecture=ps", "strategy.ps.placement=colocated"}, kAnalyticOnly, kUpdatedTwice,
+     kEverySharding, {"flow", "message"}},
+    {"byteps", {"strategy.architecture=byteps", "strategy.ps.placement=colocated"}, kAnalyticOnly, kUpdatedTwice,
+     kEverySharding, {"flow", "message"}},
+    {"gossip", {"strategy.architecture=gossip"}, "", kNoOtherReplica},
+    {"gossip_compressed", {"strategy.architecture=gossip", "compression.compressor=qsgd", kFp32, kNoSlowdown}, "",
+     kNoOtherReplica},
 };
 
 std::vector<std::string> overrides(const LayoutCase& l, const Feature& f, const std::string& fidelity) {
