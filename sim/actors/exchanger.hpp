@@ -38,10 +38,12 @@ inline bool try_sendto(const RunContext& context, int from, int to, std::int64_t
   simgrid::s4u::Host* destination = context.hosts[static_cast<std::size_t>(to)];
   if (!source->is_on() || !destination->is_on()) return false;  // SimGrid refuses to start a transfer to a host that is off
   try {
-    simgrid::s4u::CommPtr comm =
-        simgrid::s4u::Comm::sendto_init(source, destination)->set_payload_size(static_cast<std::uint64_t>(bytes));
+    // The rate is set while the comm is INITED: sendto_init(from, to) makes it STARTING, where SimGrid refuses
+    // set_rate (s4u_Comm.cpp); naming the hosts last starts it, as Comm::sendto_async does.
+    simgrid::s4u::CommPtr comm = simgrid::s4u::Comm::sendto_init();
     if (const double cap_Bps = context.steps.fabric.spec().transfer_cap_Bps(from, to); !std::isinf(cap_Bps))
       comm->set_rate(cap_Bps);
+    comm->set_payload_size(static_cast<std::uint64_t>(bytes))->set_source(source)->set_destination(destination);
     comm->wait();
     return true;
   } catch (const simgrid::NetworkFailureException&) {

@@ -17,6 +17,11 @@ double pcie_payload_efficiency(int max_payload_bytes) {
   return static_cast<double>(max_payload_bytes) / (max_payload_bytes + kPcieTlpOverheadBytes);
 }
 
+double tcp_payload_efficiency(int mtu_bytes) {
+  DTSIM_CHECK(mtu_bytes > kTcpIpHeaderBytes, "an MTU holds the IP and TCP headers");
+  return static_cast<double>(mtu_bytes - kTcpIpHeaderBytes) / (mtu_bytes + kEthernetFrameOverheadBytes);
+}
+
 LinkSpec payload_rate(const LinkSpec& line, double efficiency) {
   return {line.bandwidth_Bps * efficiency, line.latency_s, line.line_rate()};
 }

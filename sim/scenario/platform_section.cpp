@@ -7,6 +7,7 @@
 #include "sim/core/nearest_names.hpp"
 #include "sim/core/printable.hpp"
 #include "sim/platform/fabric.hpp"
+#include "sim/platform/link_efficiency.hpp"
 #include "sim/scenario/node_section.hpp"
 #include "sim/scenario/section.hpp"
 
@@ -17,6 +18,27 @@ constexpr int kMaxHosts = 1 << 20;
 /// NCCL caps its socket transport at MAX_SOCKETS = 64 connections per peer (src/transport/net_socket.cc); allowed
 /// up to 1024 for libraries that open one per channel or thread.
 constexpr int kMaxTcpConnections = 1024;
+
+/// The IPv4 minimum MTU every host takes (RFC 791) to the largest jumbo frame Ethernet switches commonly pass.
+constexpr int kMinMtu = 576;
+constexpr int kMaxMtu = 9216;
+
+/// Over TCP every network link carries segments in Ethernet frames of `tcp_mtu` (default 1500 B, RFC 894): the
+/// links between nodes run at their payload rate (link_efficiency.hpp; 94.1 % of the line rate at 1500 B). A
+/// star's host links are its nodes' NICs; otherwise the NIC links (`inter`), the switches' links (`network`) and a
+/// graph's edges.
+void tcp_in_frames(Section& network, platform::PlatformSpec& spec) {
+  const std::int64_t mtu = network.has("tcp_mtu") ? network.size("tcp_mtu") : platform::kEthernetDefaultMtuBytes;
+  if (mtu < kMinMtu || mtu > kMaxMtu)
+    throw core::InputError(network.where_key("tcp_mtu"),
+                           "'platform.network.tcp_mtu' = " + std::to_string(mtu) + " bytes",
+                           "allowed: 576B (IPv4's minimum) to 9216B (jumbo frames); Ethernet's default is 1500B");
+  const double efficiency = platform::tcp_payload_efficiency(static_cast<int>(mtu));
+  if (spec.topology == platform::Topology::star) spec.intra = platform::payload_rate(spec.intra, efficiency);
+  spec.inter = platform::payload_rate(spec.inter, efficiency);
+  spec.network = platform::payload_rate(spec.network, efficiency);
+  for (platform::GraphEdge& e : spec.graph.edges) e.link = platform::payload_rate(e.link, efficiency);
+}
 constexpr int kMaxCount = 1 << 16;  ///< bound of one count (dimension, arity, group...)
 constexpr int kMaxFatTreeLevels = 8;
 constexpr int kMaxTorusDims = 6;
@@ -265,13 +287,14 @@ platform::PlatformSpec load_platform(toml::table& table) {
     spec.switch_reduce_bandwidth_Bps = *reduce;
   }
   if (auto network = s.table("network")) {
-    network->allow({"model", "transport", "tcp_stream_bandwidth", "tcp_connections"});
+    network->allow({"model", "transport", "tcp_stream_bandwidth", "tcp_connections", "tcp_mtu"});
     spec.network_model =
         platform::parse_network_model(network->choice("model", "alpha_beta", platform::network_model_names()));
     spec.transport = platform::parse_transport(network->choice("transport", "rdma", platform::transport_names()));
     if (spec.transport == platform::Transport::tcp) {  // else the tcp_ keys are refused as not applying (finish)
       if (auto stream = network->optional_bandwidth("tcp_stream_bandwidth")) spec.tcp.stream_Bps = *stream;
       spec.tcp.connections = static_cast<int>(network->integer("tcp_connections", 1, 1, kMaxTcpConnections));
+      tcp_in_frames(*network, spec);
     }
     network->finish();
   }

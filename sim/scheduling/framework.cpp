@@ -1,5 +1,6 @@
 #include "sim/scheduling/framework.hpp"
 
+#include <cmath>
 #include <functional>
 
 #include "sim/core/error.hpp"
@@ -17,13 +18,35 @@ class NoFramework final : public Framework {
   }
 };
 
+/// Horovod's background thread (operations.cc RunLoopOnce): a round starts at the first cycle at or after the next
+/// pending tensor is ready (cycle 0: when it is ready), and not before the previous round's negotiation ended; it
+/// negotiates every tensor ready by its start in one round (one ComputeResponseList) and enqueues their responses
+/// on the GPU stream when the round ends. Since Horovod 0.16.1 the thread does not wait for an operation to
+/// finish: ops/cuda_operations.cc FinalizeCUDAQueue records an event, hands the completion to a finalizer thread
+/// and returns, so the next round's negotiation overlaps the all-reduces still running (commit aa605d6d, "Refactor
+/// operations into separate components by framework", in v0.16.1; a thread pool since v0.19.0). Returns each
+/// item's round start (non-decreasing). When a round ends after the next cycle, the model starts the next round at
+/// its end and keeps the cycles on their grid from the start of backward (Horovod sleeps the rest of a cycle from
+/// its start: rounds of microseconds in cycles of milliseconds).
+std::vector<double> negotiation_rounds(const std::vector<double>& ready_s, double cycle_s, double negotiation_s) {
+  std::vector<double> start(ready_s.size());
+  double ended = 0;  // the previous round's negotiation
+  for (std::size_t i = 0; i < ready_s.size();) {
+    const double ready = ready_s[i];
+    const double cycle = cycle_s > 0 ? std::max(ready, std::max(1.0, std::ceil(ready / cycle_s)) * cycle_s) : ready;
+    const double round = std::max(cycle, ended);
+    for (; i < ready_s.size() && ready_s[i] <= round; ++i) start[i] = round;
+    ended = round + negotiation_s;
+  }
+  return start;
+}
+
 /// Horovod: each bucket is one tensor handed to hvd.allreduce_async_ (a bucket of several gradients is first packed
 /// into one by the caller, as MG-WFBP's optimizer does, and unpacked after: a copy kernel per gradient each way).
-/// The background thread wakes every cycle, negotiates the tensors ready on every rank (one round, serialised with
-/// the operations it runs: the thread runs them in turn), fuses them in order up to the threshold, and copies a
-/// response of several tensors into the fusion buffer before its all-reduce and out after it (one batched copy
-/// kernel each way, ops/nccl_operations.cc MemcpyInFusionBuffer / MemcpyOutFusionBuffer); a response of one tensor
-/// is reduced in place.
+/// The background thread negotiates the tensors ready at each round (negotiation_rounds), fuses them in order up to
+/// the threshold, and enqueues the responses after the round's negotiation; a response of several tensors is copied
+/// into the fusion buffer before its all-reduce and out after it (one batched copy kernel each way, ops/
+/// nccl_operations.cc MemcpyInFusionBuffer / MemcpyOutFusionBuffer); a response of one tensor is reduced in place.
 class Horovod final : public Framework {
  public:
   explicit Horovod(const FrameworkOptions& o) : threshold_bytes_(o.horovod_fusion_threshold_bytes), cycle_s_(o.horovod_cycle_s) {}
@@ -36,10 +59,12 @@ class Horovod final : public Framework {
       ready.push_back(input.ready_s(b));
       bytes.push_back(b.bytes);
     }
+    // One round's tensors share its start: fusing them "as ready at the round" (cycle 0) groups exactly the round.
+    const std::vector<double> rounds = negotiation_rounds(ready, cycle_s_, costs.negotiation_s);
     std::vector<Bucket> out;
-    for (const CycleGroup& g : fuse_per_cycle(ready, bytes, threshold_bytes_, cycle_s_)) {
+    for (const CycleGroup& g : fuse_per_cycle(rounds, bytes, threshold_bytes_, 0)) {
       Bucket response;
-      response.not_before_s = g.cycle_s;
+      response.not_before_s = g.cycle_s + costs.negotiation_s;  // enqueued when its round's negotiation ends
       double packs_s = 0;
       for (int k = g.first; k < g.last; ++k) {
         const Bucket& b = buckets[static_cast<std::size_t>(k)];
@@ -49,7 +74,7 @@ class Horovod final : public Framework {
         if (b.tensors.size() > 1) packs_s += costs.copy_s(b.bytes, b.tensors.size());
       }
       if (g.last - g.first > 1) packs_s += costs.copy_s(response.bytes, 1);
-      response.framework_before_s = costs.negotiation_s + packs_s;
+      response.framework_before_s = packs_s;
       response.framework_after_s = packs_s;
       out.push_back(std::move(response));
     }

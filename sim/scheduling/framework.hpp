@@ -5,8 +5,9 @@
 /// flat buckets and back (Li et al., VLDB 2020; torch/csrc/distributed/c10d/reducer.cpp), or none (the scheduler's
 /// buckets go to the library as they are).
 ///
-///   data stream   [negotiate][copy in][ all-reduce of the fused buffer ][copy out]   (Horovod, one response)
-///                 |<--- framework_before_s -->|                        |<-after->|
+///   background    [negotiate]                 [negotiate]     (Horovod: one round per cycle, beside the stream)
+///   data stream              [copy in][ all-reduce of the fused buffer ][copy out]
+///                            |<before>|                                 |<after->|   not before the round's end
 #include <algorithm>
 #include <cstdint>
 #include <memory>

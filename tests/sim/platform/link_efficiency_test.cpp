@@ -31,6 +31,13 @@ TEST(LinkEfficiency, PcieTlpsCarryTwentyFourBytes) {
   EXPECT_DOUBLE_EQ(pcie_payload_efficiency(0), 1);
 }
 
+// (MTU - 20 IPv4 - 20 TCP - 12 timestamps) / (MTU + 8 preamble and SFD + 14 header + 4 FCS + 12 gap).
+TEST(LinkEfficiency, TcpSegmentsInEthernetFrames) {
+  EXPECT_DOUBLE_EQ(tcp_payload_efficiency(1500), 1448.0 / 1538);  // 94.1 %
+  EXPECT_DOUBLE_EQ(tcp_payload_efficiency(9000), 8948.0 / 9038);  // 99.0 %
+  EXPECT_DOUBLE_EQ(tcp_payload_efficiency(576), 524.0 / 614);
+}
+
 TEST(LinkEfficiency, StructuredNodeLinksCarryPayloadRates) {
   PlatformSpec s = structured(NodeFabric::nvswitch, 1, 4, 2, 2);
   const std::int64_t bytes = 64'000'000;

@@ -112,6 +112,35 @@ TEST(PlatformSection, TcpTransportKeys) {
             "p.toml:7:13: unknown platform.network.transport 'udp'; did you mean 'tcp'? known: rdma, tcp");
 }
 
+// Over TCP the network links carry payload at (MTU - 52) / (MTU + 38) of their line rate: IPv4, TCP and its
+// timestamps inside each MTU, preamble, Ethernet header, FCS and gap around it. 1448 / 1538 at 1500 B (the default),
+// 8948 / 9038 at 9000 B; a star's host links are the network; a two-level node's GPU links are not.
+TEST(PlatformSection, TcpLinksCarryPayloadInEthernetFrames) {
+  const std::string star = "name = \"x\"\nhosts = 2\n[link]\nbandwidth = \"10Gbps\"\nlatency = \"1us\"\n";
+  toml::table framed = toml::parse(star + "[network]\ntransport = \"tcp\"\n", std::string("p.toml"));
+  const platform::PlatformSpec spec = load_platform(framed);
+  EXPECT_DOUBLE_EQ(spec.intra.bandwidth_Bps, 10e9 / 8 * 1448.0 / 1538.0);
+  EXPECT_DOUBLE_EQ(spec.intra.line_rate(), 10e9 / 8);
+  EXPECT_DOUBLE_EQ(spec.intra.latency_s, 1e-6);
+  toml::table jumbo = toml::parse(star + "[network]\ntransport = \"tcp\"\ntcp_mtu = \"9000B\"\n", std::string("p.toml"));
+  EXPECT_DOUBLE_EQ(load_platform(jumbo).intra.bandwidth_Bps, 10e9 / 8 * 8948.0 / 9038.0);
+  toml::table rdma = toml::parse(star, std::string("p.toml"));
+  EXPECT_DOUBLE_EQ(load_platform(rdma).intra.bandwidth_Bps, 10e9 / 8);  // RDMA: the link's rate as given
+  const std::string two_level =
+      "name = \"y\"\ntopology = \"two_level\"\nnodes = 2\ngpus_per_node = 2\n[intra_link]\nbandwidth = "
+      "\"100Gbps\"\nlatency = \"1us\"\n[inter_link]\nbandwidth = \"10Gbps\"\nlatency = \"5us\"\n[network]\ntransport = \"tcp\"\n";
+  toml::table nodes = toml::parse(two_level, std::string("p.toml"));
+  const platform::PlatformSpec tl = load_platform(nodes);
+  EXPECT_DOUBLE_EQ(tl.inter.bandwidth_Bps, 10e9 / 8 * 1448.0 / 1538.0);
+  EXPECT_DOUBLE_EQ(tl.intra.bandwidth_Bps, 100e9 / 8);
+  EXPECT_EQ(error_of(star + "[network]\ntransport = \"tcp\"\ntcp_mtu = \"100B\"\n"),
+            "p.toml:8:11: 'platform.network.tcp_mtu' = 100 bytes; allowed: 576B (IPv4's minimum) to 9216B (jumbo "
+            "frames); Ethernet's default is 1500B");
+  EXPECT_EQ(error_of(star + "[network]\ntcp_mtu = \"1500B\"\n"),
+            "p.toml:7:1: key 'platform.network.tcp_mtu' does not apply here; used with these settings: model, "
+            "transport");
+}
+
 TEST(PlatformSection, TcpCapsOnlyTransfersBetweenNodes) {
   platform::PlatformSpec s;
   s.topology = platform::Topology::two_level;

@@ -1,5 +1,5 @@
 // The frameworks' per-operation costs in whole iterations, against closed forms at every level: n gradients of s
-// bytes queued on one stream with Horovod's cycle c, each paying its negotiation and its all-reduce's latency;
+// bytes queued on one stream with Horovod's cycle c, one negotiation round, each paying its all-reduce's latency;
 // the fusion buffer's copies; DDP's bucket copies. The levels agree exactly on the uncongested star.
 #include <gtest/gtest.h>
 
@@ -59,12 +59,12 @@ void expect_iterations(const scenario::Scenario& s, double expected) {
     EXPECT_NEAR(it.time_s, expected, 1e-9 * expected) << scenario::fidelity_name(s.fidelity) << " iteration " << it.index;
 }
 
-// Per-tensor all-reduce through Horovod with fusion off: the n responses of cycle c queue on one stream, each
-// negotiated and each paying its own all-reduce: F + U + c + n (N + T(s)).
-TEST_P(FrameworkAt, HorovodPerTensorQueuesNegotiationAndLatencyOfEveryTensor) {
+// Per-tensor all-reduce through Horovod with fusion off: the n tensors ready before cycle c are negotiated in one
+// round, and their n responses queue on one stream, each paying its own all-reduce: F + U + c + N + n T(s).
+TEST_P(FrameworkAt, HorovodPerTensorNegotiatesOnceAndQueuesTheLatencyOfEveryTensor) {
   auto s = layers("wfbp", "horovod", GetParam());
   s.framework_options.horovod_fusion_threshold_bytes = 0;
-  expect_iterations(s, forward_plus_update_s(s) + 1e-3 + kLayers * (negotiation_s() + ring_s(kParams * 4)));
+  expect_iterations(s, forward_plus_update_s(s) + 1e-3 + negotiation_s() + kLayers * ring_s(kParams * 4));
 }
 
 // Fused: one response, one negotiation, the fusion buffer's copy in and out around one all-reduce of n s bytes.

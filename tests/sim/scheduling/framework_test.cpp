@@ -49,9 +49,9 @@ TEST(Framework, NoneHandsTheBucketsOnUnchanged) {
   for (const Bucket& b : carried) EXPECT_EQ(b.framework_before_s + b.framework_after_s, 0.0);
 }
 
-// n tensors of s bytes, all ready before the first cycle c, fusion off: n responses in cycle c, each negotiated
-// (one round each: the thread runs them in turn) and reduced in place (no copy).
-TEST(Framework, HorovodWithoutFusionNegotiatesEveryTensorAtTheCycle) {
+// n tensors of s bytes, all ready before the first cycle c, fusion off: one round at c negotiates them all (one
+// ComputeResponseList), and its n responses are enqueued when it ends, at c + N, each reduced in place (no copy).
+TEST(Framework, HorovodWithoutFusionNegotiatesTheCyclesTensorsInOneRound) {
   const int n = 5;
   const auto in = all_ready(n, 4000, 0.3e-3);
   const auto carried = horovod(make_scheduler("wfbp")->buckets(in), in, 0, 1e-3, costs());
@@ -59,10 +59,33 @@ TEST(Framework, HorovodWithoutFusionNegotiatesEveryTensorAtTheCycle) {
   for (int k = 0; k < n; ++k) {
     const Bucket& b = carried[static_cast<std::size_t>(k)];
     EXPECT_EQ(b.tensors, (std::vector<int>{n - 1 - k}));
-    EXPECT_DOUBLE_EQ(b.not_before_s, 1e-3);
-    EXPECT_DOUBLE_EQ(b.framework_before_s, 40e-6);
+    EXPECT_DOUBLE_EQ(b.not_before_s, 1e-3 + 40e-6);
+    EXPECT_DOUBLE_EQ(b.framework_before_s, 0.0);
     EXPECT_DOUBLE_EQ(b.framework_after_s, 0.0);
   }
+}
+
+// Cycle 0 (HOROVOD_CYCLE_TIME=0): a round starts when a tensor is ready and not before the previous round ended;
+// the thread does not wait for the all-reduces (FinalizeCUDAQueue hands their completion to another thread).
+// Tensors ready at 0, 10, 20, 100 us with rounds of N = 40 us: rounds at 0 (the first), 40 (the next two, ready
+// while the first round ran) and 100 (the last, ready after the second round ended at 80).
+TEST(Framework, HorovodRoundsRunBackToBackBesideTheStream) {
+  SchedulingInput in;
+  in.tensors = {{0, 100}, {1, 100}, {2, 100}, {3, 100}};
+  in.backward_end_s = {100e-6, 20e-6, 10e-6, 0};
+  const auto carried = horovod(make_scheduler("wfbp")->buckets(in), in, 0, 0, costs());
+  ASSERT_EQ(carried.size(), 4u);
+  const double enqueued[] = {40e-6, 80e-6, 80e-6, 140e-6};
+  for (int k = 0; k < 4; ++k) {
+    EXPECT_EQ(carried[static_cast<std::size_t>(k)].tensors, (std::vector<int>{3 - k}));
+    EXPECT_NEAR(carried[static_cast<std::size_t>(k)].not_before_s, enqueued[k], 1e-15) << k;
+    EXPECT_EQ(carried[static_cast<std::size_t>(k)].framework_before_s, 0.0);
+  }
+  // With fusion the second round's two tensors are one response.
+  const auto fused = horovod(make_scheduler("wfbp")->buckets(in), in, 1 << 20, 0, costs());
+  ASSERT_EQ(fused.size(), 3u);
+  EXPECT_EQ(fused[1].tensors, (std::vector<int>{2, 1}));
+  EXPECT_NEAR(fused[1].not_before_s, 80e-6, 1e-15);
 }
 
 // Fused: one response of n s bytes, one negotiation, and the fusion buffer's copy in and out: 2 n s / rate each,
@@ -75,14 +98,15 @@ TEST(Framework, HorovodFusesReadyTensorsAndCopiesThroughTheFusionBuffer) {
   ASSERT_EQ(carried.size(), 1u);
   const double copy_s = std::max(8e-6, 0.9e-6 + 2.0 * n * s / 800e9);
   EXPECT_EQ(carried[0].bytes, n * s);
-  EXPECT_DOUBLE_EQ(carried[0].not_before_s, 5e-3);
-  EXPECT_DOUBLE_EQ(carried[0].framework_before_s, 40e-6 + copy_s);
+  EXPECT_DOUBLE_EQ(carried[0].not_before_s, 5e-3 + 40e-6);
+  EXPECT_DOUBLE_EQ(carried[0].framework_before_s, copy_s);
   EXPECT_DOUBLE_EQ(carried[0].framework_after_s, copy_s);
   // The threshold splits the response: 3 tensors fit in 12 MB.
   const auto split = horovod(make_scheduler("wfbp")->buckets(in), in, 3 * s, 5e-3, costs());
   ASSERT_EQ(split.size(), 2u);
   EXPECT_EQ(split[0].tensors.size(), 3u);
-  EXPECT_DOUBLE_EQ(split[1].framework_before_s, 40e-6 + 2.0 * 2 * s / 800e9);
+  EXPECT_DOUBLE_EQ(split[1].framework_before_s, 2.0 * 2 * s / 800e9);
+  EXPECT_DOUBLE_EQ(split[1].not_before_s, 5e-3 + 40e-6);  // both responses of the one round
 }
 
 // A scheduler's bucket of several gradients (MG-WFBP's merged group, scheduler "none"'s one buffer) is packed by
@@ -95,8 +119,8 @@ TEST(Framework, HorovodCarriesMergedBucketsAsOnePackedTensor) {
   ASSERT_EQ(carried.size(), 1u);
   const double pack_s = std::max(n * 8e-6, n * 0.9e-6 + 2.0 * n * s / 800e9);  // launch-bound: n dispatches
   EXPECT_DOUBLE_EQ(pack_s, 32e-6);
-  EXPECT_DOUBLE_EQ(carried[0].not_before_s, 2e-3);
-  EXPECT_DOUBLE_EQ(carried[0].framework_before_s, 40e-6 + pack_s);
+  EXPECT_DOUBLE_EQ(carried[0].not_before_s, 2e-3 + 40e-6);
+  EXPECT_DOUBLE_EQ(carried[0].framework_before_s, pack_s);
   EXPECT_DOUBLE_EQ(carried[0].framework_after_s, pack_s);
 }
 
@@ -108,9 +132,9 @@ TEST(Framework, HorovodCyclesFollowTheReadyTimes) {
   const auto carried = horovod(make_scheduler("wfbp")->buckets(in), in, 1 << 20, 1e-3, costs());
   ASSERT_EQ(carried.size(), 2u);
   EXPECT_EQ(carried[0].tensors, (std::vector<int>{2, 1}));
-  EXPECT_DOUBLE_EQ(carried[0].not_before_s, 1e-3);
+  EXPECT_DOUBLE_EQ(carried[0].not_before_s, 1e-3 + 40e-6);
   EXPECT_EQ(carried[1].tensors, (std::vector<int>{0}));
-  EXPECT_DOUBLE_EQ(carried[1].not_before_s, 3e-3);
+  EXPECT_DOUBLE_EQ(carried[1].not_before_s, 3e-3 + 40e-6);
   EXPECT_EQ(carried[1].ready_layer, 0);
 }
 
