@@ -70,10 +70,10 @@ nlohmann::json successful_point(const scenario::SweepPoint& point, const PointKe
     metrics[phase] = sum / static_cast<double>(iterations.size());
   }
   // Mean over workers and over the iterations completed (traffic counts the whole run).
-  // Each traffic entry stands for `count` consecutive workers alike.
+  // Each traffic entry stands for `count` consecutive workers alike (schema 2: one).
   double sent = 0, workers = 0;
   for (const auto& t : report["traffic"]) {
-    const auto count = t["count"].get<double>();
+    const double count = t.value("count", 1.0);
     sent += count * t["bytes_sent"].get<double>();
     workers += count;
   }
