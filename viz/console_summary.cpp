@@ -54,7 +54,7 @@ void print_sync_summary(std::ostream& out, const run::RunResult& r) {
 
 /// What bounds the run, as the HTML report opens with it (its what-ifs are proposed once simulated: dtsim explain).
 void print_diagnosis(std::ostream& out, const run::RunResult& r) {
-  const Diagnosis d = diagnose(report_json_without_workers(r));
+  const Diagnosis d = diagnose(report_json(r, {}));
   if (d.bound != "none") fmt::print(out, "{}\n", d.answer);
 }
 
@@ -157,7 +157,7 @@ void print_console_summary(std::ostream& out, const run::RunResult& r) {
   if (!r.links.empty()) {
     fmt::print(out, "hottest links:");
     for (std::size_t i = 0; i < std::min<std::size_t>(3, r.links.size()); ++i)
-      fmt::print(out, "  {} {}/iteration ({:.0f}% busy)", r.links[i].name,
+      fmt::print(out, "  {} {}/iteration ({:.0f}% busy)", link_class_text(r.links[i].name, r.links[i].count),
                  core::format_bytes(r.links[i].bytes_per_iteration), 100 * r.links[i].utilisation);
     fmt::print(out, "\n");
   }

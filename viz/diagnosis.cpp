@@ -145,9 +145,9 @@ void explain_exchanges(Context& c) {
     const json& hot = links[0];
     const double utilisation = hot["utilisation"], bytes = hot["bytes_per_iteration"];
     const double busy_s = utilisation * c.iteration_s;
-    const auto alike = std::count_if(links.begin(), links.end(), [&](const json& l) {
-      return l["utilisation"].get<double>() >= 0.99 * utilisation;
-    });
+    std::int64_t alike = 0;  // each entry stands for `count` links (schema 2: one)
+    for (const json& l : links)
+      if (l["utilisation"].get<double>() >= 0.99 * utilisation) alike += l.value("count", std::int64_t{1});
     c.d.evidence.push_back(fmt::format("Busiest link: {} carries {} per iteration and is busy {} of it{}.",
                                        hot["name"].get<std::string>(), core::format_bytes(bytes),
                                        percent_text(utilisation),

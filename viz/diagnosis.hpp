@@ -31,7 +31,7 @@ struct Diagnosis {
   std::vector<Account> accounts;      ///< the wholes the answer and evidence quote shares of
 };
 
-/// Reads `report` (schema dtsim.report/2). A bsp run (every layout) is read from the critical path of its last
+/// Reads `report` (schema dtsim.report/3). A bsp run (every layout) is read from the critical path of its last
 /// iteration summed by kind of task (path_kinds): stragglers (where every worker is a whole replica) bound it when
 /// they cost a fifth of the iteration, else communication when everything but computation holds a fifth of the
 /// path and more than computation does (the answer names the kind that holds the most), else compute (memory when

@@ -190,7 +190,8 @@ def plot_links(report, out, shown=12):
     if not links:
         return
     fig, ax = plt.subplots(figsize=(7, 0.3 * len(links) + 1.2))
-    names = [l["name"] for l in links][::-1]
+    # Each entry is a class of `count` links alike (report.json schema dtsim.report/3; schema 2: one link).
+    names = [l["name"] + (f" x{l['count']}" if l.get("count", 1) > 1 else "") for l in links][::-1]
     values = [100 * l["utilisation"] for l in links][::-1]
     ax.barh(names, values, color="#4c72b0")
     for y, v in enumerate(values):
@@ -198,7 +199,7 @@ def plot_links(report, out, shown=12):
     ax.set_xlim(0, max(100, max(values) * 1.1))
     ax.set_xlabel("utilisation (% of the mean iteration)")
     ax.tick_params(axis="y", labelsize=7)
-    more = len(report["links"]) - len(links)
+    more = sum(l.get("count", 1) for l in report["links"][shown:])
     ax.set_title("Busiest links" + (f" ({more} more with traffic)" if more > 0 else ""), fontsize=9)
     save(fig, out, "links")
 

@@ -43,4 +43,8 @@ std::string parts_text(const std::vector<std::pair<std::string, double>>& parts)
   return out;
 }
 
+std::string link_class_text(const std::string& name, std::int64_t count) {
+  return count == 1 ? name : fmt::format("{} x{}", name, count);
+}
+
 }  // namespace dtsim::viz

@@ -1,5 +1,6 @@
 #pragma once
 /// Numbers for people: three significant digits and a unit, as the reports print them.
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,5 +16,8 @@ std::string bandwidth_setting(double bytes_per_s);
 
 /// "GEMM 4.1 s (21 %), attention 1.2 s (6.2 %), ...": each (name, seconds) part with its share of their sum.
 std::string parts_text(const std::vector<std::pair<std::string, double>>& parts);
+
+/// "nic3_UP", or "nic3_UP x4096" for a class of 4,096 links alike (report.json "links": name and count).
+std::string link_class_text(const std::string& name, std::int64_t count);
 
 }  // namespace dtsim::viz

@@ -1,14 +1,11 @@
 #include <algorithm>
-#include <array>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "sim/core/atomic_file.hpp"
-#include "sim/core/error.hpp"
 #include "viz/mean_breakdown.hpp"
 #include "viz/reports.hpp"
 
@@ -45,87 +42,28 @@ double exchanges_in_flight_s(const std::vector<run::TraceEvent>& events, double 
   return total;
 }
 
-/// The report's lists with an entry per worker or per loaded link (100,000 GPUs: about 45 MB of text).
-enum class List { traffic, workers, links };
-/// In the order nlohmann writes an object's keys (sorted).
-constexpr std::array<std::pair<List, const char*>, 3> kLists = {
-    {{List::links, "links"}, {List::traffic, "traffic"}, {List::workers, "workers"}}};
-
-/// The number of entries of `list` in `r`.
-std::size_t entries(const run::RunResult& r, List list) {
-  return list == List::traffic ? r.traffic.size() : list == List::workers ? r.workers.size() : r.links.size();
-}
-
-/// Entry `k` of `list`.
-nlohmann::json entry_json(const run::RunResult& r, List list, std::size_t k) {
-  if (list == List::traffic)
-    return {{"worker", k}, {"bytes_sent", r.traffic[k].bytes_sent}, {"bytes_received", r.traffic[k].bytes_received}};
-  if (list == List::workers)
-    return {{"worker", k}, {"iterations", r.workers[k].iterations}, {"dropped", r.workers[k].dropped},
-            {"skipped", r.workers[k].skipped}, {"waiting_s", r.workers[k].waiting_s}};
-  const run::LinkUse& l = r.links[k];
-  return {{"name", l.name},
-          {"bytes_per_iteration", l.bytes_per_iteration},
-          {"utilisation", l.utilisation},
-          {"bandwidth_Bps", l.bandwidth_Bps},
-          {"line_rate_Bps", l.line_rate_Bps}};
-}
-
-/// Appends entry `k` of `list` to `out` as nlohmann's dump(2) writes it as an element of a top-level key's array
-/// (each value dumped by nlohmann, keys in its order: sorted), without building the entry as a json object.
-void append_entry(std::string& out, const run::RunResult& r, List list, std::size_t k) {
-  // Integers as nlohmann writes them (decimal digits); other values through its dump.
-  const auto field = [&out](const char* key, const auto& value, bool last) {
-    out += "      \"";
-    out += key;
-    out += "\": ";
-    if constexpr (std::is_integral_v<std::decay_t<decltype(value)>>) out += std::to_string(value);
-    else out += nlohmann::json(value).dump();
-    out += last ? "\n" : ",\n";
-  };
-  out += "{\n";
-  if (list == List::traffic) {
-    field("bytes_received", r.traffic[k].bytes_received, false);
-    field("bytes_sent", r.traffic[k].bytes_sent, false);
-    field("worker", k, true);
-  } else if (list == List::workers) {
-    field("dropped", r.workers[k].dropped, false);
-    field("iterations", r.workers[k].iterations, false);
-    field("skipped", r.workers[k].skipped, false);
-    field("waiting_s", r.workers[k].waiting_s, false);
-    field("worker", k, true);
-  } else {
-    field("bandwidth_Bps", r.links[k].bandwidth_Bps, false);
-    field("bytes_per_iteration", r.links[k].bytes_per_iteration, false);
-    field("line_rate_Bps", r.links[k].line_rate_Bps, false);
-    field("name", r.links[k].name, false);
-    field("utilisation", r.links[k].utilisation, true);
+/// Runs of consecutive workers with equal `T`s (each worker's entry in `per_worker`) as "worker" (the run's first),
+/// "count" (its workers) and the fields `fields` gives: one entry per role on a symmetric cluster, and what
+/// every worker holds, exactly, in any case.
+template <typename T, typename Fields>
+nlohmann::json worker_runs(const std::vector<T>& per_worker, Fields fields) {
+  nlohmann::json runs = nlohmann::json::array();
+  for (std::size_t from = 0, to = 0; from < per_worker.size(); from = to) {
+    for (to = from + 1; to < per_worker.size() && per_worker[to] == per_worker[from];) ++to;
+    nlohmann::json entry = fields(per_worker[from]);
+    entry["worker"] = from;
+    entry["count"] = to - from;
+    runs.push_back(std::move(entry));
   }
-  out += "    }";
+  return runs;
 }
-
-/// What stands for a list in the report before it is written: a string no other value holds.
-std::string placeholder(const char* name) { return std::string("dtsim-report-list:") + name; }
-
-/// Which lists the report holds as json: all, the links only, or none (a placeholder string for each left out).
-enum class Lists { all, links, none };
-
-nlohmann::json report_of(const run::RunResult& r, const std::vector<std::string>& outputs, Lists lists);
 
 }  // namespace
 
 nlohmann::json report_json(const run::RunResult& r, const std::vector<std::string>& outputs) {
-  return report_of(r, outputs, Lists::all);
-}
-
-nlohmann::json report_json_without_workers(const run::RunResult& r) { return report_of(r, {}, Lists::links); }
-
-namespace {
-
-nlohmann::json report_of(const run::RunResult& r, const std::vector<std::string>& outputs, Lists lists) {
   const run::RunInfo& i = r.info;
   nlohmann::json report;
-  report["schema"] = "dtsim.report/2";
+  report["schema"] = "dtsim.report/3";
   nlohmann::json inputs = nlohmann::json::array();
   for (const auto& [file, digest] : i.inputs) inputs.push_back({{"path", file}, {"digest", digest}});
   report["provenance"] = {{"dtsim_version", i.dtsim_version},
@@ -184,15 +122,21 @@ nlohmann::json report_of(const run::RunResult& r, const std::vector<std::string>
                           {"breakdown_per_worker", workers}});
   }
   report["iterations"] = iterations;
-  for (const auto& [list, name] : kLists) {
-    if (lists == Lists::none || (lists == Lists::links && list != List::links)) {
-      report[name] = placeholder(name);
-      continue;
-    }
-    nlohmann::json entries_json = nlohmann::json::array();
-    for (std::size_t k = 0; k < entries(r, list); ++k) entries_json.push_back(entry_json(r, list, k));
-    report[name] = std::move(entries_json);
-  }
+  report["traffic"] = worker_runs(r.traffic, [](const run::WorkerTraffic& t) -> nlohmann::json {
+    return {{"bytes_sent", t.bytes_sent}, {"bytes_received", t.bytes_received}};
+  });
+  report["workers"] = worker_runs(r.workers, [](const run::WorkerSummary& w) -> nlohmann::json {
+    return {{"iterations", w.iterations}, {"dropped", w.dropped}, {"skipped", w.skipped}, {"waiting_s", w.waiting_s}};
+  });
+  nlohmann::json links = nlohmann::json::array();
+  for (const run::LinkUse& l : r.links)
+    links.push_back({{"name", l.name},
+                     {"count", l.count},
+                     {"bytes_per_iteration", l.bytes_per_iteration},
+                     {"utilisation", l.utilisation},
+                     {"bandwidth_Bps", l.bandwidth_Bps},
+                     {"line_rate_Bps", l.line_rate_Bps}});
+  report["links"] = std::move(links);
   nlohmann::json servers = nlohmann::json::array();
   for (std::size_t s = 0; s < r.servers.size(); ++s)
     servers.push_back({{"server", s}, {"host", r.servers[s].host}, {"bytes_in", r.servers[s].bytes_in},
@@ -224,34 +168,9 @@ nlohmann::json report_of(const run::RunResult& r, const std::vector<std::string>
   return report;
 }
 
-}  // namespace
-
 void write_report_json(const std::string& path, const run::RunResult& r, const std::vector<std::string>& outputs) {
-  // The lists are written entry by entry where their placeholders stand: the same text as report_json(r,
-  // outputs).dump(2), without holding a json object per worker and per link.
-  const std::string text = report_of(r, outputs, Lists::none).dump(2);
-  core::write_atomically(path, [&](std::ostream& out) {
-    std::size_t from = 0;
-    std::string entry;
-    for (const auto& [list, name] : kLists) {
-      const std::string quoted = '"' + placeholder(name) + '"';
-      const std::size_t at = text.find(quoted, from);
-      DTSIM_CHECK(at != std::string::npos, "report.json has a place for its list " + std::string(name));
-      out.write(text.data() + from, static_cast<std::streamsize>(at - from));
-      const std::size_t n = entries(r, list);
-      out << (n == 0 ? "[]" : "[\n    ");
-      for (std::size_t k = 0; k < n; ++k) {
-        entry.clear();
-        if (k > 0) entry += ",\n    ";
-        append_entry(entry, r, list, k);
-        out << entry;
-      }
-      if (n > 0) out << "\n  ]";
-      from = at + quoted.size();
-    }
-    out.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
-    out << '\n';
-  });
+  const std::string text = report_json(r, outputs).dump(2);
+  core::write_atomically(path, [&](std::ostream& out) { out << text << '\n'; });
 }
 
 }  // namespace dtsim::viz

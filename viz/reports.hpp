@@ -14,9 +14,6 @@ namespace dtsim::viz {
 void print_console_summary(std::ostream& out, const run::RunResult& result);
 /// The content of report.json (below), in memory.
 nlohmann::json report_json(const run::RunResult& result, const std::vector<std::string>& outputs);
-/// report_json(result, {}) with placeholder strings for its per-worker lists (traffic, workers): what diagnose
-/// reads, without a json object per worker.
-nlohmann::json report_json_without_workers(const run::RunResult& result);
 /// report.json: the whole result except the timeline, with its provenance and the run's `outputs` (file names
 /// in the run folder; readers use only these) (schema in README.md).
 void write_report_json(const std::string& path, const run::RunResult& result, const std::vector<std::string>& outputs);

@@ -113,13 +113,16 @@ std::string links_table(const json& links) {
     const json& l = links[i];
     const double u = number(l["utilisation"]);
     out += fmt::format("<tr><td>{}</td><td>{}</td><td><span class=\"bar\" style=\"width:{:.0f}px\"></span> {}</td></tr>\n",
-                       escape(text(l["name"])), core::format_bytes(number(l["bytes_per_iteration"])),
+                       escape(link_class_text(text(l["name"]), l.value("count", std::int64_t{1}))), core::format_bytes(number(l["bytes_per_iteration"])),
                        std::min(1.0, u) * 120, percent_text(u));
   }
   out += "</table>\n";
-  if (links.size() > links_listed)
-    out += fmt::format("<p>{} more links carry traffic, each busy at most {}.</p>\n", links.size() - links_listed,
+  if (links.size() > links_listed) {
+    std::int64_t more = 0;  // each entry stands for `count` links (schema 2: one)
+    for (std::size_t i = links_listed; i < links.size(); ++i) more += links[i].value("count", std::int64_t{1});
+    out += fmt::format("<p>{} more links carry traffic, each busy at most {}.</p>\n", more,
                        percent_text(number(links[links_listed]["utilisation"])));
+  }
   return out;
 }
 

@@ -54,14 +54,15 @@ Fabric::Fabric(const PlatformSpec& spec) : spec_(spec) {
     router_ = build_network(spec, graph, node_switches);
   }
   add_reduction_units(graph);
-  vertices_ = graph.vertices();
-  links_ = graph.links();
+  vertices_ = graph.take_vertices();
+  links_ = graph.take_links();
   // A reduction unit sums its inputs (its link's DOWN direction) at most at the switch's aggregation rate.
   for (int up : reduce_link_)
     if (spec.switch_reduce_bandwidth_Bps > 0)
       links_[static_cast<std::size_t>(up + 1)].bandwidth_Bps = spec.switch_reduce_bandwidth_Bps;
-  for (DirectedLink& l : links_)
-    if (auto slow = spec.link_slowdown.find(l.name); slow != spec.link_slowdown.end()) l.bandwidth_Bps /= slow->second;
+  if (!spec.link_slowdown.empty())
+    for (DirectedLink& l : links_)
+      if (auto slow = spec.link_slowdown.find(l.name); slow != spec.link_slowdown.end()) l.bandwidth_Bps /= slow->second;
 }
 
 std::vector<int> Fabric::node_route(int a, int b) const {

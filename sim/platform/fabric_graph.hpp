@@ -2,6 +2,7 @@
 /// The graph every topology builds: vertices, split-duplex links, and the rule that routes between nodes.
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/platform/platform_spec.hpp"
@@ -48,6 +49,16 @@ class FabricGraph {
   static int direction(int up_id, bool up) { return up ? up_id : up_id + 1; }
   const std::vector<Vertex>& vertices() const { return vertices_; }
   const std::vector<DirectedLink>& links() const { return links_; }
+  /// Room for `vertices` vertices and `links` directed links in all (no reallocation, whose peak holds the old
+  /// and the doubled array together, while they are added).
+  void reserve(std::size_t vertices, std::size_t links) {
+    vertices_.reserve(vertices);
+    links_.reserve(links);
+  }
+  /// Hands the vertices and links over to the fabric (a million links with their names at 100,000 GPUs: moved,
+  /// not copied); the graph is empty after.
+  std::vector<Vertex> take_vertices() { return std::move(vertices_); }
+  std::vector<DirectedLink> take_links() { return std::move(links_); }
 
  private:
   std::vector<Vertex> vertices_;

@@ -1,7 +1,10 @@
 #include "sim/platform/link_traffic.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <tuple>
+#include <unordered_map>
 
 namespace dtsim::platform {
 
@@ -16,22 +19,59 @@ void add_link_bytes(const collectives::Schedule& schedule, double times, const F
     for (int l : fabric.path(pair.first, pair.second).links) bytes[static_cast<std::size_t>(l)] += times * pair_bytes;
 }
 
-std::vector<LinkLoad> hottest_links(const Fabric& fabric, const std::vector<double>& bytes, double duration_s,
-                                    int count) {
-  std::vector<LinkLoad> loads;
-  for (std::size_t l = 0; l < bytes.size(); ++l)
-    if (bytes[l] > 0)
-    {
-      const DirectedLink& link = fabric.links()[l];
-      loads.push_back({static_cast<int>(l), link.name, bytes[l],
-                       duration_s > 0 ? bytes[l] / (link.bandwidth_Bps * duration_s) : 0.0, link.bandwidth_Bps,
-                       link.line_rate_Bps > 0 ? link.line_rate_Bps : link.bandwidth_Bps});
+namespace {
+
+/// A link's load over `duration_s`.
+LinkLoad load_of(const Fabric& fabric, int id, double bytes, double duration_s) {
+  const DirectedLink& link = fabric.links()[static_cast<std::size_t>(id)];
+  return {id, link.name, bytes, duration_s > 0 ? bytes / (link.bandwidth_Bps * duration_s) : 0.0, link.bandwidth_Bps,
+          link.line_rate_Bps > 0 ? link.line_rate_Bps : link.bandwidth_Bps};
+}
+
+/// Busiest first: highest utilisation, then most bytes, then lower id.
+bool busier(const LinkLoad& a, const LinkLoad& b) {
+  return std::tie(b.utilisation, b.bytes, a.link) < std::tie(a.utilisation, a.bytes, b.link);
+}
+
+/// Writes `name` with each run of digits as one '#' to `kind`: the kind of link it names.
+void kind_of(const std::string& name, std::string& kind) {
+  kind.clear();
+  for (std::size_t k = 0; k < name.size(); ++k) {
+    const bool digit = name[k] >= '0' && name[k] <= '9';
+    if (!digit) kind += name[k];
+    else if (k == 0 || name[k - 1] < '0' || name[k - 1] > '9') kind += '#';
+  }
+}
+
+}  // namespace
+
+std::vector<LinkClass> link_classes(const Fabric& fabric, const std::vector<double>& bytes, double duration_s) {
+  // The class of a link: its bytes, bandwidth and line rate (its utilisation follows from these), then its kind.
+  using Load = std::tuple<double, double, double>;
+  struct LoadHash {
+    std::size_t operator()(const Load& l) const {
+      const std::hash<double> h;
+      return h(std::get<0>(l)) ^ (h(std::get<1>(l)) * 31) ^ (h(std::get<2>(l)) * 131);
     }
-  std::stable_sort(loads.begin(), loads.end(), [](const LinkLoad& a, const LinkLoad& b) {
-    return a.utilisation != b.utilisation ? a.utilisation > b.utilisation : a.bytes > b.bytes;
-  });
-  if (static_cast<int>(loads.size()) > count) loads.resize(static_cast<std::size_t>(std::max(count, 0)));
-  return loads;
+  };
+  std::unordered_map<Load, std::vector<std::pair<std::string, std::size_t>>, LoadHash> kinds_of_load;
+  std::vector<LinkClass> classes;
+  std::string kind;
+  for (std::size_t l = 0; l < bytes.size(); ++l) {
+    if (bytes[l] <= 0) continue;
+    const DirectedLink& link = fabric.links()[l];
+    kind_of(link.name, kind);
+    auto& kinds = kinds_of_load[{bytes[l], link.bandwidth_Bps, link.line_rate_Bps}];
+    auto at = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; });
+    if (at == kinds.end()) {
+      at = kinds.insert(kinds.end(), {kind, classes.size()});
+      classes.push_back({load_of(fabric, static_cast<int>(l), bytes[l], duration_s), 0});
+    }
+    ++classes[at->second].count;
+  }
+  std::sort(classes.begin(), classes.end(),
+            [](const LinkClass& a, const LinkClass& b) { return busier(a.first, b.first); });
+  return classes;
 }
 
 }  // namespace dtsim::platform

@@ -1,5 +1,5 @@
 #pragma once
-/// Per-link accounting for reports: bytes on each directed link and the hottest links.
+/// Per-link accounting for reports: bytes on each directed link and the classes of links alike.
 #include <string>
 #include <vector>
 
@@ -24,9 +24,16 @@ struct LinkLoad {
   double line_rate_Bps = 0;  ///< its product's line rate
 };
 
-/// The `count` busiest links: highest utilisation first, then most bytes, then lower id; links with no bytes
-/// left out.
-std::vector<LinkLoad> hottest_links(const Fabric& fabric, const std::vector<double>& bytes, double duration_s,
-                                    int count);
+/// Links of one kind with one load: the same bytes, bandwidth and line rate on links whose names differ only in
+/// their numbers ("su7_rail0_spine_UP" and "su12_rail3_spine_UP"). On a symmetric fabric a few classes stand for
+/// every link (Llama 3's 24k cluster widened to 100,000 GPUs: 331 classes for 262,566 loaded links).
+struct LinkClass {
+  LinkLoad first;  ///< the member with the lowest id (its name stands for the class)
+  int count = 0;   ///< links in the class
+};
+
+/// Every class of the links with bytes: highest utilisation first, then most bytes, then lowest first id (so the
+/// first class of each kind holds that kind's busiest link).
+std::vector<LinkClass> link_classes(const Fabric& fabric, const std::vector<double>& bytes, double duration_s);
 
 }  // namespace dtsim::platform

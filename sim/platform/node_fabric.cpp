@@ -52,10 +52,22 @@ namespace dtsim::platform {
 NodeFabricRouter::NodeFabricRouter(const PlatformSpec& spec, FabricGraph& graph)
     : node_(spec.node), gpus_(spec.gpus_per_node) {
   DTSIM_CHECK(node_.structured && static_cast<int>(node_.gpu_nic.size()) == gpus_, "node structure not validated");
+  // Every node adds as many vertices and links as node 0: room for them all (and a reduction unit) once node 0 is
+  // in (1.1 million directed links at 100,000 GPUs: grown by doubling, the array peaked at three times their size).
+  const auto add_nodes = [&](const auto& network_of) {
+    const std::size_t vertices = graph.vertices().size(), links = graph.links().size();
+    const auto nodes = static_cast<std::size_t>(spec.nodes);
+    for (int n = 0; n < spec.nodes; ++n) {
+      add_node(spec, graph, n, network_of(n));
+      if (n == 0)
+        graph.reserve(vertices + (graph.vertices().size() - vertices) * nodes + 1,
+                      links + (graph.links().size() - links) * nodes + 2);
+    }
+  };
   std::vector<int> network;
   if (node_.units_per_pod > 0) {
     add_three_tiers(spec, graph);
-    for (int n = 0; n < spec.nodes; ++n) add_node(spec, graph, n, leaf_[static_cast<std::size_t>(n / nodes_per_leaf_)]);
+    add_nodes([&](int n) -> const std::vector<int>& { return leaf_[static_cast<std::size_t>(n / nodes_per_leaf_)]; });
     return;
   }
   if (node_.rails) {
@@ -67,7 +79,7 @@ NodeFabricRouter::NodeFabricRouter(const PlatformSpec& spec, FabricGraph& graph)
   } else {
     network.assign(static_cast<std::size_t>(node_.nics), graph.add_vertex("top_switch", VertexKind::network_switch));
   }
-  for (int n = 0; n < spec.nodes; ++n) add_node(spec, graph, n, network);
+  add_nodes([&](int) -> const std::vector<int>& { return network; });
 }
 
 void NodeFabricRouter::add_three_tiers(const PlatformSpec& spec, FabricGraph& graph) {

@@ -42,6 +42,7 @@ struct IterationResult {
 struct WorkerTraffic {
   std::int64_t bytes_sent = 0;
   std::int64_t bytes_received = 0;
+  bool operator==(const WorkerTraffic&) const = default;
 };
 
 /// Load of one parameter server over the whole run.
@@ -58,15 +59,18 @@ struct WorkerSummary {
   int dropped = 0;        ///< of which the server dropped the gradient (backup workers)
   int skipped = 0;        ///< of which the worker skipped the upload (LAG)
   double waiting_s = 0;   ///< blocked on synchronisation (exposed communication plus waiting for others)
+  bool operator==(const WorkerSummary&) const = default;
 };
 
-/// Traffic on one directed link.
+/// Traffic on each directed link of a class: links of one kind (names that differ only in their numbers) that
+/// carry the same bytes at the same bandwidth (platform::link_classes).
 struct LinkUse {
-  std::string name;              ///< SimGrid link name, e.g. "nic3_UP"
+  std::string name;              ///< SimGrid name of the class's first link (lowest id), e.g. "nic3_UP"
   double bytes_per_iteration = 0;
   double utilisation = 0;        ///< bytes / (bandwidth x mean iteration time)
   double bandwidth_Bps = 0;      ///< the rate it carries payload at
   double line_rate_Bps = 0;      ///< its product's line rate (above bandwidth_Bps where packet overhead is modelled)
+  int count = 1;                 ///< links in the class
 };
 
 /// One interval on the timeline (Chrome trace "X" event).
@@ -157,7 +161,7 @@ struct RunResult {
   std::vector<CurvePoint> curve;          ///< numerics mode: test loss and accuracy against simulated time
   double target_accuracy = 0;             ///< numerics mode: the target of time_to_accuracy_s (0: none)
   std::optional<double> time_to_accuracy_s;  ///< simulated time when the target accuracy was first reached
-  std::vector<LinkUse> links;             ///< every link with traffic, highest utilisation first
+  std::vector<LinkUse> links;             ///< every class of links with traffic, highest utilisation first
   std::vector<WorkerSummary> workers;     ///< indexed by worker
   std::vector<ServerLoad> servers;        ///< parameter servers, indexed by server
   std::vector<std::int64_t> staleness;    ///< ssp/asp: pulls by staleness (iterations missing from the slowest worker)

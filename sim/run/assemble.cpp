@@ -9,8 +9,9 @@ namespace dtsim::run {
 
 std::vector<LinkUse> link_uses(const std::vector<double>& bytes, const platform::Fabric& fabric, double iteration_s) {
   std::vector<LinkUse> uses;
-  for (const platform::LinkLoad& l : platform::hottest_links(fabric, bytes, iteration_s, fabric.link_count()))
-    uses.push_back({l.name, l.bytes, l.utilisation, l.bandwidth_Bps, l.line_rate_Bps});
+  for (const platform::LinkClass& c : platform::link_classes(fabric, bytes, iteration_s))
+    uses.push_back({c.first.name, c.first.bytes, c.first.utilisation, c.first.bandwidth_Bps, c.first.line_rate_Bps,
+                    c.count});
   return uses;
 }
 

@@ -16,8 +16,9 @@ namespace dtsim::run {
 /// with `single_worker_iteration_s`.
 RunResult assemble_result(RunInfo info, Timeline timeline, double single_worker_iteration_s, int gradients_per_step);
 
-/// Every link that carries `bytes` per iteration (per directed link of `fabric`), busiest first: its bytes, its
-/// utilisation over `iteration_s`, its payload rate and its product's line rate.
+/// Every class of links (platform::link_classes) that carry `bytes` per iteration (per directed link of `fabric`),
+/// busiest first: its first link's name, its bytes, its utilisation over `iteration_s`, its payload rate, its
+/// product's line rate and how many links it stands for.
 std::vector<LinkUse> link_uses(const std::vector<double>& bytes, const platform::Fabric& fabric, double iteration_s);
 
 }  // namespace dtsim::run

@@ -70,10 +70,14 @@ nlohmann::json successful_point(const scenario::SweepPoint& point, const PointKe
     metrics[phase] = sum / static_cast<double>(iterations.size());
   }
   // Mean over workers and over the iterations completed (traffic counts the whole run).
-  double sent = 0;
-  for (const auto& t : report["traffic"]) sent += t["bytes_sent"].get<double>();
-  metrics["bytes_sent_per_worker_per_iteration"] =
-      sent / static_cast<double>(report["traffic"].size()) / static_cast<double>(iterations.size());
+  // Each traffic entry stands for `count` consecutive workers alike (schema 2: one).
+  double sent = 0, workers = 0;
+  for (const auto& t : report["traffic"]) {
+    const double count = t.value("count", 1.0);
+    sent += count * t["bytes_sent"].get<double>();
+    workers += count;
+  }
+  metrics["bytes_sent_per_worker_per_iteration"] = sent / workers / static_cast<double>(iterations.size());
   metrics["buckets_per_iteration"] = report["setup"]["buckets"];
   metrics["memory_peak_bytes"] = report["memory"]["peak_bytes"];
   return {{"point", point.index}, {"key", key.key}, {"scenario_digest", key.scenario_digest}, {"status", "ok"},

@@ -1,9 +1,8 @@
-// report.json as written (its per-worker and per-link lists entry by entry) is the text of the report as a json
-// object dumped whole.
+// report.json's per-worker and per-link lists: an entry per run of consecutive workers alike and per class of
+// links (schema dtsim.report/3), exactly what every worker and link holds.
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -22,37 +21,43 @@ std::string written(const dtsim::run::RunResult& r, const std::vector<std::strin
   return text;
 }
 
-TEST(ReportJson, WrittenListsAreTheWholeReportsDump) {
+TEST(ReportJson, WorkersAlikeInARowShareAnEntry) {
   dtsim::run::RunResult r;
-  r.info.workers = 3;
-  r.traffic = {{0, 0}, {std::int64_t{1} << 40, 123456789}, {-1, 7}};
-  r.workers = {{1, 0, 0, 0.0}, {2, 1, 1, 1e-05}, {3, 0, 2, 123456.789}};
-  r.links = {{"node0_nic\"0\"_UP", 1.5e9, 0.25}, {"spine\\down", 0.1, 1.0 / 3.0},
-             {"x", std::numeric_limits<double>::denorm_min(), 1e300}};
-  const std::vector<std::string> outputs = {"report.json", "summary.csv"};
-  EXPECT_EQ(written(r, outputs), dtsim::viz::report_json(r, outputs).dump(2) + "\n");
-  // Empty lists, as the other architectures leave them.
+  r.info.workers = 6;
+  r.traffic = {{5, 7}, {5, 7}, {5, 7}, {std::int64_t{1} << 40, 7}, {5, 7}, {5, 7}};
+  r.workers = {{1, 0, 0, 0.5}, {1, 0, 0, 0.5}, {1, 0, 0, 0.5}, {1, 0, 0, 0.5}, {1, 0, 0, 0.5}, {2, 1, 1, 1e-05}};
+  const nlohmann::json report = dtsim::viz::report_json(r, {});
+  EXPECT_EQ(report["schema"], "dtsim.report/3");
+  EXPECT_EQ(report["traffic"], nlohmann::json::parse(R"([
+    {"worker": 0, "count": 3, "bytes_sent": 5, "bytes_received": 7},
+    {"worker": 3, "count": 1, "bytes_sent": 1099511627776, "bytes_received": 7},
+    {"worker": 4, "count": 2, "bytes_sent": 5, "bytes_received": 7}])"));
+  EXPECT_EQ(report["workers"], nlohmann::json::parse(R"([
+    {"worker": 0, "count": 5, "iterations": 1, "dropped": 0, "skipped": 0, "waiting_s": 0.5},
+    {"worker": 5, "count": 1, "iterations": 2, "dropped": 1, "skipped": 1, "waiting_s": 1e-05}])"));
   r.traffic.clear();
-  r.links.clear();
-  EXPECT_EQ(written(r, outputs), dtsim::viz::report_json(r, outputs).dump(2) + "\n");
   r.workers.clear();
-  EXPECT_EQ(written(r, {}), dtsim::viz::report_json(r, {}).dump(2) + "\n");
+  EXPECT_EQ(dtsim::viz::report_json(r, {})["traffic"], nlohmann::json::array());
+  EXPECT_EQ(dtsim::viz::report_json(r, {})["workers"], nlohmann::json::array());
 }
 
-TEST(ReportJson, DiagnosisReportLeavesOutOnlyThePerWorkerLists) {
+TEST(ReportJson, LinksAreClassesWithTheirCount) {
   dtsim::run::RunResult r;
-  r.traffic = {{1, 2}};
-  r.workers = {{1, 0, 0, 0.5}};
-  r.links = {{"l", 2.0, 0.5}};
-  nlohmann::json whole = dtsim::viz::report_json(r, {}), without = dtsim::viz::report_json_without_workers(r);
-  EXPECT_EQ(without["links"], whole["links"]);
-  EXPECT_TRUE(without["traffic"].is_string());
-  EXPECT_TRUE(without["workers"].is_string());
-  whole.erase("traffic");
-  whole.erase("workers");
-  without.erase("traffic");
-  without.erase("workers");
-  EXPECT_EQ(without, whole);
+  r.links = {{"nic0_UP", 1.5e9, 0.25, 25e9, 25e9, 4}, {"gpu0_DOWN", 0.1, 1.0 / 3.0, 1e9, 2e9, 1}};
+  const nlohmann::json links = dtsim::viz::report_json(r, {})["links"];
+  ASSERT_EQ(links.size(), 2u);
+  EXPECT_EQ(links[0], nlohmann::json::parse(R"({"name": "nic0_UP", "count": 4, "bytes_per_iteration": 1.5e9,
+    "utilisation": 0.25, "bandwidth_Bps": 25e9, "line_rate_Bps": 25e9})"));
+  EXPECT_EQ(links[1]["count"], 1);
+  EXPECT_EQ(links[1]["line_rate_Bps"], 2e9);
+}
+
+TEST(ReportJson, WrittenIsTheReportsDump) {
+  dtsim::run::RunResult r;
+  r.traffic = {{0, 0}, {1, 2}};
+  r.links = {{"node0_nic\"0\"_UP", 1.5e9, 0.25}};
+  const std::vector<std::string> outputs = {"report.json", "summary.csv"};
+  EXPECT_EQ(written(r, outputs), dtsim::viz::report_json(r, outputs).dump(2) + "\n");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/collectives/ring_allreduce.hpp"
 #include "sim/platform/link_traffic.hpp"
 #include "tests/sim/platform/small_platforms.hpp"
 
@@ -54,7 +55,7 @@ TEST(DescribePlatform, SketchListsNodesAndSwitches) {
   EXPECT_NE(text.find("sw3_0 -- sw2_0 sw2_0 sw2_2 sw2_2\n"), std::string::npos) << text;
 }
 
-TEST(LinkTraffic, BytesPerDirectedLinkAndHottest) {
+TEST(LinkTraffic, BytesPerDirectedLinkAndClasses) {
   const Fabric f(testing::small_platform(Topology::two_level));
   collectives::Schedule s{10, {{{{0, 2, 100}, {1, 3, 100}}}, {{{2, 0, 50}}}}};
   std::vector<double> bytes;
@@ -62,11 +63,65 @@ TEST(LinkTraffic, BytesPerDirectedLinkAndHottest) {
   EXPECT_DOUBLE_EQ(bytes[static_cast<std::size_t>(2 * 10)], 400);  // nic0_UP: both transfers, twice
   EXPECT_DOUBLE_EQ(bytes[static_cast<std::size_t>(2 * 10 + 2 + 1)], 400);
   EXPECT_DOUBLE_EQ(bytes[static_cast<std::size_t>(2 * 10 + 1)], 100);
-  const std::vector<LinkLoad> hot = hottest_links(f, bytes, 1e-6, 2);
-  ASSERT_EQ(hot.size(), 2u);
-  EXPECT_EQ(hot[0].name, "nic0_UP");
-  EXPECT_EQ(hot[1].name, "nic1_DOWN");
-  EXPECT_DOUBLE_EQ(hot[0].utilisation, 400 / (25e9 * 1e-6));
+  // nic0_UP and nic1_DOWN carry 400 bytes each, nic0_DOWN and nic1_UP 100; gpu0 and gpu1 UP 200, gpu2 and gpu3
+  // DOWN 200, gpu0 DOWN and gpu2 UP 100: classes of one kind and one load, busiest first, then by first id.
+  const std::vector<LinkClass> classes = link_classes(f, bytes, 1e-6);
+  const std::vector<std::pair<std::string, int>> expected = {{"nic0_UP", 1},   {"nic1_DOWN", 1}, {"nic0_DOWN", 1},
+                                                             {"nic1_UP", 1},   {"gpu0_UP", 2},   {"gpu2_DOWN", 2},
+                                                             {"gpu0_DOWN", 1}, {"gpu2_UP", 1}};
+  ASSERT_EQ(classes.size(), expected.size());
+  for (std::size_t k = 0; k < expected.size(); ++k) {
+    EXPECT_EQ(classes[k].first.name, expected[k].first) << k;
+    EXPECT_EQ(classes[k].count, expected[k].second) << k;
+  }
+  EXPECT_EQ(classes[0].first.utilisation, 400 / (25e9 * 1e-6));
+  EXPECT_EQ(classes[4].first.bytes, 200);
+  EXPECT_EQ(classes[7].first.bytes, 100);
+}
+
+// Links grouped by class carry what the links carry one by one: every loaded link in exactly one class, with its
+// bytes, bandwidth and kind, and the classes' totals the links' totals.
+TEST(LinkTraffic, ClassesHoldEveryLinkWithItsLoad) {
+  for (const Topology topology : {Topology::two_level, Topology::fat_tree, Topology::torus}) {
+    const Fabric f(testing::small_platform(topology));
+    const int hosts = f.spec().hosts();
+    std::vector<int> ring(static_cast<std::size_t>(hosts));
+    for (int h = 0; h < hosts; ++h) ring[static_cast<std::size_t>(h)] = h;
+    std::vector<double> bytes;
+    add_link_bytes(collectives::ring_allreduce_plan({ring}, hosts, 1000 * hosts), 1, f, bytes);
+    const std::vector<LinkClass> classes = link_classes(f, bytes, 1e-3);
+    double class_bytes = 0, link_bytes = 0;
+    int members = 0, loaded = 0;
+    for (const LinkClass& c : classes) {
+      class_bytes += c.count * c.first.bytes;
+      members += c.count;
+      EXPECT_EQ(c.first.bytes, bytes[static_cast<std::size_t>(c.first.link)]);
+      EXPECT_EQ(c.first.utilisation, c.first.bytes / (c.first.bandwidth_Bps * 1e-3));
+    }
+    for (const double b : bytes)
+      if (b > 0) {
+        link_bytes += b;
+        ++loaded;
+      }
+    EXPECT_EQ(members, loaded) << topology_name(topology);
+    EXPECT_EQ(class_bytes, link_bytes) << topology_name(topology);
+    for (std::size_t k = 1; k < classes.size(); ++k)
+      EXPECT_GE(classes[k - 1].first.utilisation, classes[k].first.utilisation);
+  }
+  // A ring of the 10 GPUs of two_level's 5 nodes: 2 x 9 steps of 1,000 bytes on every GPU link and NIC, each way.
+  const Fabric f(testing::small_platform(Topology::two_level));
+  std::vector<double> bytes;
+  add_link_bytes(collectives::ring_allreduce_plan({{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}}, 10, 10000), 1, f, bytes);
+  const std::vector<LinkClass> classes = link_classes(f, bytes, 1e-3);
+  ASSERT_EQ(classes.size(), 4u);
+  const std::vector<std::pair<std::string, int>> expected = {{"nic0_UP", 5}, {"nic0_DOWN", 5}, {"gpu0_UP", 10},
+                                                             {"gpu0_DOWN", 10}};
+  for (std::size_t k = 0; k < 4; ++k) {
+    EXPECT_EQ(classes[k].first.name, expected[k].first);
+    EXPECT_EQ(classes[k].count, expected[k].second);
+    EXPECT_EQ(classes[k].first.bytes, 18000);
+  }
+  EXPECT_EQ(classes[0].first.utilisation, 18000 / (25e9 * 1e-3));
 }
 
 }  // namespace
