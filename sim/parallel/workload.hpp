@@ -11,6 +11,7 @@
 #include "models/gpu_profile.hpp"
 #include "models/model.hpp"
 #include "sim/parallel/layout.hpp"
+#include "sim/scheduling/copy_costs.hpp"
 #include "sim/scheduling/iteration_plan.hpp"
 #include "sim/taskgraph/task_graph.hpp"
 
@@ -56,9 +57,9 @@ struct WorkloadInput {
   /// each unit's gradients one reduction (wfbp at the unit's granularity). Zero3 and hybrid sharding reduce-scatter
   /// each unit in every micro-batch (FSDP frees a unit's unsharded gradient after its reduce-scatter).
   DataPlanner data_planner;
-  /// Bytes per second of the GPU's element-wise copies (HBM bandwidth x memory_efficiency): the framework's casts
-  /// and copies around sharded parameters' collectives (sim/parallel/framework.hpp).
-  double copy_Bps = 0;
+  /// The GPU's element-wise copies (sim/scheduling/copy_costs.hpp): the framework's casts and copies around sharded
+  /// parameters' collectives (sim/parallel/framework.hpp).
+  scheduling::CopyCosts copy;
 };
 
 /// A unit of the model: a transformer layer, or the layers before the first or after the last one. Sharded

@@ -20,6 +20,7 @@
 #include "sim/parallel/workload.hpp"
 #include "sim/platform/fabric.hpp"
 #include "sim/run/assemble.hpp"
+#include "sim/run/bucket_plan.hpp"
 #include "sim/run/capacity.hpp"
 #include "sim/run/comm_costs.hpp"
 #include "sim/run/layout_times.hpp"
@@ -59,7 +60,7 @@ parallel::Workload workload_of(const scenario::Scenario& s, int iterations,
   in.micro_batches = scenario::micro_batches(s);
   in.iterations = iterations;
   in.hybrid_shard = hybrid_shard(placement);
-  in.copy_Bps = s.gpu.memory_Bps * s.gpu.memory_efficiency;  // element-wise kernels' rate (models/gpu_profile.hpp)
+  in.copy = copy_costs(s);
   in.data_planner = stage_planner(s, placement, std::move(compression_note));
   // The sync scheme on the data dimension, iteration by iteration.
   const sync::Scheme& scheme = s.sync.rules();
