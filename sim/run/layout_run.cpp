@@ -216,9 +216,12 @@ memory::MemoryBreakdown fullest_stage(const scenario::Scenario& s, const paralle
     memory::MemoryBreakdown b = parallel::stage_memory(
         layout, w, stage, s.model, s.gpu, s.precision, s.gradient_dtype, models::optimizer(s.memory.optimizer),
         s.memory.recomputation, scenario::micro_batches(s), hybrid_shard(placement), s.fp8_recipe);
-    // The data dimension's buffers: the scheduler's packed buckets, the compressor's payloads and state.
+    // The data dimension's buffers: the scheduler's packed buckets, the compressor's payloads and state (Megatron-LM's
+    // buckets are views of its contiguous gradient buffer, the gradients already counted).
     const scheduling::IterationPlan& exchanges = w.stages[static_cast<std::size_t>(stage)].exchanges;
-    if (memory::MemoryItem buffers = bucket_buffers(s, exchanges); buffers.bytes > 0) b.items.push_back(std::move(buffers));
+    if (memory::MemoryItem buffers = bucket_buffers(s, exchanges);
+        buffers.bytes > 0 && layout.framework.framework != parallel::Framework::megatron)
+      b.items.push_back(std::move(buffers));
     if (!s.compression.compressor.empty()) b.items.push_back(compression_buffers(s, exchanges, layout.data));
     b.items.push_back({"workspace", s.gpu.workspace_bytes, "cuBLAS workspace (PyTorch's default)"});
     if (totals) totals->push_back(b.total_bytes());
