@@ -503,8 +503,9 @@ std::vector<KeySpec> make_scenario_keys() {
        0, 0, nullptr},
       {"parallel", "overlap_param_gather", "boolean", "false",
        "framework = \"megatron\", sharding = \"zero1\", overlap_grad_reduce: each bucket's all-gather of updated "
-       "parameters in the next forward, dispatched by the forward pre-hook of the bucket before it (false: all "
-       "after the step, before the forward)",
+       "parameters in the next forward, dispatched by the forward pre-hook of the bucket before it, each model chunk's "
+       "at its own first forward (Megatron-LM's --no-align-param-gather; the interleaved schedule's aligned launches "
+       "are not modelled); false: all after the step, before the forward",
        0, 0, nullptr},
       {"parallel", "bucket_size", "integer", "max(40000000, 1000000 x data)",
        "framework = \"megatron\" with overlap_grad_reduce: gradient elements per bucket (first pipeline stage, first "
