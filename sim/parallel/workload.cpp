@@ -1013,6 +1013,14 @@ std::string layout_refusal(const Layout& layout, const models::Model& model, int
       return "model '" + model.name + "' has " + std::to_string(heads) + " attention heads, not a multiple of tensor = " +
              std::to_string(layout.tensor) + " (Megatron-LM gives each tensor-parallel GPU whole heads)";
   }
+  // The frameworks' models and the shardings they run (the loader says so with the key; a plan's what-if meets it here).
+  const Framework f = layout.framework.framework;
+  if (f == Framework::megatron ? layout.sharding != Sharding::none && layout.sharding != Sharding::zero1
+                               : f != Framework::generic && layout.sharding != Sharding::zero3)
+    return "framework = \"" + std::string(framework_name(f)) + "\" does not run sharding = \"" +
+           std::string(sharding_name(layout.sharding)) + "\" (" +
+           (f == Framework::megatron ? "Megatron-LM: \"none\" or \"zero1\", its distributed optimizer"
+                                     : "the sharded-parameter frameworks: \"zero3\"") + ")";
   if (std::string why = context_refusal(layout, model); !why.empty()) return why;
   if (std::string why = expert_refusal(layout, model); !why.empty()) return why;
   const int chunks = layout.pipeline * layout.virtual_stages;

@@ -95,7 +95,8 @@ std::vector<int> layers_per_chunk(const Layout& layout, int blocks);
 /// Why the layout cannot train `model` (empty when it can): tensor or pipeline parallelism on a model without
 /// transformer layers, layers not divisible by the model chunks (or a layers_per_stage list of another length, sum,
 /// or with an empty chunk other than an embedding's or loss's own), ZeRO-3 or hybrid
-/// sharding with pipelining (DeepSpeed and FSDP do not pipeline sharded parameters), a schedule refusal.
+/// sharding with pipelining (DeepSpeed and FSDP do not pipeline sharded parameters), a framework with a sharding it does
+/// not run, a schedule refusal.
 std::string layout_refusal(const Layout& layout, const models::Model& model, int micro_batches);
 
 /// The task graph of `input.iterations` iterations under `layout` (layout_refusal() empty).

@@ -241,5 +241,24 @@ TEST(Framework, MegatronBucketsAsTheDistributedOptimizerLaysThemOut) {
   EXPECT_EQ(b[0].last_tensor, 2);
 }
 
+TEST(Framework, LayoutRefusesAShardingItsFrameworkDoesNotRun) {
+  // What the loader refuses with the key, a layout built elsewhere (a plan's sharding what-if) meets here.
+  const models::Model model = chain(2, 1000);
+  Layout layout;
+  layout.data = 2;
+  layout.micro_batch = 1;
+  layout.framework.framework = Framework::megatron;
+  for (const Sharding s : {Sharding::none, Sharding::zero1}) {
+    layout.sharding = s;
+    EXPECT_EQ(layout_refusal(layout, model, 1), "");
+  }
+  layout.sharding = Sharding::zero2;
+  EXPECT_NE(layout_refusal(layout, model, 1).find("does not run sharding = \"zero2\""), std::string::npos);
+  layout.framework.framework = Framework::fsdp;
+  EXPECT_NE(layout_refusal(layout, model, 1).find("\"zero3\""), std::string::npos);
+  layout.sharding = Sharding::zero3;
+  EXPECT_EQ(layout_refusal(layout, model, 1), "");
+}
+
 }  // namespace
 }  // namespace dtsim::parallel
