@@ -1,13 +1,15 @@
 #include "sim/parallel/framework.hpp"
 
+#include <algorithm>
 #include <array>
+#include <numeric>
 
 #include "sim/core/error.hpp"
 
 namespace dtsim::parallel {
 namespace {
 
-constexpr std::array<std::string_view, 3> kFrameworks{"generic", "fsdp", "deepspeed"};
+constexpr std::array<std::string_view, 4> kFrameworks{"generic", "fsdp", "deepspeed", "megatron"};
 constexpr std::array<std::string_view, 3> kBackwardPrefetch{"backward_pre", "backward_post", "none"};
 
 /// One element-wise pass: read `read` bytes, write `written` bytes.
@@ -61,12 +63,12 @@ FsdpCopies fsdp_copies(double parameters, int world, double parameter, double re
   const double shard = parameters / world;
   const int pre = gradient_predivide_factor(world);
   FsdpCopies c;
-  if (parameter != kMaster) c.before_gather = pass(shard, kMaster, parameter);
-  if (reduced != parameter) c.before_reduce += pass(parameters, parameter, reduced);
-  if (pre > 1) c.before_reduce += pass(parameters, reduced, reduced);
-  if (world > pre) c.after_reduce += pass(shard, reduced, reduced);  // post-divide by world / pre
-  if (reduced != kMaster) c.after_reduce += pass(shard, reduced, kMaster);
-  if (accumulate) c.after_reduce += pass(shard, 2 * kMaster, kMaster);
+  if (parameter != kMaster) c.before_gather.add(pass(shard, kMaster, parameter));
+  if (reduced != parameter) c.before_reduce.add(pass(parameters, parameter, reduced));
+  if (pre > 1) c.before_reduce.add(pass(parameters, reduced, reduced));
+  if (world > pre) c.after_reduce.add(pass(shard, reduced, reduced));  // post-divide by world / pre
+  if (reduced != kMaster) c.after_reduce.add(pass(shard, reduced, kMaster));
+  if (accumulate) c.after_reduce.add(pass(shard, 2 * kMaster, kMaster));
   return c;
 }
 
@@ -74,9 +76,42 @@ FsdpCopies deepspeed_copies(double parameters, int world, double parameter, doub
   constexpr double kMaster = 4;  // the fp32 gradient partition the optimizer steps on
   const double shard = parameters / world;
   FsdpCopies c;
-  c.before_reduce = pass(parameters, parameter, reduced);  // param.grad copied (and cast) into the bucket
-  c.after_reduce = pass(shard, accumulate ? reduced + kMaster : reduced, kMaster);
+  c.before_reduce.add(pass(parameters, parameter, reduced));  // param.grad copied (and cast) into the bucket
+  c.after_reduce.add(pass(shard, accumulate ? reduced + kMaster : reduced, kMaster));
   return c;
+}
+
+std::int64_t megatron_bucket_size(const FrameworkOptions& f, int data, bool first_stage_and_chunk) {
+  if (!f.overlap_grad_reduce || !first_stage_and_chunk) return 0;
+  return f.bucket_size > 0 ? f.bucket_size : std::max<std::int64_t>(40'000'000, 1'000'000LL * data);
+}
+
+std::vector<MegatronBucket> megatron_buckets(const std::vector<std::int64_t>& tensors, std::int64_t bucket_size, int data,
+                                             bool distributed_optimizer) {
+  auto pad = [](std::int64_t index, std::int64_t divisor) { return (index + divisor - 1) / divisor * divisor; };
+  const std::int64_t param_divisor = distributed_optimizer ? 64 : 1;                       // pad_param_start
+  const std::int64_t bucket_divisor = distributed_optimizer ? std::lcm<std::int64_t>(data, 128) : 1;  // pad_bucket_end
+  std::vector<MegatronBucket> buckets;
+  std::int64_t start = 0, bucket_start = 0, end = 0;
+  bool open = false;
+  MegatronBucket b;
+  auto close = [&] {
+    const std::int64_t bucket_end = pad(end, bucket_divisor);
+    b.elements = bucket_end - bucket_start;
+    buckets.push_back(b);
+    bucket_start = start = bucket_end;
+    open = false;
+  };
+  for (std::size_t k = tensors.size(); k-- > 0;) {
+    start = pad(start, param_divisor);
+    end = start + tensors[k];
+    if (!open) b.last_tensor = static_cast<int>(k), open = true;
+    b.first_tensor = static_cast<int>(k);
+    if (bucket_size > 0 && end - bucket_start >= bucket_size) close();
+    else start = end;
+  }
+  if (open) close();
+  return buckets;
 }
 
 std::int64_t fetched_elements(const std::vector<std::int64_t>& tensors, std::int64_t persistence_threshold) {

@@ -1,8 +1,10 @@
 #pragma once
 /// How a training framework runs sharded data parallelism ([parallel] framework and its knobs): PyTorch FSDP's
 /// flat-parameter copies, prefetch limits and single NCCL stream, DeepSpeed ZeRO-3's per-sub-module fetches,
-/// prefetch bucket, persistent small parameters and gradient buckets. "generic" is the framework-free model
-/// (a unit gathered at most two ahead, gathers and reduce-scatters on their own streams, no copies).
+/// prefetch bucket, persistent small parameters and gradient buckets; Megatron-LM's data-parallel buckets and
+/// distributed optimizer (megatron/core/distributed/, megatron/core/optimizer/distrib_optimizer.py) with its
+/// overlap options. "generic" is the framework-free model (a unit gathered at most two ahead, gathers and
+/// reduce-scatters on their own streams, no copies).
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -10,7 +12,7 @@
 
 namespace dtsim::parallel {
 
-enum class Framework { generic, fsdp, deepspeed };
+enum class Framework { generic, fsdp, deepspeed, megatron };
 std::vector<std::string> framework_names();
 /// Throws core::InputError listing the names.
 Framework parse_framework(std::string_view name);
@@ -32,7 +34,33 @@ struct FrameworkOptions {
   std::int64_t prefetch_bucket_size = 50'000'000;
   std::int64_t param_persistence_threshold = 100'000;
   std::int64_t reduce_bucket_size = 500'000'000;
+  /// Megatron-Core's DistributedDataParallelConfig (megatron/core/distributed/distributed_data_parallel_config.py):
+  /// overlap_grad_reduce and overlap_param_gather default False; bucket_size None (0 here) means
+  /// max(40000000, 1000000 x data-parallel size) elements (megatron_bucket_size).
+  bool overlap_grad_reduce = false;
+  bool overlap_param_gather = false;
+  std::int64_t bucket_size = 0;
 };
+
+/// The elements per gradient bucket Megatron-LM uses for a model chunk (distributed_data_parallel.py,
+/// DistributedDataParallel.__init__): bucket_size, or max(40000000, 1000000 x `data`) when 0; none (0: the whole
+/// chunk one bucket) without overlap_grad_reduce, on a pipeline stage after the first, and for a model chunk after
+/// the first (training.py builds those with disable_bucketing).
+std::int64_t megatron_bucket_size(const FrameworkOptions& f, int data, bool first_stage_and_chunk);
+
+/// One bucket of Megatron-LM's contiguous gradient buffer (one model chunk, one dtype).
+struct MegatronBucket {
+  std::int64_t elements = 0;  ///< in the buffer, padding included: what its reduce-scatter and all-gather move
+  int first_tensor = 0;       ///< its first tensor in forward order (the backward fills it last)
+  int last_tensor = 0;        ///< its last tensor in forward order
+};
+/// The buckets of a chunk whose parameter tensors have `tensors` elements (forward order), in backward order: the
+/// tensors are laid out last first, a bucket closed once it holds `bucket_size` elements (0: one bucket). With the
+/// distributed optimizer (DistributedOptimizer._compute_per_buffer_param_layout, optimizer/param_layout.py) each
+/// tensor starts at a multiple of 64 elements and each bucket ends at a multiple of lcm(`data`, 128), so that it
+/// splits evenly over the data-parallel ranks; without it (_compute_default_per_buffer_param_layout) no padding.
+std::vector<MegatronBucket> megatron_buckets(const std::vector<std::int64_t>& tensors, std::int64_t bucket_size, int data,
+                                             bool distributed_optimizer);
 
 /// How far ahead of the computation a pass gathers units, and in which order the gathers and the reduce-scatters
 /// reach the one NCCL stream they share (FSDP: one process group, "any collectives, even if issued from different
@@ -54,20 +82,26 @@ GatherOrder gather_order(const FrameworkOptions& f, bool backward);
 /// world / f. _div_if_needed divides only by a factor above 1.
 int gradient_predivide_factor(int world);
 
-/// Bytes read and written by FSDP's element-wise kernels around one unit's collectives on one rank (FlatParamHandle
+/// The element-wise kernels FSDP runs around one unit's collectives on one rank (FlatParamHandle
 /// in torch/distributed/fsdp/_flat_param.py, _reduce_grad and _post_reduce_grad_callback in _runtime_utils.py),
 /// for a unit of `parameters` elements sharded `world` ways, parameters kept in fp32 and computed in `parameter`
 /// bytes, gradients reduced in `reduced` bytes.
 struct FsdpCopies {
+  /// Bytes read and written by a run of element-wise kernels, and how many kernels.
+  struct Kernels {
+    double bytes = 0;
+    std::size_t kernels = 0;
+    void add(double moved) { bytes += moved, ++kernels; }
+  };
   /// _use_low_precision_shard: the fp32 shard cast to the compute dtype before each all-gather (only when the compute
   /// dtype is not fp32).
-  double before_gather = 0;
+  Kernels before_gather;
   /// The unsharded gradient cast to the reduce dtype (when it differs) and divided by the pre-divide factor
   /// (when > 1) before the reduce-scatter.
-  double before_reduce = 0;
+  Kernels before_reduce;
   /// After it: the shard divided by the post-divide factor, cast back to fp32, and (`accumulate`: a micro-batch
   /// after the first) added to the sharded gradient.
-  double after_reduce = 0;
+  Kernels after_reduce;
 };
 FsdpCopies fsdp_copies(double parameters, int world, double parameter, double reduced, bool accumulate);
 

@@ -14,7 +14,7 @@ models::Precision default_gradient_dtype(const Layout& layout, models::Precision
   // Megatron-LM (megatron/training/arguments.py): "bfloat16 requires gradient accumulation and all-reduce to be
   // done in fp32", so --bf16 sets accumulate_allreduce_grads_in_fp32 = True; with --fp16 it stays False (its
   // default) and the fp16 gradients are accumulated and all-reduced as they are.
-  if (layout.tensor > 1 || layout.pipeline > 1) return p == Precision::bf16 ? Precision::fp32 : p;
+  if (layout.tensor > 1 || layout.pipeline > 1 || layout.framework.framework == Framework::megatron) return p == Precision::bf16 ? Precision::fp32 : p;
   // DeepSpeed (deepspeed/runtime/engine.py, DeepSpeedEngine.communication_data_type): unless configured,
   // float16 when fp16 is enabled, bfloat16 when bf16 is. PyTorch FSDP (torch/distributed/fsdp/api.py,
   // MixedPrecision.reduce_dtype): "If this is None but param_dtype is not None, then this takes on the

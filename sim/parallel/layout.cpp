@@ -47,7 +47,7 @@ int Layout::ranks() const {
 bool Layout::data_parallel_only() const {
   for (const DimensionEntry& d : kDimensions)
     if (d.name != "data" && this->*d.extent > 1) return false;
-  return sharding == Sharding::none;
+  return sharding == Sharding::none && framework.framework == Framework::generic;
 }
 
 int Layout::replicas() const {

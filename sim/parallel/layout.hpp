@@ -76,8 +76,8 @@ struct Layout {
   /// Ranks that hold the same parameters (the product of the replicating dimensions: data x context): the group
   /// over which gradients are summed and ZeRO/FSDP shard the model states.
   int replicas() const;
-  /// True when the layout is plain data parallelism (every rank a whole replica, nothing sharded): every registered
-  /// dimension but data, folded ones included, of extent 1.
+  /// True when the layout is plain data parallelism (every rank a whole replica, nothing sharded, no framework model):
+  /// every registered dimension but data, folded ones included, of extent 1.
   bool data_parallel_only() const;
   /// The registry's names in its order, folded dimensions aside.
   static std::vector<std::string> default_order();

@@ -98,6 +98,13 @@ memory::MemoryBreakdown stage_memory(const Layout& layout, const Workload& workl
   part("optimizer state", states.optimizer_bytes, layout.sharding != Sharding::none,
        fmt::format("{}: {} fp32 state{}{}", optimizer.name, optimizer.state_words, optimizer.state_words == 1 ? "" : "s",
                    e < 4 ? " + fp32 master weights" : ""));
+  // Megatron-LM's distributed optimizer steps on fp32 main gradients: with 16-bit gradients it keeps an fp32 copy of
+  // its shard of them (distrib_optimizer.py; docs/user-guide/features/dist_optimizer.md, "fp16 parameters, fp16
+  // gradients": 4 + 16/d bytes per parameter, 4/d of them this copy).
+  if (layout.framework.framework == Framework::megatron && layout.sharding == Sharding::zero1 &&
+      memory::element_bytes(gradient_dtype) < 4)
+    part("fp32 main-gradient shard", 4.0 * static_cast<double>(parameters), true,
+         "the distributed optimizer's fp32 copy of its shard of the 16-bit gradients");
   if (precision == models::Precision::fp8)
     part("fp8 weight copies", states.fp8_weight_bytes, shard_weights,
          fmt::format("{} Linear-layer parameters of the stage per GPU x {} B ({} recipe)",

@@ -426,7 +426,9 @@ class Builder {
           }
         }
       scheduling::IterationPlan& plan = work_.stages[s].exchanges;
-      if (in_.data_planner) {
+      if (megatron()) {
+        plan = megatron_plan(s, gradients);
+      } else if (in_.data_planner) {
         plan = in_.data_planner(static_cast<int>(s), gradients);
         DTSIM_CHECK(plan.credit_bytes == 0, "a layout's data stream runs its buckets in order");
         DTSIM_CHECK(plan.work.empty() || plan.work.size() == plan.buckets.size(), "one work per bucket");
@@ -441,6 +443,102 @@ class Builder {
       for (scheduling::Bucket& b : plan.buckets) b.ready_layer = gradients[static_cast<std::size_t>(b.ready_layer)].unit;
     }
   }
+
+  bool megatron() const { return layout_.framework.framework == Framework::megatron; }
+
+  /// Megatron-LM: one bucket's parameter all-gather, the bucket's (padded) elements and the units it holds.
+  struct GatherBucket {
+    std::int64_t elements = 0;
+    int chunk = 0;
+    std::vector<int> units;
+  };
+
+  /// Megatron-LM's gradient buckets of stage `s` (backward order, tensors and ready_layer indexing `gradients`): per
+  /// model chunk, its tensors (routed experts aside) laid out by parallel::megatron_buckets in the gradient dtype;
+  /// a bucket is ready when the backward of its first tensor's unit ends. Records each bucket's parameter all-gather.
+  scheduling::IterationPlan megatron_plan(std::size_t s, const std::vector<StageGradient>& gradients) {
+    scheduling::IterationPlan plan;
+    const bool distributed = layout_.sharding == Sharding::zero1;
+    std::vector<GatherBucket>& gathers = param_buckets_.emplace_back();
+    int g = 0;  // index into gradients
+    const auto& chunks = work_.stages[s].chunks;
+    for (std::size_t c = 0; c < chunks.size(); ++c) {
+      std::vector<std::int64_t> tensors;
+      std::vector<int> owner;  // per tensor: its unit's index in gradients
+      for (int unit : chunks[c]) {
+        const Unit& u = work_.units[static_cast<std::size_t>(unit)];
+        for (auto i = static_cast<std::size_t>(u.first_layer); i < static_cast<std::size_t>(u.end_layer); ++i) {
+          const Layer& l = model_.layers[i];
+          if (l.experts > 0) continue;
+          for (const models::Tensor& t : l.tensors) {
+            tensors.push_back(t.numel() / (splits_parameters(l) ? layout_.tensor : 1));
+            owner.push_back(g);
+          }
+        }
+        ++g;
+      }
+      const std::int64_t size = megatron_bucket_size(layout_.framework, layout_.replicas(), s == 0 && c == 0);
+      const std::size_t first_gather = gathers.size();
+      for (const MegatronBucket& b : megatron_buckets(tensors, size, layout_.replicas(), distributed)) {
+        scheduling::Bucket& bucket = plan.buckets.emplace_back();
+        GatherBucket gather{b.elements, static_cast<int>(c), {}};
+        for (int k = owner[static_cast<std::size_t>(b.first_tensor)]; k <= owner[static_cast<std::size_t>(b.last_tensor)]; ++k) {
+          bucket.tensors.push_back(k);
+          gather.units.push_back(gradients[static_cast<std::size_t>(k)].unit);
+        }
+        bucket.bytes = static_cast<std::int64_t>(static_cast<double>(b.elements) * gradient_);
+        bucket.ready_layer = owner[static_cast<std::size_t>(b.first_tensor)];
+        gathers.insert(gathers.begin() + static_cast<std::ptrdiff_t>(first_gather), std::move(gather));  // forward order
+      }
+    }
+    return plan;
+  }
+
+  /// Megatron-LM's overlap_param_gather: the all-gathers of chunk `chunk`'s buckets in the first forward of an
+  /// iteration. A unit's forward pre-hook waits for the gathers of its buckets (finish_param_sync), dispatching the
+  /// first if none is (the first layer's hook), then the next bucket's, which the NCCL stream runs after this one.
+  class ParamGatherChain {
+   public:
+    ParamGatherChain(Builder& b, taskgraph::Program& program, int stage, int chunk, std::vector<int> stepped,
+                     std::string pass)
+        : b_(b), program_(program), stepped_(std::move(stepped)), pass_(std::move(pass)) {
+      for (const GatherBucket& g : b.param_buckets_[static_cast<std::size_t>(stage)])
+        if (g.chunk == chunk) buckets_.push_back(&g);
+      tasks_.assign(buckets_.size(), -1);
+    }
+    /// What the forward of `unit` waits for, its pre-hook dispatching gathers after `before` (what the forward
+    /// waits for besides).
+    std::vector<int> before_forward(int unit, const std::vector<int>& before) {
+      std::vector<int> waits;
+      for (std::size_t j = 0; j < buckets_.size(); ++j) {
+        const std::vector<int>& units = buckets_[j]->units;
+        if (std::find(units.begin(), units.end(), unit) == units.end()) continue;
+        if (tasks_[j] < 0) issue(j, before);
+        if (j + 1 < buckets_.size() && tasks_[j + 1] < 0) {
+          std::vector<int> after = before;
+          after.push_back(tasks_[j]);
+          issue(j + 1, after);
+        }
+        waits.push_back(tasks_[j]);
+      }
+      return waits;
+    }
+
+   private:
+    void issue(std::size_t j, std::vector<int> deps) {
+      deps.insert(deps.end(), stepped_.begin(), stepped_.end());
+      tasks_[j] = b_.collective(program_, Op::allgather, Stream::gather,
+                                static_cast<std::int64_t>(static_cast<double>(buckets_[j]->elements) * b_.element_),
+                                "data", {deps.begin(), deps.end()}, pass_ + " gather bucket " + std::to_string(j),
+                                "gather");
+    }
+    Builder& b_;
+    taskgraph::Program& program_;
+    std::vector<int> stepped_;
+    std::string pass_;
+    std::vector<const GatherBucket*> buckets_;
+    std::vector<int> tasks_;
+  };
 
   /// The buckets of stage `s` issued once unit `unit`'s last backward ends, in launch order.
   std::vector<int> ready_at(int s, int unit) const {
@@ -562,13 +660,18 @@ class Builder {
     std::vector<int> last_backward(static_cast<std::size_t>(chunks), -1);
     for (const Pass& p : passes)
       if (!p.forward) last_backward[static_cast<std::size_t>(p.chunk)] = p.micro_batch;
-    std::map<int, int> gathered;  // unit -> the all-gather of its updated parameters (zero1/2), last iteration
+    std::map<int, std::vector<int>> gathered;  // unit -> the all-gathers of its updated parameters (zero1/2)
     std::vector<int> averaged;    // the last iteration's model average, which this one's forward waits for
     std::vector<int> stepped;     // the last iteration's step: sharded parameters are gathered after it updates them
     int in_flight = -1;           // Overlap Local-SGD: the average the next averaging iteration's step waits for
+    // Megatron-LM's overlap_param_gather: each chunk's bucket all-gathers in its first forward of every iteration
+    // (the previous step's parameters; the first iteration's stand for those of the step before it).
+    const bool chained = megatron() && layout_.framework.overlap_param_gather && layout_.replicas() > 1;
     for (int it = 0; it < in_.iterations; ++it) {
       const DataExchange exchange = exchange_in(it);
       std::vector<int> reductions;
+      std::vector<std::pair<int, std::vector<int>>> deferred;  // Megatron without overlap_grad_reduce: bucket, pass start
+      std::vector<bool> chunk_gathered(static_cast<std::size_t>(chunks), false);
       for (const Pass& p : passes) {
         const int g = p.chunk * stages + s;
         const std::vector<int>& units = stage.chunks[static_cast<std::size_t>(p.chunk)];
@@ -580,13 +683,22 @@ class Builder {
           std::vector<int> updated = averaged;
           updated.insert(updated.end(), stepped.begin(), stepped.end());
           Prefetch ag(*this, program, gathers ? units : std::vector<int>{}, "F" + mb, false, updated);
+          std::optional<ParamGatherChain> chain;
+          if (chained && !chunk_gathered[static_cast<std::size_t>(p.chunk)])
+            chain.emplace(*this, program, s, p.chunk, stepped, "F" + mb);
+          chunk_gathered[static_cast<std::size_t>(p.chunk)] = true;
           int last = -1;
           for (std::size_t k = 0; k < units.size(); ++k) {
             const Unit& u = work_.units[static_cast<std::size_t>(units[k])];
             std::vector<int> first = deps;
             if (last >= 0) first = {last};
             if (gathers) first.insert(first.end(), ag.gather(k).begin(), ag.gather(k).end());
-            if (auto a = gathered.find(units[k]); a != gathered.end()) first.push_back(a->second);
+            if (chain) {
+              const std::vector<int> waits = chain->before_forward(units[k], first);
+              first.insert(first.end(), waits.begin(), waits.end());
+            }
+            if (auto a = gathered.find(units[k]); a != gathered.end())
+              first.insert(first.end(), a->second.begin(), a->second.end());
             last = emit(program, forward_segments(u), first, "F" + mb + " " + unit_name(u), "forward");
             ag.computed(k, last);
           }
@@ -631,9 +743,15 @@ class Builder {
                 pending = 0;
               }
             } else if (p.micro_batch == last_backward[static_cast<std::size_t>(p.chunk)] &&
-                     exchange == DataExchange::gradients)
-              for (int b : ready_at(s, unit))
+                       exchange == DataExchange::gradients) {
+              for (int b : ready_at(s, unit)) {
+                if (megatron() && !layout_.framework.overlap_grad_reduce) {
+                  deferred.emplace_back(b, pass_start);
+                  continue;
+                }
                 for (int r : exchange_bucket(program, s, b, last, pass_start, "B" + mb)) reductions.push_back(r);
+              }
+            }
             if (p.micro_batch == last_backward[static_cast<std::size_t>(p.chunk)] &&
                 exchange == DataExchange::gradients && u.expert_parameters > 0 && expert_replicas() > 1)
               reductions.push_back(collective(program,
@@ -648,6 +766,10 @@ class Builder {
                  "B" + mb);
         }
       }
+      // Megatron-LM without overlap_grad_reduce: every bucket (one per chunk) reduced once the stage's backward passes
+      // are done (finalize_model_grads: finish_grad_sync runs the synchronous collectives).
+      for (const auto& [b, pass_start] : deferred)
+        for (int r : exchange_bucket(program, s, b, last_compute(program), pass_start, "B")) reductions.push_back(r);
       // Gradient clipping's norm (Megatron-LM and DeepSpeed clip at 1.0 by default): every stage's partial
       // norm is summed at stage 0 and sent back, so that no stage steps before every stage's gradients are
       // reduced (the flush between iterations).
@@ -686,14 +808,27 @@ class Builder {
         DTSIM_CHECK(exchange == DataExchange::models, "a run of Overlap Local-SGD ends on a model average");
         end = in_flight;
       }
-      if (reshards_after_step && layout_.replicas() > 1) {
-        gathered.clear();
+      gathered.clear();
+      if (reshards_after_step && megatron() && layout_.replicas() > 1) {
+        // The distributed optimizer's all-gather of each bucket's updated parameters after the step
+        // (step_with_ready_grads); without overlap_param_gather every forward waits for all of them.
+        if (!chained) {
+          std::vector<int> all;
+          for (const GatherBucket& g : param_buckets_[static_cast<std::size_t>(s)])
+            end = all.emplace_back(collective(program, Op::allgather, Stream::gather,
+                                              static_cast<std::int64_t>(static_cast<double>(g.elements) * element_),
+                                              "data", {update}, "gather bucket", "gather"));
+          for (const auto& chunk : stage.chunks)
+            for (int unit : chunk) gathered[unit] = all;
+        }
+      } else if (reshards_after_step && layout_.replicas() > 1) {
         for (const auto& chunk : stage.chunks)
           for (int unit : chunk) {
             const Unit& u = work_.units[static_cast<std::size_t>(unit)];
             if (u.parameters == 0) continue;
-            end = gathered[unit] = collective(program, Op::allgather, Stream::gather, parameter_bytes(u), "data",
-                                              {update}, "gather " + unit_name(u), "gather");
+            end = collective(program, Op::allgather, Stream::gather, parameter_bytes(u), "data", {update},
+                             "gather " + unit_name(u), "gather");
+            gathered[unit] = {end};
           }
       }
       if (reshards_after_step && expert_replicas() > 1) {
@@ -705,8 +840,7 @@ class Builder {
                                           static_cast<std::int64_t>(u.expert_parameters * element_), "expert_data",
                                           {update}, "gather " + unit_name(u) + " experts", "gather");
             end = gather;
-            if (auto g = gathered.find(unit); g == gathered.end()) gathered[unit] = gather;
-            else g->second = gather;
+            gathered[unit].push_back(gather);
           }
       }
       stage.iteration_end.push_back(end);
@@ -739,9 +873,9 @@ class Builder {
         const std::string name = pass_ + " gather " + b_.unit_name(u);
         std::vector<Dep> before = deps;
         if (b_.layout_.framework.framework == Framework::fsdp) {
-          const double bytes = fsdp_copies(static_cast<double>(g.elements), b_.shard_size(), b_.element_, b_.gradient_,
-                                           false).before_gather;
-          if (bytes > 0) before = {Dep(b_.copy(program_, Stream::gather, bytes, before, name + " cast shard"))};
+          const FsdpCopies::Kernels cast = fsdp_copies(static_cast<double>(g.elements), b_.shard_size(), b_.element_,
+                                                       b_.gradient_, false).before_gather;
+          if (cast.kernels > 0) before = {Dep(b_.copy(program_, Stream::gather, cast, before, name + " cast shard"))};
         }
         tasks_[static_cast<std::size_t>(g.unit)].push_back(
             b_.collective(program_, Op::allgather, Stream::gather,
@@ -779,14 +913,16 @@ class Builder {
     return parallel::pass_gathers(f, fetches, backward);
   }
 
-  /// An element-wise copy of `bytes` (read and written) on `stream` after `deps`: the framework's casts and copies.
-  int copy(taskgraph::Program& program, Stream stream, double bytes, std::vector<Dep> deps, const std::string& name) {
-    DTSIM_CHECK(in_.copy_Bps > 0, "a framework's copies need the GPU's copy bandwidth");
+  /// The framework's element-wise kernels `k` (casts and copies) on `stream` after `deps`, timed by the GPU's copy
+  /// costs.
+  int copy(taskgraph::Program& program, Stream stream, const FsdpCopies::Kernels& k, std::vector<Dep> deps,
+           const std::string& name) {
+    DTSIM_CHECK(in_.copy.Bps > 0, "a framework's copies need the GPU's copy bandwidth");
     Task t;
     t.stream = stream;
     t.name = name;
     t.category = "copy";
-    t.duration_s = bytes / in_.copy_Bps;
+    t.duration_s = in_.copy.seconds(k.bytes, k.kernels);
     t.deps = std::move(deps);
     return program.add(std::move(t));
   }
@@ -803,10 +939,12 @@ class Builder {
     const FsdpCopies c = (f.framework == Framework::fsdp ? fsdp_copies : deepspeed_copies)(
         elements, shard_size(), element_, gradient_, accumulate);
     std::vector<Dep> deps = {Dep(after)};
-    if (c.before_reduce > 0) deps = {Dep(copy(program, Stream::data, c.before_reduce, deps, name + " cast gradients"))};
+    if (c.before_reduce.kernels > 0)
+      deps = {Dep(copy(program, Stream::data, c.before_reduce, deps, name + " cast gradients"))};
     const Stream stream = gather_order(f, true).shared_stream ? Stream::gather : Stream::data;
     int last = collective(program, Op::reduce_scatter, stream, bytes, "data", deps, name + " dp", "dp");
-    if (c.after_reduce > 0) last = copy(program, Stream::data, c.after_reduce, {Dep(last)}, name + " gradient shard");
+    if (c.after_reduce.kernels > 0)
+      last = copy(program, Stream::data, c.after_reduce, {Dep(last)}, name + " gradient shard");
     return {last};
   }
 
@@ -864,6 +1002,7 @@ class Builder {
   int blocks_ = 0;
   std::vector<int> chunk_of_block_;  ///< per transformer layer: its model chunk
   Workload work_;
+  std::vector<std::vector<GatherBucket>> param_buckets_;  ///< per stage, chunk by chunk, forward order
   std::map<Key, int> sends_;
   std::map<Key, std::pair<int, int>> receives_;
 };
@@ -924,6 +1063,14 @@ std::string layout_refusal(const Layout& layout, const models::Model& model, int
       return "model '" + model.name + "' has " + std::to_string(heads) + " attention heads, not a multiple of tensor = " +
              std::to_string(layout.tensor) + " (Megatron-LM gives each tensor-parallel GPU whole heads)";
   }
+  // The frameworks' models and the shardings they run (the loader says so with the key; a plan's what-if meets it here).
+  const Framework f = layout.framework.framework;
+  if (f == Framework::megatron ? layout.sharding != Sharding::none && layout.sharding != Sharding::zero1
+                               : f != Framework::generic && layout.sharding != Sharding::zero3)
+    return "framework = \"" + std::string(framework_name(f)) + "\" does not run sharding = \"" +
+           std::string(sharding_name(layout.sharding)) + "\" (" +
+           (f == Framework::megatron ? "Megatron-LM: \"none\" or \"zero1\", its distributed optimizer"
+                                     : "the sharded-parameter frameworks: \"zero3\"") + ")";
   if (std::string why = context_refusal(layout, model); !why.empty()) return why;
   if (std::string why = expert_refusal(layout, model); !why.empty()) return why;
   const int chunks = layout.pipeline * layout.virtual_stages;

@@ -12,6 +12,7 @@
 #include "models/model.hpp"
 #include "sim/parallel/data_parallel.hpp"
 #include "sim/parallel/layout.hpp"
+#include "sim/scheduling/copy_costs.hpp"
 #include "sim/scheduling/iteration_plan.hpp"
 #include "sim/taskgraph/task_graph.hpp"
 
@@ -65,9 +66,9 @@ struct WorkloadInput {
   ExchangeFragment::Kind data_meeting = ExchangeFragment::Kind::collective;
   /// push_pull: per bucket of stage `stage`'s plan, the servers' summation between its push and its pull (0: none).
   std::function<std::vector<double>(int stage, const scheduling::IterationPlan& plan)> server_sums;
-  /// Bytes per second of the GPU's element-wise copies (HBM bandwidth x memory_efficiency): the framework's casts
-  /// and copies around sharded parameters' collectives (sim/parallel/framework.hpp).
-  double copy_Bps = 0;
+  /// The GPU's element-wise copies (sim/scheduling/copy_costs.hpp): the framework's casts and copies around sharded
+  /// parameters' collectives (sim/parallel/framework.hpp).
+  scheduling::CopyCosts copy;
 };
 
 /// A unit of the model: a transformer layer, or the layers before the first or after the last one. Sharded
@@ -104,7 +105,8 @@ std::vector<int> layers_per_chunk(const Layout& layout, int blocks);
 /// Why the layout cannot train `model` (empty when it can): tensor or pipeline parallelism on a model without
 /// transformer layers, layers not divisible by the model chunks (or a layers_per_stage list of another length, sum,
 /// or with an empty chunk other than an embedding's or loss's own), ZeRO-3 or hybrid
-/// sharding with pipelining (DeepSpeed and FSDP do not pipeline sharded parameters), a schedule refusal.
+/// sharding with pipelining (DeepSpeed and FSDP do not pipeline sharded parameters), a framework with a sharding it does
+/// not run, a schedule refusal.
 std::string layout_refusal(const Layout& layout, const models::Model& model, int micro_batches);
 
 /// The task graph of `input.iterations` iterations under `layout` (layout_refusal() empty).

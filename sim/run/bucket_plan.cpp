@@ -19,12 +19,14 @@ collectives::AlphaBeta allreduce_alpha_beta(const scenario::Scenario& s, const c
   return {a, (collective->closed_form_s(group, kProbeBytes, costs) - a) / static_cast<double>(kProbeBytes)};
 }
 
-scheduling::FrameworkCosts framework_costs(const scenario::Scenario& s, std::size_t tensors) {
+scheduling::CopyCosts copy_costs(const scenario::Scenario& s) {
   const models::LaunchCosts launch = models::launch_costs(s.gpu.launch);
+  return {s.gpu.memory_Bps * s.gpu.memory_efficiency, launch.dispatch_s, launch.gap_s};
+}
+
+scheduling::FrameworkCosts framework_costs(const scenario::Scenario& s, std::size_t tensors) {
   scheduling::FrameworkCosts costs;
-  costs.copy_Bps = s.gpu.memory_Bps * s.gpu.memory_efficiency;
-  costs.copy_dispatch_s = launch.dispatch_s;
-  costs.copy_gap_s = launch.gap_s;
+  costs.copy = copy_costs(s);
   if (s.framework != "horovod" || s.workers < 2) return costs;  // only Horovod negotiates
   const collectives::LinkCosts links = platform::link_costs(s.platform);
   const collectives::Group all{s.workers, s.platform.gpus_per_node};

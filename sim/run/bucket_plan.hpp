@@ -17,6 +17,9 @@ namespace dtsim::run {
 /// and at 1 GiB): what a scheduler prices a bucket with.
 collectives::AlphaBeta allreduce_alpha_beta(const scenario::Scenario& s, const collectives::Group& group);
 
+/// What a framework's element-wise copies cost on `s`'s GPU: memory bandwidth x memory_efficiency, gpu.launch's
+/// per-kernel costs (scheduling/copy_costs.hpp); every framework's copies, bucket and sharded alike.
+scheduling::CopyCosts copy_costs(const scenario::Scenario& s);
 /// What the framework's operations cost on `s`'s GPU and platform when it hands `tensors` tensors to the library:
 /// copies at the memory-bound rate (memory bandwidth x memory_efficiency) with gpu.launch's per-kernel costs, and
 /// (framework "horovod") its negotiation round over all workers on the platform's links.

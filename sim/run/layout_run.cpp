@@ -20,6 +20,7 @@
 #include "sim/parallel/workload.hpp"
 #include "sim/platform/fabric.hpp"
 #include "sim/run/assemble.hpp"
+#include "sim/run/bucket_plan.hpp"
 #include "sim/run/capacity.hpp"
 #include "sim/run/comm_costs.hpp"
 #include "sim/run/layout_times.hpp"
@@ -60,7 +61,7 @@ parallel::Workload workload_of(const scenario::Scenario& s, int iterations,
   in.micro_batches = scenario::micro_batches(s);
   in.iterations = iterations;
   in.hybrid_shard = hybrid_shard(placement);
-  in.copy_Bps = s.gpu.memory_Bps * s.gpu.memory_efficiency;  // element-wise kernels' rate (models/gpu_profile.hpp)
+  in.copy = copy_costs(s);
   in.data_planner = stage_planner(s, placement, std::move(compression_note));
   in.data_meeting = data_meeting(s);
   if (in.data_meeting == parallel::ExchangeFragment::Kind::push_pull)
@@ -221,9 +222,11 @@ memory::MemoryBreakdown fullest_stage(const scenario::Scenario& s, const paralle
     memory::MemoryBreakdown b = parallel::stage_memory(
         layout, w, stage, s.model, s.gpu, s.precision, s.gradient_dtype, models::optimizer(s.memory.optimizer),
         s.memory.recomputation, scenario::micro_batches(s), hybrid_shard(placement), s.fp8_recipe);
-    // The data dimension's buffers: the scheduler's packed buckets, the compressor's payloads and state.
+    // The data dimension's buffers: the scheduler's packed buckets, the compressor's payloads and state (Megatron-LM's
+    // buckets are views of its contiguous gradient buffer, the gradients already counted).
     const scheduling::IterationPlan& exchanges = w.stages[static_cast<std::size_t>(stage)].exchanges;
     memory::MemoryItem buffers = bucket_buffers(s, exchanges);
+    if (layout.framework.framework == parallel::Framework::megatron) buffers.bytes = 0;
     // Servers' pulled sums, neighbours' models: the architecture's buffers for the stage's data-parallel replicas.
     if (data_meeting(s) != parallel::ExchangeFragment::Kind::collective) {
       std::string where;  // the stage's own (a colocated server's sums are not counted on a layout)

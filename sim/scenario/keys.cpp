@@ -493,8 +493,25 @@ std::vector<KeySpec> make_scenario_keys() {
        "how the framework runs sharding = \"zero3\": generic (a layer gathered at most two ahead, no copies), fsdp "
        "(PyTorch 2.x FSDP FULL_SHARD: flat-parameter casts and gradient copies at HBM bandwidth, the rate limiter, "
        "backward_prefetch, all-gathers and reduce-scatters on one NCCL stream), deepspeed (ZeRO-3: one all-gather per "
-       "sub-module, the prefetch bucket, persistent small parameters, gradients reduce-scattered in buckets)",
+       "sub-module, the prefetch bucket, persistent small parameters, gradients reduce-scattered in buckets); megatron "
+       "(Megatron-LM's data parallelism with sharding = \"none\" or \"zero1\", its distributed optimizer: gradients "
+       "reduced per bucket of its contiguous buffer, the updated parameters all-gathered per bucket; fp32 gradients "
+       "with bf16, its grad_reduce_in_fp32 being strategy.gradient_dtype)",
        0, 0, parallel::framework_names},
+      {"parallel", "overlap_grad_reduce", "boolean", "false",
+       "framework = \"megatron\": each bucket's reduce-scatter (all-reduce) as the last micro-batch's backward fills "
+       "it; false: one bucket per model chunk, reduced after the backward passes",
+       0, 0, nullptr},
+      {"parallel", "overlap_param_gather", "boolean", "false",
+       "framework = \"megatron\", sharding = \"zero1\", overlap_grad_reduce: each bucket's all-gather of updated "
+       "parameters in the next forward, dispatched by the forward pre-hook of the bucket before it, each model chunk's "
+       "at its own first forward (Megatron-LM's --no-align-param-gather; the interleaved schedule's aligned launches "
+       "are not modelled); false: all after the step, before the forward",
+       0, 0, nullptr},
+      {"parallel", "bucket_size", "integer", "max(40000000, 1000000 x data)",
+       "framework = \"megatron\" with overlap_grad_reduce: gradient elements per bucket (first pipeline stage, first "
+       "model chunk; the others are one bucket each)",
+       1, 2000000000, nullptr},
       {"parallel", "limit_all_gathers", "boolean", "true",
        "framework = \"fsdp\": FSDP's rate limiter (at most 2 all-gathers in flight); false: every forward all-gather "
        "issued at once",

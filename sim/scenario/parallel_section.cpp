@@ -20,15 +20,62 @@ int integer_key(Section& p, const std::string& key, std::int64_t fallback) {
   return static_cast<int>(p.integer(key, fallback, spec.min, spec.max));
 }
 
+/// framework = "megatron": Megatron-LM's DistributedDataParallelConfig knobs, and the combinations it cannot run.
+void megatron_options(Section& p, Scenario& s) {
+  parallel::FrameworkOptions& f = s.parallel.framework;
+  const parallel::Sharding sharding = s.parallel.sharding;
+  const std::string named = "framework = \"megatron\" with ";
+  if (sharding != parallel::Sharding::none && sharding != parallel::Sharding::zero1)
+    throw core::InputError(p.where_key("framework"),
+                           named + "sharding = \"" + std::string(parallel::sharding_name(sharding)) +
+                               "\": Megatron-LM's data parallelism keeps every gradient in its contiguous buffer and "
+                               "the whole bf16 model on each GPU, sharding only the fp32 main parameters and optimizer "
+                               "state (its distributed optimizer)",
+                           "sharding = \"zero1\" (use_distributed_optimizer) or \"none\" (all-reduce)");
+  if (s.scheduler != "wfbp" || s.framework != "none" || !s.compression.compressor.empty())
+    throw core::InputError(p.where_key("framework"),
+                           named + (!s.compression.compressor.empty() ? "[compression]"
+                                    : s.scheduler != "wfbp"        ? "scheduler \"" + s.scheduler + "\""
+                                                                   : "strategy.framework = \"" + s.framework + "\"") +
+                               ": Megatron-LM forms its own gradient buckets (bucket_size) and reduces them "
+                               "uncompressed from its backward hooks",
+                           "the defaults (scheduler = \"wfbp\", strategy.framework = \"none\", no compression)");
+  f.overlap_grad_reduce = p.boolean("overlap_grad_reduce", false);
+  f.overlap_param_gather = p.boolean("overlap_param_gather", false);
+  if (p.has("bucket_size") && !f.overlap_grad_reduce)
+    throw core::InputError(p.where_key("bucket_size"),
+                           "bucket_size without overlap_grad_reduce: Megatron-LM then reduces each model chunk's "
+                           "gradients in one bucket after the backward (distributed_data_parallel.py sets bucket_size "
+                           "to None)",
+                           "overlap_grad_reduce = true, or no bucket_size");
+  f.bucket_size = integer_key(p, "bucket_size", 0);
+  if (f.overlap_param_gather && sharding != parallel::Sharding::zero1)
+    throw core::InputError(p.where_key("overlap_param_gather"),
+                           "overlap_param_gather with sharding = \"none\": every GPU updates the whole model, so no "
+                           "updated parameters are gathered (the all-gather is the distributed optimizer's)",
+                           "sharding = \"zero1\", or overlap_param_gather = false");
+  if (f.overlap_param_gather && !f.overlap_grad_reduce)
+    throw core::InputError(p.where_key("overlap_param_gather"),
+                           "overlap_param_gather without overlap_grad_reduce: Megatron-LM refuses it "
+                           "(megatron/training/arguments.py: \"Must use --overlap-param-gather with "
+                           "--overlap-grad-reduce\")",
+                           "overlap_grad_reduce = true, or overlap_param_gather = false");
+}
+
 /// [parallel] framework and the knobs of the framework it names (the others are unknown keys there).
-void framework_options(Section& p, parallel::Layout& l) {
+void framework_options(Section& p, Scenario& s) {
+  parallel::Layout& l = s.parallel;
   parallel::FrameworkOptions& f = l.framework;
   f.framework = parallel::parse_framework(choice_key(p, "parallel", "framework"));
+  const std::string sharding = "sharding = \"" + std::string(parallel::sharding_name(l.sharding)) + "\"";
+  if (f.framework == parallel::Framework::megatron) {
+    megatron_options(p, s);
+    return;
+  }
   if (f.framework != parallel::Framework::generic && l.sharding != parallel::Sharding::zero3)
     throw core::InputError(p.where_key("framework"),
-                           "framework = \"" + std::string(parallel::framework_name(f.framework)) + "\" with sharding = \"" +
-                               std::string(parallel::sharding_name(l.sharding)) +
-                               "\": the framework models are those of sharded parameters (FSDP FULL_SHARD, ZeRO-3)",
+                           "framework = \"" + std::string(parallel::framework_name(f.framework)) + "\" with " + sharding +
+                               ": the framework models are those of sharded parameters (FSDP FULL_SHARD, ZeRO-3)",
                            "sharding = \"zero3\", or framework = \"generic\"");
   if (f.framework == parallel::Framework::fsdp) {
     f.limit_all_gathers = p.boolean("limit_all_gathers", true);
@@ -194,7 +241,7 @@ void load_parallel(Section& p, Scenario& s) {
                            "a divisor of batch_size (samples per replica per iteration): micro_batch = " +
                                core::nearest_divisors(l.micro_batch, s.batch_size));
   l.sharding = parallel::parse_sharding(choice_key(p, "parallel", "sharding"));
-  framework_options(p, l);
+  framework_options(p, s);
   if (p.has("order")) {
     try {
       l.order = parallel::parse_order(p.string("order", ""), l);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sim/scheduling/bucket.hpp"
+#include "sim/scheduling/copy_costs.hpp"
 #include "sim/scheduling/scheduling_input.hpp"
 
 namespace dtsim::scheduling {
@@ -34,20 +35,15 @@ struct FrameworkOptions {
 
 /// What the framework's operations cost on the target, priced by the driver from the GPU and the platform.
 struct FrameworkCosts {
-  /// Device memory bandwidth a copy reaches; a copy of n bytes reads and writes them: 2 n / copy_Bps.
-  double copy_Bps = 0;
-  /// Per copy kernel: the CPU time to issue it and the GPU's gap between kernels (models/kernel_launch.hpp).
-  double copy_dispatch_s = 0;
-  double copy_gap_s = 0;
+  /// The copies' costs (a copy of n bytes reads and writes them).
+  CopyCosts copy;
   /// Horovod: one negotiation round of its background thread (with the response cache, its two bit-vector
   /// all-reduces among all ranks, CacheCoordinator::sync: CrossRankBitwiseAnd and CrossRankBitwiseOr; without, the
   /// coordinator's gather of the requests and broadcast of the responses, controller.cc ComputeResponseList).
   double negotiation_s = 0;
-  /// Seconds to copy `bytes` in `kernels` kernels issued back to back: bound by their CPU dispatch or by their work
-  /// and gaps on the GPU, whichever is longer (a launch-bound run of short kernels waits for the CPU).
+  /// Seconds to copy `bytes` in `kernels` kernels issued back to back (CopyCosts::seconds of 2 x bytes).
   double copy_s(std::int64_t bytes, std::size_t kernels) const {
-    const auto k = static_cast<double>(kernels);
-    return std::max(k * copy_dispatch_s, k * copy_gap_s + 2.0 * static_cast<double>(bytes) / copy_Bps);
+    return copy.seconds(2.0 * static_cast<double>(bytes), kernels);
   }
 };
 

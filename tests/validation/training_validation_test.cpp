@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "sim/run/run_simulation.hpp"
 #include "sim/scenario/load.hpp"
@@ -181,6 +182,47 @@ TEST(TrainingValidation, MptFsdpLlmFoundryBenchmarks) {
     std::printf("| %s | %s | %d | %d x %d | %.3f | %.3f | %+.1f %% |\n", r.file, r.model, r.gpus, r.micro_batch,
                 r.accumulation, measured, predicted, 100 * (predicted / measured - 1));
     EXPECT_LE(std::abs(predicted / measured - 1), r.bound) << r.file << " " << r.model;
+  }
+}
+
+TEST(TrainingValidation, MegatronLmWeakScalingTable) {
+  // NVIDIA/Megatron-LM README.md, images/model_table.png: GPT models (vocabulary 131,072, sequence 4,096) on H100s at
+  // data-parallel size 48 with the distributed optimizer and its overlap options. Measured seconds per iteration:
+  // Megatron-LM's FLOPs per iteration (megatron/training/training.py, num_floating_point_operations: 72 B s L h^2
+  // (1 + s / (6 h) + V / (12 L h)) without recomputation) over GPUs x teraFLOP/s per GPU. (name, layers, hidden,
+  // heads, tensor, pipeline, GPUs, global batch, teraFLOP/s per GPU, bound on the error: docs/VALIDATION.md section 24's
+  // error plus about 2 points.)
+  struct Row {
+    const char* name;
+    int layers, hidden, heads, tensor, pipeline, gpus, batch;
+    double teraflops, bound;
+  };
+  const Row rows[] = {
+      {"megatron_gpt_1_7b", 24, 2048, 16, 1, 1, 48, 192, 408.8, 0.29},
+      {"megatron_gpt_7_1b", 30, 4096, 32, 2, 1, 96, 192, 465.9, 0.17},
+      {"megatron_gpt_16b", 32, 6144, 48, 4, 1, 192, 192, 489.1, 0.28},
+      {"megatron_gpt_32b", 48, 7168, 56, 8, 1, 384, 192, 459.6, 0.35},
+      {"megatron_gpt_70b", 84, 8192, 64, 8, 2, 768, 384, 419.7, 0.22},
+  };
+  std::printf("| model | TP x PP x DP | GPUs | measured s/iteration | dtsim | error |\n");
+  for (const Row& r : rows) {
+    constexpr double s = 4096, V = 131072;
+    const double L = r.layers, h = r.hidden;
+    const double flops = 72 * r.batch * s * L * h * h * (1 + s / (6 * h) + V / (12 * L * h));
+    const double measured = flops / (r.gpus * r.teraflops * 1e12);
+    std::vector<std::string> overrides{
+        "model.name=" + std::string(r.name), "model.shape.layers=" + std::to_string(r.layers),
+        "model.shape.hidden=" + std::to_string(r.hidden), "model.shape.heads=" + std::to_string(r.heads),
+        "workers=" + std::to_string(r.gpus), "platform.nodes=" + std::to_string(r.gpus / 8),
+        "batch_size=" + std::to_string(r.batch / 48), "parallel.tensor=" + std::to_string(r.tensor),
+        "parallel.pipeline=" + std::to_string(r.pipeline)};
+    if (r.tensor > 1) overrides.push_back("parallel.sequence_parallel=true");
+    const scenario::Scenario sc = scenario::load_scenario(
+        std::string(DTSIM_SOURCE_DIR) + "/scenarios/validation/megatron_lm_gpt_h100.toml", overrides);
+    const double predicted = run::run_simulation(sc).mean_iteration_s;
+    std::printf("| %s | %d x %d x 48 | %d | %.3f | %.3f | %+.1f %% |\n", r.name, r.tensor, r.pipeline, r.gpus, measured,
+                predicted, 100 * (predicted / measured - 1));
+    EXPECT_LE(std::abs(predicted / measured - 1), r.bound) << r.name;
   }
 }
 

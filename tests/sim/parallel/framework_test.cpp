@@ -28,29 +28,29 @@ TEST(Framework, FsdpCopiesClosedForm) {
   // 1e6 x (4 + 2); the gradient cast 8e6 x (2 + 4) and pre-divide (by 4) 8e6 x (4 + 4); the post-divide (by 2)
   // 1e6 x (4 + 4) and the accumulation 1e6 x (4 + 4 + 4).
   FsdpCopies c = fsdp_copies(8e6, 8, 2, 4, true);
-  EXPECT_EQ(c.before_gather, 6e6);
-  EXPECT_EQ(c.before_reduce, 48e6 + 64e6);
-  EXPECT_EQ(c.after_reduce, 8e6 + 12e6);
+  EXPECT_EQ(c.before_gather.bytes, 6e6);
+  EXPECT_EQ(c.before_reduce.bytes, 48e6 + 64e6);
+  EXPECT_EQ(c.after_reduce.bytes, 8e6 + 12e6);
   // bf16 reduce, first micro-batch: no gradient cast before; the shard cast back to fp32 after: 1e6 x (2 + 4).
   c = fsdp_copies(8e6, 8, 2, 2, false);
-  EXPECT_EQ(c.before_gather, 6e6);
-  EXPECT_EQ(c.before_reduce, 8e6 * 4);
-  EXPECT_EQ(c.after_reduce, 1e6 * 4 + 1e6 * 6);
+  EXPECT_EQ(c.before_gather.bytes, 6e6);
+  EXPECT_EQ(c.before_reduce.bytes, 8e6 * 4);
+  EXPECT_EQ(c.after_reduce.bytes, 1e6 * 4 + 1e6 * 6);
   // fp32 throughout on 2 ranks (pre-divide 2, post-divide 1): only the pre-divide.
   c = fsdp_copies(8e6, 2, 4, 4, false);
-  EXPECT_EQ(c.before_gather, 0);
-  EXPECT_EQ(c.before_reduce, 8e6 * 8);
-  EXPECT_EQ(c.after_reduce, 0);
+  EXPECT_EQ(c.before_gather.bytes, 0);
+  EXPECT_EQ(c.before_reduce.bytes, 8e6 * 8);
+  EXPECT_EQ(c.after_reduce.bytes, 0);
 }
 
 TEST(Framework, DeepSpeedCopiesClosedForm) {
   // The gradient into the reduce bucket 8e6 x (2 + 2); the shard into the fp32 partition 1e6 x (2 + 4), or
   // accumulated 1e6 x (2 + 4 + 4).
   FsdpCopies c = deepspeed_copies(8e6, 8, 2, 2, false);
-  EXPECT_EQ(c.before_gather, 0);
-  EXPECT_EQ(c.before_reduce, 32e6);
-  EXPECT_EQ(c.after_reduce, 6e6);
-  EXPECT_EQ(deepspeed_copies(8e6, 8, 2, 2, true).after_reduce, 10e6);
+  EXPECT_EQ(c.before_gather.bytes, 0);
+  EXPECT_EQ(c.before_reduce.bytes, 32e6);
+  EXPECT_EQ(c.after_reduce.bytes, 6e6);
+  EXPECT_EQ(deepspeed_copies(8e6, 8, 2, 2, true).after_reduce.bytes, 10e6);
 }
 
 TEST(Framework, DeepSpeedPersistenceAndPrefetchBucket) {
@@ -115,7 +115,7 @@ std::pair<double, double> run(const models::Model& model, const FrameworkOptions
   in.model = &model;
   for (double forward : f) in.times.push_back(models::LayerTime{forward, b, 0});
   in.recomputed.assign(model.layers.size(), false);
-  in.copy_Bps = 1e9;
+  in.copy = {1e9, 0, 0};
   const Workload w = build_workload(layout, in);
   const auto schedule = taskgraph::list_schedule(w.graph, [&](int, const taskgraph::Task& t) {
     if (t.op == Op::allgather) return gather_s;
@@ -185,12 +185,79 @@ TEST(Framework, CopiesTakeTheirBytesAtTheCopyRate) {
   in.recomputed = {false};
   in.precision = models::Precision::bf16;
   in.gradient_dtype = models::Precision::fp32;
-  in.copy_Bps = 1e9;
+  in.copy = {1e9, 0, 0};
   const Workload w = build_workload(layout, in);
   double copies = 0;
   for (const auto& t : w.graph.programs[0].tasks)
     if (t.category == "copy") copies += t.duration_s;
   EXPECT_DOUBLE_EQ(copies, (2 * 5e5 * 6 + 1e6 * 6 + 1e6 * 8) / 1e9);
+  // The same copy model as DDP's and Horovod's bucket copies (scheduling::CopyCosts): with eager launches each run of
+  // kernels is bound by its CPU dispatch or by its gaps and work: the two shard casts (one kernel each, 3 ms of work),
+  // the gradient's cast and pre-divide (two kernels, 14 ms).
+  in.copy = {1e9, 8e-6, 0.9e-6};
+  const Workload eager = build_workload(layout, in);
+  copies = 0;
+  for (const auto& t : eager.graph.programs[0].tasks)
+    if (t.category == "copy") copies += t.duration_s;
+  EXPECT_DOUBLE_EQ(copies, 2 * (0.9e-6 + 5e5 * 6 / 1e9) + (2 * 0.9e-6 + (1e6 * 6 + 1e6 * 8) / 1e9));
+}
+
+TEST(Framework, MegatronBucketSizeAsMegatronCore) {
+  // distributed_data_parallel.py: max(40000000, 1000000 x dp) unless given; none without overlap_grad_reduce, on a
+  // later pipeline stage or for a later model chunk.
+  FrameworkOptions f;
+  f.framework = Framework::megatron;
+  EXPECT_EQ(megatron_bucket_size(f, 8, true), 0);
+  f.overlap_grad_reduce = true;
+  EXPECT_EQ(megatron_bucket_size(f, 8, true), 40'000'000);
+  EXPECT_EQ(megatron_bucket_size(f, 64, true), 64'000'000);
+  EXPECT_EQ(megatron_bucket_size(f, 64, false), 0);
+  f.bucket_size = 1000;
+  EXPECT_EQ(megatron_bucket_size(f, 64, true), 1000);
+}
+
+TEST(Framework, MegatronBucketsAsTheDistributedOptimizerLaysThemOut) {
+  // Tensors of 100, 30 and 70 elements (forward order) laid out last first, buckets of 100, 3 data-parallel ranks.
+  // Distributed optimizer: 70 at [0, 70); 30 at [128, 158) (64-element start), the bucket closed at 158 >= 100 and
+  // padded to lcm(3, 128) = 384; 100 at [384, 484), closed and padded to 768.
+  std::vector<MegatronBucket> b = megatron_buckets({100, 30, 70}, 100, 3, true);
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_EQ(b[0].elements, 384);
+  EXPECT_EQ(b[0].first_tensor, 1);
+  EXPECT_EQ(b[0].last_tensor, 2);
+  EXPECT_EQ(b[1].elements, 384);
+  EXPECT_EQ(b[1].first_tensor, 0);
+  EXPECT_EQ(b[1].last_tensor, 0);
+  // Plain DDP (all-reduce): no padding, 70 + 30 then 100.
+  b = megatron_buckets({100, 30, 70}, 100, 3, false);
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_EQ(b[0].elements, 100);
+  EXPECT_EQ(b[1].elements, 100);
+  // One bucket: 70, 30 at 128, 100 at 192, ending at 292, padded to 384.
+  b = megatron_buckets({100, 30, 70}, 0, 3, true);
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b[0].elements, 384);
+  EXPECT_EQ(b[0].first_tensor, 0);
+  EXPECT_EQ(b[0].last_tensor, 2);
+}
+
+TEST(Framework, LayoutRefusesAShardingItsFrameworkDoesNotRun) {
+  // What the loader refuses with the key, a layout built elsewhere (a plan's sharding what-if) meets here.
+  const models::Model model = chain(2, 1000);
+  Layout layout;
+  layout.data = 2;
+  layout.micro_batch = 1;
+  layout.framework.framework = Framework::megatron;
+  for (const Sharding s : {Sharding::none, Sharding::zero1}) {
+    layout.sharding = s;
+    EXPECT_EQ(layout_refusal(layout, model, 1), "");
+  }
+  layout.sharding = Sharding::zero2;
+  EXPECT_NE(layout_refusal(layout, model, 1).find("does not run sharding = \"zero2\""), std::string::npos);
+  layout.framework.framework = Framework::fsdp;
+  EXPECT_NE(layout_refusal(layout, model, 1).find("\"zero3\""), std::string::npos);
+  layout.sharding = Sharding::zero3;
+  EXPECT_EQ(layout_refusal(layout, model, 1), "");
 }
 
 }  // namespace

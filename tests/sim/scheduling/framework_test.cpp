@@ -18,9 +18,7 @@ SchedulingInput all_ready(int n, std::int64_t bytes, double ready_s) {
 
 FrameworkCosts costs(double dispatch_s = 0, double gap_s = 0) {
   FrameworkCosts c;
-  c.copy_Bps = 800e9;
-  c.copy_dispatch_s = dispatch_s;
-  c.copy_gap_s = gap_s;
+  c.copy = {800e9, dispatch_s, gap_s};
   c.negotiation_s = 40e-6;
   return c;
 }
