@@ -48,7 +48,9 @@ void megatron_options(Section& p, Scenario& s) {
                            "gradients in one bucket after the backward (distributed_data_parallel.py sets bucket_size "
                            "to None)",
                            "overlap_grad_reduce = true, or no bucket_size");
-  f.bucket_size = integer_key(p, "bucket_size", 0);
+  // Absent: Megatron-LM's max(40M, 1M x data) elements, which follows the layout (left out of the resolved scenario,
+  // whose reload derives it again).
+  if (p.has("bucket_size")) f.bucket_size = integer_key(p, "bucket_size", 0);
   if (f.overlap_param_gather && sharding != parallel::Sharding::zero1)
     throw core::InputError(p.where_key("overlap_param_gather"),
                            "overlap_param_gather with sharding = \"none\": every GPU updates the whole model, so no "
