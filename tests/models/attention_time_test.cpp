@@ -34,14 +34,26 @@ TEST(AttentionTime, FlopsOfTheFlashAttentionPapers) {
   EXPECT_DOUBLE_EQ(attention_flops({3, 1000, 64, true}, AttentionPass::forward), 2.0 * 1000 * 1000 * 64 * 3);
 }
 
+/// A row of the FlashAttention-3 paper's H100 figures: TFLOP/s at each of `lengths`.
+struct Row {
+  Kernel kernel;
+  AttentionPass pass;
+  bool causal;
+  std::array<double, 6> tflops;
+};
+
+/// Each row's figures reproduced by the H100's attention model at `head_dim`.
+template <std::size_t N>
+void expect_paper_figures(const Row (&rows)[N], int head_dim) {
+  const GpuProfile h100 = gpu_profile("h100");
+  for (const Row& r : rows)
+    for (std::size_t i = 0; i < lengths.size(); ++i)
+      EXPECT_NEAR(achieved(h100, r.kernel, r.pass, lengths[i], r.causal, head_dim), r.tflops[i], 1e-9 * r.tflops[i])
+          << lengths[i] << " head dimension " << head_dim;
+}
+
 TEST(AttentionTime, H100ReproducesTheFlashAttention3PaperFigures) {
   // Shah et al. 2024, figures 5 and 6, head dimension 128, H100 SXM5, bf16: TFLOP/s at 512 ... 16k.
-  struct Row {
-    Kernel kernel;
-    AttentionPass pass;
-    bool causal;
-    std::array<double, 6> tflops;
-  };
   const Row rows[] = {
       {Kernel::flash_attention3, AttentionPass::forward, false, {467, 565, 625, 638, 646, 648}},
       {Kernel::flash_attention3, AttentionPass::forward, true, {292, 423, 521, 579, 602, 616}},
@@ -50,22 +62,12 @@ TEST(AttentionTime, H100ReproducesTheFlashAttention3PaperFigures) {
       {Kernel::flash_attention2, AttentionPass::forward, true, {191, 260, 298, 319, 333, 335}},
       {Kernel::flash_attention2, AttentionPass::backward, false, {214, 260, 291, 310, 318, 322}},
   };
-  const GpuProfile h100 = gpu_profile("h100");
-  for (const Row& r : rows)
-    for (std::size_t i = 0; i < lengths.size(); ++i)
-      EXPECT_NEAR(achieved(h100, r.kernel, r.pass, lengths[i], r.causal), r.tflops[i], 1e-9 * r.tflops[i])
-          << lengths[i];
+  expect_paper_figures(rows, 128);
 }
 
 TEST(AttentionTime, H100ReproducesTheFlashAttention3PaperFiguresAtHeadDimension64) {
   // Shah et al. 2024, figures 5 and 6, head dimension 64: the same kernels run 10-30 % slower than at 128 at the
   // lengths GPT-style models train at.
-  struct Row {
-    Kernel kernel;
-    AttentionPass pass;
-    bool causal;
-    std::array<double, 6> tflops;
-  };
   const Row rows[] = {
       {Kernel::flash_attention3, AttentionPass::forward, false, {333, 392, 460, 476, 496, 497}},
       {Kernel::flash_attention3, AttentionPass::forward, true, {197, 265, 371, 420, 460, 473}},
@@ -74,11 +76,7 @@ TEST(AttentionTime, H100ReproducesTheFlashAttention3PaperFiguresAtHeadDimension6
       {Kernel::flash_attention2, AttentionPass::forward, true, {180, 229, 262, 284, 295, 299}},
       {Kernel::flash_attention2, AttentionPass::backward, false, {198, 238, 264, 279, 287, 291}},
   };
-  const GpuProfile h100 = gpu_profile("h100");
-  for (const Row& r : rows)
-    for (std::size_t i = 0; i < lengths.size(); ++i)
-      EXPECT_NEAR(achieved(h100, r.kernel, r.pass, lengths[i], r.causal, 64), r.tflops[i], 1e-9 * r.tflops[i])
-          << lengths[i];
+  expect_paper_figures(rows, 64);
 }
 
 TEST(AttentionTime, InterpolatesInLog2OfTheHeadDimensionAndHoldsTheEnds) {
