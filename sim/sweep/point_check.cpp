@@ -34,7 +34,10 @@ core::InputError point_error(const scenario::SweepSpec& spec, const scenario::Sw
                               e.allowed());
     }
   }
-  DTSIM_CHECK(false, "point " + std::to_string(point.index) + " of " + spec.source + " loads when checked again");
+  // Unreachable: the point was refused when loaded, so one of its settings fails again. fail_check is noreturn
+  // (GCC's Debug build warned -Wreturn-type past a DTSIM_CHECK(false, ...)).
+  core::fail_check("the point fails again", __FILE__, __LINE__,
+                   "point " + std::to_string(point.index) + " of " + spec.source + " loads when checked again");
 }
 
 }  // namespace

@@ -332,20 +332,6 @@ TEST(Cli, SameScenarioSameBytes) {
   fs::remove_all(b);
 }
 
-TEST(Scenarios, EveryFileInScenariosRuns) {
-  int ran = 0;
-  for (const auto& entry : fs::recursive_directory_iterator(fs::path(DTSIM_SOURCE_DIR) / "scenarios")) {
-    if (entry.path().extension() != ".toml" || entry.path().parent_path().filename() == "sweeps") continue;
-    const fs::path out = temporary_folder("scenario");
-    const Outcome o = dtsim("run " + entry.path().string() + " --out " + out.string());
-    EXPECT_EQ(o.code, 0) << entry.path() << "\n" << o.output;
-    EXPECT_TRUE(fs::exists(out / "report.json")) << entry.path();
-    fs::remove_all(out);
-    ++ran;
-  }
-  EXPECT_GE(ran, 1);
-}
-
 TEST(Scenarios, EverySweepInScenariosRuns) {
   // Run from a temporary folder: the sweeps' output folders land where dtsim runs.
   const fs::path here = temporary_folder("sweeps");

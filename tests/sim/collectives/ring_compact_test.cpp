@@ -143,11 +143,13 @@ TEST(NcclRingCompact, PlanTimeEqualsTheRecurrenceOnEveryPlatform) {
 }
 
 TEST(NcclRingCompact, PlanTimeEqualsTheRecurrenceOnManyStructuredNodes) {
-  // DGX nodes with several NICs (a ring per NIC, 4 to 8 rings sharing ranks), widened to many nodes.
+  // DGX nodes with several NICs (a ring per NIC, 4 to 8 rings sharing ranks), widened to many nodes: odd counts,
+  // a power of two and one past it (the replay it is checked against is quadratic in the ranks: 33 nodes cost about
+  // four times 17 and walk no path that 17 does not).
   int compared = 0;
   for (const platform::PlatformSpec& base : platforms()) {
     if (platform::link_costs(base).gpu_nic.empty()) continue;
-    for (int nodes : {5, 9, 16, 33}) {
+    for (int nodes : {5, 9, 16, 17}) {
       platform::PlatformSpec spec = base;
       spec.nodes = nodes;
       const platform::Fabric fabric(spec);

@@ -266,7 +266,7 @@ TEST(LayoutSearch, FindsTheBruteForceBestOnAGrid) {
 }
 
 // plans/llama3_70b_15t_90d.toml loads, and its clusters' layouts are enumerated and bounded (the whole plan takes
-// minutes of simulation, so plan_test's ShippedPlansRun leaves it out).
+// minutes of simulation, so plan_test's ShippedPlan tests leave it out).
 TEST(LayoutSearch, FrontierPlanEnumerates) {
   const std::string file = std::string(DTSIM_SOURCE_DIR) + "/plans/llama3_70b_15t_90d.toml";
   const scenario::PlanSpec plan = scenario::load_plan(file);

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -832,42 +834,56 @@ TEST(Plan, ResNetAnswerFollowsTheComputeFloor) {
   EXPECT_LE(best["time_s"].get<double>(), 8 * 3600.0);
 }
 
-// Every shipped plan runs, and its answer is consistent: the recommendation meets every target and nothing
-// simulated that meets them is better; every simulated iteration is at least its lower bounds.
-TEST(Plan, ShippedPlansRun) {
-  int checked = 0;
-  for (const auto& entry : fs::directory_iterator(std::string(DTSIM_SOURCE_DIR) + "/plans")) {
-    if (entry.path().extension() != ".toml") continue;
-    if (entry.path().filename() == "llama3_70b_15t_90d.toml") continue;  // hours of simulation: layout_search_test
-    Scratch s;
-    std::string output;
-    const nlohmann::json plan = run_plan(entry.path().string(), s.dir, 0, &output);
-    const auto& c = plan["candidates"];
-    const int best = plan["recommended"].get<int>();
-    // Progress: more candidates to simulate than one round (8 at -j 2) say how many are left and the time to go.
-    const auto to_simulate = std::count_if(c.begin(), c.end(), [](const nlohmann::json& x) {
-      return x["pruned"] == "" || x["pruned"] == "dominated" || x["pruned"] == "failed";
-    });
-    if (to_simulate > 8) {
-      EXPECT_NE(output.find("round 1: 8 candidates simulated in "), std::string::npos) << output;
-      EXPECT_NE(output.find(" to go, ETA "), std::string::npos) << output;
-    }
-    ASSERT_GE(best, 0) << entry.path();
-    EXPECT_TRUE(c[best]["misses"].empty());
-    const std::string minimise = plan["target"]["minimise"];
-    const auto value = [&](const nlohmann::json& x) { return x[minimise == "time" ? "time_s" : minimise == "cost" ? "cost" : "energy_kwh"].get<double>(); };
-    for (const auto& x : c) {
-      if (x["pruned"] != "") continue;
-      if (x["misses"].empty()) {
-        EXPECT_GE(value(x), value(c[best])) << x["label"];
-      }
-      const double lb = std::max(x["bounds"]["compute_s"].get<double>(), x["bounds"]["bandwidth_s"].get<double>());
-      EXPECT_GE(x["analytic"]["mean_iteration_s"].get<double>(), lb) << x["label"];
-    }
-    ++checked;
-  }
-  EXPECT_GE(checked, 2);
+/// The shipped plans' file names but llama3_70b_15t_90d.toml (hours of simulation: layout_search_test checks it).
+std::vector<std::string> shipped_plans() {
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(std::string(DTSIM_SOURCE_DIR) + "/plans"))
+    if (entry.path().extension() == ".toml" && entry.path().filename() != "llama3_70b_15t_90d.toml")
+      files.push_back(entry.path().filename().string());
+  std::sort(files.begin(), files.end());
+  return files;
 }
+
+class ShippedPlan : public ::testing::TestWithParam<std::string> {};
+
+// Every shipped plan runs (one test per file, so that ctest runs them in parallel), and its answer is consistent:
+// the recommendation meets every target and nothing simulated that meets them is better; every simulated iteration
+// is at least its lower bounds.
+TEST_P(ShippedPlan, RunsAndItsAnswerIsConsistent) {
+  const fs::path file = fs::path(DTSIM_SOURCE_DIR) / "plans" / GetParam();
+  Scratch s;
+  std::string output;
+  const nlohmann::json plan = run_plan(file.string(), s.dir, 0, &output);
+  const auto& c = plan["candidates"];
+  const int best = plan["recommended"].get<int>();
+  // Progress: more candidates to simulate than one round (8 at -j 2) say how many are left and the time to go.
+  const auto to_simulate = std::count_if(c.begin(), c.end(), [](const nlohmann::json& x) {
+    return x["pruned"] == "" || x["pruned"] == "dominated" || x["pruned"] == "failed";
+  });
+  if (to_simulate > 8) {
+    EXPECT_NE(output.find("round 1: 8 candidates simulated in "), std::string::npos) << output;
+    EXPECT_NE(output.find(" to go, ETA "), std::string::npos) << output;
+  }
+  ASSERT_GE(best, 0) << file;
+  EXPECT_TRUE(c[best]["misses"].empty());
+  const std::string minimise = plan["target"]["minimise"];
+  const auto value = [&](const nlohmann::json& x) { return x[minimise == "time" ? "time_s" : minimise == "cost" ? "cost" : "energy_kwh"].get<double>(); };
+  for (const auto& x : c) {
+    if (x["pruned"] != "") continue;
+    if (x["misses"].empty()) {
+      EXPECT_GE(value(x), value(c[best])) << x["label"];
+    }
+    const double lb = std::max(x["bounds"]["compute_s"].get<double>(), x["bounds"]["bandwidth_s"].get<double>());
+    EXPECT_GE(x["analytic"]["mean_iteration_s"].get<double>(), lb) << x["label"];
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Plan, ShippedPlan, ::testing::ValuesIn(shipped_plans()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param.substr(0, info.param.size() - 5);  // file names are identifiers
+                         });
+
+TEST(Plan, ShippedPlansAreCovered) { EXPECT_GE(shipped_plans().size(), 2u); }
 
 }  // namespace
 }  // namespace dtsim::plan
