@@ -81,14 +81,8 @@ void CommCosts::add_links(const taskgraph::TaskGraph& graph, std::vector<double>
     }
     const Task probe{op, taskgraph::Stream::compute, "", "", 0, bytes, group, peer, -1, {}};
     const std::vector<std::vector<actors::Flow>> flows = group_flows(role, probe, true);
-    for (int rank = 0; rank < s_.workers; ++rank) {
-      if (placement_.stage(rank) != role) continue;
-      std::vector<int> members;
-      if (op == Op::send) members = {rank, placement_.stage_rank(rank, peer)};
-      else if (placement_.leads(rank, group)) members = placement_.members(rank, group);
-      else continue;
+    for (const std::vector<int>& members : instances_of(role, probe).instances())
       platform::add_link_bytes(actors::as_schedule(on_members(flows, members), s_.workers), count, fabric_, link_bytes);
-    }
   }
 }
 
@@ -102,8 +96,25 @@ collectives::Group CommCosts::group_of(const std::vector<int>& m) const {
   return {static_cast<int>(m.size()), parallel::ranks_per_node(m, s_.platform.gpus_per_node)};
 }
 
-collectives::Schedule CommCosts::group_plan(int role, const Task& t) const {
-  return actors::as_schedule(group_flows(role, t, true), static_cast<int>(members(role, t).size()));
+ConcurrentInstances& CommCosts::instances_of(int role, const Task& t) {
+  const bool send = t.op == Op::send;
+  const std::tuple<int, std::string, int> k{role, send ? std::string() : t.group, send ? t.peer : -1};
+  if (auto at = instances_.find(k); at != instances_.end()) return at->second;
+  const int representative = placement_.representative(role);
+  std::vector<std::vector<int>> instances;
+  std::size_t mine = 0;
+  for (int rank = 0; rank < s_.workers; ++rank) {
+    if (placement_.stage(rank) != role) continue;
+    if (send) instances.push_back({rank, placement_.stage_rank(rank, t.peer)});
+    else if (placement_.leads(rank, t.group)) instances.push_back(placement_.members(rank, t.group));
+    else continue;
+    // The representative's instance in the order its plan is timed in.
+    if (std::find(instances.back().begin(), instances.back().end(), representative) != instances.back().end()) {
+      instances.back() = members(role, t);
+      mine = instances.size() - 1;
+    }
+  }
+  return instances_.try_emplace(k, fabric_, std::move(instances), mine).first->second;
 }
 
 const CommCosts::Entry& CommCosts::entry(int role, const Task& t) {
@@ -124,8 +135,12 @@ const CommCosts::Entry& CommCosts::entry(int role, const Task& t) {
     }
   } else if (m.size() > 1) {
     const GroupPaths paths(fabric_, m);
-    e.time_s = collectives_.time_s(t.op, group_of(m), t.bytes, paths) + launch_s(role, t);
-    const collectives::Schedule fused = group_plan(role, t);
+    const std::vector<std::vector<actors::Flow>> flows = group_flows(role, t, true);
+    const LinkDivisors divisors = instances_of(role, t).divisors(flows);
+    const SharedLinks shared(paths, divisors);
+    const core::PathModel& network = divisors.empty() ? static_cast<const core::PathModel&>(paths) : shared;
+    e.time_s = collectives_.time_s(t.op, group_of(m), t.bytes, network) + launch_s(role, t);
+    const collectives::Schedule fused = actors::as_schedule(flows, static_cast<int>(m.size()));
     const int self = static_cast<int>(std::find(m.begin(), m.end(), placement_.representative(role)) - m.begin());
     e.traffic = collectives::traffic_by_rank(fused)[static_cast<std::size_t>(self)];
   }
