@@ -1,6 +1,7 @@
 #include "sim/run/comm_costs.hpp"
 
 #include <algorithm>
+#include <span>
 
 #include "sim/collectives/schedule_time.hpp"
 #include "sim/core/error.hpp"
@@ -81,8 +82,12 @@ void CommCosts::add_links(const taskgraph::TaskGraph& graph, std::vector<double>
     }
     const Task probe{op, taskgraph::Stream::compute, "", "", 0, bytes, group, peer, -1, {}};
     const std::vector<std::vector<actors::Flow>> flows = group_flows(role, probe, true);
-    for (const std::vector<int>& members : instances_of(role, probe).instances())
-      platform::add_link_bytes(actors::as_schedule(on_members(flows, members), s_.workers), count, fabric_, link_bytes);
+    const ConcurrentInstances& instances = instances_of(role, probe);
+    for (std::size_t k = 0; k < instances.size(); ++k) {
+      const std::span<const int> hosts = instances.hosts(k);
+      platform::add_link_bytes(actors::as_schedule(on_members(flows, {hosts.begin(), hosts.end()}), s_.workers), count,
+                               fabric_, link_bytes);
+    }
   }
 }
 
@@ -100,21 +105,26 @@ ConcurrentInstances& CommCosts::instances_of(int role, const Task& t) {
   const bool send = t.op == Op::send;
   const std::tuple<int, std::string, int> k{role, send ? std::string() : t.group, send ? t.peer : -1};
   if (auto at = instances_.find(k); at != instances_.end()) return at->second;
+  if (stage_ranks_.empty()) {
+    stage_ranks_.resize(static_cast<std::size_t>(placement_.layout().pipeline));
+    for (int rank = 0; rank < s_.workers; ++rank) stage_ranks_[static_cast<std::size_t>(placement_.stage(rank))].push_back(rank);
+  }
   const int representative = placement_.representative(role);
-  std::vector<std::vector<int>> instances;
-  std::size_t mine = 0;
-  for (int rank = 0; rank < s_.workers; ++rank) {
-    if (placement_.stage(rank) != role) continue;
-    if (send) instances.push_back({rank, placement_.stage_rank(rank, t.peer)});
-    else if (placement_.leads(rank, t.group)) instances.push_back(placement_.members(rank, t.group));
+  const std::vector<int> own = members(role, t);
+  std::vector<int> hosts;
+  std::size_t instances = 0, mine = 0;
+  for (const int rank : stage_ranks_[static_cast<std::size_t>(role)]) {
+    std::vector<int> instance;
+    if (send) instance = {rank, placement_.stage_rank(rank, t.peer)};
+    else if (placement_.leads(rank, t.group)) instance = placement_.members(rank, t.group);
     else continue;
     // The representative's instance in the order its plan is timed in.
-    if (std::find(instances.back().begin(), instances.back().end(), representative) != instances.back().end()) {
-      instances.back() = members(role, t);
-      mine = instances.size() - 1;
-    }
+    if (std::find(instance.begin(), instance.end(), representative) != instance.end()) instance = own, mine = instances;
+    DTSIM_CHECK(instance.size() == own.size(), "the instances of a group are of one size");
+    hosts.insert(hosts.end(), instance.begin(), instance.end());
+    ++instances;
   }
-  return instances_.try_emplace(k, fabric_, std::move(instances), mine).first->second;
+  return instances_.try_emplace(k, fabric_, static_cast<int>(own.size()), std::move(hosts), mine).first->second;
 }
 
 const CommCosts::Entry& CommCosts::entry(int role, const Task& t) {

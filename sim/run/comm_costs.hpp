@@ -80,6 +80,7 @@ class CommCosts {
   const std::vector<parallel::StagePlan>* stages_;
   std::map<int, StageExchange> exchanges_;  ///< by role
   std::map<std::tuple<int, std::string, int>, ConcurrentInstances> instances_;  ///< by (role, group, peer)
+  std::vector<std::vector<int>> stage_ranks_;  ///< by role: its ranks, in order (made on first use)
 };
 
 }  // namespace dtsim::run

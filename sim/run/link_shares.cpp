@@ -6,15 +6,16 @@
 
 namespace dtsim::run {
 
-ConcurrentInstances::ConcurrentInstances(const platform::Fabric& fabric, std::vector<std::vector<int>> instances,
+ConcurrentInstances::ConcurrentInstances(const platform::Fabric& fabric, int group_size, std::vector<int> hosts,
                                          std::size_t mine)
-    : fabric_(fabric), instances_(std::move(instances)), mine_(mine) {
-  DTSIM_CHECK(mine_ < instances_.size(), "the representative's instance is one of the group's instances");
+    : fabric_(fabric), group_size_(static_cast<std::size_t>(group_size)), hosts_(std::move(hosts)), mine_(mine) {
+  DTSIM_CHECK(group_size_ > 0 && hosts_.size() % group_size_ == 0 && mine_ < size(),
+              "the representative's instance is one of the group's instances");
 }
 
 LinkDivisors ConcurrentInstances::divisors(const std::vector<std::vector<actors::Flow>>& flows) {
   LinkDivisors most;
-  if (instances_.size() < 2) return most;
+  if (size() < 2) return most;
   std::vector<std::pair<int, int>> pairs;
   for (const std::vector<actors::Flow>& step : flows) {
     pairs.clear();
@@ -30,26 +31,23 @@ LinkDivisors ConcurrentInstances::divisors(const std::vector<std::vector<actors:
 
 const LinkDivisors& ConcurrentInstances::step_divisors(const std::vector<std::pair<int, int>>& pairs) {
   if (auto at = kept_.find(pairs); at != kept_.end()) return at->second;
-  all_.resize(static_cast<std::size_t>(fabric_.link_count()), 0);
-  own_.resize(all_.size(), 0);
-  for (std::size_t k = 0; k < instances_.size(); ++k) {
-    const std::vector<int>& hosts = instances_[k];
+  // Per link of the representative's routes: (its transfers, every instance's). Only those links are counted, so
+  // the count is as large as the representative's routes, not as the fabric or the instances' routes.
+  std::unordered_map<int, std::pair<int, int>> count;
+  const auto route = [&](std::size_t k, int from, int to) {
     // A switch's endpoint (a negative id) is the fabric's, the same for every instance.
-    const auto host = [&](int rank) { return rank < 0 ? rank : hosts[static_cast<std::size_t>(rank)]; };
+    const auto host = [&](int rank) { return rank < 0 ? rank : hosts_[k * group_size_ + static_cast<std::size_t>(rank)]; };
+    return fabric_.path(host(from), host(to)).links;
+  };
+  for (const auto& [from, to] : pairs)
+    for (const int link : route(mine_, from, to)) ++count[link].first;
+  for (std::size_t k = 0; k < size(); ++k)
     for (const auto& [from, to] : pairs)
-      for (const int link : fabric_.path(host(from), host(to)).links) {
-        const auto l = static_cast<std::size_t>(link);
-        if (all_[l]++ == 0) touched_.push_back(link);
-        if (k == mine_) ++own_[l];
-      }
-  }
+      for (const int link : route(k, from, to))
+        if (auto at = count.find(link); at != count.end()) ++at->second.second;
   LinkDivisors& divisors = kept_[pairs];
-  for (const int link : touched_) {
-    const auto l = static_cast<std::size_t>(link);
-    if (own_[l] > 0 && all_[l] > own_[l]) divisors.emplace(link, static_cast<double>(all_[l]) / own_[l]);
-    all_[l] = own_[l] = 0;
-  }
-  touched_.clear();
+  for (const auto& [link, c] : count)
+    if (c.second > c.first) divisors.emplace(link, static_cast<double>(c.second) / c.first);
   return divisors;
 }
 

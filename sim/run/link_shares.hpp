@@ -12,6 +12,7 @@
 ///   data groups (0,8) (1,9) (2,10) (3,11) run their all-reduce at once: each step's transfer gets 10 Gb/s / 4.
 #include <cstddef>
 #include <map>
+#include <span>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -28,9 +29,9 @@ using LinkDivisors = std::unordered_map<int, double>;
 /// Every instance of a group that runs a plan at once, one of them the representative's.
 class ConcurrentInstances {
  public:
-  /// `instances`: each instance's hosts in group order (group rank i on host instances[k][i]); instances[mine] is
-  /// the representative's.
-  ConcurrentInstances(const platform::Fabric& fabric, std::vector<std::vector<int>> instances, std::size_t mine);
+  /// `hosts`: each instance's `group_size` hosts in group order, one instance after the other (group rank i of
+  /// instance k on host hosts[k group_size + i]); instance `mine` is the representative's.
+  ConcurrentInstances(const platform::Fabric& fabric, int group_size, std::vector<int> hosts, std::size_t mine);
 
   /// The divisors of plan `flows` (group ranks, fused steps) for the representative's links: per link, the
   /// instances' transfers on it over the representative's own, the most over the plan's steps (exact where every
@@ -38,19 +39,20 @@ class ConcurrentInstances {
   /// the representative's on a link. Each distinct step's pairs are counted once and kept.
   LinkDivisors divisors(const std::vector<std::vector<actors::Flow>>& flows);
 
-  /// Each instance's hosts in group order.
-  const std::vector<std::vector<int>>& instances() const { return instances_; }
+  /// How many instances run the plan at once.
+  std::size_t size() const { return hosts_.size() / group_size_; }
+  /// The hosts of instance k in group order.
+  std::span<const int> hosts(std::size_t k) const { return std::span<const int>(hosts_).subspan(k * group_size_, group_size_); }
 
  private:
   /// The divisors of one step whose transfers go between `pairs` (group ranks).
   const LinkDivisors& step_divisors(const std::vector<std::pair<int, int>>& pairs);
 
   const platform::Fabric& fabric_;
-  std::vector<std::vector<int>> instances_;
+  std::size_t group_size_;
+  std::vector<int> hosts_;
   std::size_t mine_;
   std::map<std::vector<std::pair<int, int>>, LinkDivisors> kept_;
-  std::vector<int> all_, own_;  ///< per link: transfers of every instance, of the representative's (scratch, zeros)
-  std::vector<int> touched_;    ///< links counted in all_ (scratch)
 };
 
 /// `network` with each link's bandwidth divided by its divisor (holds references to both, which must outlive it).

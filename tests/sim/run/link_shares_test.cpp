@@ -95,7 +95,7 @@ TEST(LinkShares, DivisorsCountEveryInstancesTransfersPerStep) {
   // direction carries one transfer of each instance (divisor 2), each GPU link one (absent); a step 0 -> 1 alone
   // loads only the UP direction of node 0's NIC and the DOWN direction of node 1's.
   const platform::Fabric fabric(testing::two_level(2, 2));
-  ConcurrentInstances instances(fabric, {{0, 2}, {1, 3}}, 0);
+  ConcurrentInstances instances(fabric, 2, {0, 2, 1, 3}, 0);
   const auto flow = [](int from, int to) { return actors::Flow{{from, to, kBytes}, 1, 0}; };
   const LinkDivisors both = instances.divisors({{flow(0, 1), flow(1, 0)}});
   ASSERT_EQ(both.size(), 4u);
@@ -105,12 +105,13 @@ TEST(LinkShares, DivisorsCountEveryInstancesTransfersPerStep) {
     EXPECT_EQ(divisor, 2.0);
   }
   EXPECT_EQ(instances.divisors({{flow(0, 1)}}).size(), 2u);
-  GroupPaths paths(fabric, instances.instances().front());
+  const std::vector<int> mine{0, 2};
+  GroupPaths paths(fabric, mine);
   const SharedLinks shared(paths, both);
   for (int link = 0; link < fabric.link_count(); ++link)
     EXPECT_EQ(shared.link_bandwidth_Bps(link), fabric.link_bandwidth_Bps(link) / (both.count(link) ? 2.0 : 1.0));
   // One instance alone shares nothing.
-  EXPECT_TRUE(ConcurrentInstances(fabric, {{0, 2}}, 0).divisors({{flow(0, 1), flow(1, 0)}}).empty());
+  EXPECT_TRUE(ConcurrentInstances(fabric, 2, {0, 2}, 0).divisors({{flow(0, 1), flow(1, 0)}}).empty());
 }
 
 }  // namespace
