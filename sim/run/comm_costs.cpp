@@ -107,7 +107,8 @@ ConcurrentInstances& CommCosts::instances_of(int role, const Task& t) {
   if (auto at = instances_.find(k); at != instances_.end()) return at->second;
   if (stage_ranks_.empty()) {
     stage_ranks_.resize(static_cast<std::size_t>(placement_.layout().pipeline));
-    for (int rank = 0; rank < s_.workers; ++rank) stage_ranks_[static_cast<std::size_t>(placement_.stage(rank))].push_back(rank);
+    for (int rank = 0; rank < s_.workers; ++rank)
+      stage_ranks_[static_cast<std::size_t>(placement_.stage(rank))].push_back(rank);
   }
   const int representative = placement_.representative(role);
   const std::vector<int> own = members(role, t);

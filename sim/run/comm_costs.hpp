@@ -24,9 +24,8 @@ namespace dtsim::run {
 /// Times, traffic and link loads of the graph's communication, each distinct (role, operation, group, bytes)
 /// planned once on the representative rank's group by GroupCollectives (the algorithms both lines run), and timed
 /// with the links it shares with the stage's other instances of the group, which run it at the same moment
-/// (link_shares.hpp). Pushes,
-/// pulls and neighbour exchanges (parameter servers, gossip) are their bucket's (task item) in the stage's
-/// exchange (stage_exchange.hpp), of the stages `stages` plans.
+/// (link_shares.hpp). Pushes, pulls and neighbour exchanges (parameter servers, gossip) are their bucket's (task
+/// item) in the stage's exchange (stage_exchange.hpp), of the stages `stages` plans.
 class CommCosts {
  public:
   CommCosts(const scenario::Scenario& s, const platform::Fabric& fabric, const parallel::Placement& placement,

@@ -36,7 +36,9 @@ const LinkDivisors& ConcurrentInstances::step_divisors(const std::vector<std::pa
   std::unordered_map<int, std::pair<int, int>> count;
   const auto route = [&](std::size_t k, int from, int to) {
     // A switch's endpoint (a negative id) is the fabric's, the same for every instance.
-    const auto host = [&](int rank) { return rank < 0 ? rank : hosts_[k * group_size_ + static_cast<std::size_t>(rank)]; };
+    const auto host = [&](int rank) {
+      return rank < 0 ? rank : hosts_[k * group_size_ + static_cast<std::size_t>(rank)];
+    };
     return fabric_.path(host(from), host(to)).links;
   };
   for (const auto& [from, to] : pairs)

@@ -35,14 +35,16 @@ class ConcurrentInstances {
 
   /// The divisors of plan `flows` (group ranks, fused steps) for the representative's links: per link, the
   /// instances' transfers on it over the representative's own, the most over the plan's steps (exact where every
-  /// step loads a link alike; an upper bound of the share otherwise). Empty where no instance's transfer meets
-  /// the representative's on a link. Each distinct step's pairs are counted once and kept.
+  /// step loads a link alike; otherwise every step gets the busiest step's share). Empty where no instance's
+  /// transfer meets the representative's on a link. Each distinct step's pairs are counted once and kept.
   LinkDivisors divisors(const std::vector<std::vector<actors::Flow>>& flows);
 
   /// How many instances run the plan at once.
   std::size_t size() const { return hosts_.size() / group_size_; }
   /// The hosts of instance k in group order.
-  std::span<const int> hosts(std::size_t k) const { return std::span<const int>(hosts_).subspan(k * group_size_, group_size_); }
+  std::span<const int> hosts(std::size_t k) const {
+    return std::span<const int>(hosts_).subspan(k * group_size_, group_size_);
+  }
 
  private:
   /// The divisors of one step whose transfers go between `pairs` (group ranks).
