@@ -1,6 +1,7 @@
 #include "sim/run/comm_costs.hpp"
 
 #include <algorithm>
+#include <span>
 
 #include "sim/collectives/schedule_time.hpp"
 #include "sim/core/error.hpp"
@@ -81,13 +82,11 @@ void CommCosts::add_links(const taskgraph::TaskGraph& graph, std::vector<double>
     }
     const Task probe{op, taskgraph::Stream::compute, "", "", 0, bytes, group, peer, -1, {}};
     const std::vector<std::vector<actors::Flow>> flows = group_flows(role, probe, true);
-    for (int rank = 0; rank < s_.workers; ++rank) {
-      if (placement_.stage(rank) != role) continue;
-      std::vector<int> members;
-      if (op == Op::send) members = {rank, placement_.stage_rank(rank, peer)};
-      else if (placement_.leads(rank, group)) members = placement_.members(rank, group);
-      else continue;
-      platform::add_link_bytes(actors::as_schedule(on_members(flows, members), s_.workers), count, fabric_, link_bytes);
+    const ConcurrentInstances& instances = instances_of(role, probe);
+    for (std::size_t k = 0; k < instances.size(); ++k) {
+      const std::span<const int> hosts = instances.hosts(k);
+      platform::add_link_bytes(actors::as_schedule(on_members(flows, {hosts.begin(), hosts.end()}), s_.workers), count,
+                               fabric_, link_bytes);
     }
   }
 }
@@ -102,8 +101,31 @@ collectives::Group CommCosts::group_of(const std::vector<int>& m) const {
   return {static_cast<int>(m.size()), parallel::ranks_per_node(m, s_.platform.gpus_per_node)};
 }
 
-collectives::Schedule CommCosts::group_plan(int role, const Task& t) const {
-  return actors::as_schedule(group_flows(role, t, true), static_cast<int>(members(role, t).size()));
+ConcurrentInstances& CommCosts::instances_of(int role, const Task& t) {
+  const bool send = t.op == Op::send;
+  const std::tuple<int, std::string, int> k{role, send ? std::string() : t.group, send ? t.peer : -1};
+  if (auto at = instances_.find(k); at != instances_.end()) return at->second;
+  if (stage_ranks_.empty()) {
+    stage_ranks_.resize(static_cast<std::size_t>(placement_.layout().pipeline));
+    for (int rank = 0; rank < s_.workers; ++rank)
+      stage_ranks_[static_cast<std::size_t>(placement_.stage(rank))].push_back(rank);
+  }
+  const int representative = placement_.representative(role);
+  const std::vector<int> own = members(role, t);
+  std::vector<int> hosts;
+  std::size_t instances = 0, mine = 0;
+  for (const int rank : stage_ranks_[static_cast<std::size_t>(role)]) {
+    std::vector<int> instance;
+    if (send) instance = {rank, placement_.stage_rank(rank, t.peer)};
+    else if (placement_.leads(rank, t.group)) instance = placement_.members(rank, t.group);
+    else continue;
+    // The representative's instance in the order its plan is timed in.
+    if (std::find(instance.begin(), instance.end(), representative) != instance.end()) instance = own, mine = instances;
+    DTSIM_CHECK(instance.size() == own.size(), "the instances of a group are of one size");
+    hosts.insert(hosts.end(), instance.begin(), instance.end());
+    ++instances;
+  }
+  return instances_.try_emplace(k, fabric_, static_cast<int>(own.size()), std::move(hosts), mine).first->second;
 }
 
 const CommCosts::Entry& CommCosts::entry(int role, const Task& t) {
@@ -124,8 +146,12 @@ const CommCosts::Entry& CommCosts::entry(int role, const Task& t) {
     }
   } else if (m.size() > 1) {
     const GroupPaths paths(fabric_, m);
-    e.time_s = collectives_.time_s(t.op, group_of(m), t.bytes, paths) + launch_s(role, t);
-    const collectives::Schedule fused = group_plan(role, t);
+    const std::vector<std::vector<actors::Flow>> flows = group_flows(role, t, true);
+    const LinkDivisors divisors = instances_of(role, t).divisors(flows);
+    const SharedLinks shared(paths, divisors);
+    const core::PathModel& network = divisors.empty() ? static_cast<const core::PathModel&>(paths) : shared;
+    e.time_s = collectives_.time_s(t.op, group_of(m), t.bytes, network) + launch_s(role, t);
+    const collectives::Schedule fused = actors::as_schedule(flows, static_cast<int>(m.size()));
     const int self = static_cast<int>(std::find(m.begin(), m.end(), placement_.representative(role)) - m.begin());
     e.traffic = collectives::traffic_by_rank(fused)[static_cast<std::size_t>(self)];
   }

@@ -14,6 +14,7 @@
 #include "sim/platform/fabric.hpp"
 #include "sim/parallel/workload.hpp"
 #include "sim/run/group_collectives.hpp"
+#include "sim/run/link_shares.hpp"
 #include "sim/run/stage_exchange.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/taskgraph/task_graph.hpp"
@@ -21,9 +22,10 @@
 namespace dtsim::run {
 
 /// Times, traffic and link loads of the graph's communication, each distinct (role, operation, group, bytes)
-/// planned once on the representative rank's group by GroupCollectives (the algorithms both lines run). Pushes,
-/// pulls and neighbour exchanges (parameter servers, gossip) are their bucket's (task item) in the stage's
-/// exchange (stage_exchange.hpp), of the stages `stages` plans.
+/// planned once on the representative rank's group by GroupCollectives (the algorithms both lines run), and timed
+/// with the links it shares with the stage's other instances of the group, which run it at the same moment
+/// (link_shares.hpp). Pushes, pulls and neighbour exchanges (parameter servers, gossip) are their bucket's (task
+/// item) in the stage's exchange (stage_exchange.hpp), of the stages `stages` plans.
 class CommCosts {
  public:
   CommCosts(const scenario::Scenario& s, const platform::Fabric& fabric, const parallel::Placement& placement,
@@ -62,9 +64,10 @@ class CommCosts {
 
   std::vector<int> members(int role, const taskgraph::Task& t) const;
   collectives::Group group_of(const std::vector<int>& m) const;
-  /// The plan of task `t` on the representative's group, its consecutive same-pair steps fused.
-  collectives::Schedule group_plan(int role, const taskgraph::Task& t) const;
   const Entry& entry(int role, const taskgraph::Task& t);
+  /// Every instance of the group of collective or send `t` among the ranks of stage `role` (one per group; a send:
+  /// each rank and its peer), made once per (role, group, peer).
+  ConcurrentInstances& instances_of(int role, const taskgraph::Task& t);
   /// The exchange of `role`'s buckets at servers or neighbours, made once.
   const StageExchange& stage_exchange_of(int role);
 
@@ -75,6 +78,8 @@ class CommCosts {
   std::map<Key, Entry> cache_;
   const std::vector<parallel::StagePlan>* stages_;
   std::map<int, StageExchange> exchanges_;  ///< by role
+  std::map<std::tuple<int, std::string, int>, ConcurrentInstances> instances_;  ///< by (role, group, peer)
+  std::vector<std::vector<int>> stage_ranks_;  ///< by role: its ranks, in order (made on first use)
 };
 
 }  // namespace dtsim::run

@@ -190,9 +190,9 @@ TEST(LayoutSimulated, FourDataGroupsShareANodesNic) {
   // TP 4 x DP 2 on two nodes of 4 V100 with one 10 GbE NIC each (v100_4x4_10gbe): a node holds one tensor
   // group, and its 4 ranks' data groups (0,4), (1,5), (2,6), (3,7) all cross the node's NIC. The last gradient
   // reduction (the embedding's, after the whole backward) runs on every data group at once with nothing else
-  // on the network. A ring all-reduce of n bytes over 2 ranks is 2 steps of n/2 bytes: the analytic level (and
-  // the flow level alone on the NIC) takes launch + 2 L + n / B, B = 10 Gb/s the route's narrowest link; with
-  // 4 flows sharing the NIC each gets B / 4, so the flow level takes launch + 2 L + 4 n / B: 3 n / B longer.
+  // on the network. A ring all-reduce of n bytes over 2 ranks is 2 steps of n/2 bytes, each over a route of
+  // L = 2 x 3.75 + 2 x 11.25 us whose narrowest link is the NIC (B = 10 Gb/s); with 4 flows on the NIC each gets
+  // B / 4, so both levels take launch + 2 L + 4 n / B (the analytic level counts the 4 instances on the NIC).
   const std::vector<std::string> tp4{"platform=v100_4x4_10gbe", "workers=8",          "model.name=gpt3_125m",
                                      "batch_size=2",            "gpu.precision=fp16", "parallel.tensor=4",
                                      "strategy.collective=ring", "iterations=1",      "output.trace_workers=4"};
@@ -204,11 +204,27 @@ TEST(LayoutSimulated, FourDataGroupsShareANodesNic) {
       if (e.worker == worker && e.category == "dp" && (!last || e.start_s > last->start_s)) last = &e;
     return *last;
   };
-  const TraceEvent alone = last_reduction(analytic, 0), shared = last_reduction(flow, 0);
+  const TraceEvent counted = last_reduction(analytic, 0), shared = last_reduction(flow, 0);
   for (int w = 1; w < 4; ++w) expect_same_time(last_reduction(flow, w).start_s, shared.start_s);  // all at once
-  constexpr double kNic_Bps = 10e9 / 8;
-  expect_same_time(shared.end_s - shared.start_s, alone.end_s - alone.start_s + 3 * shared.bytes / kNic_Bps);
-  EXPECT_GT(flow.mean_iteration_s, analytic.mean_iteration_s);
+  constexpr double kNic_Bps = 10e9 / 8, kRoute_s = 2 * 3.75e-6 + 2 * 11.25e-6;
+  expect_same_time(shared.end_s - shared.start_s,
+                   flow.info.collective_launch_s + 2 * kRoute_s + 4 * static_cast<double>(shared.bytes) / kNic_Bps);
+  expect_same_time(counted.end_s - counted.start_s, shared.end_s - shared.start_s);
+  expect_same_time(analytic.mean_iteration_s, flow.mean_iteration_s);
+}
+
+TEST(LayoutSimulated, StageDataGroupsOnSharedNicsNearTheFlowLevel) {
+  // docs/VALIDATION.md section 14: GPT-3 350M, TP 4 x PP 2 x DP 2 on v100_4x4_10gbe (a node per tensor group of a
+  // stage and replica). Each stage's 4 data groups cross its two nodes' NICs at once, as do its 4 activation sends
+  // to the next stage; the analytic level counts both (it timed each group alone: 444.3 against 812.2 ms). What it
+  // leaves out: a stage's data-parallel reductions and its sends meeting on one NIC at the same time (different
+  // tasks), so it stays the faster, by 3.3 % (785.3 against 812.2 ms).
+  const std::vector<std::string> layout{"model.name=gpt3_350m",  "parallel.tensor=4",     "parallel.pipeline=2",
+                                        "batch_size=8",          "parallel.micro_batch=2", "gpu.precision=fp16"};
+  const double analytic_s = run_simulation(at(layout, "analytic")).mean_iteration_s;
+  const double flow_s = run_simulation(at(layout, "flow")).mean_iteration_s;
+  EXPECT_LT(analytic_s, flow_s);
+  EXPECT_GT(analytic_s, 0.96 * flow_s);
 }
 
 TEST(RingPhasePlan, FusesIntoTheFusedPhase) {
