@@ -1,6 +1,7 @@
 #include "sim/actors/ps_exchanger.hpp"
 
 #include <algorithm>
+#include <mutex>
 #include <string>
 
 #include <simgrid/Exception.hpp>
@@ -268,7 +269,7 @@ void PsExchanger::push_and_pull(int participant, int iteration, const Piece& pie
     piece_changed_[static_cast<std::size_t>(piece.id)].wait([&] { return ledger_.may_push(piece.id, participant); });
     acquire_credit(participant, layer, piece.push_bytes);
     // A colocated server on the worker's own host takes the push from memory.
-    if (worker != server && !try_sendto(context_, root, server_host, piece.push_bytes))
+    if (worker != server && !send_message(root, server_host, piece.push_bytes))
       context_.take_out(root, lost_connection(root));
     release_credit(participant, piece.push_bytes);
     traffic.bytes_sent += piece.push_bytes;
@@ -285,10 +286,18 @@ void PsExchanger::push_and_pull(int participant, int iteration, const Piece& pie
     if (histogram.size() <= staleness) histogram.resize(staleness + 1, 0);
     ++histogram[staleness];
   }
-  if (worker != server && !try_sendto(context_, server_host, root, piece.pull_bytes))
+  if (worker != server && !send_message(server_host, root, piece.pull_bytes))
     context_.take_out(root, lost_connection(root));
   traffic.bytes_received += piece.pull_bytes;
   load.bytes_out += piece.pull_bytes;
+}
+
+bool PsExchanger::send_message(int from, int to, std::int64_t bytes) {
+  if (!setup_.fifo_connections) return try_sendto(context_, from, to, bytes);
+  sg4::MutexPtr& connection = connections_[{from, to}];
+  if (!connection) connection = sg4::Mutex::create();
+  const std::unique_lock<sg4::Mutex> in_order(*connection);
+  return try_sendto(context_, from, to, bytes);
 }
 
 /// One push at a time: sum it into the partition's accumulator (unless its round is closed), then tell the

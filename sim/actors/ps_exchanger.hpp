@@ -62,6 +62,9 @@ struct PsSetup {
   /// A worker hands a bucket's partitions to its push queue and goes on (BytePS: the PUSH queue takes every ready
   /// partition, ps-lite pushes asynchronously); false: it waits until they have left (MXNet kvstore).
   bool queued_pushes = false;
+  /// true: each direction of a (host, host) pair is one connection that carries its messages one after another in
+  /// the order they were sent (ps-lite's ZeroMQ van: one socket per worker and server); false: each its own flow.
+  bool fifo_connections = false;
   /// Per-node stages of every partition (hierarchical only): empty, the node's other GPUs send their gradient to
   /// its first and get the aggregate back (ps's per-node aggregation); else no GPU-to-GPU transfer, the stages.
   std::vector<NodeStage> before_push, after_pull;
@@ -135,6 +138,9 @@ class PsExchanger : public Exchanger {
                      simgrid::s4u::Semaphore& pushed);
   void acquire_credit(int participant, int layer, std::int64_t bytes);
   void release_credit(int participant, std::int64_t bytes);
+  /// Sends `bytes` from host `from` to host `to` (after the earlier messages of the pair, fifo_connections).
+  bool send_message(int from, int to, std::int64_t bytes);
+  std::map<std::pair<int, int>, simgrid::s4u::MutexPtr> connections_;
   /// A participant's exchange e of a bucket: gather the node, push and pull every piece, send back.
   void run_task(int participant, int iteration, std::size_t bucket, std::size_t e);
   using TaskKey = std::tuple<int, int, std::size_t, std::size_t>;  ///< (participant, iteration, bucket, exchange)

@@ -71,7 +71,7 @@ constexpr CoverageRow kRows[] = {
     {"architectures", "Parameter server", "Li et al., OSDI 2014", kYes, "strategy.architecture", "ps",
      "tests/sim/run/sync_run_test.cpp ParameterServer.IncastTimeGrowsWithWorkersAndShrinksWithServersAsTheFormulaSays", ""},
     {"architectures", "BytePS", "Jiang et al., OSDI 2020", kYes, "strategy.architecture", "byteps",
-     "tests/sim/run/byteps_test.cpp BytePSPipeline.NetworkBoundPartitionsPayOneReduceAndOneBroadcast", ""},
+     "tests/sim/run/byteps_test.cpp BytePSPipeline.NetworkBoundPartitionsPayOneReduceOneBroadcastAndOnePartitionsPull", ""},
     {"architectures", "GeePS", "Cui et al., EuroSys 2016", kOut, "", "", "",
      "a GPU parameter-server runtime that stages data between GPU and CPU memory to train models larger than the "
      "GPU; dtsim checks a worker's memory against its GPU's (sim/memory, memory check) and refuses what does not "

@@ -1,7 +1,8 @@
 // Nominal predictions (nothing fitted to them) of BytePS's published comparisons with Horovod (NCCL):
 // bytedance/byteps docs/performance.md ("NVLink + TCP", "PCIe + RDMA") and README "Performance" (BERT-large),
 // scenarios/validation/byteps_*.toml, flow level. Each file is the Horovod run (framework "horovod"); BytePS is the
-// same file with architecture "byteps" and one CPU server machine per GPU machine. Prints the table
+// same file with architecture "byteps" and one CPU server machine per GPU machine. The CNN rows' GPU time is the
+// figures' own one-machine (8-GPU) throughput (measured_iteration_time), no ratio enters. Prints the table
 // docs/VALIDATION.md section 21 shows and bounds the mean error of the ratio and the orderings.
 #include <gtest/gtest.h>
 
@@ -62,8 +63,9 @@ TEST(BytepsValidation, BytepsAgainstHorovodOnTcpRoceAndRdma) {
   }
   const double mean = error_sum / std::size(comparisons);
   std::printf("mean error %.1f %%; orderings (gap > 5 %%) wrong %d of %d\n", 100 * mean, wrong, orderings);
-  // Measured (2026-11-28): 19.1 % mean, every ordering right (docs/VALIDATION.md section 21).
-  EXPECT_LE(mean, 0.195);
+  // Measured (2026-11-29): 13.9 % mean, every ordering right (docs/VALIDATION.md section 21; 19.1 % before the CNN
+  // rows took their compute from the figures' one-machine bars and BytePS's pushes went in order per connection).
+  EXPECT_LE(mean, 0.14);
   EXPECT_EQ(wrong, 0);
 }
 

@@ -16,7 +16,11 @@
 // digits modulo the servers (global.cc, EncodeDefaultKey; sync::djb2_server). Each partition goes through the
 // node's queues on its own (REDUCE, COPYD2H, PCIE_REDUCE, PUSH, PULL, COPYH2D, BROADCAST: core_loops.cc), so the
 // partitions of a tensor pipeline through the stages, and the PUSH queue hands every ready partition to ps-lite,
-// which pushes asynchronously. BYTEPS_SCHEDULING_CREDIT is 0 by default ("disable scheduling by default",
+// which pushes asynchronously over one TCP connection per worker machine and server: the worker's ZeroMQ DEALER
+// socket for that server (bytedance/ps-lite src/zmq_van.h, Connect: senders_[id]; SendMsg), which the server's
+// ROUTER answers pulls through (NonWorkerSendMsg). A socket's messages leave in the order they were sent, so a
+// machine's pushes to one server go one after another, as that server's pulls back to it do (PsSetup::
+// fifo_connections). BYTEPS_SCHEDULING_CREDIT is 0 by default ("disable scheduling by default",
 // scheduled_queue.cc); [strategy.ps] credit sets a push credit, lower layers first. Only the node's root talks to the
 // servers (the local root). Where a node's GPUs sit under several PCIe switches, each switch reduces to its root,
 // the roots copy to host memory and the CPU sums the copies (the paper's section 4.2, "CPU-assisted
@@ -115,6 +119,7 @@ actors::PsSetup byteps_setup(const scenario::Scenario& s, const scheduling::Iter
     return sync::djb2_server(exchanges - 1 - exchange, part, servers);
   };
   setup.queued_pushes = true;
+  setup.fifo_connections = true;
   if (s.ps.hierarchical) node_stages(s, node_gpus(s), setup.before_push, setup.after_pull);
   return setup;
 }

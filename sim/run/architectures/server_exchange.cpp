@@ -12,8 +12,10 @@
 #include "sim/run/architectures/server_exchange.hpp"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include "sim/collectives/schedule_time.hpp"
 #include "sim/platform/link_traffic.hpp"
@@ -103,6 +105,44 @@ double staged_pull_s(const std::vector<actors::NodeStage>& stages, const std::ve
   return end;
 }
 
+/// BytePS's connections in order (PsSetup::fifo_connections): piece k leaves the stages at ready_k (a flow shop,
+/// as staged_push_s) and the network in turn after its share s_k, d_k = max(ready_k, d_k-1) + s_k; its pull
+/// follows on the other direction once it is pushed, p_k = max(d_k, p_k-1) + u_k, then the stages after the pull
+/// as a flow shop, ending at e_k. A share is the path latency plus the piece's part of the rest of the network's
+/// time (`push` = {network seconds, of which latency}): each message pays the latency, as the flow level's comms
+/// do one after another on a connection. Returns {d_last, e_last}, from the push's start: the pulls of the first
+/// pieces overlap the pushes of the last ones.
+std::pair<double, double> in_order_exchange_s(const std::vector<actors::NodeStage>& before,
+                                              const std::vector<actors::NodeStage>& after,
+                                              const std::vector<actors::PsPiece>& pieces,
+                                              std::pair<double, double> push, std::pair<double, double> pull,
+                                              bool latency_only) {
+  double push_total = 0, pull_total = 0;
+  for (const actors::PsPiece& piece : pieces) {
+    push_total += static_cast<double>(piece.push_bytes);
+    pull_total += static_cast<double>(piece.pull_bytes);
+  }
+  const auto share = [&](std::pair<double, double> network, std::int64_t bytes, double total) {
+    const auto [network_s, latency_s] = network;
+    const double part = total > 0 ? static_cast<double>(bytes) / total : 1.0 / static_cast<double>(pieces.size());
+    return latency_s + (network_s - latency_s) * part;
+  };
+  std::vector<double> before_done(before.size(), 0.0), after_done(after.size(), 0.0);
+  double pushed = 0, pulled = 0, end = 0;
+  for (const actors::PsPiece& piece : pieces) {
+    double t = 0;
+    for (std::size_t i = 0; i < before.size(); ++i)
+      t = before_done[i] = std::max(t, before_done[i]) + stage_s(before[i], piece.push_bytes, latency_only);
+    pushed = std::max(t, pushed) + share(push, piece.push_bytes, push_total);
+    pulled = std::max(pushed, pulled) + share(pull, piece.pull_bytes, pull_total);
+    t = pulled;
+    for (std::size_t i = 0; i < after.size(); ++i)
+      t = after_done[i] = std::max(t, after_done[i]) + stage_s(after[i], piece.pull_bytes, latency_only);
+    end = std::max(end, t);
+  }
+  return {pushed, end};
+}
+
 /// The workers as groups of hosts that push at once (AnalyticInput::groups; none: one group, worker r on host r
 /// for r < workers).
 std::vector<std::vector<int>> groups_of(int workers, const std::vector<std::vector<int>>& groups) {
@@ -181,7 +221,7 @@ BucketCost bucket_cost(const actors::PsSetup& setup, const std::vector<std::vect
                        const std::vector<std::vector<actors::PsPiece>>& pieces, const scheduling::BucketWork& work,
                        int hosts, const platform::Fabric& fabric, const std::optional<QueuedRate>& queued,
                        const std::optional<QueuedRate>& queued_latency, double& sum_s) {
-  const collectives::LatencyOnly latency_only(fabric);
+  const collectives::LatencyOnly latency_only_network(fabric);
   BucketCost cost;
   cost.compress_s = work.compress_s;
   cost.decompress_s = work.decompress_s;
@@ -192,17 +232,28 @@ BucketCost bucket_cost(const actors::PsSetup& setup, const std::vector<std::vect
     if (setup.summation_Bps)
       for (const std::int64_t bytes : phases.summed)
         sum_s = std::max(sum_s, static_cast<double>(bytes) / *setup.summation_Bps);
+    // The push's and the pull's network seconds over `network` (queued: their share of the iteration's).
+    const auto network_s = [&](const core::PathModel& network, const std::optional<QueuedRate>& rate) {
+      const auto step_s = [&](const collectives::Step& step) { return collectives::step_time_s(step, hosts, network); };
+      const auto bytes = [&](std::int64_t b) { return static_cast<double>(b); };
+      return std::pair{rate ? rate->push_s_per_byte * bytes(exchanges[e].push_bytes) : step_s(phases.push),
+                       rate ? rate->pull_s_per_byte * bytes(exchanges[e].pull_bytes) : step_s(phases.pull)};
+    };
     const auto time = [&](const core::PathModel& network, bool latency_only) {
       const auto step_s = [&](const collectives::Step& step) { return collectives::step_time_s(step, hosts, network); };
-      const std::optional<QueuedRate>& rate = latency_only ? queued_latency : queued;
-      const auto bytes = [&](std::int64_t b) { return static_cast<double>(b); };
-      const double push_s = rate ? rate->push_s_per_byte * bytes(exchanges[e].push_bytes) : step_s(phases.push);
-      const double pull_s = rate ? rate->pull_s_per_byte * bytes(exchanges[e].pull_bytes) : step_s(phases.pull);
+      const auto [push_s, pull_s] = network_s(network, latency_only ? queued_latency : queued);
+      if (setup.fifo_connections && !pieces[e].empty()) {  // the pull task: what is left of the pull after the push
+        const auto [push_latency_s, pull_latency_s] = network_s(latency_only_network, queued_latency);
+        const auto [pushed, pulled] = in_order_exchange_s(setup.before_push, setup.after_pull, pieces[e],
+                                                          {push_s, push_latency_s}, {pull_s, pull_latency_s},
+                                                          latency_only);
+        return std::pair{step_s(phases.gather) + pushed, pulled - pushed + step_s(phases.scatter)};
+      }
       return std::pair{step_s(phases.gather) + staged_push_s(setup.before_push, pieces[e], push_s, latency_only),
                        staged_pull_s(setup.after_pull, pieces[e], pull_s, latency_only) + step_s(phases.scatter)};
     };
     const auto [push_s, pull_s] = time(fabric, false);
-    const auto [push_latency_s, pull_latency_s] = time(latency_only, true);
+    const auto [push_latency_s, pull_latency_s] = time(latency_only_network, true);
     cost.time_s += exchanges[e].before_s + push_s;
     cost.latency_s += push_latency_s;
     if (e + 1 < exchanges.size()) {  // the next exchange needs this one's sum
@@ -247,11 +298,31 @@ SimulatedExchange server_simulated(std::shared_ptr<actors::PsSetup> setup, Excha
 
 namespace {
 
-/// The fluid rates of queued pushes: every exchange's pushes (pulls) of the iteration as one step, its time over
-/// the bytes of all exchanges; a bucket's push then takes its bytes' share, its partitions queued with every other
-/// bucket's on links they share with them (the flow level runs them at once).
+/// Transfers that all run at once as a fluid: the busiest link's bytes over its bandwidth, plus the longest path
+/// latency (a link stays busy until its last byte whatever the sizes sharing it; collectives::step_time_s's
+/// equal share per transfer would hold a large partition to the share of every small one on its link).
+double fluid_step_s(const collectives::Step& step, const core::PathModel& network) {
+  std::vector<double> bytes(static_cast<std::size_t>(network.link_count()), 0.0);
+  std::map<std::pair<int, int>, core::Path> paths;
+  double latency_s = 0;
+  for (const collectives::Transfer& t : step.transfers) {
+    if (t.from == t.to) continue;
+    auto [at, added] = paths.try_emplace({t.from, t.to});
+    if (added) at->second = network.path(t.from, t.to);
+    latency_s = std::max(latency_s, at->second.latency_s);
+    for (const int link : at->second.links) bytes[static_cast<std::size_t>(link)] += static_cast<double>(t.bytes);
+  }
+  double busiest_s = 0;
+  for (std::size_t l = 0; l < bytes.size(); ++l)
+    if (bytes[l] > 0) busiest_s = std::max(busiest_s, bytes[l] / network.link_bandwidth_Bps(static_cast<int>(l)));
+  return latency_s + busiest_s;
+}
+
+/// The fluid rates of queued pushes: every exchange's pushes (pulls) of the iteration as one fluid step
+/// (fluid_step_s), its time over the bytes of all exchanges; a bucket's push then takes its bytes' share, its
+/// partitions queued with every other bucket's on links they share with them (the flow level runs them at once).
 QueuedRate queued_rate(const actors::PsSetup& setup, const std::vector<std::vector<int>>& groups,
-                       const std::vector<std::vector<std::vector<actors::PsPiece>>>& pieces, int hosts,
+                       const std::vector<std::vector<std::vector<actors::PsPiece>>>& pieces,
                        const core::PathModel& network) {
   collectives::Step push, pull;
   double push_bytes = 0, pull_bytes = 0;
@@ -263,8 +334,8 @@ QueuedRate queued_rate(const actors::PsSetup& setup, const std::vector<std::vect
       push_bytes += static_cast<double>(setup.buckets[b][e].push_bytes);
       pull_bytes += static_cast<double>(setup.buckets[b][e].pull_bytes);
     }
-  return {push_bytes > 0 ? collectives::step_time_s(push, hosts, network) / push_bytes : 0,
-          pull_bytes > 0 ? collectives::step_time_s(pull, hosts, network) / pull_bytes : 0};
+  return {push_bytes > 0 ? fluid_step_s(push, network) / push_bytes : 0,
+          pull_bytes > 0 ? fluid_step_s(pull, network) / pull_bytes : 0};
 }
 
 }  // namespace
@@ -276,8 +347,8 @@ AnalyticExchange server_analytic(const actors::PsSetup& setup, AnalyticInput& in
   platform::add_link_bytes(ps_traffic(setup, groups, hosts), 1, in.fabric, in.link_bytes);
   std::optional<QueuedRate> queued, queued_latency;
   if (setup.queued_pushes) {
-    queued = queued_rate(setup, groups, pieces, hosts, in.fabric);
-    queued_latency = queued_rate(setup, groups, pieces, hosts, collectives::LatencyOnly(in.fabric));
+    queued = queued_rate(setup, groups, pieces, in.fabric);
+    queued_latency = queued_rate(setup, groups, pieces, collectives::LatencyOnly(in.fabric));
   }
   AnalyticExchange exchange{{parallel::ExchangeFragment::Kind::push_pull, {}}, {}};
   for (std::size_t b = 0; b < setup.buckets.size(); ++b)
