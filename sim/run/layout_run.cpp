@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -78,11 +79,21 @@ parallel::Workload workload_of(const scenario::Scenario& s, int iterations,
   in.average_in_flight = s.sync.exchanges_in_flight() > 0;
   // Traced: the first trace_workers ranks and each stage's first (timeline_of), at most.
   const std::int64_t traced = std::min(s.workers, s.output.trace_workers) + layout.pipeline;
+  // Counting the tasks without the graph builds one iteration at pipeline and at 2 x pipeline micro-batches: a graph
+  // no bigger than that (a plan candidate's one iteration of up to 2 x pipeline micro-batches) is built and counted.
+  std::optional<parallel::Workload> built;
+  std::vector<std::int64_t> stage_tasks;
+  if (static_cast<std::int64_t>(iterations) * in.micro_batches <= 2 * layout.pipeline) {
+    built = parallel::build_workload(layout, in);
+    for (const taskgraph::Program& p : built->graph.programs)
+      stage_tasks.push_back(static_cast<std::int64_t>(p.tasks.size()));
+  } else {
+    stage_tasks = parallel::workload_tasks(layout, in);
+  }
   std::int64_t tasks = 0, rank_tasks = 0;
-  for (const std::int64_t stage : parallel::workload_tasks(layout, in))
-    tasks += stage, rank_tasks += stage * (s.workers / layout.pipeline);
+  for (const std::int64_t stage : stage_tasks) tasks += stage, rank_tasks += stage * (s.workers / layout.pipeline);
   refuse_oversized_workload(s, tasks, tasks / layout.pipeline * traced, rank_tasks, core::read_process_limits());
-  return parallel::build_workload(layout, in);
+  return built ? std::move(*built) : parallel::build_workload(layout, in);
 }
 
 /// A rank's compute stream per iteration from its spans of `program` (waiting = exposed communication and the

@@ -479,7 +479,10 @@ RunResult run_simulation(const scenario::Scenario& s, const Notes& notes) {
   if (scenario::uses_layout(s)) return run_layout(s, notes);
   // Numerics mode trains first: its decisions (LAG's skipped uploads, AdaComm's periods) shape the time line.
   std::optional<numerics::TrainingRun> training;
-  if (s.numerics.enabled) training = train_numerics(s);
+  if (s.numerics.enabled) {
+    check_memory(s);  // before training, not after
+    training = train_numerics(s);
+  }
   if (!training || !s.sync.rules().loss_rule(s.sync)) return simulate_time_line(s, training, notes);
   std::vector<double> losses;
   for (const numerics::StepReport& step : training->steps) losses.push_back(step.loss);
