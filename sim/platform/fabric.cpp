@@ -100,29 +100,33 @@ void Fabric::up_to_switch(int h, std::vector<int>& links) const {
   if (spec_.topology != Topology::star) links.push_back(2 * spec_.hosts() + 2 * node);  // nic<node> UP
 }
 
-core::Path Fabric::path(int from, int to) const {
+void Fabric::route(int from, int to, std::vector<int>& links) const {
   using collectives::is_switch;
   DTSIM_CHECK(from != to && from < spec_.hosts() && to < spec_.hosts() && !(is_switch(from) && is_switch(to)) &&
                   (from >= 0 || -1 - from < switch_endpoints()) && (to >= 0 || -1 - to < switch_endpoints()),
               "path between invalid hosts");
-  core::Path p;
   if (is_switch(to)) {
-    up_to_switch(from, p.links);
-    p.links.push_back(FabricGraph::direction(endpoint_link(-1 - to), false));
+    up_to_switch(from, links);
+    links.push_back(FabricGraph::direction(endpoint_link(-1 - to), false));
   } else if (is_switch(from)) {
-    p.links.push_back(endpoint_link(-1 - from));
+    links.push_back(endpoint_link(-1 - from));
     std::vector<int> up;
     up_to_switch(to, up);
-    for (auto it = up.rbegin(); it != up.rend(); ++it) p.links.push_back(FabricGraph::direction(*it, false));
+    for (auto it = up.rbegin(); it != up.rend(); ++it) links.push_back(FabricGraph::direction(*it, false));
   } else if (structured_) {
-    structured_->route(from, to, p.links);
+    structured_->route(from, to, links);
   } else {
-    p.links.push_back(host_link(from));
+    links.push_back(host_link(from));
     const int node_from = from / spec_.gpus_per_node;
     const int node_to = to / spec_.gpus_per_node;
-    if (router_ && node_from != node_to) router_->route(node_from, node_to, p.links);
-    p.links.push_back(host_link(to) + 1);
+    if (router_ && node_from != node_to) router_->route(node_from, node_to, links);
+    links.push_back(host_link(to) + 1);
   }
+}
+
+core::Path Fabric::path(int from, int to) const {
+  core::Path p;
+  route(from, to, p.links);
   for (int l : p.links) p.latency_s += links()[static_cast<std::size_t>(l)].latency_s;
   p.rate_cap_Bps = spec_.transfer_cap_Bps(from, to);
   return p;

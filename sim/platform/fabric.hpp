@@ -40,6 +40,9 @@ class Fabric final : public core::PathModel {
   explicit Fabric(const PlatformSpec& spec);
   /// Also between a GPU and a switch endpoint (collectives::switch_endpoint, negative ids).
   core::Path path(int from, int to) const override;
+  /// Appends path(from, to)'s links to `links`: for walks over many paths that need only their links (one
+  /// scratch vector, not a Path each).
+  void route(int from, int to, std::vector<int>& links) const;
   double link_bandwidth_Bps(int link) const override;
   int link_count() const override { return static_cast<int>(links().size()); }
   /// All directed links, indexed by id.

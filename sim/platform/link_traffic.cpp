@@ -15,8 +15,12 @@ void add_link_bytes(const collectives::Schedule& schedule, double times, const F
   for (const collectives::Step& step : schedule.steps)
     for (const collectives::Transfer& t : step.transfers)
       if (t.from != t.to) per_pair[{t.from, t.to}] += static_cast<double>(t.bytes);
-  for (const auto& [pair, pair_bytes] : per_pair)
-    for (int l : fabric.path(pair.first, pair.second).links) bytes[static_cast<std::size_t>(l)] += times * pair_bytes;
+  std::vector<int> route;
+  for (const auto& [pair, pair_bytes] : per_pair) {
+    route.clear();
+    fabric.route(pair.first, pair.second, route);
+    for (int l : route) bytes[static_cast<std::size_t>(l)] += times * pair_bytes;
+  }
 }
 
 namespace {

@@ -4,7 +4,7 @@
 
 #include "sim/collectives/schedule_time.hpp"
 #include "sim/core/error.hpp"
-#include "sim/platform/link_traffic.hpp"
+#include "sim/run/pair_bytes.hpp"
 #include "sim/run/run_simulation.hpp"
 
 namespace dtsim::run {
@@ -71,6 +71,10 @@ void CommCosts::add_links(const taskgraph::TaskGraph& graph, std::vector<double>
   for (std::size_t r = 0; r < graph.programs.size(); ++r)
     for (const Task& t : graph.programs[r].tasks)
       if (t.op != Op::compute && t.op != Op::recv) ++uses[key(static_cast<int>(r), t)];
+  // Every communication on one kind of group (a role's group, or its pipeline peer) is summed per pair of group
+  // ranks first (PairBytes: whole bytes, exact in any order); each instance of the group then walks its pairs'
+  // paths once, not once per distinct message size.
+  std::map<std::tuple<int, std::string, int>, PairBytes> on_group;  // (role, group, peer of a send) ->
   for (const auto& [k, count] : uses) {
     const auto& [role, op, group, bytes, peer] = k;
     if (meets_elsewhere(op)) {  // the stage's whole iteration, once per exchanging iteration (its first bucket's push)
@@ -81,13 +85,17 @@ void CommCosts::add_links(const taskgraph::TaskGraph& graph, std::vector<double>
     }
     const Task probe{op, taskgraph::Stream::compute, "", "", 0, bytes, group, peer, -1, {}};
     const std::vector<std::vector<actors::Flow>> flows = group_flows(role, probe, true);
+    const bool send = op == Op::send;
+    on_group[{role, send ? "" : group, send ? peer : -1}].add(actors::as_schedule(flows, s_.workers), count);
+  }
+  for (auto& [kind, pair_bytes] : on_group) {
+    const auto& [role, group, peer] = kind;
     for (int rank = 0; rank < s_.workers; ++rank) {
       if (placement_.stage(rank) != role) continue;
-      std::vector<int> members;
-      if (op == Op::send) members = {rank, placement_.stage_rank(rank, peer)};
-      else if (placement_.leads(rank, group)) members = placement_.members(rank, group);
-      else continue;
-      platform::add_link_bytes(actors::as_schedule(on_members(flows, members), s_.workers), count, fabric_, link_bytes);
+      if (peer >= 0)
+        pair_bytes.add_to_links(fabric_, link_bytes, {rank, placement_.stage_rank(rank, peer)});
+      else if (placement_.leads(rank, group))
+        pair_bytes.add_to_links(fabric_, link_bytes, placement_.members(rank, group));
     }
   }
 }
