@@ -324,10 +324,19 @@ void sort_events(std::vector<TraceEvent>& events) {
     return std::tie(events[a].worker, lane_rank[a], events[a].start_s) <
            std::tie(events[b].worker, lane_rank[b], events[b].start_s);
   });
-  std::vector<TraceEvent> sorted;
-  sorted.reserve(events.size());
-  for (const std::size_t i : order) sorted.push_back(std::move(events[i]));
-  events = std::move(sorted);
+  // Event k takes event order[k]'s place, cycle by cycle, in place (a sorted copy would double the events' memory).
+  std::vector<bool> placed(events.size(), false);
+  for (std::size_t k = 0; k < events.size(); ++k) {
+    if (placed[k]) continue;
+    TraceEvent first = std::move(events[k]);
+    std::size_t at = k;
+    for (; order[at] != k; at = order[at]) {
+      events[at] = std::move(events[order[at]]);
+      placed[at] = true;
+    }
+    events[at] = std::move(first);
+    placed[at] = true;
+  }
 }
 
 /// The timeline from each rank's spans and traffic: marks for every rank, events for the traced ranks (the
