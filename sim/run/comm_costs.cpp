@@ -88,14 +88,14 @@ void CommCosts::add_links(const taskgraph::TaskGraph& graph, std::vector<double>
     const bool send = op == Op::send;
     on_group[{role, send ? "" : group, send ? peer : -1}].add(actors::as_schedule(flows, s_.workers), count);
   }
-  for (auto& [kind, pair_bytes] : on_group) {
-    const auto& [role, group, peer] = kind;
-    for (int rank = 0; rank < s_.workers; ++rank) {
-      if (placement_.stage(rank) != role) continue;
+  for (int rank = 0; rank < s_.workers; ++rank) {  // each rank's role once, then that role's kinds of group
+    const int role = placement_.stage(rank);
+    for (auto at = on_group.lower_bound({role, "", -1}); at != on_group.end() && std::get<0>(at->first) == role; ++at) {
+      const auto& [_, group, peer] = at->first;
       if (peer >= 0)
-        pair_bytes.add_to_links(fabric_, link_bytes, {rank, placement_.stage_rank(rank, peer)});
+        at->second.add_to_links(fabric_, link_bytes, {rank, placement_.stage_rank(rank, peer)});
       else if (placement_.leads(rank, group))
-        pair_bytes.add_to_links(fabric_, link_bytes, placement_.members(rank, group));
+        at->second.add_to_links(fabric_, link_bytes, placement_.members(rank, group));
     }
   }
 }
