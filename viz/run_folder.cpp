@@ -17,7 +17,7 @@ std::vector<std::string> run_output_names(bool timeline) {
   return names;
 }
 
-std::vector<std::string> claim_run_folder(const std::string& folder) {
+void check_run_folder(const std::string& folder) {
   const fs::path dir(folder);
   if (fs::exists(dir / "results.csv") || fs::exists(dir / "points"))
     throw core::InputError(folder, "the folder holds a sweep's results",
@@ -27,6 +27,12 @@ std::vector<std::string> claim_run_folder(const std::string& folder) {
   if (ec || !fs::is_directory(dir))
     throw core::InputError(folder, "cannot create the output folder: " + (ec ? ec.message() : "a file has that name"),
                            "give a writable folder (--out or output.dir)");
+}
+
+std::vector<std::string> claim_run_folder(const std::string& folder) {
+  check_run_folder(folder);
+  const fs::path dir(folder);
+  std::error_code ec;
   std::set<std::string> stale{"report.json", "summary.csv", "timeline.json", "report.html", "plots"};
   std::ifstream in(dir / "report.json");
   const nlohmann::json old = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();

@@ -11,8 +11,11 @@ namespace dtsim::viz {
 /// Files a run writes into its folder, relative to it, in the order report.json lists them.
 std::vector<std::string> run_output_names(bool timeline);
 
-/// Prepares `folder` for a new run: creates it, refuses (core::InputError) a folder that holds a sweep, and
-/// removes the earlier run's outputs (report.json's "outputs", and every file name dtsim writes there: reports,
+/// Refuses (core::InputError), before a run is simulated, a folder it could not claim: one that holds a sweep, or
+/// that cannot be created. Creates it; removes nothing.
+void check_run_folder(const std::string& folder);
+
+/// Prepares `folder` for a new run: check_run_folder, then removes the earlier run's outputs (report.json's "outputs", and every file name dtsim writes there: reports,
 /// timeline, plots/, report.html). Returns the removed paths. Files dtsim does not write are left alone.
 std::vector<std::string> claim_run_folder(const std::string& folder);
 

@@ -27,7 +27,7 @@ void execute_steps(int rank, const std::vector<RankStep>& steps, StepContext& co
   // ranks sharing a step with the switch meet at a barrier after it (the switch sends the next step's sums once
   // it has all of this step's inputs: schedule_time_s's rule for the endpoint).
   auto unit = [&](int id) {
-    return sg4::Host::by_name(fabric.vertices()[static_cast<std::size_t>(fabric.endpoint_vertex(-1 - id))].name);
+    return sg4::Host::by_name(fabric.vertex_name(fabric.endpoint_vertex(-1 - id)));
   };
   std::vector<sg4::CommPtr> pending;
   simgrid::kernel::actor::ActorImpl* self = sg4::Actor::self()->get_impl();

@@ -33,10 +33,13 @@ int run_command(const std::string& file, const std::vector<std::string>& overrid
                 const std::string& command_line, bool explain) {
   scenario::Scenario s = load(file, overrides);
   if (!out_dir.empty()) s.output.dir = out_dir;
-  run::check_memory(s);  // a run that does not fit leaves an earlier run's outputs alone
-  const std::vector<std::string> removed = viz::claim_run_folder(s.output.dir);
+  // The folder is claimed once the run has its result: a run refused (one that does not fit) leaves an earlier
+  // run's outputs alone, and the run's own memory check is the only one (a layout's builds its task graph). A
+  // folder the run could not claim is refused before anything is simulated.
+  viz::check_run_folder(s.output.dir);
   run::RunResult result =
       run::run_simulation(s, [](const std::string& note) { std::cerr << "dtsim: note: " << note << '\n'; });
+  const std::vector<std::string> removed = viz::claim_run_folder(s.output.dir);
   result.info.command_line = command_line;
   viz::print_console_summary(std::cout, result);
   if (!removed.empty()) std::cout << "removed " << removed.size() << " outputs of an earlier run in " << s.output.dir << '\n';

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/push_relabel_max_flow.hpp>
-#include <cctype>
 #include <cmath>
 #include <sstream>
 #include <utility>
@@ -29,7 +28,7 @@ double bisection_Bps(const Fabric& fabric) {
                                       boost::property<boost::edge_reverse_t, Traits::edge_descriptor>>>>;
   const int hosts = fabric.spec().hosts();
   if (hosts < 2) return 0;
-  const auto vertices = fabric.vertices().size();
+  const auto vertices = static_cast<std::size_t>(fabric.graph().vertex_count());
   Graph g(vertices + 2);
   const std::size_t source = vertices;
   const std::size_t sink = vertices + 1;
@@ -69,41 +68,33 @@ std::vector<double> fat_tree_oversubscription(const PlatformSpec& spec) {
 
 /// "name: neighbour neighbour ..." for every node switch and network switch; node switches list their GPUs.
 std::string sketch(const Fabric& fabric) {
-  const auto& vertices = fabric.vertices();
-  const int shown = static_cast<int>(vertices.size()) - fabric.spec().hosts();
+  const FabricGraph& graph = fabric.graph();
+  const int shown = graph.vertex_count() - fabric.spec().hosts();
   if (shown > kMaxSketchVertices) return "";
-  std::vector<std::vector<std::string>> gpus(vertices.size()), neighbours(vertices.size());
+  const auto vertices = static_cast<std::size_t>(graph.vertex_count());
+  std::vector<std::vector<std::string>> gpus(vertices), neighbours(vertices);
   for (std::size_t l = 0; l < fabric.links().size(); l += 2) {
     const DirectedLink& up = fabric.links()[l];
     const auto a = static_cast<std::size_t>(up.from);
     const auto b = static_cast<std::size_t>(up.to);
-    if (vertices[a].kind == VertexKind::gpu) {
-      gpus[b].push_back(vertices[a].name);
+    if (graph.vertex_kind(up.from) == VertexKind::gpu) {
+      gpus[b].push_back(graph.vertex_name(up.from));
       continue;
     }
-    neighbours[a].push_back(vertices[b].name);
-    neighbours[b].push_back(vertices[a].name);
+    neighbours[a].push_back(graph.vertex_name(up.to));
+    neighbours[b].push_back(graph.vertex_name(up.from));
   }
   std::ostringstream out;
-  for (std::size_t v = static_cast<std::size_t>(fabric.spec().hosts()); v < vertices.size(); ++v) {
-    out << vertices[v].name;
-    if (!gpus[v].empty()) out << " [" << gpus[v].front() << (gpus[v].size() > 1 ? " .. " + gpus[v].back() : "") << "]";
-    if (!neighbours[v].empty()) out << " --";
-    for (const std::string& n : neighbours[v]) out << ' ' << n;
+  for (int v = fabric.spec().hosts(); v < graph.vertex_count(); ++v) {
+    const auto at = static_cast<std::size_t>(v);
+    out << graph.vertex_name(v);
+    if (!gpus[at].empty())
+      out << " [" << gpus[at].front() << (gpus[at].size() > 1 ? " .. " + gpus[at].back() : "") << "]";
+    if (!neighbours[at].empty()) out << " --";
+    for (const std::string& n : neighbours[at]) out << ' ' << n;
     out << '\n';
   }
   return out.str();
-}
-
-/// The name with each run of digits replaced by '#': links of one family share it.
-std::string name_pattern(const std::string& name) {
-  std::string pattern;
-  for (std::size_t i = 0; i < name.size(); ++i)
-    if (!std::isdigit(static_cast<unsigned char>(name[i])))
-      pattern += name[i];
-    else if (i == 0 || !std::isdigit(static_cast<unsigned char>(name[i - 1])))
-      pattern += '#';
-  return pattern;
 }
 
 /// "first .. last (count)" per name pattern, patterns in order of their first link.
@@ -113,11 +104,12 @@ std::vector<std::string> link_name_lines(const Fabric& fabric) {
     int count = 0;
   };
   std::vector<Family> families;
-  for (const DirectedLink& l : fabric.links()) {
-    const std::string pattern = name_pattern(l.name);
+  for (int id = 0; id < fabric.link_count(); ++id) {
+    const std::string name = fabric.link_name(id);
+    const std::string pattern = name_kind(name);
     auto f = std::find_if(families.begin(), families.end(), [&](const Family& x) { return x.pattern == pattern; });
-    if (f == families.end()) f = families.insert(families.end(), Family{pattern, l.name, l.name, 0});
-    f->last = l.name;
+    if (f == families.end()) f = families.insert(families.end(), Family{pattern, name, name, 0});
+    f->last = name;
     ++f->count;
   }
   std::vector<std::string> lines;
@@ -214,8 +206,8 @@ PlatformDescription describe_platform(const PlatformSpec& spec) {
   d.topology = topology_name(spec.topology);
   d.hosts = spec.hosts();
   d.nodes = spec.topology == Topology::star ? spec.hosts() : spec.nodes;
-  d.switches = static_cast<int>(std::count_if(fabric.vertices().begin(), fabric.vertices().end(),
-                                              [](const Vertex& v) { return v.kind == VertexKind::network_switch; }));
+  const std::vector<VertexKind>& kinds = fabric.graph().vertex_kinds();
+  d.switches = static_cast<int>(std::count(kinds.begin(), kinds.end(), VertexKind::network_switch));
   d.links = fabric.link_count() / 2;
   if (spec.node.structured) {
     structured_diameter(fabric, d);

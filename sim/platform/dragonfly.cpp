@@ -46,9 +46,7 @@ class DragonflyRouter final : public NicRouter {
       for (int h = g + 1; h < shape_.groups; ++h) {
         const int a = routers[static_cast<std::size_t>(g * per_group + gateway(g, h))];
         const int b = routers[static_cast<std::size_t>(h * per_group + gateway(h, g))];
-        global_.push_back(graph.add_link(graph.vertices()[static_cast<std::size_t>(a)].name + "-" +
-                                             graph.vertices()[static_cast<std::size_t>(b)].name,
-                                         a, b, spec.network));
+        global_.push_back(graph.add_link_between(a, "-", b, spec.network));
       }
   }
 
@@ -96,9 +94,7 @@ std::unique_ptr<NodeRouter> build_dragonfly(const PlatformSpec& spec, FabricGrap
   for (int g = 0; g < d.groups; ++g)
     for (int c = 0; c < d.chassis; ++c)
       for (int r = 0; r < d.routers; ++r)
-        routers.push_back(
-            graph.add_vertex("router" + std::to_string(g) + "_" + std::to_string(c) + "_" + std::to_string(r),
-                             VertexKind::network_switch));
+        routers.push_back(graph.add_vertex(VertexKind::network_switch, "router#_#_#", {g, c, r}));
   return std::make_unique<DragonflyRouter>(spec, graph, node_switches, routers);
 }
 

@@ -38,31 +38,32 @@ std::unique_ptr<NodeRouter> build_network(const PlatformSpec& spec, FabricGraph&
 Fabric::Fabric(const PlatformSpec& spec) : spec_(spec) {
   DTSIM_CHECK(spec.nodes >= 1 && spec.gpus_per_node >= 1, "a platform needs GPUs");
   const bool star = spec.topology == Topology::star;
-  FabricGraph graph;
-  for (int h = 0; h < spec.hosts(); ++h) graph.add_vertex("gpu" + std::to_string(h), VertexKind::gpu);
+  const int gpu = graph_.vertex_pattern("gpu#");
+  for (int h = 0; h < spec.hosts(); ++h) graph_.add_vertex(VertexKind::gpu, gpu, {h});
   if (spec.node.structured) {
-    structured_ = std::make_shared<const NodeFabricRouter>(spec, graph);
+    structured_ = std::make_shared<const NodeFabricRouter>(spec, graph_);
   } else {
     std::vector<int> node_switches;
-    if (star)
-      graph.add_vertex("switch", VertexKind::network_switch);
-    else
+    if (star) {
+      graph_.add_vertex(VertexKind::network_switch, "switch");
+    } else {
+      const int node_switch = graph_.vertex_pattern("node#_switch");
       for (int n = 0; n < spec.nodes; ++n)
-        node_switches.push_back(graph.add_vertex("node" + std::to_string(n) + "_switch", VertexKind::node_switch));
+        node_switches.push_back(graph_.add_vertex(VertexKind::node_switch, node_switch, {n}));
+    }
+    const int gpu_link = graph_.link_pattern(star ? "link#" : "gpu#");
     for (int h = 0; h < spec.hosts(); ++h)
-      graph.add_link((star ? "link" : "gpu") + std::to_string(h), h, node_switch(h / spec.gpus_per_node), spec.intra);
-    router_ = build_network(spec, graph, node_switches);
+      graph_.add_link(gpu_link, {h}, h, node_switch(h / spec.gpus_per_node), spec.intra);
+    router_ = build_network(spec, graph_, node_switches);
   }
-  add_reduction_units(graph);
-  vertices_ = graph.take_vertices();
-  links_ = graph.take_links();
+  add_reduction_units();
+  std::vector<DirectedLink>& links = graph_.links();
   // A reduction unit sums its inputs (its link's DOWN direction) at most at the switch's aggregation rate.
   for (int up : reduce_link_)
     if (spec.switch_reduce_bandwidth_Bps > 0)
-      links_[static_cast<std::size_t>(up + 1)].bandwidth_Bps = spec.switch_reduce_bandwidth_Bps;
-  if (!spec.link_slowdown.empty())
-    for (DirectedLink& l : links_)
-      if (auto slow = spec.link_slowdown.find(l.name); slow != spec.link_slowdown.end()) l.bandwidth_Bps /= slow->second;
+      links[static_cast<std::size_t>(up + 1)].bandwidth_Bps = spec.switch_reduce_bandwidth_Bps;
+  for (const auto& [name, factor] : spec.link_slowdown)
+    if (const int id = graph_.find_link(name); id >= 0) links[static_cast<std::size_t>(id)].bandwidth_Bps /= factor;
 }
 
 std::vector<int> Fabric::node_route(int a, int b) const {
@@ -71,22 +72,21 @@ std::vector<int> Fabric::node_route(int a, int b) const {
   return links;
 }
 
-void Fabric::add_reduction_units(FabricGraph& graph) {
+void Fabric::add_reduction_units() {
   if (!reduction_refusal(spec_).empty() || !spec_.reduces_in_network()) return;
   // The switch every GPU's way up ends at, and the ports bringing the inputs (every GPU's, or every node's NIC).
   std::vector<int> up;
   up_to_switch(0, up);
-  const DirectedLink& last = graph.links()[static_cast<std::size_t>(up.back())];
+  const int reducing = links()[static_cast<std::size_t>(up.back())].to;
   const LinkSpec port =
       spec_.node.structured
           ? payload_rate(spec_.node.nvlink, nvlink_payload_efficiency(spec_.node.nvlink_payload_bytes))
           : spec_.topology == Topology::star ? spec_.intra : spec_.inter;
   const int ports = spec_.node.structured ? spec_.gpus_per_node : spec_.topology == Topology::star ? spec_.hosts()
                                                                                                    : spec_.nodes;
-  const std::string name = graph.vertices()[static_cast<std::size_t>(last.to)].name + "_reduce";
-  const int unit = graph.add_vertex(name, VertexKind::reduction);
+  const int unit = graph_.add_vertex_suffixed(VertexKind::reduction, reducing, "_reduce");
   const double line_rate_Bps = ports * port.bandwidth_Bps;
-  reduce_link_.push_back(graph.add_link(name, unit, last.to, {line_rate_Bps, 0.0}));
+  reduce_link_.push_back(graph_.add_link_suffixed(reducing, "_reduce", unit, reducing, {line_rate_Bps, 0.0}));
 }
 
 void Fabric::up_to_switch(int h, std::vector<int>& links) const {
@@ -100,35 +100,39 @@ void Fabric::up_to_switch(int h, std::vector<int>& links) const {
   if (spec_.topology != Topology::star) links.push_back(2 * spec_.hosts() + 2 * node);  // nic<node> UP
 }
 
-core::Path Fabric::path(int from, int to) const {
+void Fabric::route(int from, int to, std::vector<int>& links) const {
   using collectives::is_switch;
   DTSIM_CHECK(from != to && from < spec_.hosts() && to < spec_.hosts() && !(is_switch(from) && is_switch(to)) &&
                   (from >= 0 || -1 - from < switch_endpoints()) && (to >= 0 || -1 - to < switch_endpoints()),
               "path between invalid hosts");
-  core::Path p;
   if (is_switch(to)) {
-    up_to_switch(from, p.links);
-    p.links.push_back(FabricGraph::direction(endpoint_link(-1 - to), false));
+    up_to_switch(from, links);
+    links.push_back(FabricGraph::direction(endpoint_link(-1 - to), false));
   } else if (is_switch(from)) {
-    p.links.push_back(endpoint_link(-1 - from));
+    links.push_back(endpoint_link(-1 - from));
     std::vector<int> up;
     up_to_switch(to, up);
-    for (auto it = up.rbegin(); it != up.rend(); ++it) p.links.push_back(FabricGraph::direction(*it, false));
+    for (auto it = up.rbegin(); it != up.rend(); ++it) links.push_back(FabricGraph::direction(*it, false));
   } else if (structured_) {
-    structured_->route(from, to, p.links);
+    structured_->route(from, to, links);
   } else {
-    p.links.push_back(host_link(from));
+    links.push_back(host_link(from));
     const int node_from = from / spec_.gpus_per_node;
     const int node_to = to / spec_.gpus_per_node;
-    if (router_ && node_from != node_to) router_->route(node_from, node_to, p.links);
-    p.links.push_back(host_link(to) + 1);
+    if (router_ && node_from != node_to) router_->route(node_from, node_to, links);
+    links.push_back(host_link(to) + 1);
   }
-  for (int l : p.links) p.latency_s += links_[static_cast<std::size_t>(l)].latency_s;
+}
+
+core::Path Fabric::path(int from, int to) const {
+  core::Path p;
+  route(from, to, p.links);
+  for (int l : p.links) p.latency_s += links()[static_cast<std::size_t>(l)].latency_s;
   p.rate_cap_Bps = spec_.transfer_cap_Bps(from, to);
   return p;
 }
 
-double Fabric::link_bandwidth_Bps(int link) const { return links_[static_cast<std::size_t>(link)].bandwidth_Bps; }
+double Fabric::link_bandwidth_Bps(int link) const { return links()[static_cast<std::size_t>(link)].bandwidth_Bps; }
 
 namespace {
 

@@ -40,12 +40,18 @@ class Fabric final : public core::PathModel {
   explicit Fabric(const PlatformSpec& spec);
   /// Also between a GPU and a switch endpoint (collectives::switch_endpoint, negative ids).
   core::Path path(int from, int to) const override;
+  /// Appends path(from, to)'s links to `links`: for walks over many paths that need only their links (one
+  /// scratch vector, not a Path each).
+  void route(int from, int to, std::vector<int>& links) const;
   double link_bandwidth_Bps(int link) const override;
-  int link_count() const override { return static_cast<int>(links_.size()); }
+  int link_count() const override { return static_cast<int>(links().size()); }
   /// All directed links, indexed by id.
-  const std::vector<DirectedLink>& links() const { return links_; }
-  /// All vertices, indexed by id.
-  const std::vector<Vertex>& vertices() const { return vertices_; }
+  const std::vector<DirectedLink>& links() const { return graph_.links(); }
+  /// The vertices and links with their names.
+  const FabricGraph& graph() const { return graph_; }
+  /// Name of directed link `id` ("gpu3_UP") and of vertex v ("gpu3").
+  std::string link_name(int id) const { return graph_.link_name(id); }
+  std::string vertex_name(int v) const { return graph_.vertex_name(v); }
   /// The platform this fabric was built from.
   const PlatformSpec& spec() const { return spec_; }
   /// Id of the UP direction of host h's own link (its DOWN direction is id + 1); not for structured nodes.
@@ -58,7 +64,9 @@ class Fabric final : public core::PathModel {
   /// Number of switch endpoints (reduction units): 1 where a switch joining every GPU reduces, else 0.
   int switch_endpoints() const { return static_cast<int>(reduce_link_.size()); }
   /// Vertex id of switch endpoint j's reduction unit (its SimGrid host).
-  int endpoint_vertex(int j) const { return links_[static_cast<std::size_t>(reduce_link_[static_cast<std::size_t>(j)])].from; }
+  int endpoint_vertex(int j) const {
+    return links()[static_cast<std::size_t>(reduce_link_[static_cast<std::size_t>(j)])].from;
+  }
   /// Appends the links from GPU h up to the reducing switch (not its unit's link).
   void up_to_switch(int h, std::vector<int>& links) const;
   /// UP id (unit -> switch) of switch endpoint j's link.
@@ -66,14 +74,13 @@ class Fabric final : public core::PathModel {
 
  private:
   PlatformSpec spec_;
-  std::vector<Vertex> vertices_;
-  std::vector<DirectedLink> links_;
+  FabricGraph graph_;
   std::shared_ptr<const NodeRouter> router_;  ///< null for star and structured nodes
   std::shared_ptr<const NodeFabricRouter> structured_;  ///< structured nodes only
   std::vector<int> reduce_link_;  ///< per switch endpoint: UP id of its reduction unit's link
 
   /// Adds the reduction unit of the reducing switch (see the class comment).
-  void add_reduction_units(FabricGraph& graph);
+  void add_reduction_units();
 };
 
 /// Alpha-beta cost of one message between two GPUs of one node and between GPUs of different nodes

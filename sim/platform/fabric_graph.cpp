@@ -6,25 +6,78 @@
 
 namespace dtsim::platform {
 
-int FabricGraph::add_vertex(std::string name, VertexKind kind) {
-  vertices_.push_back({std::move(name), kind});
-  return static_cast<int>(vertices_.size()) - 1;
+int FabricGraph::add_vertex(VertexKind kind, int pattern, std::initializer_list<int> numbers) {
+  vertex_names_.add(pattern, numbers);
+  kinds_.push_back(kind);
+  return vertex_count() - 1;
 }
 
-int FabricGraph::add_link(const std::string& name, int a, int b, const LinkSpec& spec) {
-  DTSIM_CHECK(
-      a != b && a >= 0 && b >= 0 && a < static_cast<int>(vertices_.size()) && b < static_cast<int>(vertices_.size()),
-      "link between invalid vertices");
-  links_.push_back({name + "_UP", spec.bandwidth_Bps, spec.latency_s, a, b, spec.line_rate()});
-  links_.push_back({name + "_DOWN", spec.bandwidth_Bps, spec.latency_s, b, a, spec.line_rate()});
+int FabricGraph::add_vertex_literal(VertexKind kind, std::string_view name) {
+  return add_vertex(kind, vertex_names_.literal(name));
+}
+
+int FabricGraph::add_vertex_suffixed(VertexKind kind, int v, std::string_view suffix) {
+  vertex_names_.add_suffixed(vertex_names_, v, suffix);
+  kinds_.push_back(kind);
+  return vertex_count() - 1;
+}
+
+int FabricGraph::add_link(int pattern, std::initializer_list<int> numbers, int a, int b, const LinkSpec& spec) {
+  return connect(link_names_.add(pattern, numbers), a, b, spec);
+}
+
+int FabricGraph::add_link_literal(std::string_view name, int a, int b, const LinkSpec& spec) {
+  return connect(link_names_.add(link_names_.literal(name), {}), a, b, spec);
+}
+
+int FabricGraph::add_link_between(int a, std::string_view separator, int b, const LinkSpec& spec) {
+  return connect(link_names_.add_joined(vertex_names_, a, separator, vertex_names_, b), a, b, spec);
+}
+
+int FabricGraph::add_link_suffixed(int named, std::string_view suffix, int a, int b, const LinkSpec& spec) {
+  return connect(link_names_.add_suffixed(vertex_names_, named, suffix), a, b, spec);
+}
+
+int FabricGraph::connect(int name, int a, int b, const LinkSpec& spec) {
+  DTSIM_CHECK(a != b && a >= 0 && b >= 0 && a < vertex_count() && b < vertex_count(), "link between invalid vertices");
+  DTSIM_CHECK(2 * static_cast<std::size_t>(name) == links_.size(), "link names are added in link order");
+  links_.push_back({spec.bandwidth_Bps, spec.latency_s, spec.line_rate(), a, b});
+  links_.push_back({spec.bandwidth_Bps, spec.latency_s, spec.line_rate(), b, a});
   return static_cast<int>(links_.size()) - 2;
+}
+
+int FabricGraph::find_link(std::string_view name) const {
+  const bool up = name.ends_with("_UP");
+  if (!up && !name.ends_with("_DOWN")) return -1;
+  const std::string_view duplex = name.substr(0, name.size() - (up ? 3 : 5));
+  // Only links of the name's kind are written out: a few of a million.
+  const std::string kind = name_kind(duplex);
+  for (int k = 0; k < link_names_.size(); ++k)
+    if (link_names_.kind(k) == kind && link_names_.str(k) == duplex) return direction(2 * k, up);
+  return -1;
+}
+
+FabricGraph::Size FabricGraph::size() const {
+  return {kinds_.size(), links_.size(), vertex_names_.numbers(), link_names_.numbers()};
+}
+
+void FabricGraph::reserve_repeats(const Size& before, std::size_t repeats, const Size& extra) {
+  const Size now = size();
+  const auto total = [&](std::size_t Size::*part) {
+    return before.*part + (now.*part - before.*part) * repeats + extra.*part;
+  };
+  kinds_.reserve(total(&Size::vertices));
+  links_.reserve(total(&Size::links));
+  vertex_names_.reserve(total(&Size::vertices), total(&Size::vertex_numbers));
+  link_names_.reserve(total(&Size::links) / 2, total(&Size::link_numbers));
 }
 
 NicRouter::NicRouter(const PlatformSpec& spec, FabricGraph& graph, const std::vector<int>& node_switches,
                      const std::vector<int>& switches, std::vector<int> attached)
     : switches_(switches), attached_(std::move(attached)) {
+  const int nic = graph.link_pattern("nic#");
   for (std::size_t n = 0; n < node_switches.size(); ++n)
-    nic_up_.push_back(graph.add_link("nic" + std::to_string(n), node_switches[n],
+    nic_up_.push_back(graph.add_link(nic, {static_cast<int>(n)}, node_switches[n],
                                      switches[static_cast<std::size_t>(attached_[n])], spec.inter));
 }
 
@@ -42,10 +95,10 @@ std::vector<int> fill_switches(int nodes, int per_switch) {
   return attached;
 }
 
-std::vector<int> add_switches(FabricGraph& graph, const std::string& prefix, int count) {
+std::vector<int> add_switches(FabricGraph& graph, std::string_view pattern, int count) {
   std::vector<int> ids;
-  for (int i = 0; i < count; ++i)
-    ids.push_back(graph.add_vertex(prefix + std::to_string(i), VertexKind::network_switch));
+  const int id = graph.vertex_pattern(pattern);
+  for (int i = 0; i < count; ++i) ids.push_back(graph.add_vertex(VertexKind::network_switch, id, {i}));
   return ids;
 }
 
@@ -53,9 +106,7 @@ MeshLinks::MeshLinks(FabricGraph& graph, const std::vector<int>& vertices, const
     : count_(static_cast<int>(vertices.size())) {
   for (std::size_t i = 0; i < vertices.size(); ++i)
     for (std::size_t j = i + 1; j < vertices.size(); ++j)
-      up_.push_back(graph.add_link(graph.vertices()[static_cast<std::size_t>(vertices[i])].name + "-" +
-                                       graph.vertices()[static_cast<std::size_t>(vertices[j])].name,
-                                   vertices[i], vertices[j], spec));
+      up_.push_back(graph.add_link_between(vertices[i], "-", vertices[j], spec));
 }
 
 int MeshLinks::directed(int i, int j) const {

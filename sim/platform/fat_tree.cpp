@@ -1,3 +1,5 @@
+#include <string>
+
 #include "sim/core/error.hpp"
 #include "sim/platform/fabric_graph.hpp"
 
@@ -47,19 +49,25 @@ class FatTreeRouter final : public NodeRouter {
     std::vector<int> below = node_switches;
     link_base_.push_back(0);
     for (std::size_t l = 1; l <= levels; ++l) {
-      const std::vector<int> above = add_switches(graph, "sw" + std::to_string(l) + "_", static_cast<int>(count(l)));
+      const std::vector<int> above = add_switches(graph, "sw" + std::to_string(l) + "_#", static_cast<int>(count(l)));
       link_base_.push_back(static_cast<int>(graph.links().size()));
+      // "nic<node>" into the first level, "sw<l-1>_<child>-sw<l>_<parent>[_p<k>]" above.
+      const int name = graph.link_pattern(l == 1 ? "nic#"
+                                                 : "sw" + std::to_string(l - 1) + "_#-sw" + std::to_string(l) + "_#" +
+                                                       (p_[l - 1] > 1 ? "_p#" : ""));
       for (long long child = 0; child < count(l - 1); ++child)
         for (int b = 0; b < w_[l - 1]; ++b)
           for (int k = 0; k < p_[l - 1]; ++k) {
             const long long parent = parent_of(l, child, b);
             const int from = below[static_cast<std::size_t>(child)];
             const int to = above[static_cast<std::size_t>(parent)];
-            const std::string name = l == 1 ? "nic" + std::to_string(child)
-                                            : graph.vertices()[static_cast<std::size_t>(from)].name + "-" +
-                                                  graph.vertices()[static_cast<std::size_t>(to)].name +
-                                                  (p_[l - 1] > 1 ? "_p" + std::to_string(k) : "");
-            graph.add_link(name, from, to, l == 1 ? spec.inter : spec.network);
+            const int c = static_cast<int>(child), up = static_cast<int>(parent);
+            if (l == 1)
+              graph.add_link(name, {c}, from, to, spec.inter);
+            else if (p_[l - 1] > 1)
+              graph.add_link(name, {c, up, k}, from, to, spec.network);
+            else
+              graph.add_link(name, {c, up}, from, to, spec.network);
           }
       below = above;
     }

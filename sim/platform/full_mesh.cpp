@@ -27,7 +27,7 @@ class FullMeshRouter final : public NicRouter {
 
 std::unique_ptr<NodeRouter> build_full_mesh(const PlatformSpec& spec, FabricGraph& graph,
                                             const std::vector<int>& node_switches) {
-  const std::vector<int> routers = add_switches(graph, "router", static_cast<int>(node_switches.size()));
+  const std::vector<int> routers = add_switches(graph, "router#", static_cast<int>(node_switches.size()));
   return std::make_unique<FullMeshRouter>(spec, graph, node_switches, routers);
 }
 

@@ -26,7 +26,8 @@ class GraphRouter final : public NodeRouter {
       : node_switches_(node_switches) {
     std::map<std::string, int> by_name;
     for (std::size_t n = 0; n < node_switches.size(); ++n) by_name["node" + std::to_string(n)] = node_switches[n];
-    for (const std::string& s : spec.graph.switches) by_name[s] = graph.add_vertex(s, VertexKind::network_switch);
+    for (const std::string& s : spec.graph.switches)
+      by_name[s] = graph.add_vertex_literal(VertexKind::network_switch, s);
     const int first_link = static_cast<int>(graph.links().size());
     for (const GraphEdge& e : spec.graph.edges) {
       const auto from = by_name.find(e.from);
@@ -35,7 +36,7 @@ class GraphRouter final : public NodeRouter {
         throw core::InputError(
             "edge '" + e.name + "' names an unknown vertex '" + (from == by_name.end() ? e.from : e.to) + "'",
             "vertices are node0 .. node" + std::to_string(node_switches.size() - 1) + " and the switches");
-      graph.add_link(e.name, from->second, to->second, e.link);
+      graph.add_link_literal(e.name, from->second, to->second, e.link);
     }
     shortest_paths(graph, first_link);
   }
@@ -61,7 +62,7 @@ class GraphRouter final : public NodeRouter {
   void shortest_paths(const FabricGraph& graph, int first_link) {
     first_link_ = first_link;
     base_ = node_switches_.front();
-    const auto vertices = graph.vertices().size() - static_cast<std::size_t>(base_);
+    const auto vertices = static_cast<std::size_t>(graph.vertex_count() - base_);
     const auto local = [&](int v) { return static_cast<std::size_t>(v - base_); };
     Graph g(vertices);
     std::vector<Weight> weight;

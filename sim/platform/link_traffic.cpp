@@ -15,8 +15,12 @@ void add_link_bytes(const collectives::Schedule& schedule, double times, const F
   for (const collectives::Step& step : schedule.steps)
     for (const collectives::Transfer& t : step.transfers)
       if (t.from != t.to) per_pair[{t.from, t.to}] += static_cast<double>(t.bytes);
-  for (const auto& [pair, pair_bytes] : per_pair)
-    for (int l : fabric.path(pair.first, pair.second).links) bytes[static_cast<std::size_t>(l)] += times * pair_bytes;
+  std::vector<int> route;
+  for (const auto& [pair, pair_bytes] : per_pair) {
+    route.clear();
+    fabric.route(pair.first, pair.second, route);
+    for (int l : route) bytes[static_cast<std::size_t>(l)] += times * pair_bytes;
+  }
 }
 
 namespace {
@@ -24,7 +28,8 @@ namespace {
 /// A link's load over `duration_s`.
 LinkLoad load_of(const Fabric& fabric, int id, double bytes, double duration_s) {
   const DirectedLink& link = fabric.links()[static_cast<std::size_t>(id)];
-  return {id, link.name, bytes, duration_s > 0 ? bytes / (link.bandwidth_Bps * duration_s) : 0.0, link.bandwidth_Bps,
+  return {id, fabric.link_name(id), bytes, duration_s > 0 ? bytes / (link.bandwidth_Bps * duration_s) : 0.0,
+          link.bandwidth_Bps,
           link.line_rate_Bps > 0 ? link.line_rate_Bps : link.bandwidth_Bps};
 }
 
@@ -33,20 +38,11 @@ bool busier(const LinkLoad& a, const LinkLoad& b) {
   return std::tie(b.utilisation, b.bytes, a.link) < std::tie(a.utilisation, a.bytes, b.link);
 }
 
-/// Writes `name` with each run of digits as one '#' to `kind`: the kind of link it names.
-void kind_of(const std::string& name, std::string& kind) {
-  kind.clear();
-  for (std::size_t k = 0; k < name.size(); ++k) {
-    const bool digit = name[k] >= '0' && name[k] <= '9';
-    if (!digit) kind += name[k];
-    else if (k == 0 || name[k - 1] < '0' || name[k - 1] > '9') kind += '#';
-  }
-}
-
 }  // namespace
 
 std::vector<LinkClass> link_classes(const Fabric& fabric, const std::vector<double>& bytes, double duration_s) {
-  // The class of a link: its bytes, bandwidth and line rate (its utilisation follows from these), then its kind.
+  // The class of a link: its bytes, bandwidth and line rate (its utilisation follows from these), then its kind:
+  // its name with digit runs as '#' (the kind of its split-duplex link's name and its direction), names unwritten.
   using Load = std::tuple<double, double, double>;
   struct LoadHash {
     std::size_t operator()(const Load& l) const {
@@ -54,20 +50,26 @@ std::vector<LinkClass> link_classes(const Fabric& fabric, const std::vector<doub
       return h(std::get<0>(l)) ^ (h(std::get<1>(l)) * 31) ^ (h(std::get<2>(l)) * 131);
     }
   };
-  std::unordered_map<Load, std::vector<std::pair<std::string, std::size_t>>, LoadHash> kinds_of_load;
+  struct Kind {
+    const std::string* duplex;
+    bool up;
+    std::size_t class_index;
+  };
+  std::unordered_map<Load, std::vector<Kind>, LoadHash> kinds_of_load;
   std::vector<LinkClass> classes;
-  std::string kind;
   for (std::size_t l = 0; l < bytes.size(); ++l) {
     if (bytes[l] <= 0) continue;
     const DirectedLink& link = fabric.links()[l];
-    kind_of(link.name, kind);
+    const std::string& duplex = fabric.graph().duplex_kind(static_cast<int>(l));
+    const bool up = l % 2 == 0;
     auto& kinds = kinds_of_load[{bytes[l], link.bandwidth_Bps, link.line_rate_Bps}];
-    auto at = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; });
+    auto at =
+        std::find_if(kinds.begin(), kinds.end(), [&](const Kind& k) { return k.up == up && *k.duplex == duplex; });
     if (at == kinds.end()) {
-      at = kinds.insert(kinds.end(), {kind, classes.size()});
+      at = kinds.insert(kinds.end(), {&duplex, up, classes.size()});
       classes.push_back({load_of(fabric, static_cast<int>(l), bytes[l], duration_s), 0});
     }
-    ++classes[at->second].count;
+    ++classes[at->class_index].count;
   }
   std::sort(classes.begin(), classes.end(),
             [](const LinkClass& a, const LinkClass& b) { return busier(a.first, b.first); });

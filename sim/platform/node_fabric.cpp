@@ -1,6 +1,5 @@
 #include "sim/platform/node_fabric.hpp"
 
-#include <string>
 
 #include "sim/collectives/nvlink_rings.hpp"
 #include "sim/core/error.hpp"
@@ -55,13 +54,11 @@ NodeFabricRouter::NodeFabricRouter(const PlatformSpec& spec, FabricGraph& graph)
   // Every node adds as many vertices and links as node 0: room for them all (and a reduction unit) once node 0 is
   // in (1.1 million directed links at 100,000 GPUs: grown by doubling, the array peaked at three times their size).
   const auto add_nodes = [&](const auto& network_of) {
-    const std::size_t vertices = graph.vertices().size(), links = graph.links().size();
-    const auto nodes = static_cast<std::size_t>(spec.nodes);
+    const FabricGraph::Size before = graph.size();
+    const NodeNames names(graph);
     for (int n = 0; n < spec.nodes; ++n) {
-      add_node(spec, graph, n, network_of(n));
-      if (n == 0)
-        graph.reserve(vertices + (graph.vertices().size() - vertices) * nodes + 1,
-                      links + (graph.links().size() - links) * nodes + 2);
+      add_node(spec, graph, names, n, network_of(n));
+      if (n == 0) graph.reserve_repeats(before, static_cast<std::size_t>(spec.nodes), {1, 2, 0, 0});
     }
   };
   std::vector<int> network;
@@ -71,13 +68,13 @@ NodeFabricRouter::NodeFabricRouter(const PlatformSpec& spec, FabricGraph& graph)
     return;
   }
   if (node_.rails) {
-    network = add_switches(graph, "rail", node_.nics);
-    const int spine = graph.add_vertex("spine", VertexKind::network_switch);
+    network = add_switches(graph, "rail#", node_.nics);
+    const int spine = graph.add_vertex(VertexKind::network_switch, "spine");
     for (int k = 0; k < node_.nics; ++k)
-      rail_spine_.push_back(graph.add_link("rail" + std::to_string(k) + "_spine", network[static_cast<std::size_t>(k)],
-                                           spine, spec.rail_spine()));
+      rail_spine_.push_back(
+          graph.add_link("rail#_spine", {k}, network[static_cast<std::size_t>(k)], spine, spec.rail_spine()));
   } else {
-    network.assign(static_cast<std::size_t>(node_.nics), graph.add_vertex("top_switch", VertexKind::network_switch));
+    network.assign(static_cast<std::size_t>(node_.nics), graph.add_vertex(VertexKind::network_switch, "top_switch"));
   }
   add_nodes([&](int) -> const std::vector<int>& { return network; });
 }
@@ -85,21 +82,21 @@ NodeFabricRouter::NodeFabricRouter(const PlatformSpec& spec, FabricGraph& graph)
 void NodeFabricRouter::add_three_tiers(const PlatformSpec& spec, FabricGraph& graph) {
   nodes_per_leaf_ = node_.nodes_per_leaf;
   units_per_pod_ = node_.units_per_pod;
-  const int core = graph.add_vertex("core", VertexKind::network_switch);
+  const int core = graph.add_vertex(VertexKind::network_switch, "core");
   std::vector<int> spines;
   for (int p = 0; p < spec.pods(); ++p) {
-    const std::string pod = "pod" + std::to_string(p);
-    spines.push_back(graph.add_vertex(pod + "_spine", VertexKind::network_switch));
-    pod_core_.push_back(graph.add_link(pod + "_core", spines.back(), core, spec.pod_core(p)));
+    spines.push_back(graph.add_vertex(VertexKind::network_switch, "pod#_spine", {p}));
+    pod_core_.push_back(graph.add_link("pod#_core", {p}, spines.back(), core, spec.pod_core(p)));
   }
+  const int leaf = graph.vertex_pattern("su#_rail#");
+  const int uplink = graph.link_pattern("su#_rail#_spine");
   for (int u = 0; u < spec.rail_leaves(); ++u) {
     std::vector<int>& leaves = leaf_.emplace_back();
     std::vector<int>& uplinks = leaf_spine_.emplace_back();
     for (int k = 0; k < node_.nics; ++k) {
-      const std::string leaf = "su" + std::to_string(u) + "_rail" + std::to_string(k);
-      leaves.push_back(graph.add_vertex(leaf, VertexKind::network_switch));
-      uplinks.push_back(
-          graph.add_link(leaf + "_spine", leaves.back(), spines[static_cast<std::size_t>(u / node_.units_per_pod)], spec.network));
+      leaves.push_back(graph.add_vertex(VertexKind::network_switch, leaf, {u, k}));
+      uplinks.push_back(graph.add_link(uplink, {u, k}, leaves.back(),
+                                       spines[static_cast<std::size_t>(u / node_.units_per_pod)], spec.network));
     }
   }
 }
@@ -116,39 +113,48 @@ void NodeFabricRouter::across_leaves(int a, int k, int b, int l, std::vector<int
   links.push_back(FabricGraph::direction(leaf_spine_[static_cast<std::size_t>(v)][static_cast<std::size_t>(l)], false));
 }
 
-void NodeFabricRouter::add_node(const PlatformSpec& spec, FabricGraph& graph, int n, const std::vector<int>& network) {
-  const std::string prefix = "node" + std::to_string(n) + "_";
+NodeFabricRouter::NodeNames::NodeNames(FabricGraph& graph)
+    : host(graph.vertex_pattern("node#_host")),
+      pcie_switch(graph.vertex_pattern("node#_pcie#")),
+      nvswitch(graph.vertex_pattern("node#_nvswitch")),
+      nic(graph.vertex_pattern("node#_nic#")),
+      switch_host(graph.link_pattern("node#_pcie#_host")),
+      gpu_pcie(graph.link_pattern("gpu#_pcie")),
+      gpu_nvlink(graph.link_pattern("gpu#_nvlink")),
+      nvlink(graph.link_pattern("node#_nvlink#-#")),
+      nic_pcie(graph.link_pattern("node#_nic#_pcie")),
+      nic_net(graph.link_pattern("node#_nic#")) {}
+
+void NodeFabricRouter::add_node(const PlatformSpec& spec, FabricGraph& graph, const NodeNames& names, int n,
+                                const std::vector<int>& network) {
   // Payload rates, not line rates: every packet's header and CRC take their share of the wire.
   const LinkSpec pcie = payload_rate(node_.pcie, pcie_payload_efficiency(node_.pcie_max_payload_bytes));
   const LinkSpec nvlink = payload_rate(node_.nvlink, nvlink_payload_efficiency(node_.nvlink_payload_bytes));
-  const int host = graph.add_vertex(prefix + "host", VertexKind::node_switch);
+  const int host = graph.add_vertex(VertexKind::node_switch, names.host, {n});
   std::vector<int>& host_links = switch_host_.emplace_back();
   std::vector<int> switches;
   for (int s = 0; s < node_.pcie_switches; ++s) {
-    switches.push_back(graph.add_vertex(prefix + "pcie" + std::to_string(s), VertexKind::node_switch));
-    host_links.push_back(
-        graph.add_link(prefix + "pcie" + std::to_string(s) + "_host", switches.back(), host, pcie));
+    switches.push_back(graph.add_vertex(VertexKind::node_switch, names.pcie_switch, {n, s}));
+    host_links.push_back(graph.add_link(names.switch_host, {n, s}, switches.back(), host, pcie));
   }
   std::vector<int>& gpu_pcie = gpu_pcie_.emplace_back();
   for (int g = 0; g < gpus_; ++g)
-    gpu_pcie.push_back(graph.add_link("gpu" + std::to_string(n * gpus_ + g) + "_pcie", n * gpus_ + g,
+    gpu_pcie.push_back(graph.add_link(names.gpu_pcie, {n * gpus_ + g}, n * gpus_ + g,
                                       switches[static_cast<std::size_t>(node_.gpu_switch(g, gpus_))], pcie));
   std::vector<int>& ports = gpu_nvswitch_.emplace_back();
   std::vector<std::vector<int>>& bundles =
       nvlink_.emplace_back(static_cast<std::size_t>(gpus_), std::vector<int>(static_cast<std::size_t>(gpus_), -1));
   if (node_.fabric == NodeFabric::nvswitch) {
-    const int nvswitch = graph.add_vertex(prefix + "nvswitch", VertexKind::node_switch);
+    const int nvswitch = graph.add_vertex(VertexKind::node_switch, names.nvswitch, {n});
     for (int g = 0; g < gpus_; ++g)
-      ports.push_back(
-          graph.add_link("gpu" + std::to_string(n * gpus_ + g) + "_nvlink", n * gpus_ + g, nvswitch, nvlink));
+      ports.push_back(graph.add_link(names.gpu_nvlink, {n * gpus_ + g}, n * gpus_ + g, nvswitch, nvlink));
   } else if (node_.fabric == NodeFabric::nvlink_mesh) {
     for (int i = 0; i < gpus_; ++i)
       for (int j = i + 1; j < gpus_; ++j) {
         const int count = node_.nvlinks[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
         if (count == 0) continue;
         const LinkSpec bundle{count * nvlink.bandwidth_Bps, nvlink.latency_s};
-        const int up = graph.add_link(prefix + "nvlink" + std::to_string(i) + "-" + std::to_string(j), n * gpus_ + i,
-                                      n * gpus_ + j, bundle);
+        const int up = graph.add_link(names.nvlink, {n, i, j}, n * gpus_ + i, n * gpus_ + j, bundle);
         bundles[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = up;
         bundles[static_cast<std::size_t>(j)][static_cast<std::size_t>(i)] = FabricGraph::direction(up, false);
       }
@@ -156,11 +162,10 @@ void NodeFabricRouter::add_node(const PlatformSpec& spec, FabricGraph& graph, in
   std::vector<int>& nic_pcie = nic_pcie_.emplace_back();
   std::vector<int>& nic_net = nic_net_.emplace_back();
   for (int k = 0; k < node_.nics; ++k) {
-    const int nic = graph.add_vertex(prefix + "nic" + std::to_string(k), VertexKind::node_switch);
-    nic_pcie.push_back(graph.add_link(prefix + "nic" + std::to_string(k) + "_pcie",
-                                      switches[static_cast<std::size_t>(node_.nic_switch(k))], nic, pcie));
-    nic_net.push_back(
-        graph.add_link(prefix + "nic" + std::to_string(k), nic, network[static_cast<std::size_t>(k)], spec.inter));
+    const int nic = graph.add_vertex(VertexKind::node_switch, names.nic, {n, k});
+    nic_pcie.push_back(
+        graph.add_link(names.nic_pcie, {n, k}, switches[static_cast<std::size_t>(node_.nic_switch(k))], nic, pcie));
+    nic_net.push_back(graph.add_link(names.nic_net, {n, k}, nic, network[static_cast<std::size_t>(k)], spec.inter));
   }
 }
 

@@ -28,8 +28,15 @@ class NodeFabricRouter {
   /// Appends the links between the leaves of NIC k of node a and NIC l of node b: none on one leaf, else up to
   /// the pod's spine, [to the core and down into the other pod's spine], down to the other leaf.
   void across_leaves(int a, int k, int b, int l, std::vector<int>& links) const;
+  /// Pattern ids of the names of a node's vertices and links (the picture in node_fabric.cpp), looked up once.
+  struct NodeNames {
+    explicit NodeNames(FabricGraph& graph);
+    int host, pcie_switch, nvswitch, nic;                                  ///< vertices
+    int switch_host, gpu_pcie, gpu_nvlink, nvlink, nic_pcie, nic_net;     ///< links
+  };
   /// Adds node n's host, PCIe switches, NVSwitch or NVLinks and NICs (NIC k on network[k]).
-  void add_node(const PlatformSpec& spec, FabricGraph& graph, int n, const std::vector<int>& network);
+  void add_node(const PlatformSpec& spec, FabricGraph& graph, const NodeNames& names, int n,
+                const std::vector<int>& network);
   /// Local GPU i of a node to local GPU j of the same node.
   void inside(int node, int i, int j, std::vector<int>& links) const;
   /// PCIe from switch s up to the host and down to switch t (nothing when s == t).

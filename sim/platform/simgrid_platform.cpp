@@ -19,7 +19,7 @@ constexpr double kHostSpeed = 1e12;
 /// The split-duplex link whose UP direction has id `up_id`.
 sg4::SplitDuplexLink* make_link(sg4::NetZone* zone, const Fabric& fabric, int up_id) {
   const DirectedLink& up = fabric.links()[static_cast<std::size_t>(up_id)];
-  sg4::SplitDuplexLink* link = zone->create_split_duplex_link(up.name.substr(0, up.name.size() - 3), up.bandwidth_Bps);
+  sg4::SplitDuplexLink* link = zone->create_split_duplex_link(fabric.graph().duplex_name(up_id), up.bandwidth_Bps);
   link->set_latency(up.latency_s)->seal();
   // A slow link (PlatformSpec::link_slowdown) may slow one direction only.
   const DirectedLink& down = fabric.links()[static_cast<std::size_t>(up_id + 1)];
@@ -39,7 +39,7 @@ std::vector<sg4::SplitDuplexLink*> make_links(sg4::NetZone* zone, const Fabric& 
 void add_star_hosts(sg4::NetZone* zone, const Fabric& fabric, const std::vector<sg4::SplitDuplexLink*>& links, int first,
                     int count, std::vector<sg4::Host*>& hosts) {
   for (int h = first; h < first + count; ++h) {
-    sg4::Host* host = zone->create_host(fabric.vertices()[static_cast<std::size_t>(h)].name, kHostSpeed)->seal();
+    sg4::Host* host = zone->create_host(fabric.vertex_name(h), kHostSpeed)->seal();
     const sg4::SplitDuplexLink* link = links[static_cast<std::size_t>(fabric.host_link(h) / 2)];
     zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, {{link, sg4::LinkInRoute::Direction::UP}}, true);
     hosts.push_back(host);
@@ -57,7 +57,7 @@ std::vector<sg4::LinkInRoute> as_route(const std::vector<int>& ids, const std::v
 
 /// Switch endpoint j's reduction unit as a host of `zone` on its own link (Fabric::endpoint_link).
 sg4::Host* add_reduction_unit(sg4::NetZone* zone, const Fabric& fabric, const std::vector<sg4::SplitDuplexLink*>& links, int j) {
-  sg4::Host* host = zone->create_host(fabric.vertices()[static_cast<std::size_t>(fabric.endpoint_vertex(j))].name,
+  sg4::Host* host = zone->create_host(fabric.vertex_name(fabric.endpoint_vertex(j)),
                                       kHostSpeed)->seal();
   zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, as_route({fabric.endpoint_link(j)}, links), true);
   return host;
@@ -68,13 +68,13 @@ std::vector<sg4::Host*> build_structured(const Fabric& fabric, const std::vector
   auto* root = sg4::create_full_zone("cluster");
   std::vector<sg4::Host*> hosts;
   for (int h = 0; h < fabric.spec().hosts(); ++h)
-    hosts.push_back(root->create_host(fabric.vertices()[static_cast<std::size_t>(h)].name, kHostSpeed)->seal());
+    hosts.push_back(root->create_host(fabric.vertex_name(h), kHostSpeed)->seal());
   const std::vector<sg4::SplitDuplexLink*> links = make_links(root, fabric);
   // Switch endpoints: the unit is a host of the zone, routed to and from the GPUs of its NVSwitch's node (node 0).
   std::vector<sg4::Host*> units;
   for (int j = 0; j < fabric.switch_endpoints(); ++j)
     units.push_back(root->create_host(
-        fabric.vertices()[static_cast<std::size_t>(fabric.endpoint_vertex(j))].name, kHostSpeed)->seal());
+        fabric.vertex_name(fabric.endpoint_vertex(j)), kHostSpeed)->seal());
   auto host_of = [&](int id) {
     return id >= 0 ? hosts[static_cast<std::size_t>(id)] : units[static_cast<std::size_t>(-1 - id)];
   };
@@ -114,7 +114,7 @@ std::vector<sg4::Host*> build_nodes(const Fabric& fabric, const std::vector<std:
   const std::vector<sg4::SplitDuplexLink*> links = make_links(root, fabric);
   std::vector<sg4::Host*> hosts;
   for (int h = 0; h < spec.hosts(); ++h) {
-    hosts.push_back(root->create_host(fabric.vertices()[static_cast<std::size_t>(h)].name, kHostSpeed)->seal());
+    hosts.push_back(root->create_host(fabric.vertex_name(h), kHostSpeed)->seal());
     zone->add_endpoint(hosts.back()->get_netpoint()->id(), h / spec.gpus_per_node, hop(links, fabric.host_link(h)),
                        hop(links, fabric.host_link(h) + 1));
   }
@@ -125,7 +125,7 @@ std::vector<sg4::Host*> build_nodes(const Fabric& fabric, const std::vector<std:
   for (const auto& [a, b] : node_pairs) zone->add_node_route(a, b, hops(links, fabric.node_route(a, b)));
   for (int j = 0; j < fabric.switch_endpoints(); ++j) {
     sg4::Host* unit = root->create_host(
-        fabric.vertices()[static_cast<std::size_t>(fabric.endpoint_vertex(j))].name, kHostSpeed)->seal();
+        fabric.vertex_name(fabric.endpoint_vertex(j)), kHostSpeed)->seal();
     const int link = fabric.endpoint_link(j);
     zone->add_endpoint(unit->get_netpoint()->id(), -1 - j, hop(links, link), hop(links, link ^ 1));
     for (int n = 0; n < spec.nodes; ++n) {

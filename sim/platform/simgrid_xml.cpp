@@ -17,7 +17,7 @@ std::string exact(double v) {
 /// Writes the split-duplex link whose UP direction has id `up_id`.
 void link(std::ostream& out, const Fabric& fabric, int up_id, const std::string& indent) {
   const DirectedLink& up = fabric.links()[static_cast<std::size_t>(up_id)];
-  out << indent << "<link id=\"" << up.name.substr(0, up.name.size() - 3) << "\" bandwidth=\""
+  out << indent << "<link id=\"" << fabric.graph().duplex_name(up_id) << "\" bandwidth=\""
       << exact(up.bandwidth_Bps) << "Bps\" latency=\"" << exact(up.latency_s)
       << "s\" sharing_policy=\"SPLITDUPLEX\"/>\n";
 }
@@ -25,9 +25,8 @@ void link(std::ostream& out, const Fabric& fabric, int up_id, const std::string&
 /// Writes the <link_ctn> elements of a list of directed link ids.
 void link_ctns(std::ostream& out, const Fabric& fabric, const std::vector<int>& ids, const std::string& indent) {
   for (int id : ids) {
-    const std::string& name = fabric.links()[static_cast<std::size_t>(id)].name;
     const bool up = id % 2 == 0;
-    out << indent << "<link_ctn id=\"" << name.substr(0, name.size() - (up ? 3 : 5)) << "\" direction=\""
+    out << indent << "<link_ctn id=\"" << fabric.graph().duplex_name(id) << "\" direction=\""
         << (up ? "UP" : "DOWN") << "\"/>\n";
   }
 }
@@ -39,9 +38,7 @@ void route(std::ostream& out, const Fabric& fabric, const std::string& src, cons
   out << indent << "</route>\n";
 }
 
-const std::string& name(const Fabric& fabric, int vertex) {
-  return fabric.vertices()[static_cast<std::size_t>(vertex)].name;
-}
+std::string name(const Fabric& fabric, int vertex) { return fabric.vertex_name(vertex); }
 
 /// Hosts [first, first + count) with their links, and the routes among them and to/from `centre` (if >= 0).
 void star_zone_body(std::ostream& out, const Fabric& fabric, int first, int count, int centre,
@@ -84,8 +81,9 @@ std::string export_simgrid_xml(const PlatformSpec& spec) {
       out << "    </zone>\n";
     }
     out << "    <zone id=\"switches\" routing=\"Full\">\n";  // a zone holds either zones or routers
-    for (const Vertex& v : fabric.vertices())
-      if (v.kind == VertexKind::network_switch) out << "      <router id=\"" << v.name << "\"/>\n";
+    for (int v = 0; v < fabric.graph().vertex_count(); ++v)
+      if (fabric.graph().vertex_kind(v) == VertexKind::network_switch)
+        out << "      <router id=\"" << name(fabric, v) << "\"/>\n";
     out << "    </zone>\n";
     for (int up = 2 * spec.hosts(); up < fabric.link_count(); up += 2) link(out, fabric, up, "    ");
     for (int a = 0; a < spec.nodes; ++a)

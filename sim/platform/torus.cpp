@@ -21,20 +21,21 @@ class TorusRouter final : public NicRouter {
  public:
   TorusRouter(const PlatformSpec& spec, const std::vector<int>& dims, FabricGraph& graph,
               const std::vector<int>& node_switches)
-      : NicRouter(spec, graph, node_switches, add_switches(graph, "router", static_cast<int>(node_switches.size())),
+      : NicRouter(spec, graph, node_switches, add_switches(graph, "router#", static_cast<int>(node_switches.size())),
                   fill_switches(static_cast<int>(node_switches.size()), 1)),
         dims_(dims) {
     const int routers = static_cast<int>(node_switches.size());
     const std::size_t n = dims_.size();
     plus_.assign(static_cast<std::size_t>(routers) * n, -1);
     minus_.assign(static_cast<std::size_t>(routers) * n, -1);
+    const int name = graph.link_pattern("router#-router#");
     for (int r = 0; r < routers; ++r)
       for (std::size_t i = 0; i < n; ++i) {
         const int d = dims_[i];
         const int x = coordinate(r, i);
         if (d < 2 || (d == 2 && x == 1)) continue;
         const int next = neighbour(r, i, 1);
-        const int up = graph.add_link("router" + std::to_string(r) + "-router" + std::to_string(next), switch_vertex(r),
+        const int up = graph.add_link(name, {r, next}, switch_vertex(r),
                                       switch_vertex(next), spec.network);
         plus_[slot(r, i)] = up;
         minus_[slot(next, i)] = FabricGraph::direction(up, false);

@@ -15,7 +15,7 @@ namespace {
 class TwoLevelRouter final : public NicRouter {
  public:
   TwoLevelRouter(const PlatformSpec& spec, FabricGraph& graph, const std::vector<int>& node_switches)
-      : NicRouter(spec, graph, node_switches, {graph.add_vertex("top_switch", VertexKind::network_switch)},
+      : NicRouter(spec, graph, node_switches, {graph.add_vertex(VertexKind::network_switch, "top_switch")},
                   fill_switches(static_cast<int>(node_switches.size()), static_cast<int>(node_switches.size()))) {}
 
  private:

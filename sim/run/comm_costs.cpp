@@ -5,7 +5,7 @@
 
 #include "sim/collectives/schedule_time.hpp"
 #include "sim/core/error.hpp"
-#include "sim/platform/link_traffic.hpp"
+#include "sim/run/pair_bytes.hpp"
 #include "sim/run/run_simulation.hpp"
 
 namespace dtsim::run {
@@ -72,6 +72,10 @@ void CommCosts::add_links(const taskgraph::TaskGraph& graph, std::vector<double>
   for (std::size_t r = 0; r < graph.programs.size(); ++r)
     for (const Task& t : graph.programs[r].tasks)
       if (t.op != Op::compute && t.op != Op::recv) ++uses[key(static_cast<int>(r), t)];
+  // Every communication on one kind of group (a role's group, or its pipeline peer) is summed per pair of group
+  // ranks first (PairBytes: whole bytes, exact in any order); each instance of the group then walks its pairs'
+  // paths once, not once per distinct message size.
+  std::map<std::tuple<int, std::string, int>, PairBytes> on_group;  // (role, group, peer of a send) ->
   for (const auto& [k, count] : uses) {
     const auto& [role, op, group, bytes, peer] = k;
     if (meets_elsewhere(op)) {  // the stage's whole iteration, once per exchanging iteration (its first bucket's push)
@@ -82,11 +86,17 @@ void CommCosts::add_links(const taskgraph::TaskGraph& graph, std::vector<double>
     }
     const Task probe{op, taskgraph::Stream::compute, "", "", 0, bytes, group, peer, -1, {}};
     const std::vector<std::vector<actors::Flow>> flows = group_flows(role, probe, true);
-    const ConcurrentInstances& instances = instances_of(role, probe);
-    for (std::size_t k = 0; k < instances.size(); ++k) {
-      const std::span<const int> hosts = instances.hosts(k);
-      platform::add_link_bytes(actors::as_schedule(on_members(flows, {hosts.begin(), hosts.end()}), s_.workers), count,
-                               fabric_, link_bytes);
+    const bool send = op == Op::send;
+    on_group[{role, send ? "" : group, send ? peer : -1}].add(actors::as_schedule(flows, s_.workers), count);
+  }
+  for (int rank = 0; rank < s_.workers; ++rank) {  // each rank's role once, then that role's kinds of group
+    const int role = placement_.stage(rank);
+    for (auto at = on_group.lower_bound({role, "", -1}); at != on_group.end() && std::get<0>(at->first) == role; ++at) {
+      const auto& [_, group, peer] = at->first;
+      if (peer >= 0)
+        at->second.add_to_links(fabric_, link_bytes, {rank, placement_.stage_rank(rank, peer)});
+      else if (placement_.leads(rank, group))
+        at->second.add_to_links(fabric_, link_bytes, placement_.members(rank, group));
     }
   }
 }

@@ -7,6 +7,8 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <numeric>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -78,11 +80,21 @@ parallel::Workload workload_of(const scenario::Scenario& s, int iterations,
   in.average_in_flight = s.sync.exchanges_in_flight() > 0;
   // Traced: the first trace_workers ranks and each stage's first (timeline_of), at most.
   const std::int64_t traced = std::min(s.workers, s.output.trace_workers) + layout.pipeline;
+  // Counting the tasks without the graph builds one iteration at pipeline and at 2 x pipeline micro-batches: a graph
+  // no bigger than that (a plan candidate's one iteration of up to 2 x pipeline micro-batches) is built and counted.
+  std::optional<parallel::Workload> built;
+  std::vector<std::int64_t> stage_tasks;
+  if (static_cast<std::int64_t>(iterations) * in.micro_batches <= 2 * layout.pipeline) {
+    built = parallel::build_workload(layout, in);
+    for (const taskgraph::Program& p : built->graph.programs)
+      stage_tasks.push_back(static_cast<std::int64_t>(p.tasks.size()));
+  } else {
+    stage_tasks = parallel::workload_tasks(layout, in);
+  }
   std::int64_t tasks = 0, rank_tasks = 0;
-  for (const std::int64_t stage : parallel::workload_tasks(layout, in))
-    tasks += stage, rank_tasks += stage * (s.workers / layout.pipeline);
+  for (const std::int64_t stage : stage_tasks) tasks += stage, rank_tasks += stage * (s.workers / layout.pipeline);
   refuse_oversized_workload(s, tasks, tasks / layout.pipeline * traced, rank_tasks, core::read_process_limits());
-  return parallel::build_workload(layout, in);
+  return built ? std::move(*built) : parallel::build_workload(layout, in);
 }
 
 /// A rank's compute stream per iteration from its spans of `program` (waiting = exposed communication and the
@@ -294,6 +306,39 @@ RankClasses classes_of(const scenario::Scenario& s, const parallel::Placement& p
   return rank_classes(placement, keys, std::vector<std::string>(groups.begin(), groups.end()));
 }
 
+/// Sorts `events` by (worker, lane, start), ties as std::sort leaves them. The sort compares each lane's rank in name
+/// order, not its name, and moves indices, not events (100,000 of them at a 3D layout's traced ranks): the same
+/// comparisons give the same order.
+void sort_events(std::vector<TraceEvent>& events) {
+  std::vector<std::string> lanes;
+  for (const TraceEvent& e : events)
+    if (std::find(lanes.begin(), lanes.end(), e.lane) == lanes.end()) lanes.push_back(e.lane);
+  std::sort(lanes.begin(), lanes.end());
+  std::vector<std::size_t> lane_rank;
+  lane_rank.reserve(events.size());
+  for (const TraceEvent& e : events)
+    lane_rank.push_back(static_cast<std::size_t>(std::lower_bound(lanes.begin(), lanes.end(), e.lane) - lanes.begin()));
+  std::vector<std::size_t> order(events.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return std::tie(events[a].worker, lane_rank[a], events[a].start_s) <
+           std::tie(events[b].worker, lane_rank[b], events[b].start_s);
+  });
+  // Event k takes event order[k]'s place, cycle by cycle, in place (a sorted copy would double the events' memory).
+  std::vector<bool> placed(events.size(), false);
+  for (std::size_t k = 0; k < events.size(); ++k) {
+    if (placed[k]) continue;
+    TraceEvent first = std::move(events[k]);
+    std::size_t at = k;
+    for (; order[at] != k; at = order[at]) {
+      events[at] = std::move(events[order[at]]);
+      placed[at] = true;
+    }
+    events[at] = std::move(first);
+    placed[at] = true;
+  }
+}
+
 /// The timeline from each rank's spans and traffic: marks for every rank, events for the traced ranks (the
 /// first trace_workers and the lowest rank of every stage, so that every stage shows).
 Timeline timeline_of(const scenario::Scenario& s, const parallel::Workload& work, const parallel::Placement& placement,
@@ -326,9 +371,7 @@ Timeline timeline_of(const scenario::Scenario& s, const parallel::Workload& work
                                  spans[i].end_s, t.bytes, {}});
     }
   }
-  std::sort(timeline.events.begin(), timeline.events.end(), [](const TraceEvent& a, const TraceEvent& b) {
-    return std::tie(a.worker, a.lane, a.start_s) < std::tie(b.worker, b.lane, b.start_s);
-  });
+  sort_events(timeline.events);
   return timeline;
 }
 

@@ -29,6 +29,7 @@
 #include "sim/scenario/parallel_section.hpp"
 #include "sim/memory/activations.hpp"
 #include "sim/run/memory_check.hpp"
+#include "sim/run/pair_bytes.hpp"
 #include "sim/parallel/data_parallel.hpp"
 #include "sim/sync/architecture_traits.hpp"
 #include "sim/sync/scheme.hpp"
@@ -130,53 +131,6 @@ std::pair<taskgraph::Op, std::int64_t> group_op(const scheduling::Exchange& e, i
   if (e.kind == Kind::allgather) return {taskgraph::Op::allgather, e.bytes * ranks};
   return {e.kind == Kind::allreduce ? taskgraph::Op::allreduce : taskgraph::Op::gtopk, e.bytes};
 }
-
-/// Bytes per (from, to) pair over several plans, summed before any path is walked: plans between the same pairs
-/// in the same order (a run's distinct bucket sizes on one group) add element by element, and each pair's path
-/// is walked once when the totals go onto the links. The sums are of whole bytes (exact in a double below 2^53),
-/// so the links' loads are the same numbers as plan by plan.
-class PairBytes {
- public:
-  /// Adds `times` x each transfer of `plan`.
-  void add(const collectives::Schedule& plan, double times) {
-    for (const collectives::Step& step : plan.steps) {
-      if (!same_pairs(step)) {
-        flush();
-        for (const collectives::Transfer& t : step.transfers) pairs_.emplace_back(t.from, t.to);
-        bytes_.assign(pairs_.size(), 0.0);
-      }
-      for (std::size_t i = 0; i < step.transfers.size(); ++i)
-        bytes_[i] += times * static_cast<double>(step.transfers[i].bytes);
-    }
-  }
-  /// Puts the bytes on the links of `fabric` (platform::add_link_bytes of every plan added, with its times).
-  void add_to_links(const platform::Fabric& fabric, std::vector<double>& link_bytes) {
-    flush();
-    collectives::Schedule totals{0, {{}}};
-    for (const auto& [pair, bytes] : kept_)
-      totals.steps.front().transfers.push_back({pair.first, pair.second, static_cast<std::int64_t>(bytes)});
-    platform::add_link_bytes(totals, 1.0, fabric, link_bytes);
-  }
-
- private:
-  bool same_pairs(const collectives::Step& step) const {
-    return step.transfers.size() == pairs_.size() &&
-           std::equal(step.transfers.begin(), step.transfers.end(), pairs_.begin(),
-                      [](const collectives::Transfer& t, const std::pair<int, int>& p) {
-                        return t.from == p.first && t.to == p.second;
-                      });
-  }
-  void flush() {
-    for (std::size_t i = 0; i < pairs_.size(); ++i)
-      if (pairs_[i].first != pairs_[i].second) kept_[pairs_[i]] += bytes_[i];
-    pairs_.clear();
-    bytes_.clear();
-  }
-
-  std::vector<std::pair<int, int>> pairs_;  ///< the pattern being added to
-  std::vector<double> bytes_;               ///< [pattern transfer]
-  std::map<std::pair<int, int>, double> kept_;
-};
 
 /// The plans of the buckets' exchanges among `participants` (increasing worker numbers), each distinct exchange
 /// costed once by GroupCollectives over the participants' routes. All workers: the group on the platform's nodes.
@@ -479,7 +433,10 @@ RunResult run_simulation(const scenario::Scenario& s, const Notes& notes) {
   if (scenario::uses_layout(s)) return run_layout(s, notes);
   // Numerics mode trains first: its decisions (LAG's skipped uploads, AdaComm's periods) shape the time line.
   std::optional<numerics::TrainingRun> training;
-  if (s.numerics.enabled) training = train_numerics(s);
+  if (s.numerics.enabled) {
+    check_memory(s);  // before training, not after
+    training = train_numerics(s);
+  }
   if (!training || !s.sync.rules().loss_rule(s.sync)) return simulate_time_line(s, training, notes);
   std::vector<double> losses;
   for (const numerics::StepReport& step : training->steps) losses.push_back(step.loss);

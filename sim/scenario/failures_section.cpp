@@ -1,6 +1,5 @@
 #include "sim/scenario/failures_section.hpp"
 
-#include <algorithm>
 
 #include "sim/core/error.hpp"
 #include "sim/platform/fabric.hpp"
@@ -30,10 +29,9 @@ void load_failures(std::vector<Section> entries, Scenario& s) {
                                "duration applies to link failures");
     } else {
       failure.link = f.required_string("link");
-      const auto& links = fabric.links();
-      if (std::none_of(links.begin(), links.end(), [&](const auto& l) { return l.name == failure.link; }))
+      if (fabric.graph().find_link(failure.link) < 0)
         throw core::InputError(f.where_key("link"), "platform '" + s.platform.name + "' has no link '" + failure.link + "'",
-                               "a directed link name such as \"" + links.front().name + "\" (dtsim platform show lists them)");
+                               "a directed link name such as \"" + fabric.link_name(0) + "\" (dtsim platform show lists them)");
       failure.duration_s = f.optional_duration("duration");
       if (failure.duration_s && *failure.duration_s <= 0)
         throw core::InputError(f.where_key("duration"), "the duration is zero", "it must be positive, or absent for good");

@@ -3,7 +3,6 @@
 #include <fstream>
 #include <sstream>
 
-#include <algorithm>
 
 #include "sim/core/error.hpp"
 #include "sim/platform/fabric.hpp"
@@ -106,10 +105,9 @@ void load_stragglers(Section& t, const toml::table& table, const std::filesystem
       throw core::InputError(where(links->source()), "'slow_links' is not an array", "e.g. slow_links = [\"nic3_UP\"]");
     for (const toml::node& l : *links->as_array()) {
       const auto name = l.value<std::string>();
-      const auto& all = fabric.links();
-      if (!name || std::none_of(all.begin(), all.end(), [&](const auto& d) { return d.name == *name; }))
+      if (!name || fabric.graph().find_link(*name) < 0)
         throw core::InputError(where(l.source()), "platform '" + s.platform.name + "' has no such link",
-                               "directed link names such as \"" + all.front().name + "\" (dtsim platform show lists them)");
+                               "directed link names such as \"" + fabric.link_name(0) + "\" (dtsim platform show lists them)");
       s.platform.link_slowdown[*name] = factor;
     }
   } else if (t.has("slow_link_factor")) {

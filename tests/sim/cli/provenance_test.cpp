@@ -102,15 +102,36 @@ TEST(RunFolder, ANewRunRemovesWhatAnEarlierRunLeft) {
   fs::remove_all(out);
 }
 
+TEST(RunFolder, ARunThatDoesNotFitLeavesAnEarlierRunsOutputs) {
+  const fs::path out = folder("refused");
+  ASSERT_EQ(dtsim("run --set workers=4 --set iterations=1 --out " + out.string()).code, 0);
+  // The run's own memory check refuses, for data parallelism and for a layout, before the folder is claimed.
+  for (const std::string& big : {std::string("--set model.name=gpt2_medium --set batch_size=512"),
+                                 std::string("--set model.name=llama2_70b --set platform=dgx_h100 --set workers=8 "
+                                             "--set parallel.tensor=2 --set batch_size=8")}) {
+    const Outcome o = dtsim("run " + big + " --set iterations=1 --out " + out.string());
+    EXPECT_EQ(o.code, 2) << o.output;
+    EXPECT_NE(o.output.find("per GPU"), std::string::npos) << o.output;
+    EXPECT_TRUE(fs::exists(out / "timeline.json")) << big;
+    EXPECT_EQ(report(out)["setup"]["workers"], 4) << big;
+  }
+  fs::remove_all(out);
+}
+
 TEST(RunFolder, ASweepFolderIsRefused) {
   const fs::path out = folder("sweep");
   fs::create_directories(out);
   std::ofstream(out / "results.csv") << "point\n";
+  const std::string said = "dtsim: error: " + out.string() +
+                           ": the folder holds a sweep's results; write the run into another folder (--out or "
+                           "output.dir)\n";
   const Outcome o = dtsim("run --out " + out.string());
   EXPECT_EQ(o.code, 2);
-  EXPECT_EQ(o.output, "dtsim: error: " + out.string() +
-                          ": the folder holds a sweep's results; write the run into another folder (--out or "
-                          "output.dir)\n");
+  EXPECT_EQ(o.output, said);
+  // Before anything is simulated: a run that would not fit hears of the folder first.
+  const Outcome big = dtsim("run --set model.name=gpt2_medium --set batch_size=512 --out " + out.string());
+  EXPECT_EQ(big.code, 2);
+  EXPECT_EQ(big.output, said);
   fs::remove_all(out);
 }
 

@@ -13,7 +13,7 @@ namespace {
 
 std::vector<std::string> names(const Fabric& fabric, const std::vector<int>& links) {
   std::vector<std::string> out;
-  for (int l : links) out.push_back(fabric.links()[static_cast<std::size_t>(l)].name);
+  for (int l : links) out.push_back(fabric.link_name(l));
   return out;
 }
 
@@ -40,6 +40,17 @@ TEST(Fabric, EveryRouteOfEveryTopologyIsAChainFromGpuToGpu) {
         EXPECT_EQ(at, b) << topology_name(t);
         EXPECT_DOUBLE_EQ(p.latency_s, latency_s);
       }
+  }
+}
+
+TEST(Fabric, FindsEveryLinkByItsNameAndNoOther) {
+  for (Topology t : testing::all_topologies()) {
+    const Fabric fabric(testing::small_platform(t));
+    for (int id = 0; id < fabric.link_count(); ++id)
+      EXPECT_EQ(fabric.graph().find_link(fabric.link_name(id)), id) << topology_name(t) << " " << fabric.link_name(id);
+    const std::string up = fabric.link_name(0);
+    EXPECT_EQ(fabric.graph().find_link(up.substr(0, up.size() - 3)), -1) << "no direction";
+    EXPECT_EQ(fabric.graph().find_link("nosuch0_UP"), -1);
   }
 }
 

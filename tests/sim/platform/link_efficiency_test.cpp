@@ -47,12 +47,14 @@ TEST(LinkEfficiency, StructuredNodeLinksCarryPayloadRates) {
   s.node.pcie_max_payload_bytes = 128;
   const Fabric f(s);
   EXPECT_DOUBLE_EQ(collectives::schedule_time_s(nvlink_hop, f), 2 * kNvlinkS + bytes / (kNvlinkBps * 256 / 272));
-  for (const DirectedLink& l : f.links()) {
-    if (l.name.find("pcie") != std::string::npos) {
-      EXPECT_DOUBLE_EQ(l.bandwidth_Bps, kPcieBps * 128 / 152) << l.name;
+  for (int id = 0; id < f.link_count(); ++id) {
+    const std::string name = f.link_name(id);
+    const double bandwidth_Bps = f.link_bandwidth_Bps(id);
+    if (name.find("pcie") != std::string::npos) {
+      EXPECT_DOUBLE_EQ(bandwidth_Bps, kPcieBps * 128 / 152) << name;
     }
-    if (l.name.find("nvlink") != std::string::npos) {
-      EXPECT_DOUBLE_EQ(l.bandwidth_Bps, kNvlinkBps * 256 / 272) << l.name;
+    if (name.find("nvlink") != std::string::npos) {
+      EXPECT_DOUBLE_EQ(bandwidth_Bps, kNvlinkBps * 256 / 272) << name;
     }
   }
   // The closed forms' costs see the same payload rate.

@@ -21,7 +21,7 @@ constexpr std::int64_t kBytes = 64'000'000;
 /// Names of the directed links from GPU a to GPU b.
 std::vector<std::string> route(const Fabric& f, int a, int b) {
   std::vector<std::string> names;
-  for (int l : f.path(a, b).links) names.push_back(f.links()[static_cast<std::size_t>(l)].name);
+  for (int l : f.path(a, b).links) names.push_back(f.link_name(l));
   return names;
 }
 
@@ -113,8 +113,8 @@ double rail_spine_Bps(int nodes, int per_leaf) {
   spec.node.rails = true;
   spec.node.nodes_per_leaf = per_leaf;
   const Fabric f(spec);
-  for (const DirectedLink& l : f.links())
-    if (l.name == "rail0_spine_UP") return l.bandwidth_Bps;
+  const int id = f.graph().find_link("rail0_spine_UP");
+  if (id >= 0) return f.link_bandwidth_Bps(id);
   ADD_FAILURE() << "no rail0_spine_UP";
   return 0;
 }

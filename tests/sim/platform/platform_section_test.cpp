@@ -41,7 +41,7 @@ TEST(PlatformFiles, EveryNewTopologyLoads) {
   EXPECT_EQ(graph.graph.edges[0].name, "node0-tor0");
   const platform::Fabric f(graph);
   std::vector<std::string> route;
-  for (int l : f.node_route(0, 7)) route.push_back(f.links()[static_cast<std::size_t>(l)].name);
+  for (int l : f.node_route(0, 7)) route.push_back(f.link_name(l));
   EXPECT_EQ(route, (std::vector<std::string>{"node0-tor0_UP", "tor0-core_UP", "tor1-core_DOWN", "node7-tor1_DOWN"}));
 }
 
@@ -338,7 +338,7 @@ TEST(PlatformFiles, DgxPlatformsLoadWithTheirStructure) {
     const platform::Fabric f(spec);
     // GPU 0 of node 0 to GPU 0 of node 1 leaves and enters through NIC 0 of each node.
     std::vector<std::string> route;
-    for (int l : f.path(0, 8).links) route.push_back(f.links()[static_cast<std::size_t>(l)].name);
+    for (int l : f.path(0, 8).links) route.push_back(f.link_name(l));
     EXPECT_EQ(route[2], "node0_nic0_UP") << spec.name;
     EXPECT_EQ(route[route.size() - 3], "node1_nic0_DOWN") << spec.name;
   }
@@ -412,9 +412,10 @@ TEST(PlatformSection, ThreeTierRailFatTreeHasALeafPerRailAndUnitAPodSpineAndACor
   EXPECT_EQ(spec.pods(), 2);
   const platform::Fabric f(spec);
   int leaf_uplinks = 0, pod_links = 0;
-  for (const auto& l : f.links()) {
-    if (l.name.starts_with("su") && l.name.ends_with("_spine_UP")) ++leaf_uplinks;
-    if (l.name.starts_with("pod") && l.name.ends_with("_core_UP")) ++pod_links;
+  for (int id = 0; id < f.link_count(); ++id) {
+    const std::string name = f.link_name(id);
+    if (name.starts_with("su") && name.ends_with("_spine_UP")) ++leaf_uplinks;
+    if (name.starts_with("pod") && name.ends_with("_core_UP")) ++pod_links;
   }
   EXPECT_EQ(leaf_uplinks, 8 * 8);  // a leaf per rail and unit
   EXPECT_EQ(pod_links, 2);
@@ -422,7 +423,7 @@ TEST(PlatformSection, ThreeTierRailFatTreeHasALeafPerRailAndUnitAPodSpineAndACor
   EXPECT_DOUBLE_EQ(spec.pod_core(0).bandwidth_Bps, 4 * 8 * 1.6e12 / 2);
   const auto names = [&](int from, int to) {
     std::vector<std::string> route;
-    for (int l : f.path(from, to).links) route.push_back(f.links()[static_cast<std::size_t>(l)].name);
+    for (int l : f.path(from, to).links) route.push_back(f.link_name(l));
     return route;
   };
   // Rail 0 of nodes 0 and 1: one leaf (GPU, its PCIe switch, NIC up; NIC down, PCIe, GPU).

@@ -37,7 +37,7 @@ std::vector<std::string> link_names(const sg4::Engine& engine) {
 
 std::vector<std::string> link_names(const Fabric& fabric) {
   std::vector<std::string> names;
-  for (const DirectedLink& l : fabric.links()) names.push_back(l.name);
+  for (int id = 0; id < fabric.link_count(); ++id) names.push_back(fabric.link_name(id));
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -50,7 +50,7 @@ void expect_same_route(const Fabric& fabric, const std::vector<sg4::Host*>& host
   const core::Path p = fabric.path(a, b);
   std::vector<std::string> simgrid_names, fabric_names;
   for (const sg4::Link* l : links) simgrid_names.push_back(l->get_name());
-  for (int l : p.links) fabric_names.push_back(fabric.links()[static_cast<std::size_t>(l)].name);
+  for (int l : p.links) fabric_names.push_back(fabric.link_name(l));
   EXPECT_EQ(simgrid_names, fabric_names) << a << " -> " << b;
   EXPECT_NEAR(latency_s, p.latency_s, 1e-15) << a << " -> " << b;
 }
@@ -113,7 +113,7 @@ TEST(SimGridPlatform, AReductionUnitRoutesAsFabricSaysFromEveryNode) {
   const std::vector<sg4::Host*> hosts = build_simgrid_platform(spec, {});
   const Fabric fabric(spec);
   ASSERT_EQ(fabric.switch_endpoints(), 1);
-  sg4::Host* unit = sg4::Host::by_name(fabric.vertices()[static_cast<std::size_t>(fabric.endpoint_vertex(0))].name);
+  sg4::Host* unit = sg4::Host::by_name(fabric.vertex_name(fabric.endpoint_vertex(0)));
   for (int h = 0; h < spec.hosts(); ++h)
     for (const bool to_unit : {true, false}) {
       std::vector<sg4::Link*> links;
@@ -123,7 +123,7 @@ TEST(SimGridPlatform, AReductionUnitRoutesAsFabricSaysFromEveryNode) {
           ->route_to(to_unit ? unit : hosts[static_cast<std::size_t>(h)], links, &latency_s);
       std::vector<std::string> simgrid_names, fabric_names;
       for (const sg4::Link* l : links) simgrid_names.push_back(l->get_name());
-      for (int l : p.links) fabric_names.push_back(fabric.links()[static_cast<std::size_t>(l)].name);
+      for (int l : p.links) fabric_names.push_back(fabric.link_name(l));
       EXPECT_EQ(simgrid_names, fabric_names) << h << (to_unit ? " -> unit" : " <- unit");
       EXPECT_NEAR(latency_s, p.latency_s, 1e-15) << h;
     }
