@@ -35,7 +35,12 @@ std::vector<std::string> claim_run_folder(const std::string& folder) {
   std::error_code ec;
   std::set<std::string> stale{"report.json", "summary.csv", "timeline.json", "report.html", "plots"};
   std::ifstream in(dir / "report.json");
-  const nlohmann::json old = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
+  // Only the earlier report's "outputs" is read: every other top-level value is skipped as it is parsed, not built
+  // (a 100,000-rank report's workers would cost more than the run's own analytic level).
+  const auto outputs_only = [](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    return depth != 1 || event != nlohmann::json::parse_event_t::key || parsed == "outputs";
+  };
+  const nlohmann::json old = in ? nlohmann::json::parse(in, outputs_only, false) : nlohmann::json();
   if (old.is_object() && old.contains("outputs") && old["outputs"].is_array())
     for (const nlohmann::json& name : old["outputs"])
       if (name.is_string() && fs::path(name.get<std::string>()).is_relative() &&
