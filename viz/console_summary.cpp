@@ -53,8 +53,8 @@ void print_sync_summary(std::ostream& out, const run::RunResult& r) {
 }
 
 /// What bounds the run, as the HTML report opens with it (its what-ifs are proposed once simulated: dtsim explain).
-void print_diagnosis(std::ostream& out, const run::RunResult& r) {
-  const Diagnosis d = diagnose(report_json(r, {}));
+void print_diagnosis(std::ostream& out, const nlohmann::json& report) {
+  const Diagnosis d = diagnose(report);
   if (d.bound != "none") fmt::print(out, "{}\n", d.answer);
 }
 
@@ -77,7 +77,7 @@ void print_memory(std::ostream& out, const memory::MemoryBreakdown& m) {
 
 }  // namespace
 
-void print_console_summary(std::ostream& out, const run::RunResult& r) {
+void print_console_summary(std::ostream& out, const run::RunResult& r, const nlohmann::json& report) {
   const run::RunInfo& i = r.info;
   fmt::print(out, "dtsim {}: {}\n", i.dtsim_version, i.scenario);
   if (!i.overrides.empty()) fmt::print(out, "  overrides  --set {}\n", fmt::join(i.overrides, " --set "));
@@ -162,7 +162,7 @@ void print_console_summary(std::ostream& out, const run::RunResult& r) {
     fmt::print(out, "\n");
   }
   print_sync_summary(out, r);
-  print_diagnosis(out, r);
+  print_diagnosis(out, report);
   for (const std::string& f : r.failures) fmt::print(out, "failure: {}\n", f);
   print_stopped(out, r);
   if (!r.traffic.empty())

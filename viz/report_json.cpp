@@ -168,8 +168,8 @@ nlohmann::json report_json(const run::RunResult& r, const std::vector<std::strin
   return report;
 }
 
-void write_report_json(const std::string& path, const run::RunResult& r, const std::vector<std::string>& outputs) {
-  const std::string text = report_json(r, outputs).dump(2);
+void write_report_json(const std::string& path, const nlohmann::json& report) {
+  const std::string text = report.dump(2);
   core::write_atomically(path, [&](std::ostream& out) { out << text << '\n'; });
 }
 

@@ -10,13 +10,14 @@
 
 namespace dtsim::viz {
 
-/// A human-readable summary: setup, per-iteration table, breakdown of worker 0, traffic.
-void print_console_summary(std::ostream& out, const run::RunResult& result);
+/// A human-readable summary: setup, per-iteration table, breakdown of worker 0, traffic, and the diagnosis of
+/// `report` (report_json of `result`: built once for the console and the file, 10 % of a 100,000-GPU run).
+void print_console_summary(std::ostream& out, const run::RunResult& result, const nlohmann::json& report);
 /// The content of report.json (below), in memory.
 nlohmann::json report_json(const run::RunResult& result, const std::vector<std::string>& outputs);
 /// report.json: the whole result except the timeline, with its provenance and the run's `outputs` (file names
 /// in the run folder; readers use only these) (schema in README.md).
-void write_report_json(const std::string& path, const run::RunResult& result, const std::vector<std::string>& outputs);
+void write_report_json(const std::string& path, const nlohmann::json& report);
 /// summary.csv: one row per iteration with the breakdown averaged over workers (first a "# NOT REPRODUCIBLE: why"
 /// line when the run timed kernels on the host).
 void write_summary_csv(const std::string& path, const run::RunResult& result);

@@ -29,18 +29,71 @@ void check_run_folder(const std::string& folder) {
                            "give a writable folder (--out or output.dir)");
 }
 
+namespace {
+
+/// The strings of an earlier report's top-level "outputs" array, read without building the report: a SAX handler
+/// that keeps nothing else and stops after that array (a 100,000-rank report is megabytes). Not JSON, or no such
+/// array: none.
+class OutputsOnly final : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  std::vector<std::string> outputs;
+
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t& value) override {
+    if (in_outputs_ && depth_ == 2) outputs.push_back(value);
+    return true;
+  }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return open(false); }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(true); }
+  bool end_array() override { return close(); }
+  bool key(string_t& name) override {
+    outputs_next_ = depth_ == 1 && name == "outputs";
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    outputs.clear();
+    return false;
+  }
+
+ private:
+  bool open(bool array) {
+    if (depth_ == 0 && array) return false;  // a top-level array: not a report
+    if (depth_ == 1) in_outputs_ = array && outputs_next_;
+    ++depth_;
+    return true;
+  }
+  bool close() {
+    --depth_;
+    return !(in_outputs_ && depth_ == 1);  // the outputs read: stop
+  }
+  int depth_ = 0;
+  bool outputs_next_ = false;
+  bool in_outputs_ = false;
+};
+
+std::vector<std::string> report_outputs(std::istream& in) {
+  OutputsOnly handler;
+  nlohmann::json::sax_parse(in, &handler, nlohmann::json::input_format_t::json, false);
+  return handler.outputs;
+}
+
+}  // namespace
+
 std::vector<std::string> claim_run_folder(const std::string& folder) {
   check_run_folder(folder);
   const fs::path dir(folder);
   std::error_code ec;
   std::set<std::string> stale{"report.json", "summary.csv", "timeline.json", "report.html", "plots"};
   std::ifstream in(dir / "report.json");
-  const nlohmann::json old = in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
-  if (old.is_object() && old.contains("outputs") && old["outputs"].is_array())
-    for (const nlohmann::json& name : old["outputs"])
-      if (name.is_string() && fs::path(name.get<std::string>()).is_relative() &&
-          name.get<std::string>().find("..") == std::string::npos)
-        stale.insert(name.get<std::string>());
+  if (in)
+    for (const std::string& name : report_outputs(in))
+      if (fs::path(name).is_relative() && name.find("..") == std::string::npos) stale.insert(name);
   std::vector<std::string> removed;
   for (const std::string& name : stale) {
     const fs::path path = dir / name;

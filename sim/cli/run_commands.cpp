@@ -41,13 +41,14 @@ int run_command(const std::string& file, const std::vector<std::string>& overrid
       run::run_simulation(s, [](const std::string& note) { std::cerr << "dtsim: note: " << note << '\n'; });
   const std::vector<std::string> removed = viz::claim_run_folder(s.output.dir);
   result.info.command_line = command_line;
-  viz::print_console_summary(std::cout, result);
-  if (!removed.empty()) std::cout << "removed " << removed.size() << " outputs of an earlier run in " << s.output.dir << '\n';
   const std::vector<std::string> outputs = viz::run_output_names(s.output.timeline);
+  const nlohmann::json report = viz::report_json(result, outputs);
+  viz::print_console_summary(std::cout, result, report);
+  if (!removed.empty()) std::cout << "removed " << removed.size() << " outputs of an earlier run in " << s.output.dir << '\n';
   // report.json last: a folder whose report.json lists a file holds that file from the same run.
   viz::write_summary_csv(s.output.dir + "/summary.csv", result);
   if (s.output.timeline) viz::write_chrome_trace(s.output.dir + "/timeline.json", result);
-  viz::write_report_json(s.output.dir + "/report.json", result, outputs);
+  viz::write_report_json(s.output.dir + "/report.json", report);
   std::cout << "wrote";
   for (const std::string& name : outputs) std::cout << (name == outputs.front() ? " " : ", ") << s.output.dir << '/' << name;
   if (s.output.timeline) std::cout << " (open the timeline in ui.perfetto.dev)";

@@ -75,8 +75,7 @@ double ring_phase_time_s(const std::vector<std::vector<int>>& rings, int ranks, 
   });
   std::vector<const core::Path*> pointers;
   for (const core::Path& p : paths) pointers.push_back(&p);
-  std::vector<int> scratch(static_cast<std::size_t>(network.link_count()), 0);
-  const std::vector<TransferCost> costs = shared_costs(pointers, network, scratch);
+  const std::vector<TransferCost> costs = shared_costs(pointers, network);
   double step_s = 0;
   for (std::size_t i = 0; i < costs.size(); ++i) step_s = std::max(step_s, transfer_end_s(0, wire.step_latency_s, costs[i], largest[i]));
   return (ranks - 1) * step_s;

@@ -14,19 +14,22 @@ bool same_pairs(const Step& a, const Step& b) {
 
 }  // namespace
 
-std::vector<TransferCost> shared_costs(const std::vector<const core::Path*>& paths, const core::PathModel& network,
-                                       std::vector<int>& flows_on_link) {
-  for (const core::Path* p : paths)
-    for (int link : p->links) ++flows_on_link[static_cast<std::size_t>(link)];
+std::vector<TransferCost> shared_costs(const std::vector<const core::Path*>& paths, const core::PathModel& network) {
+  // The paths on a link, counted in the sorted links the paths cross: as large as the paths, not as the network
+  // (a link-count array of a 100,000-GPU fabric, zeroed per call, cost more than the paths).
+  std::vector<int> crossed;
+  for (const core::Path* p : paths) crossed.insert(crossed.end(), p->links.begin(), p->links.end());
+  std::sort(crossed.begin(), crossed.end());
+  const auto flows_on = [&](int link) {
+    const auto [first, last] = std::equal_range(crossed.begin(), crossed.end(), link);
+    return static_cast<int>(last - first);
+  };
   std::vector<TransferCost> costs;
   costs.reserve(paths.size());
   for (const core::Path* p : paths) {
     TransferCost& c = costs.emplace_back(TransferCost{p->latency_s, p->rate_cap_Bps});
-    for (int link : p->links)
-      c.share_Bps = std::min(c.share_Bps, network.link_bandwidth_Bps(link) / flows_on_link[static_cast<std::size_t>(link)]);
+    for (int link : p->links) c.share_Bps = std::min(c.share_Bps, network.link_bandwidth_Bps(link) / flows_on(link));
   }
-  for (const core::Path* p : paths)
-    for (int link : p->links) flows_on_link[static_cast<std::size_t>(link)] = 0;
   return costs;
 }
 
@@ -38,8 +41,7 @@ std::vector<TransferCost> pair_costs(const std::vector<std::pair<int, int>>& pai
   std::vector<const core::Path*> pointers;
   pointers.reserve(paths.size());
   for (const core::Path& path : paths) pointers.push_back(&path);
-  std::vector<int> scratch(static_cast<std::size_t>(network.link_count()), 0);
-  return shared_costs(pointers, network, scratch);
+  return shared_costs(pointers, network);
 }
 
 const std::vector<TransferCost>& KeptPairCosts::costs(const std::vector<std::pair<int, int>>& pairs) const {
@@ -49,7 +51,6 @@ const std::vector<TransferCost>& KeptPairCosts::costs(const std::vector<std::pai
 }
 
 double schedule_time_s(const Schedule& schedule, const core::PathModel& network) {
-  std::vector<int> flows_on_link(static_cast<std::size_t>(network.link_count()), 0);
   // Ranks, then the switch endpoints (endpoint_index).
   std::vector<double> ready(static_cast<std::size_t>(schedule.ranks + schedule.switches), 0.0);
   auto at = [&](std::vector<double>& times, int id) -> double& {
@@ -72,7 +73,7 @@ double schedule_time_s(const Schedule& schedule, const core::PathModel& network)
         if (it == path_of_pair.end()) it = path_of_pair.emplace(key, network.path(t.from, t.to)).first;
         paths.push_back(&it->second);
       }
-      costs = shared_costs(paths, network, flows_on_link);
+      costs = shared_costs(paths, network);
     }
     next_ready = ready;
     for (std::size_t i = 0; i < step.transfers.size(); ++i) {

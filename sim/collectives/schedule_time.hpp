@@ -28,9 +28,8 @@ struct TransferCost {
 };
 
 /// The costs of transfers along `paths` that run together: min over each path's links of (link bandwidth /
-/// paths on the link), and at most the path's rate cap. `flows_on_link` is scratch, link_count() zeros, left as it was given.
-std::vector<TransferCost> shared_costs(const std::vector<const core::Path*>& paths, const core::PathModel& network,
-                                       std::vector<int>& flows_on_link);
+/// paths on the link), and at most the path's rate cap.
+std::vector<TransferCost> shared_costs(const std::vector<const core::Path*>& paths, const core::PathModel& network);
 
 /// The costs of transfers from pairs[i].first to pairs[i].second that run together (shared_costs over their paths);
 /// over a KeptPairCosts, its kept costs.

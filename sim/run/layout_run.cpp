@@ -351,6 +351,8 @@ Timeline timeline_of(const scenario::Scenario& s, const parallel::Workload& work
   for (int stage = 0; stage < s.parallel.pipeline; ++stage) traced[static_cast<std::size_t>(placement.representative(stage))] = true;
   // Ranks that share their spans (a class of the analytic level) share their marks: computed once per class.
   std::map<std::pair<std::size_t, const std::vector<taskgraph::Span>*>, std::size_t> marked;  // -> its first rank
+  timeline.marks.reserve(W);
+  timeline.traffic.reserve(W);
   for (std::size_t w = 0; w < W; ++w) {
     const auto role = static_cast<std::size_t>(placement.stage(static_cast<int>(w)));
     const taskgraph::Program& program = work.graph.programs[role];

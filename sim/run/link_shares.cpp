@@ -34,12 +34,15 @@ const LinkDivisors& ConcurrentInstances::step_divisors(const std::vector<std::pa
   // Per link of the representative's routes: (its transfers, every instance's). Only those links are counted, so
   // the count is as large as the representative's routes, not as the fabric or the instances' routes.
   std::unordered_map<int, std::pair<int, int>> count;
-  const auto route = [&](std::size_t k, int from, int to) {
+  std::vector<int> links;  // one route's, reused: the walk allocates nothing per route
+  const auto route = [&](std::size_t k, int from, int to) -> const std::vector<int>& {
     // A switch's endpoint (a negative id) is the fabric's, the same for every instance.
     const auto host = [&](int rank) {
       return rank < 0 ? rank : hosts_[k * group_size_ + static_cast<std::size_t>(rank)];
     };
-    return fabric_.path(host(from), host(to)).links;
+    links.clear();
+    fabric_.route(host(from), host(to), links);
+    return links;
   };
   for (const auto& [from, to] : pairs)
     for (const int link : route(mine_, from, to)) ++count[link].first;

@@ -23,11 +23,11 @@ void PairBytes::add_to_links(const platform::Fabric& fabric, std::vector<double>
   const auto host = [&](int rank) {
     return rank < 0 || members.empty() ? rank : members[static_cast<std::size_t>(rank)];
   };
-  std::vector<int> route;
-  for (const auto& [pair, bytes] : kept_) {
-    route.clear();
-    fabric.route(host(pair.first), host(pair.second), route);
-    for (int l : route) link_bytes[static_cast<std::size_t>(l)] += bytes;
+  if (totals_.empty()) totals_.assign(kept_.begin(), kept_.end());
+  for (const auto& [pair, bytes] : totals_) {
+    route_.clear();
+    fabric.route(host(pair.first), host(pair.second), route_);
+    for (int l : route_) link_bytes[static_cast<std::size_t>(l)] += bytes;
   }
 }
 
@@ -42,6 +42,7 @@ bool PairBytes::same_pairs(const collectives::Step& step) const {
 void PairBytes::flush() {
   for (std::size_t i = 0; i < pairs_.size(); ++i)
     if (pairs_[i].first != pairs_[i].second) kept_[pairs_[i]] += bytes_[i];
+  if (!pairs_.empty()) totals_.clear();
   pairs_.clear();
   bytes_.clear();
 }

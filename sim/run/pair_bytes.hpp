@@ -29,6 +29,9 @@ class PairBytes {
   std::vector<std::pair<int, int>> pairs_;  ///< the pattern being added to
   std::vector<double> bytes_;               ///< [pattern transfer]
   std::map<std::pair<int, int>, double> kept_;
+  /// kept_ in its order, in one array: walked once per instance of the group (cleared when kept_ changes)
+  std::vector<std::pair<std::pair<int, int>, double>> totals_;
+  std::vector<int> route_;  ///< one pair's links, reused
 };
 
 }  // namespace dtsim::run

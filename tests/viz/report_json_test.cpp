@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 std::string written(const dtsim::run::RunResult& r, const std::vector<std::string>& outputs) {
   const fs::path path = fs::temp_directory_path() / ("report_json_test_" + std::to_string(::getpid()) + ".json");
-  dtsim::viz::write_report_json(path.string(), r, outputs);
+  dtsim::viz::write_report_json(path.string(), dtsim::viz::report_json(r, outputs));
   std::string text = dtsim::testing::file_text(path);
   fs::remove(path);
   return text;

@@ -100,8 +100,7 @@ TEST(LinkShares, DivisorsCountEveryInstancesTransfersPerStep) {
   const LinkDivisors both = instances.divisors({{flow(0, 1), flow(1, 0)}});
   ASSERT_EQ(both.size(), 4u);
   for (const auto& [link, divisor] : both) {
-    EXPECT_NE(fabric.link_name(link).find("nic"), std::string::npos)
-        << fabric.link_name(link);
+    EXPECT_NE(fabric.link_name(link).find("nic"), std::string::npos) << fabric.link_name(link);
     EXPECT_EQ(divisor, 2.0);
   }
   EXPECT_EQ(instances.divisors({{flow(0, 1)}}).size(), 2u);
