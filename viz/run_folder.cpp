@@ -11,6 +11,8 @@
 namespace dtsim::viz {
 namespace fs = std::filesystem;
 
+constexpr const char* kWritableFolder = "give a writable folder (--out or output.dir)";
+
 std::vector<std::string> run_output_names(bool timeline) {
   std::vector<std::string> names{"report.json", "summary.csv"};
   if (timeline) names.emplace_back("timeline.json");
@@ -22,11 +24,8 @@ void check_run_folder(const std::string& folder) {
   if (fs::exists(dir / "results.csv") || fs::exists(dir / "points"))
     throw core::InputError(folder, "the folder holds a sweep's results",
                            "write the run into another folder (--out or output.dir)");
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir))
-    throw core::InputError(folder, "cannot create the output folder: " + (ec ? ec.message() : "a file has that name"),
-                           "give a writable folder (--out or output.dir)");
+  if (fs::exists(dir) && !fs::is_directory(dir))
+    throw core::InputError(folder, "cannot create the output folder: a file has that name", kWritableFolder);
 }
 
 namespace {
@@ -89,6 +88,10 @@ std::vector<std::string> claim_run_folder(const std::string& folder) {
   check_run_folder(folder);
   const fs::path dir(folder);
   std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir))
+    throw core::InputError(folder, "cannot create the output folder: " + (ec ? ec.message() : "a file has that name"),
+                           kWritableFolder);
   std::set<std::string> stale{"report.json", "summary.csv", "timeline.json", "report.html", "plots"};
   std::ifstream in(dir / "report.json");
   if (in)

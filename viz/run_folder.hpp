@@ -11,8 +11,8 @@ namespace dtsim::viz {
 /// Files a run writes into its folder, relative to it, in the order report.json lists them.
 std::vector<std::string> run_output_names(bool timeline);
 
-/// Refuses (core::InputError), before a run is simulated, a folder it could not claim: one that holds a sweep, or
-/// that cannot be created. Creates it; removes nothing.
+/// Refuses (core::InputError), before a run is simulated, a folder it could not claim: one that holds a sweep, or a
+/// file in its place. Creates and removes nothing (a refused run leaves no folder).
 void check_run_folder(const std::string& folder);
 
 /// Prepares `folder` for a new run: check_run_folder, then removes the earlier run's outputs (report.json's "outputs", and every file name dtsim writes there: reports,
