@@ -31,6 +31,15 @@ taskgraph::Task task(taskgraph::Op op, const std::string& group, int peer = -1) 
   return t;
 }
 
+/// The layout tensor x pipeline x data.
+parallel::Layout layout_of(int tensor, int pipeline, int data) {
+  parallel::Layout layout;
+  layout.tensor = tensor;
+  layout.pipeline = pipeline;
+  layout.data = data;
+  return layout;
+}
+
 /// The analytic level's time of `t` of stage `role` on layout `layout` over the platform of `s`.
 double time_s(const scenario::Scenario& s, const parallel::Layout& layout, const taskgraph::Task& t, int role = 0) {
   const parallel::Placement placement(layout, s.platform.gpus_per_node);
@@ -44,9 +53,7 @@ TEST(LinkShares, DataGroupsOnOneNicEachGetItsShare) {
   // all-reduce of n bytes over 2 ranks is 2 steps of n / 2 bytes, each transfer at B / k: launch + 2 L + k n / B
   // (k = 1: one group, the NIC its own).
   for (const int k : {1, 2, 4}) {
-    parallel::Layout layout;
-    layout.tensor = k;
-    layout.data = 2;
+    const parallel::Layout layout = layout_of(k, 1, 2);
     const double n = static_cast<double>(kBytes);
     EXPECT_NEAR(time_s(on_two_level(2, k), layout, task(taskgraph::Op::allreduce, "data")),
                 kLaunch_s + 2 * kRoute_s + k * n / kNic_Bps, 1e-15)
@@ -58,9 +65,7 @@ TEST(LinkShares, RingWithHalfItsHopsAcrossTheNics) {
   // TP 2 x DP 4 on 2 nodes of 4: data groups (0, 2, 4, 6) and (1, 3, 5, 7); each ring crosses from node 0 to 1 at
   // 2 -> 4 and back at 6 -> 0, so each NIC direction carries one hop of each group. Every one of the ring's
   // 2 (p - 1) = 6 steps waits for its crossing hops: 6 (L + (n / 4) / (B / 2)).
-  parallel::Layout layout;
-  layout.tensor = 2;
-  layout.data = 4;
+  const parallel::Layout layout = layout_of(2, 1, 4);
   const double n = static_cast<double>(kBytes);
   EXPECT_NEAR(time_s(on_two_level(2, 4), layout, task(taskgraph::Op::allreduce, "data")),
               kLaunch_s + 6 * (kRoute_s + (n / 4) / (kNic_Bps / 2)), 1e-15);
@@ -69,9 +74,7 @@ TEST(LinkShares, RingWithHalfItsHopsAcrossTheNics) {
 TEST(LinkShares, PipelineSendsOfAStageShareItsNic) {
   // TP 2 x PP 2 on 2 nodes of 2: stage 0 is node 0, stage 1 node 1; ranks 0 -> 2 and 1 -> 3 send their activations
   // at once over one NIC: launch + L + 2 n / B.
-  parallel::Layout layout;
-  layout.tensor = 2;
-  layout.pipeline = 2;
+  const parallel::Layout layout = layout_of(2, 2, 1);
   EXPECT_NEAR(time_s(on_two_level(2, 2), layout, task(taskgraph::Op::send, "", 1)),
               kLaunch_s + kRoute_s + 2 * static_cast<double>(kBytes) / kNic_Bps, 1e-15);
   // The same stage-1 sends backward.
@@ -82,9 +85,7 @@ TEST(LinkShares, PipelineSendsOfAStageShareItsNic) {
 TEST(LinkShares, GroupsOnTheirOwnLinksAreTimedAlone) {
   // TP 2 x DP 2 on one node of 4: tensor groups (0, 1) and (2, 3), each GPU on its own link to the node's switch:
   // nothing shared, the ring of one group alone, 2 steps of (2 x 1 us + (n / 2) / 50 GB/s).
-  parallel::Layout layout;
-  layout.tensor = 2;
-  layout.data = 2;
+  const parallel::Layout layout = layout_of(2, 1, 2);
   const double n = static_cast<double>(kBytes);
   EXPECT_NEAR(time_s(on_two_level(1, 4), layout, task(taskgraph::Op::allreduce, "tensor")),
               kLaunch_s + 2 * (2e-6 + (n / 2) / kGpuLink_Bps), 1e-15);
