@@ -51,8 +51,10 @@ sg4::Mailbox* receive_box(int rank, int task) {
 class LayoutClient final : public WalkClient {
  public:
   LayoutClient(const taskgraph::TaskGraph& graph, const GraphRanks& ranks, StepContext& steps, bool fuse,
-              FailureInjector& failures)
-      : graph_(graph), ranks_(ranks), steps_(steps), fuse_(fuse), failures_(failures), traffic_(ranks.role.size()) {
+              FailureInjector& failures, const std::vector<sg4::Host*>& hosts, run::Timeline& outcome)
+      : graph_(graph), ranks_(ranks), steps_(steps), fuse_(fuse), failures_(failures), traffic_(ranks.role.size()),
+        context_{steps, hosts, outcome, 0, [this](int rank, const std::string& why) { failures_.take_out(rank, why); }},
+        servers_(context_, traffic_) {
     for (const taskgraph::Program& p : graph.programs) receive_of_.emplace_back(p.tasks.size(), -1);
     for (std::size_t r = 0; r < graph.programs.size(); ++r)
       for (std::size_t j = 0; j < graph.programs[r].tasks.size(); ++j) {
@@ -87,6 +89,11 @@ class LayoutClient final : public WalkClient {
     }
     const RankPart& p = part(rank, i);
     if (p.launch_s > 0) sg4::this_actor::sleep_for(p.launch_s);
+    if (p.servers) {
+      if (t.op == Op::push) servers_.push(rank, i, t.item, *p.server_role, *p.servers);
+      else servers_.pull(rank, i, t.item, *p.server_role, *p.servers);
+      return;
+    }
     if (t.op == Op::send) {
       const int receive = receive_of_[static_cast<std::size_t>(role(rank))][static_cast<std::size_t>(i)];
       const auto bytes = static_cast<std::uint64_t>(t.bytes);
@@ -157,6 +164,8 @@ class LayoutClient final : public WalkClient {
   std::vector<std::vector<int>> receive_of_;         ///< [role][send task]: the matching receive in the peer's program
   std::map<std::pair<int, int>, Meeting> meetings_;  ///< (instance, task) of the flow level's collectives in progress
   std::vector<run::WorkerTraffic> traffic_;          ///< per rank
+  RunContext context_;                               ///< what the servers' transfers use
+  ServerRuns servers_;
 };
 
 std::vector<Walk> walks_of(const taskgraph::TaskGraph& graph) {
@@ -180,13 +189,13 @@ GraphRun simulate_graph(const platform::PlatformSpec& platform, const taskgraph:
   taskgraph::check(graph);
   DTSIM_CHECK(static_cast<int>(ranks.role.size()) <= platform.hosts(), "ranks must fit on the platform");
   DTSIM_CHECK(ranks.parts.size() == ranks.role.size(), "parts per rank");
-  sg4::Engine engine = make_engine(graph_actors(graph, ranks.role));
+  sg4::Engine engine = make_engine(graph_actors(graph, ranks.role) + ranks.helper_actors);
   const std::vector<sg4::Host*> hosts = platform::build_simgrid_platform(platform, ranks.pairs);
   const platform::Fabric fabric(platform);
   StepContext steps{fabric, {}, {}};
   GraphRun run;
   FailureInjector injector(options.failures, hosts, run.outcome);
-  LayoutClient client(graph, ranks, steps, options.fuse, injector);
+  LayoutClient client(graph, ranks, steps, options.fuse, injector, hosts, run.outcome);
   const std::vector<Walk> walks = walks_of(graph);
   std::vector<std::vector<int>> rank_walks;
   for (int r : ranks.role) rank_walks.push_back({r});

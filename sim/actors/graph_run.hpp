@@ -10,6 +10,7 @@
 
 #include "sim/actors/failure_injector.hpp"
 #include "sim/actors/rank_steps.hpp"
+#include "sim/actors/server_runs.hpp"
 #include "sim/platform/platform_spec.hpp"
 #include "sim/results/run_result.hpp"
 #include "sim/results/timeline.hpp"
@@ -25,6 +26,9 @@ struct RankPart {
   int instance = -1;    ///< collectives: the group instance's first rank (with the task: the flow level's barrier)
   int members = 1;      ///< collectives: ranks of the group instance
   int peer = -1;        ///< sends: the receiving rank
+  /// Pushes and pulls at parameter servers: the stage's exchange and the rank's place in it (steps unused).
+  std::shared_ptr<const ServerExchange> servers;
+  std::shared_ptr<const ServerRole> server_role;
 };
 
 /// What the layout's client needs to know about the ranks, as plain data.
@@ -33,6 +37,7 @@ struct GraphRanks {
   std::vector<std::vector<int>> part_of;      ///< [role][task]: index into parts[rank] of a communication task, else -1
   std::vector<std::vector<RankPart>> parts;   ///< [rank][part]
   std::vector<std::pair<int, int>> pairs;     ///< the host pairs the parts use (their routes are built)
+  std::int64_t helper_actors = 0;  ///< actors the parts start besides the walker's, at most at once (server_actors)
 };
 
 /// What the ranks did: spans[rank][task] of its role's program (end -1: it never ended, the job stopped before),
@@ -66,7 +71,8 @@ std::int64_t graph_actors(const taskgraph::TaskGraph& graph, const std::vector<i
 /// collectives never match each other's messages; at the flow level (`options.fuse`) the group's members wait
 /// for each other before and after the fused flows, as a collective's step dependencies keep them within a step.
 /// A send puts its bytes on the mailbox of the matching receive, whose rank is its permanent receiver (the
-/// transfer starts at once, as the analytic level assumes); the receive ends when the bytes are there. Compute runs at
+/// transfer starts at once, as the analytic level assumes); the receive ends when the bytes are there. Pushes and
+/// pulls run the rank's part at the servers (server_runs.hpp). Compute runs at
 /// `options`' speeds, failures happen at their times (GraphRunOptions). Creates the process's one SimGrid engine:
 /// call at most once per process.
 GraphRun simulate_graph(const platform::PlatformSpec& platform, const taskgraph::TaskGraph& graph,

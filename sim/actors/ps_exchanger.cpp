@@ -1,14 +1,12 @@
 #include "sim/actors/ps_exchanger.hpp"
 
 #include <algorithm>
-#include <mutex>
 #include <string>
 
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
-#include <simgrid/s4u/Mutex.hpp>
 
 #include "sim/core/error.hpp"
 #include "sim/sync/ps_partitions.hpp"
@@ -79,11 +77,8 @@ PsExchanger::PsExchanger(RunContext& context, const PsSetup& setup)
     : context_(context), setup_(setup), pieces_(ps_pieces(setup)), participants_(participants_of(setup)),
       ledger_(piece_count(pieces_), participants_, setup.sync),
       servers_(setup.server_hosts.size()), credits_(static_cast<std::size_t>(participants_)),
+      connections_(setup.fifo_connections), stages_(setup.before_push, setup.after_pull),
       tag_(static_cast<std::size_t>(participants_), 0), outstanding_(static_cast<std::size_t>(setup.workers), 0) {
-  const std::size_t stages = setup.before_push.size() + setup.after_pull.size();
-  stage_busy_.resize(static_cast<std::size_t>(participants_));
-  for (auto& busy : stage_busy_)
-    for (std::size_t k = 0; k < stages; ++k) busy.push_back(sg4::Mutex::create());
   const int id = piece_count(pieces_);
   piece_changed_ = std::vector<Condition>(static_cast<std::size_t>(id));
   pieces_per_iteration_ = id;
@@ -223,9 +218,9 @@ void PsExchanger::run_task(int participant, int iteration, std::size_t bucket, s
   for (const Piece& piece : pieces)
     sg4::Actor::create("push", context_.hosts[static_cast<std::size_t>(root)],
                        [this, participant, iteration, piece, layer, pushed, pulled] {
-                         run_stages(participant, setup_.before_push, piece.push_bytes);
+                         stages_.run(participant, setup_.before_push, piece.push_bytes);
                          push_and_pull(participant, iteration, piece, layer, *pushed);
-                         run_stages(participant, setup_.after_pull, piece.pull_bytes);
+                         stages_.run(participant, setup_.after_pull, piece.pull_bytes);
                          pulled->release();
                        });
   for (std::size_t k = 0; k < pieces.size(); ++k) pushed->acquire();
@@ -269,7 +264,7 @@ void PsExchanger::push_and_pull(int participant, int iteration, const Piece& pie
     piece_changed_[static_cast<std::size_t>(piece.id)].wait([&] { return ledger_.may_push(piece.id, participant); });
     acquire_credit(participant, layer, piece.push_bytes);
     // A colocated server on the worker's own host takes the push from memory.
-    if (worker != server && !send_message(root, server_host, piece.push_bytes))
+    if (worker != server && !connections_.send(context_, root, server_host, piece.push_bytes))
       context_.take_out(root, lost_connection(root));
     release_credit(participant, piece.push_bytes);
     traffic.bytes_sent += piece.push_bytes;
@@ -286,18 +281,10 @@ void PsExchanger::push_and_pull(int participant, int iteration, const Piece& pie
     if (histogram.size() <= staleness) histogram.resize(staleness + 1, 0);
     ++histogram[staleness];
   }
-  if (worker != server && !send_message(server_host, root, piece.pull_bytes))
+  if (worker != server && !connections_.send(context_, server_host, root, piece.pull_bytes))
     context_.take_out(root, lost_connection(root));
   traffic.bytes_received += piece.pull_bytes;
   load.bytes_out += piece.pull_bytes;
-}
-
-bool PsExchanger::send_message(int from, int to, std::int64_t bytes) {
-  if (!setup_.fifo_connections) return try_sendto(context_, from, to, bytes);
-  sg4::MutexPtr& connection = connections_[{from, to}];
-  if (!connection) connection = sg4::Mutex::create();
-  const std::unique_lock<sg4::Mutex> in_order(*connection);
-  return try_sendto(context_, from, to, bytes);
 }
 
 /// One push at a time: sum it into the partition's accumulator (unless its round is closed), then tell the
@@ -319,16 +306,6 @@ void PsExchanger::serve(int server) {
     }
     if (!ledger_.apply(push.piece, push.participant, push.tag)) ++dropped_[{push.participant, push.iteration}];
     piece_changed_[static_cast<std::size_t>(push.piece)].notify_all();
-  }
-}
-
-void PsExchanger::run_stages(int participant, const std::vector<NodeStage>& stages, std::int64_t bytes) {
-  const std::size_t first = &stages == &setup_.before_push ? 0 : setup_.before_push.size();
-  for (std::size_t k = 0; k < stages.size(); ++k) {
-    const sg4::MutexPtr& busy = stage_busy_[static_cast<std::size_t>(participant)][first + k];
-    busy->lock();
-    sg4::this_actor::sleep_for(stages[k].time_s(bytes));
-    busy->unlock();
   }
 }
 

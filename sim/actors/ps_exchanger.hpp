@@ -16,11 +16,11 @@
 #include <tuple>
 #include <vector>
 
-#include <simgrid/s4u/Mutex.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 
 #include "sim/actors/condition.hpp"
 #include "sim/actors/exchanger.hpp"
+#include "sim/actors/ps_transport.hpp"
 #include "sim/sync/push_ledger.hpp"
 #include "sim/sync/sync_policy.hpp"
 
@@ -31,16 +31,6 @@ struct PsExchange {
   double before_s = 0;
   std::int64_t push_bytes = 0;
   std::int64_t pull_bytes = 0;
-};
-
-/// One step a node runs on each partition before its push or after its pull (BytePS: the NCCL reduce over
-/// NVLink or a PCIe switch, the copy to host memory, the CPU's sum across PCIe switches; and back): a resource of
-/// the node that takes one partition at a time, `latency_s + bytes * seconds_per_byte`.
-struct NodeStage {
-  std::string name;
-  double latency_s = 0;
-  double seconds_per_byte = 0;
-  double time_s(std::int64_t bytes) const { return latency_s + static_cast<double>(bytes) * seconds_per_byte; }
 };
 
 /// Server of partition `part` of flat exchange `exchange` (exchanges numbered across buckets in bucket order)
@@ -120,8 +110,6 @@ class PsExchanger : public Exchanger {
     std::deque<Push> queue;
     simgrid::s4u::SemaphorePtr pending = simgrid::s4u::Semaphore::create(0);
   };
-  /// Runs partition `bytes` through `stages`, each a resource of `participant` taking one partition at a time.
-  void run_stages(int participant, const std::vector<NodeStage>& stages, std::int64_t bytes);
   struct Credit {
     std::int64_t in_flight = 0;
     std::set<std::tuple<int, long, simgrid::s4u::Semaphore*>> waiting;  ///< (layer, arrival, wake-up)
@@ -138,9 +126,6 @@ class PsExchanger : public Exchanger {
                      simgrid::s4u::Semaphore& pushed);
   void acquire_credit(int participant, int layer, std::int64_t bytes);
   void release_credit(int participant, std::int64_t bytes);
-  /// Sends `bytes` from host `from` to host `to` (after the earlier messages of the pair, fifo_connections).
-  bool send_message(int from, int to, std::int64_t bytes);
-  std::map<std::pair<int, int>, simgrid::s4u::MutexPtr> connections_;
   /// A participant's exchange e of a bucket: gather the node, push and pull every piece, send back.
   void run_task(int participant, int iteration, std::size_t bucket, std::size_t e);
   using TaskKey = std::tuple<int, int, std::size_t, std::size_t>;  ///< (participant, iteration, bucket, exchange)
@@ -156,7 +141,8 @@ class PsExchanger : public Exchanger {
   sync::PushLedger ledger_;
   std::vector<Server> servers_;
   std::vector<Credit> credits_;
-  std::vector<std::vector<simgrid::s4u::MutexPtr>> stage_busy_;  ///< [participant][stage]: before, then after
+  Connections connections_;  ///< to and from the servers
+  NodeStageResources stages_;
   std::vector<int> tag_;                          ///< per participant: model version it computes on
   std::map<std::pair<int, int>, bool> granted_;   ///< (participant, iteration) -> run it
   long started_ = 0;                              ///< asynchronous budget: worker-iterations started

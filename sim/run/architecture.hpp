@@ -17,6 +17,7 @@
 #include "sim/actors/collective_exchanger.hpp"
 #include "sim/actors/ps_exchanger.hpp"
 #include "sim/actors/rank_steps.hpp"
+#include "sim/actors/server_runs.hpp"
 #include "sim/actors/simgrid_run.hpp"
 #include "sim/memory/memory_breakdown.hpp"
 #include "numerics/sync_config.hpp"
@@ -89,6 +90,15 @@ class Architecture {
   virtual std::optional<std::vector<std::vector<actors::Flow>>> layout_flows(const scenario::Scenario& /*s*/,
                                                                              const scheduling::BucketWork& /*work*/,
                                                                              int /*ranks*/, bool /*fuse*/) const {
+    return std::nullopt;
+  }
+  /// A layout's simulated levels at parameter servers: the exchange of one stage's buckets (`plan`, `work`) among
+  /// its data-parallel `groups` (hosts; AnalyticInput::groups) as actors::ServerRuns runs it; none where the
+  /// architecture does not meet at servers.
+  virtual std::optional<actors::ServerExchange> layout_servers(const scenario::Scenario& /*s*/,
+                                                               const scheduling::IterationPlan& /*plan*/,
+                                                               const std::vector<scheduling::BucketWork>& /*work*/,
+                                                               const std::vector<std::vector<int>>& /*groups*/) const {
     return std::nullopt;
   }
   /// Numerics mode: sets how the workers' models meet when the architecture decides it (gossip: mixing with

@@ -147,10 +147,10 @@ ActorCount gossip_actors(const actors::GossipSetup& setup) {
   return {2 * workers + senders, fmt::format("{} workers x 2 and {} senders to neighbours", workers, senders)};
 }
 
-ActorCount layout_actors(const taskgraph::TaskGraph& graph, const std::vector<int>& role) {
-  return {actors::graph_actors(graph, role),
-          fmt::format("{} ranks x the streams of their stage's program (compute, tensor, data, gather, pipeline)",
-                      role.size())};
+ActorCount layout_actors(const taskgraph::TaskGraph& graph, const std::vector<int>& role, std::int64_t helpers) {
+  return {actors::graph_actors(graph, role) + helpers,
+          fmt::format("{} ranks x the streams of their stage's program (compute, tensor, data, gather, pipeline){}",
+                      role.size(), helpers > 0 ? fmt::format(", {} pushing and pulling pieces", helpers) : "")};
 }
 
 std::int64_t simulation_bytes(const ActorCount& count, int hosts) {

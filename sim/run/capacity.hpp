@@ -31,8 +31,9 @@ ActorCount ps_actors(const actors::PsSetup& setup);
 /// Gossip: the workers' two actors and, while a bucket is exchanged, one sender per neighbour.
 ActorCount gossip_actors(const actors::GossipSetup& setup);
 
-/// Parallel layouts: one actor per rank and stream its stage's program uses (actors::graph_actors).
-ActorCount layout_actors(const taskgraph::TaskGraph& graph, const std::vector<int>& role);
+/// Parallel layouts: one actor per rank and stream its stage's program uses (actors::graph_actors), and `helpers`
+/// more that their parts start (GraphRanks::helper_actors: pushes and pulls at parameter servers).
+ActorCount layout_actors(const taskgraph::TaskGraph& graph, const std::vector<int>& role, std::int64_t helpers = 0);
 
 /// Bytes a run with `count` actors on a platform of `hosts` hosts adds to the process (SimGrid's engine, the
 /// actors' stacks and objects, its hosts, links and routes).

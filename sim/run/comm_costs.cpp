@@ -38,7 +38,21 @@ double CommCosts::operator()(int role, const Task& t) {
   return entry(role, t).time_s;
 }
 
+std::shared_ptr<const actors::ServerExchange> CommCosts::server_exchange(int role) {
+  std::shared_ptr<const actors::ServerExchange>& at = servers_[role];
+  if (at) return at;
+  DTSIM_CHECK(stages_ != nullptr, "a layout's pushes are planned with its stages' plans");
+  const scheduling::IterationPlan& plan = (*stages_)[static_cast<std::size_t>(role)].exchanges;
+  std::optional<actors::ServerExchange> exchange = architecture_named(s_.architecture)
+                                                       .layout_servers(s_, plan, bucket_work(plan),
+                                                                       stage_data_groups(s_, placement_, role));
+  DTSIM_CHECK(exchange.has_value(), "architecture " + s_.architecture + " places a layout's servers");
+  at = std::make_shared<const actors::ServerExchange>(std::move(*exchange));
+  return at;
+}
+
 std::vector<std::vector<actors::Flow>> CommCosts::group_flows(int role, const Task& t, bool fuse) const {
+  DTSIM_CHECK(!at_servers(t), "pushes and pulls run at the servers (server_exchange), not as a plan among the group");
   if (meets_elsewhere(t.op)) {
     DTSIM_CHECK(stages_ != nullptr, "a layout's pushes and neighbour exchanges are planned with its stages' plans");
     const std::vector<scheduling::BucketWork> work = bucket_work((*stages_)[static_cast<std::size_t>(role)].exchanges);
@@ -51,6 +65,7 @@ std::vector<std::vector<actors::Flow>> CommCosts::group_flows(int role, const Ta
 }
 
 double CommCosts::launch_s(int role, const Task& t) const {
+  if (t.op == Op::pull) return 0;
   // An exchange at servers or neighbours waits what plain data parallelism's does: an all-reduce's launch.
   return collectives_.launch_s(meets_elsewhere(t.op) ? Op::allreduce : t.op, static_cast<int>(members(role, t).size()));
 }

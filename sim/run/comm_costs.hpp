@@ -38,9 +38,15 @@ class CommCosts {
   /// level). Planned on the representative's group: every instance of a role's group has its shape.
   std::vector<std::vector<actors::Flow>> group_flows(int role, const taskgraph::Task& t, bool fuse) const;
 
-  /// The launch cost a communication task waits before its transfers (none where the plan charges it, or
-  /// where the group is one rank and nothing moves).
+  /// The launch cost a communication task waits before its transfers (none where the plan charges it, where
+  /// the group is one rank and nothing moves, or for a pull: its push launched the bucket's exchange).
   double launch_s(int role, const taskgraph::Task& t) const;
+
+  /// Whether task `t` is a push or a pull at parameter servers (no plan among the group: server_exchange).
+  static bool at_servers(const taskgraph::Task& t) { return t.op == taskgraph::Op::push || t.op == taskgraph::Op::pull; }
+
+  /// The simulated levels' exchange of `role`'s buckets at the servers (architecture.hpp's layout_servers), made once.
+  std::shared_ptr<const actors::ServerExchange> server_exchange(int role);
 
   /// The collectives it plans with.
   const GroupCollectives& collectives() const { return collectives_; }
@@ -78,6 +84,7 @@ class CommCosts {
   std::map<Key, Entry> cache_;
   const std::vector<parallel::StagePlan>* stages_;
   std::map<int, StageExchange> exchanges_;  ///< by role
+  std::map<int, std::shared_ptr<const actors::ServerExchange>> servers_;  ///< by role
   std::map<std::tuple<int, std::string, int>, ConcurrentInstances> instances_;  ///< by (role, group, peer)
   std::vector<std::vector<int>> stage_ranks_;  ///< by role: its ranks, in order (made on first use)
 };

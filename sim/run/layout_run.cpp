@@ -21,6 +21,7 @@
 #include "sim/parallel/stage_memory.hpp"
 #include "sim/parallel/workload.hpp"
 #include "sim/platform/fabric.hpp"
+#include "sim/run/architectures/server_exchange.hpp"
 #include "sim/run/assemble.hpp"
 #include "sim/run/bucket_plan.hpp"
 #include "sim/run/capacity.hpp"
@@ -128,8 +129,16 @@ std::vector<IterationMarks> rank_marks(const taskgraph::Program& program, const 
 /// Every rank's tasks over all iterations and the flows their communication starts (a group plan's, fused at the flow
 /// level, over the group's ranks; each distinct communication planned once): what a simulated level's CPU time
 /// grows with.
+/// A push's or pull's messages of every rank of `role` (at most: with per-node aggregation only the roots push).
+std::int64_t server_messages(CommCosts& costs, int role, const Task& t, std::int64_t ranks) {
+  std::int64_t pieces = 0;
+  for (const auto& exchange : costs.server_exchange(role)->pieces[static_cast<std::size_t>(t.item)])
+    pieces += static_cast<std::int64_t>(exchange.size());
+  return pieces * ranks;
+}
+
 double graph_cpu_s_of(const scenario::Scenario& s, const taskgraph::TaskGraph& graph,
-                      const parallel::Placement& placement, const CommCosts& costs) {
+                      const parallel::Placement& placement, CommCosts& costs) {
   const bool fuse = s.fidelity == scenario::Fidelity::flow;
   const std::int64_t ranks = s.workers / s.parallel.pipeline;  // of each role (pipeline stage)
   std::int64_t rank_tasks = 0, flows = 0;
@@ -140,7 +149,9 @@ double graph_cpu_s_of(const scenario::Scenario& s, const taskgraph::TaskGraph& g
       rank_tasks += ranks;
       if (t.op == Op::compute || t.op == Op::recv) continue;
       const auto [at, added] = flows_of.emplace(costs.key(role, t), 0);
-      if (added) {
+      if (added && CommCosts::at_servers(t)) {
+        at->second = server_messages(costs, role, t, ranks);
+      } else if (added) {
         std::int64_t planned = 0;
         for (const auto& step : costs.group_flows(role, t, fuse)) planned += static_cast<std::int64_t>(step.size());
         const auto size = t.op == Op::send
@@ -158,7 +169,7 @@ double graph_cpu_s_of(const scenario::Scenario& s, const taskgraph::TaskGraph& g
 /// global ranks, each distinct (role, operation, group, bytes, peer) planned once and mapped onto every group
 /// instance. The message level first refuses plans that would not fit.
 actors::GraphRanks graph_ranks(const scenario::Scenario& s, const taskgraph::TaskGraph& graph,
-                               const parallel::Placement& placement, const CommCosts& costs) {
+                               const parallel::Placement& placement, CommCosts& costs) {
   const bool fuse = s.fidelity == scenario::Fidelity::flow;
   actors::GraphRanks out;
   // Per role: a task of each distinct communication, and that communication's plan split over group ranks.
@@ -177,6 +188,11 @@ actors::GraphRanks graph_ranks(const scenario::Scenario& s, const taskgraph::Tas
       part_of[i] = at->second;
       if (!added) continue;
       first_of[r].push_back(static_cast<int>(i));
+      if (CommCosts::at_servers(t)) {  // no plan among the group: each rank's part at the servers
+        messages += server_messages(costs, static_cast<int>(r), t, s.workers / s.parallel.pipeline);
+        split[r].emplace_back();
+        continue;
+      }
       const std::vector<std::vector<actors::Flow>> flows =
           send ? std::vector<std::vector<actors::Flow>>{} : costs.group_flows(static_cast<int>(r), t, fuse);
       const int size = send ? 2 : static_cast<int>(placement.members(placement.representative(static_cast<int>(r)), t.group).size());
@@ -186,6 +202,20 @@ actors::GraphRanks graph_ranks(const scenario::Scenario& s, const taskgraph::Tas
   }
   if (!fuse) refuse_oversized_plans(s, messages, core::read_process_limits());
   std::set<std::pair<int, int>> pairs;
+  std::vector<std::shared_ptr<const actors::ServerRole>> server_roles(static_cast<std::size_t>(s.workers));
+  // A rank's place in its data-parallel group's exchange at the servers, and the pairs its messages use.
+  const auto server_role = [&](int rank, const actors::ServerExchange& exchange) {
+    std::shared_ptr<const actors::ServerRole>& at = server_roles[static_cast<std::size_t>(rank)];
+    if (at) return at;
+    at = std::make_shared<const actors::ServerRole>(
+        run::server_role(exchange.setup, placement.members(rank, "data"), rank));
+    const int root = at->node.front();
+    if (rank != root) pairs.insert({{rank, root}, {root, rank}});
+    for (const int host : exchange.setup.server_hosts)
+      if (rank == root && host != rank) pairs.insert({{rank, host}, {host, rank}});
+    out.helper_actors += rank == root ? actors::server_actors(exchange, at->node.size()) : 0;
+    return at;
+  };
   out.role.resize(static_cast<std::size_t>(s.workers));
   out.parts.resize(static_cast<std::size_t>(s.workers));
   for (int rank = 0; rank < s.workers; ++rank) {
@@ -198,9 +228,14 @@ actors::GraphRanks graph_ranks(const scenario::Scenario& s, const taskgraph::Tas
     for (std::size_t k = 0; k < first_of[role].size(); ++k) {
       const Task& t = graph.programs[role].tasks[static_cast<std::size_t>(first_of[role][k])];
       const double launch_s = costs.launch_s(static_cast<int>(role), t);
+      if (CommCosts::at_servers(t)) {
+        std::shared_ptr<const actors::ServerExchange> exchange = costs.server_exchange(static_cast<int>(role));
+        out.parts[static_cast<std::size_t>(rank)][k] = {nullptr, launch_s, -1, 1, -1, exchange, server_role(rank, *exchange)};
+        continue;
+      }
       if (t.op == Op::send) {
         const int peer = placement.stage_rank(rank, t.peer);
-        out.parts[static_cast<std::size_t>(rank)][k] = {nullptr, launch_s, -1, 1, peer};
+        out.parts[static_cast<std::size_t>(rank)][k] = {nullptr, launch_s, -1, 1, peer, nullptr, nullptr};
         pairs.insert({rank, peer});
         continue;
       }
@@ -208,7 +243,7 @@ actors::GraphRanks graph_ranks(const scenario::Scenario& s, const taskgraph::Tas
       const std::vector<int> m = placement.members(rank, t.group);
       for (std::size_t i = 0; i < m.size(); ++i) {
         actors::RankPart& part = out.parts[static_cast<std::size_t>(m[i])][k];
-        part = {nullptr, launch_s, rank, static_cast<int>(m.size()), -1};
+        part = {nullptr, launch_s, rank, static_cast<int>(m.size()), -1, nullptr, nullptr};
         if (m.size() < 2) continue;
         auto steps = std::make_shared<std::vector<actors::RankStep>>(split[role][k][i]);
         for (actors::RankStep& step : *steps)
@@ -385,7 +420,8 @@ double layout_cpu_s(const scenario::Scenario& s) {
   const parallel::Workload work = workload_of(s, s.iterations);
   const platform::Fabric fabric(s.platform);
   const parallel::Placement placement(scenario::layout_of(s), s.platform.gpus_per_node);
-  return graph_cpu_s_of(s, work.graph, placement, CommCosts(s, fabric, placement, &work.stages));
+  CommCosts costs(s, fabric, placement, &work.stages);
+  return graph_cpu_s_of(s, work.graph, placement, costs);
 }
 
 RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
@@ -450,7 +486,7 @@ RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
   } else {
     const double cpu_s = graph_cpu_s_of(s, work.graph, placement, costs);
     const actors::GraphRanks ranks = graph_ranks(s, work.graph, placement, costs);
-    refuse_oversized(s, layout_actors(work.graph, ranks.role), core::read_process_limits(),
+    refuse_oversized(s, layout_actors(work.graph, ranks.role, ranks.helper_actors), core::read_process_limits(),
                      s.fidelity == scenario::Fidelity::flow ? "strategy.fidelity = \"analytic\", or fewer workers"
                                                             : "strategy.fidelity = \"flow\" or \"analytic\", or fewer workers",
                      cpu_s);

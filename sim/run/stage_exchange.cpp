@@ -16,14 +16,21 @@ parallel::ExchangeFragment::Kind data_meeting(const scenario::Scenario& s) {
   return Kind::collective;
 }
 
+std::vector<std::vector<int>> stage_data_groups(const scenario::Scenario& s, const parallel::Placement& placement,
+                                                int stage) {
+  std::vector<std::vector<int>> groups;
+  for (int rank = 0; rank < s.workers; ++rank)
+    if (placement.stage(rank) == stage && placement.leads(rank, "data")) groups.push_back(placement.members(rank, "data"));
+  return groups;
+}
+
 StageExchange stage_exchange(const scenario::Scenario& s, const parallel::Placement& placement,
                              const platform::Fabric& fabric, int stage, const scheduling::IterationPlan& plan) {
   StageExchange out;
   out.link_bytes.assign(static_cast<std::size_t>(fabric.link_count()), 0.0);
   const std::vector<scheduling::BucketWork> work = bucket_work(plan);
   AnalyticInput in{s, plan, work, fabric, out.link_bytes};
-  for (int rank = 0; rank < s.workers; ++rank)
-    if (placement.stage(rank) == stage && placement.leads(rank, "data")) in.groups.push_back(placement.members(rank, "data"));
+  in.groups = stage_data_groups(s, placement, stage);
   std::optional<AnalyticExchange> exchange = architecture_named(s.architecture).analytic(in);
   DTSIM_CHECK(exchange.has_value(), "architecture " + s.architecture + " times its exchange at the analytic level");
   out.exchange = std::move(*exchange);

@@ -22,6 +22,10 @@ struct StageExchange {
 /// How `s`'s layout meets its data-parallel gradients (workload.hpp's WorkloadInput::data_meeting).
 parallel::ExchangeFragment::Kind data_meeting(const scenario::Scenario& s);
 
+/// The data-parallel groups of stage `stage` (hosts), one per tensor and context rank of a replica's stage.
+std::vector<std::vector<int>> stage_data_groups(const scenario::Scenario& s, const parallel::Placement& placement,
+                                                int stage);
+
 /// The exchange of stage `stage`'s buckets `plan` under `s`'s architecture (data_meeting not collective).
 StageExchange stage_exchange(const scenario::Scenario& s, const parallel::Placement& placement,
                              const platform::Fabric& fabric, int stage, const scheduling::IterationPlan& plan);

@@ -152,9 +152,6 @@ std::string architecture_refusal(const Scenario& s) {
     why = "sync \"" + s.sync.scheme + "\" gossips without rounds (SGP's push-sum), and this version gossips a "
           "layout's gradients in rounds, every neighbour's before the step";
     instead = "sync = \"bsp\"";
-  } else if (meets == sync::Meets::kServers && s.fidelity != Fidelity::analytic) {
-    why = "this version times a layout's pushes and pulls at the analytic level only";
-    instead = "strategy.fidelity = \"analytic\"";
   } else {
     return "";
   }

@@ -156,6 +156,12 @@ class BytePS final : public Architecture {
     return server_analytic(byteps_setup(in.scenario, in.plan, in.work), in);
   }
 
+  std::optional<actors::ServerExchange> layout_servers(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
+                                                       const std::vector<scheduling::BucketWork>& work,
+                                                       const std::vector<std::vector<int>>& groups) const override {
+    return layout_server_exchange(byteps_setup(s, plan, work), groups);
+  }
+
   /// The aggregate a worker pulls (one gradient's bytes). Servers sum in host memory, never in a GPU's.
   void add_buffers(const scenario::Scenario& /*s*/, const scheduling::IterationPlan& plan, int /*replicas*/,
                    memory::MemoryItem& item, std::string& /*where*/) const override {

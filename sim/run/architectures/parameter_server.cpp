@@ -49,6 +49,12 @@ class ParameterServer final : public Architecture {
     return server_analytic(ps_setup(in.scenario, in.plan, in.work), in);
   }
 
+  std::optional<actors::ServerExchange> layout_servers(const scenario::Scenario& s, const scheduling::IterationPlan& plan,
+                                                       const std::vector<scheduling::BucketWork>& work,
+                                                       const std::vector<std::vector<int>>& groups) const override {
+    return layout_server_exchange(ps_setup(s, plan, work), groups);
+  }
+
   /// The aggregate a worker pulls (one gradient's bytes, a layout's stage's); a colocated server also sums its
   /// partitions in the GPU of its host. Dedicated servers run on hosts of their own.
   void add_buffers(const scenario::Scenario& s, const scheduling::IterationPlan& plan, int replicas,

@@ -160,6 +160,14 @@ int root_of(const actors::PsSetup& setup, const std::vector<int>& group, int hos
   return *std::find_if(group.begin(), group.end(), [&](int h) { return h / setup.gpus_per_node == node; });
 }
 
+/// The servers' sum of one exchange: the busiest server's summed bytes over the summation throughput (none: free).
+double sum_s_of(const actors::PsSetup& setup, const std::vector<std::int64_t>& summed) {
+  double sum_s = 0;
+  if (setup.summation_Bps)
+    for (const std::int64_t bytes : summed) sum_s = std::max(sum_s, static_cast<double>(bytes) / *setup.summation_Bps);
+  return sum_s;
+}
+
 /// One exchange of a parameter-server run phase by phase, hosts as ranks: the node's other GPUs to its first
 /// (per-node aggregation), each participant's pieces to their servers, the pulls back, the first GPU back to the
 /// others; and the bytes each server sums (every participant's push of each piece it holds, a colocated
@@ -228,10 +236,7 @@ BucketCost bucket_cost(const actors::PsSetup& setup, const std::vector<std::vect
   cost.traffic.assign(static_cast<std::size_t>(setup.workers), {});
   for (std::size_t e = 0; e < exchanges.size(); ++e) {
     const PsPhases phases = ps_phases(setup, groups, pieces[e], exchanges[e]);
-    sum_s = 0;
-    if (setup.summation_Bps)
-      for (const std::int64_t bytes : phases.summed)
-        sum_s = std::max(sum_s, static_cast<double>(bytes) / *setup.summation_Bps);
+    sum_s = sum_s_of(setup, phases.summed);
     // The push's and the pull's network seconds over `network` (queued: their share of the iteration's).
     const auto network_s = [&](const core::PathModel& network, const std::optional<QueuedRate>& rate) {
       const auto step_s = [&](const collectives::Step& step) { return collectives::step_time_s(step, hosts, network); };
@@ -355,6 +360,29 @@ AnalyticExchange server_analytic(const actors::PsSetup& setup, AnalyticInput& in
     exchange.costs.push_back(bucket_cost(setup, groups, setup.buckets[b], pieces[b], in.work[b], hosts, in.fabric, queued,
                                          queued_latency, exchange.fragment.sum_s.emplace_back(0.0)));
   return exchange;
+}
+
+actors::ServerExchange layout_server_exchange(actors::PsSetup setup, const std::vector<std::vector<int>>& groups) {
+  actors::ServerExchange out;
+  out.pieces = actors::ps_pieces(setup);
+  for (std::size_t b = 0; b < setup.buckets.size(); ++b) {
+    std::vector<double>& sums = out.sum_s.emplace_back();
+    for (std::size_t e = 0; e < setup.buckets[b].size(); ++e)
+      sums.push_back(sum_s_of(setup, ps_phases(setup, groups, out.pieces[b][e], setup.buckets[b][e]).summed));
+  }
+  out.setup = std::move(setup);
+  return out;
+}
+
+actors::ServerRole server_role(const actors::PsSetup& setup, const std::vector<int>& group, int host) {
+  actors::ServerRole role;
+  const int root = root_of(setup, group, host);
+  role.node.push_back(root);
+  for (const int h : group) {
+    if (h != root && root_of(setup, group, h) == root) role.node.push_back(h);
+    if (root_of(setup, group, h) == h) role.roots.push_back(h);
+  }
+  return role;
 }
 
 std::pair<double, int> fullest_server(const actors::PsSetup& setup) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/actors/ps_exchanger.hpp"
+#include "sim/actors/server_runs.hpp"
 #include "sim/run/architecture.hpp"
 
 namespace dtsim::run {
@@ -28,6 +29,13 @@ SimulatedExchange server_simulated(std::shared_ptr<actors::PsSetup> setup, Excha
 /// The analytic level's exchange of `setup` (module comment of server_exchange.cpp); adds one iteration's traffic
 /// to in.link_bytes.
 AnalyticExchange server_analytic(const actors::PsSetup& setup, AnalyticInput& in);
+
+/// A layout stage's exchange of `setup` among its data-parallel `groups` (AnalyticInput::groups) at the flow and
+/// message levels: its pieces and, per exchange, the servers' sum of every group's pushes (as the analytic level's).
+actors::ServerExchange layout_server_exchange(actors::PsSetup setup, const std::vector<std::vector<int>>& groups);
+
+/// Host `host`'s place in its data-parallel group `group` (hosts) of `setup`'s exchange.
+actors::ServerRole server_role(const actors::PsSetup& setup, const std::vector<int>& group, int host);
 
 /// The bytes the fullest colocated server (one of `servers`, setup's pieces) sums, and its index.
 std::pair<double, int> fullest_server(const actors::PsSetup& setup);
