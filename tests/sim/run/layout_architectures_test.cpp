@@ -124,16 +124,17 @@ RunResult at_flow(scenario::Scenario s) {
   return testing::run_in_child(s);
 }
 
-TEST(LayoutArchitectures, ServersAtTheFlowLevelAreTheIncastOfTheStage) {
-  // Tensor 2 x data 2 (4 ranks, one stage), one dedicated server, one bucket: the 4 ranks' pushes of N share the
-  // server's link, a + 4 N / B, as its pulls do; summation free, so each pull starts as its push ends.
+/// Tensor 2 x data 2 (4 ranks, one stage), one dedicated server, one bucket, at `fidelity` (a simulated level): the
+/// 4 ranks' pushes of N share the server's link, a + 4 N / B, as its pulls do; summation free, so each pull starts
+/// as its push ends. A piece is one message at both levels.
+void expect_incast_of_the_stage(scenario::Fidelity fidelity) {
   scenario::Scenario s = on_star(4, 0, {"strategy.architecture=ps", "parallel.tensor=2", "parallel.micro_batch=2",
                                         "strategy.ps.placement=colocated"});
   s.platform = testing::star(5, kBandwidth, kLatency);
   s.ps.dedicated = true;
   s.ps.summation_Bps.reset();
-  s.fidelity = scenario::Fidelity::flow;
-  const RunResult r = run_simulation(s);  // this test's one SimGrid engine (gtest_discover_tests: a process each)
+  s.fidelity = fidelity;
+  const RunResult r = run_simulation(s);  // the test's one SimGrid engine (gtest_discover_tests: a process each)
   ASSERT_TRUE(r.stopped.empty()) << r.stopped;
   const TraceEvent push = last_event(r, " push"), pull = last_event(r, " pull");
   const double n = static_cast<double>(push.bytes);
@@ -151,6 +152,14 @@ TEST(LayoutArchitectures, ServersAtTheFlowLevelAreTheIncastOfTheStage) {
     EXPECT_EQ(r.traffic[w].bytes_sent, analytic.traffic[w].bytes_sent) << w;
     EXPECT_EQ(r.traffic[w].bytes_received, analytic.traffic[w].bytes_received) << w;
   }
+}
+
+TEST(LayoutArchitectures, ServersAtTheFlowLevelAreTheIncastOfTheStage) {
+  expect_incast_of_the_stage(scenario::Fidelity::flow);
+}
+
+TEST(LayoutArchitectures, ServersAtTheMessageLevelAreTheIncastOfTheStage) {
+  expect_incast_of_the_stage(scenario::Fidelity::message);
 }
 
 TEST(LayoutArchitectures, ServersOnALayoutLoadAtEverySimulatedLevel) {
