@@ -89,9 +89,10 @@ class LayoutClient final : public WalkClient {
     }
     const RankPart& p = part(rank, i);
     if (p.launch_s > 0) sg4::this_actor::sleep_for(p.launch_s);
-    if (p.servers) {
-      if (t.op == Op::push) servers_.push(rank, i, t.item, *p.server_role, *p.servers);
-      else servers_.pull(rank, i, t.item, *p.server_role, *p.servers);
+    if (p.server >= 0) {
+      const ServerPart& at = ranks_.servers[static_cast<std::size_t>(p.server)];
+      if (t.op == Op::push) servers_.push(rank, i, t.item, *at.role, *at.exchange);
+      else servers_.pull(rank, i, t.item, *at.role, *at.exchange);
       return;
     }
     if (t.op == Op::send) {

@@ -26,9 +26,13 @@ struct RankPart {
   int instance = -1;    ///< collectives: the group instance's first rank (with the task: the flow level's barrier)
   int members = 1;      ///< collectives: ranks of the group instance
   int peer = -1;        ///< sends: the receiving rank
-  /// Pushes and pulls at parameter servers: the stage's exchange and the rank's place in it (steps unused).
-  std::shared_ptr<const ServerExchange> servers;
-  std::shared_ptr<const ServerRole> server_role;
+  int server = -1;      ///< pushes and pulls at parameter servers: the rank's index in GraphRanks::servers
+};
+
+/// A rank's part in its stage's exchange at the parameter servers.
+struct ServerPart {
+  std::shared_ptr<const ServerExchange> exchange;
+  std::shared_ptr<const ServerRole> role;
 };
 
 /// What the layout's client needs to know about the ranks, as plain data.
@@ -37,6 +41,7 @@ struct GraphRanks {
   std::vector<std::vector<int>> part_of;      ///< [role][task]: index into parts[rank] of a communication task, else -1
   std::vector<std::vector<RankPart>> parts;   ///< [rank][part]
   std::vector<std::pair<int, int>> pairs;     ///< the host pairs the parts use (their routes are built)
+  std::vector<ServerPart> servers;            ///< of the ranks that push and pull (RankPart::server)
   std::int64_t helper_actors = 0;  ///< actors the parts start besides the walker's, at most at once (server_actors)
 };
 

@@ -202,18 +202,22 @@ actors::GraphRanks graph_ranks(const scenario::Scenario& s, const taskgraph::Tas
   }
   if (!fuse) refuse_oversized_plans(s, messages, core::read_process_limits());
   std::set<std::pair<int, int>> pairs;
-  std::vector<std::shared_ptr<const actors::ServerRole>> server_roles(static_cast<std::size_t>(s.workers));
-  // A rank's place in its data-parallel group's exchange at the servers, and the pairs its messages use.
-  const auto server_role = [&](int rank, const actors::ServerExchange& exchange) {
-    std::shared_ptr<const actors::ServerRole>& at = server_roles[static_cast<std::size_t>(rank)];
-    if (at) return at;
-    at = std::make_shared<const actors::ServerRole>(
-        run::server_role(exchange.setup, placement.members(rank, "data"), rank));
-    const int root = at->node.front();
+  std::vector<int> server_part(static_cast<std::size_t>(s.workers), -1);
+  // A rank's part in its stage's exchange at the servers (its place in its data-parallel group), made once, and the
+  // pairs its messages use.
+  const auto server_index = [&](int rank, int role) {
+    int& at = server_part[static_cast<std::size_t>(rank)];
+    if (at >= 0) return at;
+    at = static_cast<int>(out.servers.size());
+    std::shared_ptr<const actors::ServerExchange> exchange = costs.server_exchange(role);
+    auto place = std::make_shared<const actors::ServerRole>(
+        run::server_role(exchange->setup, placement.members(rank, "data"), rank));
+    const int root = place->node.front();
     if (rank != root) pairs.insert({{rank, root}, {root, rank}});
-    for (const int host : exchange.setup.server_hosts)
+    for (const int host : exchange->setup.server_hosts)
       if (rank == root && host != rank) pairs.insert({{rank, host}, {host, rank}});
-    out.helper_actors += rank == root ? actors::server_actors(exchange, at->node.size()) : 0;
+    out.helper_actors += rank == root ? actors::server_actors(*exchange, place->node.size()) : 0;
+    out.servers.push_back({std::move(exchange), std::move(place)});
     return at;
   };
   out.role.resize(static_cast<std::size_t>(s.workers));
@@ -229,13 +233,12 @@ actors::GraphRanks graph_ranks(const scenario::Scenario& s, const taskgraph::Tas
       const Task& t = graph.programs[role].tasks[static_cast<std::size_t>(first_of[role][k])];
       const double launch_s = costs.launch_s(static_cast<int>(role), t);
       if (CommCosts::at_servers(t)) {
-        std::shared_ptr<const actors::ServerExchange> exchange = costs.server_exchange(static_cast<int>(role));
-        out.parts[static_cast<std::size_t>(rank)][k] = {nullptr, launch_s, -1, 1, -1, exchange, server_role(rank, *exchange)};
+        out.parts[static_cast<std::size_t>(rank)][k] = {nullptr, launch_s, -1, 1, -1, server_index(rank, static_cast<int>(role))};
         continue;
       }
       if (t.op == Op::send) {
         const int peer = placement.stage_rank(rank, t.peer);
-        out.parts[static_cast<std::size_t>(rank)][k] = {nullptr, launch_s, -1, 1, peer, nullptr, nullptr};
+        out.parts[static_cast<std::size_t>(rank)][k] = {nullptr, launch_s, -1, 1, peer, -1};
         pairs.insert({rank, peer});
         continue;
       }
@@ -243,7 +246,7 @@ actors::GraphRanks graph_ranks(const scenario::Scenario& s, const taskgraph::Tas
       const std::vector<int> m = placement.members(rank, t.group);
       for (std::size_t i = 0; i < m.size(); ++i) {
         actors::RankPart& part = out.parts[static_cast<std::size_t>(m[i])][k];
-        part = {nullptr, launch_s, rank, static_cast<int>(m.size()), -1, nullptr, nullptr};
+        part = {nullptr, launch_s, rank, static_cast<int>(m.size()), -1, -1};
         if (m.size() < 2) continue;
         auto steps = std::make_shared<std::vector<actors::RankStep>>(split[role][k][i]);
         for (actors::RankStep& step : *steps)

@@ -34,6 +34,9 @@ struct Feature {
   /// (iteration 0 of tp4_dp2_zero3: 145.554 ms against 146.547 ms). A rank also counts a step's bytes sent when
   /// it posts them, so a fused step counts all of a collective at once, delivered or not.
   bool same_traffic = true;
+  /// How far the levels may be apart where the feature's own model differs between them by more than the layout's
+  /// tolerance (0: the layout's).
+  double tolerance = 0;
 };
 
 struct LayoutCase {
@@ -88,7 +91,6 @@ const char* kNoSlowdown = "gpu.overlap_slowdown=1";
 // A sharded model's update happens on its data-parallel ranks, not at a server; ZeRO keeps no replica to gossip with.
 const char* kUpdatedTwice = "cannot happen in both places";
 const char* kNoOtherReplica = "no other replica";
-const char* kAnalyticOnly = "at the analytic level only";
 const std::vector<std::string> kParametersSharded{"zero3", "hybrid"};
 const std::vector<std::string> kEverySharding{"zero1", "zero2", "zero3", "hybrid"};
 
@@ -125,12 +127,18 @@ const std::vector<Feature> kFeatures{
      "", kSumsWhole, kEverySharding},
     {"powersgd", {"compression.compressor=powersgd", kFp32, kNoSlowdown}, "", kSumsWhole, kEverySharding},
     // Servers and gossip run on unsharded layouts (closed forms and the data-parallel-only equality:
-    // layout_architectures_test.cpp), servers at the analytic level only; sharded layouts refuse them for a
-    // physical reason.
-    {"ps", {"strategy.architecture=ps", "strategy.ps.placement=colocated"}, kAnalyticOnly, kUpdatedTwice,
-     kEverySharding, {"flow", "message"}},
-    {"byteps", {"strategy.architecture=byteps", "strategy.ps.placement=colocated"}, kAnalyticOnly, kUpdatedTwice,
-     kEverySharding, {"flow", "message"}},
+    // layout_architectures_test.cpp); sharded layouts refuse them for a physical reason. Colocated servers sit on
+    // GPUs whose NVLinks also carry the other stage's pushes and pulls, which the analytic level's exchange of a
+    // stage does not count (measured: 0.10 % at most over 4 iterations); BytePS's analytic level also chains every
+    // piece's message on one connection, a latency each, where the flow level runs each server's connection beside
+    // the others (0.67 %). With BytePS's per-node aggregation (its default) a data group's ranks 0 and 4 share a
+    // node and only rank 0 pushes and pulls, where the analytic level gives every rank of a stage its
+    // representative's (rank 0's) bytes: the bytes are compared in LayoutArchitectures.PerNodeAggregation*.
+    {.name = "ps", .overrides = {"strategy.architecture=ps", "strategy.ps.placement=colocated"}, .refusal = "",
+     .refusal_when_sharded = kUpdatedTwice, .refused_shardings = kEverySharding, .tolerance = 2e-3},
+    {.name = "byteps", .overrides = {"strategy.architecture=byteps", "strategy.ps.placement=colocated"}, .refusal = "",
+     .refusal_when_sharded = kUpdatedTwice, .refused_shardings = kEverySharding, .same_traffic = false,
+     .tolerance = 1e-2},
     {"gossip", {"strategy.architecture=gossip"}, "", kNoOtherReplica},
     {"gossip_compressed", {"strategy.architecture=gossip", "compression.compressor=qsgd", kFp32, kNoSlowdown}, "",
      kNoOtherReplica},
@@ -171,8 +179,9 @@ TEST_P(FeatureOnLayout, LevelsAgreeOrRefusedForAPhysicalReason) {
   const RunResult a = first == "analytic" ? run_simulation(first_s) : testing::run_in_child(first_s);
   const RunResult b = testing::run_in_child(scenario::load_default_scenario(overrides(layout, feature, second)));
   ASSERT_EQ(b.iterations.size(), a.iterations.size());
+  const double tolerance = std::max(layout.tolerance, feature.tolerance);
   for (std::size_t i = 0; i < b.iterations.size(); ++i)
-    EXPECT_NEAR(b.iterations[i].end_s, a.iterations[i].end_s, layout.tolerance * a.iterations[i].end_s)
+    EXPECT_NEAR(b.iterations[i].end_s, a.iterations[i].end_s, tolerance * a.iterations[i].end_s)
         << "iteration " << i;
   ASSERT_EQ(b.traffic.size(), a.traffic.size());
   if (!feature.same_traffic) return;
