@@ -85,8 +85,8 @@ class Architecture {
   virtual std::optional<AnalyticExchange> analytic(AnalyticInput& /*in*/) const { return std::nullopt; }
   /// A layout's simulated levels: the flows of one bucket's exchange (`work`) on one data-parallel group of
   /// `ranks` ranks, in group ranks, a step per exchange whose step latency is its local work before it, fused at
-  /// the flow level (`fuse`); none where the architecture's exchange is not a plan among the group's ranks (the
-  /// loader refuses it there).
+  /// the flow level (`fuse`); none where the architecture's exchange is not a plan among the group's ranks (servers:
+  /// layout_servers).
   virtual std::optional<std::vector<std::vector<actors::Flow>>> layout_flows(const scenario::Scenario& /*s*/,
                                                                              const scheduling::BucketWork& /*work*/,
                                                                              int /*ranks*/, bool /*fuse*/) const {
