@@ -100,7 +100,7 @@ void ServerRuns::push_then_pull(int root, int task, int bucket, std::size_t e, c
                            context_.take_out(root, lost_connection(root));
                          traffic.bytes_sent += piece.push_bytes;
                          pushed->release();
-                         meet({Meet::piece_summed, role.roots.front(), task, k}, role.roots.size());
+                         meet({Meet::piece_summed, role.first_root, task, k}, static_cast<std::size_t>(role.roots));
                          if (server != root && !links.connections.send(context_, server, root, piece.pull_bytes))
                            context_.take_out(root, lost_connection(root));
                          traffic.bytes_received += piece.pull_bytes;
@@ -132,7 +132,7 @@ void ServerRuns::pull_round(int rank, int task, int bucket, std::size_t e, const
     meet({Meet::scattered, root, task, e}, role.node.size());
     return;
   }
-  meet({Meet::summed, role.roots.front(), task, e}, role.roots.size());
+  meet({Meet::summed, role.first_root, task, e}, static_cast<std::size_t>(role.roots));
   const double sum_s = exchange.sum_s[static_cast<std::size_t>(bucket)][e];
   if (sum && sum_s > 0) sg4::this_actor::sleep_for(sum_s);
   move_pieces(root, bucket, e, exchange, false);

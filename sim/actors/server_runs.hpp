@@ -32,12 +32,13 @@ struct ServerExchange {
   std::vector<std::vector<double>> sum_s;
 };
 
-/// A rank's place in its data-parallel group's exchange.
+/// A place in a data-parallel group's exchange, shared by the ranks of the group on one node.
 struct ServerRole {
-  /// The group's ranks on the rank's node, the one that pushes and pulls for them (the root) first: with per-node
-  /// aggregation (PsSetup::hierarchical) every such rank, else the rank alone.
+  /// The group's ranks on the node, the one that pushes and pulls for them (the root) first: with per-node
+  /// aggregation (PsSetup::hierarchical) every such rank, else one rank.
   std::vector<int> node;
-  std::vector<int> roots;  ///< the group's roots: the participants whose pushes every sum holds
+  int first_root = 0;  ///< the group's first root
+  int roots = 1;       ///< the group's roots: the participants whose pushes every sum holds
 };
 
 /// The push and pull tasks of every rank of a layout, one SimGrid run.

@@ -126,9 +126,6 @@ std::vector<IterationMarks> rank_marks(const taskgraph::Program& program, const 
   return marks;
 }
 
-/// Every rank's tasks over all iterations and the flows their communication starts (a group plan's, fused at the flow
-/// level, over the group's ranks; each distinct communication planned once): what a simulated level's CPU time
-/// grows with.
 /// A push's or pull's messages of every rank of `role` (at most: with per-node aggregation only the roots push).
 std::int64_t server_messages(CommCosts& costs, int role, const Task& t, std::int64_t ranks) {
   std::int64_t pieces = 0;
@@ -136,6 +133,10 @@ std::int64_t server_messages(CommCosts& costs, int role, const Task& t, std::int
     pieces += static_cast<std::int64_t>(exchange.size());
   return pieces * ranks;
 }
+
+/// Every rank's tasks over all iterations and the flows their communication starts (a group plan's, fused at the flow
+/// level, over the group's ranks; each distinct communication planned once): what a simulated level's CPU time
+/// grows with.
 
 double graph_cpu_s_of(const scenario::Scenario& s, const taskgraph::TaskGraph& graph,
                       const parallel::Placement& placement, CommCosts& costs) {
@@ -203,22 +204,23 @@ actors::GraphRanks graph_ranks(const scenario::Scenario& s, const taskgraph::Tas
   if (!fuse) refuse_oversized_plans(s, messages, core::read_process_limits());
   std::set<std::pair<int, int>> pairs;
   std::vector<int> server_part(static_cast<std::size_t>(s.workers), -1);
-  // A rank's part in its stage's exchange at the servers (its place in its data-parallel group), made once, and the
-  // pairs its messages use.
+  // A rank's part in its stage's exchange at the servers: its data-parallel group's places (one per node with
+  // per-node aggregation, else per rank) made at once, and the pairs their messages use.
   const auto server_index = [&](int rank, int role) {
-    int& at = server_part[static_cast<std::size_t>(rank)];
-    if (at >= 0) return at;
-    at = static_cast<int>(out.servers.size());
-    std::shared_ptr<const actors::ServerExchange> exchange = costs.server_exchange(role);
-    auto place = std::make_shared<const actors::ServerRole>(
-        run::server_role(exchange->setup, placement.members(rank, "data"), rank));
-    const int root = place->node.front();
-    if (rank != root) pairs.insert({{rank, root}, {root, rank}});
-    for (const int host : exchange->setup.server_hosts)
-      if (rank == root && host != rank) pairs.insert({{rank, host}, {host, rank}});
-    out.helper_actors += rank == root ? actors::server_actors(*exchange, place->node.size()) : 0;
-    out.servers.push_back({std::move(exchange), std::move(place)});
-    return at;
+    if (server_part[static_cast<std::size_t>(rank)] >= 0) return server_part[static_cast<std::size_t>(rank)];
+    const std::shared_ptr<const actors::ServerExchange> exchange = costs.server_exchange(role);
+    for (actors::ServerRole& place : server_roles(exchange->setup, placement.members(rank, "data"))) {
+      const int root = place.node.front();
+      for (const int m : place.node) {
+        server_part[static_cast<std::size_t>(m)] = static_cast<int>(out.servers.size());
+        if (m != root) pairs.insert({{m, root}, {root, m}});
+      }
+      for (const int host : exchange->setup.server_hosts)
+        if (host != root) pairs.insert({{root, host}, {host, root}});
+      out.helper_actors += actors::server_actors(*exchange, place.node.size());
+      out.servers.push_back({exchange, std::make_shared<const actors::ServerRole>(std::move(place))});
+    }
+    return server_part[static_cast<std::size_t>(rank)];
   };
   out.role.resize(static_cast<std::size_t>(s.workers));
   out.parts.resize(static_cast<std::size_t>(s.workers));

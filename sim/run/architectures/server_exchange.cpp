@@ -374,15 +374,19 @@ actors::ServerExchange layout_server_exchange(actors::PsSetup setup, const std::
   return out;
 }
 
-actors::ServerRole server_role(const actors::PsSetup& setup, const std::vector<int>& group, int host) {
-  actors::ServerRole role;
-  const int root = root_of(setup, group, host);
-  role.node.push_back(root);
+std::vector<actors::ServerRole> server_roles(const actors::PsSetup& setup, const std::vector<int>& group) {
+  std::vector<actors::ServerRole> roles;
+  std::map<int, std::size_t> of;  // by node (per-node aggregation: root_of's node), else by host
   for (const int h : group) {
-    if (h != root && root_of(setup, group, h) == root) role.node.push_back(h);
-    if (root_of(setup, group, h) == h) role.roots.push_back(h);
+    const auto [at, added] = of.try_emplace(setup.hierarchical ? h / setup.gpus_per_node : h, roles.size());
+    if (added) roles.emplace_back();
+    roles[at->second].node.push_back(h);
   }
-  return role;
+  for (actors::ServerRole& role : roles) {
+    role.first_root = roles.front().node.front();
+    role.roots = static_cast<int>(roles.size());
+  }
+  return roles;
 }
 
 std::pair<double, int> fullest_server(const actors::PsSetup& setup) {

@@ -34,8 +34,9 @@ AnalyticExchange server_analytic(const actors::PsSetup& setup, AnalyticInput& in
 /// message levels: its pieces and, per exchange, the servers' sum of every group's pushes (as the analytic level's).
 actors::ServerExchange layout_server_exchange(actors::PsSetup setup, const std::vector<std::vector<int>>& groups);
 
-/// Host `host`'s place in its data-parallel group `group` (hosts) of `setup`'s exchange.
-actors::ServerRole server_role(const actors::PsSetup& setup, const std::vector<int>& group, int host);
+/// The places in `setup`'s exchange of data-parallel group `group` (hosts): with per-node aggregation one per node
+/// the group spans (its hosts there, the first in the group's order the root), else one per host.
+std::vector<actors::ServerRole> server_roles(const actors::PsSetup& setup, const std::vector<int>& group);
 
 /// The bytes the fullest colocated server (one of `servers`, setup's pieces) sums, and its index.
 std::pair<double, int> fullest_server(const actors::PsSetup& setup);
