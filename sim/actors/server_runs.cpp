@@ -9,10 +9,11 @@ namespace dtsim::actors {
 namespace sg4 = simgrid::s4u;
 
 std::int64_t server_actors(const ServerExchange& exchange, std::size_t node_ranks) {
-  std::size_t most = 0;
+  std::size_t most = 0, all = 0;
   for (const auto& bucket : exchange.pieces)
-    for (const auto& pieces : bucket) most = std::max(most, pieces.size());
-  return static_cast<std::int64_t>(2 * most + node_ranks - 1);
+    for (const auto& pieces : bucket) most = std::max(most, pieces.size()), all += pieces.size();
+  // In-order connections leave every piece's pull in the background (push_then_pull): an iteration's pieces at most.
+  return static_cast<std::int64_t>((exchange.setup.fifo_connections ? all : 2 * most) + node_ranks - 1);
 }
 
 ServerRuns::Shared& ServerRuns::shared(const ServerExchange& exchange) {

@@ -93,7 +93,8 @@ class ServerRuns {
 };
 
 /// The actors a root of `node_ranks` ranks runs at most at once in `exchange` besides the walker's: one per piece
-/// of a bucket's push and of an earlier bucket's pull, and one per rank it sends the node's sum back to.
+/// of a bucket's push and of an earlier bucket's pull (in-order connections: of every bucket's, pulled in the
+/// background), and one per rank it sends the node's sum back to.
 std::int64_t server_actors(const ServerExchange& exchange, std::size_t node_ranks);
 
 }  // namespace dtsim::actors
