@@ -50,6 +50,19 @@ int hybrid_shard(const parallel::Placement& placement) {
              : 1;
 }
 
+/// The ranks whose trace events a run keeps. With a timeline: the first trace_workers and the lowest rank of every
+/// stage, so that every stage shows. Without one: worker 0, whose events the report's exchanges in flight measure
+/// (nothing else reads them; a plan's or sweep's candidates run so).
+std::vector<bool> traced_ranks(const scenario::Scenario& s, const parallel::Placement& placement) {
+  const auto W = static_cast<std::size_t>(s.workers);
+  std::vector<bool> traced(W, false);
+  traced[0] = true;
+  if (!s.output.timeline) return traced;
+  for (std::size_t w = 0; w < std::min<std::size_t>(W, static_cast<std::size_t>(s.output.trace_workers)); ++w) traced[w] = true;
+  for (int stage = 0; stage < s.parallel.pipeline; ++stage) traced[static_cast<std::size_t>(placement.representative(stage))] = true;
+  return traced;
+}
+
 parallel::Workload workload_of(const scenario::Scenario& s, int iterations,
                                std::shared_ptr<std::string> compression_note = nullptr) {
   const parallel::Layout layout = scenario::layout_of(s);
@@ -78,8 +91,8 @@ parallel::Workload workload_of(const scenario::Scenario& s, int iterations,
                                                                 : parallel::DataExchange::gradients);
   in.averaged_copies = scheme.exchanged_copies(s.sync);
   in.average_in_flight = s.sync.exchanges_in_flight() > 0;
-  // Traced: the first trace_workers ranks and each stage's first (timeline_of), at most.
-  const std::int64_t traced = std::min(s.workers, s.output.trace_workers) + layout.pipeline;
+  // Traced (traced_ranks), at most: the first trace_workers ranks and each stage's first, or worker 0 alone.
+  const std::int64_t traced = s.output.timeline ? std::min(s.workers, s.output.trace_workers) + layout.pipeline : 1;
   // Counting the tasks without the graph builds one iteration at pipeline and at 2 x pipeline micro-batches: a graph
   // no bigger than that (a plan candidate's one iteration of up to 2 x pipeline micro-batches) is built and counted.
   std::optional<parallel::Workload> built;
@@ -340,16 +353,13 @@ void sort_events(std::vector<TraceEvent>& events) {
 }
 
 /// The timeline from each rank's spans and traffic: marks for every rank (one list per distinct spans of a stage,
-/// which the ranks that have them share: a class of the analytic level), events for the traced ranks (the first
-/// trace_workers and the lowest rank of every stage, so that every stage shows).
+/// which the ranks that have them share: a class of the analytic level), events for the traced ranks (traced_ranks).
 Timeline timeline_of(const scenario::Scenario& s, const parallel::Workload& work, const parallel::Placement& placement,
                      const std::function<const std::vector<taskgraph::Span>&(int rank)>& spans_of,
                      const std::function<WorkerTraffic(int rank)>& traffic_of) {
   Timeline timeline;
   const auto W = static_cast<std::size_t>(s.workers);
-  std::vector<bool> traced(W, false);
-  for (std::size_t w = 0; w < std::min<std::size_t>(W, static_cast<std::size_t>(s.output.trace_workers)); ++w) traced[w] = true;
-  for (int stage = 0; stage < s.parallel.pipeline; ++stage) traced[static_cast<std::size_t>(placement.representative(stage))] = true;
+  const std::vector<bool> traced = traced_ranks(s, placement);
   std::map<std::pair<std::size_t, const std::vector<taskgraph::Span>*>, int> marked;  // -> its list in marks
   timeline.marks_of.reserve(W);
   timeline.traffic.reserve(W);
