@@ -58,8 +58,10 @@ std::vector<bool> traced_ranks(const scenario::Scenario& s, const parallel::Plac
   std::vector<bool> traced(W, false);
   traced[0] = true;
   if (!s.output.timeline) return traced;
-  for (std::size_t w = 0; w < std::min<std::size_t>(W, static_cast<std::size_t>(s.output.trace_workers)); ++w) traced[w] = true;
-  for (int stage = 0; stage < s.parallel.pipeline; ++stage) traced[static_cast<std::size_t>(placement.representative(stage))] = true;
+  for (std::size_t w = 0; w < std::min<std::size_t>(W, static_cast<std::size_t>(s.output.trace_workers)); ++w)
+    traced[w] = true;
+  for (int stage = 0; stage < s.parallel.pipeline; ++stage)
+    traced[static_cast<std::size_t>(placement.representative(stage))] = true;
   return traced;
 }
 

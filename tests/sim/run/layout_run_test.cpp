@@ -95,7 +95,8 @@ TEST(LayoutScenario, WithoutATimelineOnlyWorkerZerosEventsAreKept) {
     std::sort(events.begin(), events.end());  // the order of ties is the sort's
     return events;
   };
-  EXPECT_TRUE(std::all_of(without.events.begin(), without.events.end(), [](const TraceEvent& e) { return e.worker == 0; }));
+  EXPECT_TRUE(
+      std::all_of(without.events.begin(), without.events.end(), [](const TraceEvent& e) { return e.worker == 0; }));
   EXPECT_FALSE(without.events.empty());
   EXPECT_EQ(worker0(without), worker0(with_timeline));
   EXPECT_LT(without.events.size(), with_timeline.events.size());

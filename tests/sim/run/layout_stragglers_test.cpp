@@ -109,7 +109,9 @@ void expect_same_ranks(const RunResult& analytic, const RunResult& flow) {
   }
 }
 
-TEST(LayoutStragglers, AnalyticAgreesWithFlow) { expect_same_ranks(run_simulation(free(kNoisy)), run_simulation(free(kNoisy, "flow"))); }
+TEST(LayoutStragglers, AnalyticAgreesWithFlow) {
+  expect_same_ranks(run_simulation(free(kNoisy)), run_simulation(free(kNoisy, "flow")));
+}
 
 // One slow rank and no noise: the analytic level runs classes of ranks (rank_classes), ranks of one class sharing
 // one list of marks, and every rank still has the flow level's breakdown.
