@@ -2,6 +2,8 @@
 // marks as one list per worker: every iteration end, per-worker breakdown and worker summary the same.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "sim/run/assemble.hpp"
 
 namespace dtsim::run {
@@ -51,15 +53,11 @@ void expect_same_result(const Timeline& shared, const Timeline& per_worker, int 
     EXPECT_EQ(a.iterations[it].end_s, b.iterations[it].end_s);
     ASSERT_EQ(a.iterations[it].per_worker.size(), per_worker.marks.size());
     ASSERT_EQ(b.iterations[it].per_worker.size(), per_worker.marks.size());
-    for (std::size_t w = 0; w < per_worker.marks.size(); ++w) {
-      const Breakdown& x = a.iterations[it].per_worker[w];
-      const Breakdown& y = b.iterations[it].per_worker[w];
-      EXPECT_EQ(x.forward_s, y.forward_s);
-      EXPECT_EQ(x.backward_s, y.backward_s);
-      EXPECT_EQ(x.update_s, y.update_s);
-      EXPECT_EQ(x.exposed_comm_s, y.exposed_comm_s);
-      EXPECT_EQ(x.idle_s, y.idle_s);
-    }
+    const auto fields = [](const Breakdown& x) {
+      return std::tuple{x.forward_s, x.backward_s, x.update_s, x.exposed_comm_s, x.idle_s};
+    };
+    for (std::size_t w = 0; w < per_worker.marks.size(); ++w)
+      EXPECT_EQ(fields(a.iterations[it].per_worker[w]), fields(b.iterations[it].per_worker[w])) << "worker " << w;
   }
   EXPECT_EQ(a.workers, b.workers);
   EXPECT_EQ(a.traffic, b.traffic);
