@@ -131,23 +131,20 @@ void NodeFabricRouter::add_node(const PlatformSpec& spec, FabricGraph& graph, co
   const LinkSpec pcie = payload_rate(node_.pcie, pcie_payload_efficiency(node_.pcie_max_payload_bytes));
   const LinkSpec nvlink = payload_rate(node_.nvlink, nvlink_payload_efficiency(node_.nvlink_payload_bytes));
   const int host = graph.add_vertex(VertexKind::node_switch, names.host, {n});
-  std::vector<int>& host_links = switch_host_.emplace_back();
   std::vector<int> switches;
   for (int s = 0; s < node_.pcie_switches; ++s) {
     switches.push_back(graph.add_vertex(VertexKind::node_switch, names.pcie_switch, {n, s}));
-    host_links.push_back(graph.add_link(names.switch_host, {n, s}, switches.back(), host, pcie));
+    switch_host_.push_back(graph.add_link(names.switch_host, {n, s}, switches.back(), host, pcie));
   }
-  std::vector<int>& gpu_pcie = gpu_pcie_.emplace_back();
   for (int g = 0; g < gpus_; ++g)
-    gpu_pcie.push_back(graph.add_link(names.gpu_pcie, {n * gpus_ + g}, n * gpus_ + g,
+    gpu_pcie_.push_back(graph.add_link(names.gpu_pcie, {n * gpus_ + g}, n * gpus_ + g,
                                       switches[static_cast<std::size_t>(node_.gpu_switch(g, gpus_))], pcie));
-  std::vector<int>& ports = gpu_nvswitch_.emplace_back();
   std::vector<std::vector<int>>& bundles =
       nvlink_.emplace_back(static_cast<std::size_t>(gpus_), std::vector<int>(static_cast<std::size_t>(gpus_), -1));
   if (node_.fabric == NodeFabric::nvswitch) {
     const int nvswitch = graph.add_vertex(VertexKind::node_switch, names.nvswitch, {n});
     for (int g = 0; g < gpus_; ++g)
-      ports.push_back(graph.add_link(names.gpu_nvlink, {n * gpus_ + g}, n * gpus_ + g, nvswitch, nvlink));
+      gpu_nvswitch_.push_back(graph.add_link(names.gpu_nvlink, {n * gpus_ + g}, n * gpus_ + g, nvswitch, nvlink));
   } else if (node_.fabric == NodeFabric::nvlink_mesh) {
     for (int i = 0; i < gpus_; ++i)
       for (int j = i + 1; j < gpus_; ++j) {
@@ -159,13 +156,11 @@ void NodeFabricRouter::add_node(const PlatformSpec& spec, FabricGraph& graph, co
         bundles[static_cast<std::size_t>(j)][static_cast<std::size_t>(i)] = FabricGraph::direction(up, false);
       }
   }
-  std::vector<int>& nic_pcie = nic_pcie_.emplace_back();
-  std::vector<int>& nic_net = nic_net_.emplace_back();
   for (int k = 0; k < node_.nics; ++k) {
     const int nic = graph.add_vertex(VertexKind::node_switch, names.nic, {n, k});
-    nic_pcie.push_back(
+    nic_pcie_.push_back(
         graph.add_link(names.nic_pcie, {n, k}, switches[static_cast<std::size_t>(node_.nic_switch(k))], nic, pcie));
-    nic_net.push_back(graph.add_link(names.nic_net, {n, k}, nic, network[static_cast<std::size_t>(k)], spec.inter));
+    nic_net_.push_back(graph.add_link(names.nic_net, {n, k}, nic, network[static_cast<std::size_t>(k)], spec.inter));
   }
 }
 
@@ -190,8 +185,8 @@ void NodeFabricRouter::route(int from, int to, std::vector<int>& links) const {
 void NodeFabricRouter::inside(int node, int i, int j, std::vector<int>& links) const {
   const auto n = static_cast<std::size_t>(node);
   if (node_.fabric == NodeFabric::nvswitch) {
-    links.push_back(gpu_nvswitch_[n][static_cast<std::size_t>(i)]);
-    links.push_back(FabricGraph::direction(gpu_nvswitch_[n][static_cast<std::size_t>(j)], false));
+    links.push_back(of(gpu_nvswitch_, gpus_, node, i));
+    links.push_back(FabricGraph::direction(of(gpu_nvswitch_, gpus_, node, j), false));
     return;
   }
   const auto& bundles = nvlink_[n];
@@ -205,31 +200,29 @@ void NodeFabricRouter::inside(int node, int i, int j, std::vector<int>& links) c
     links.push_back(bundles[static_cast<std::size_t>(k)][static_cast<std::size_t>(j)]);
     return;
   }
-  links.push_back(gpu_pcie_[n][static_cast<std::size_t>(i)]);
+  links.push_back(of(gpu_pcie_, gpus_, node, i));
   through_host(node, node_.gpu_switch(i, gpus_), node_.gpu_switch(j, gpus_), links);
-  links.push_back(FabricGraph::direction(gpu_pcie_[n][static_cast<std::size_t>(j)], false));
+  links.push_back(FabricGraph::direction(of(gpu_pcie_, gpus_, node, j), false));
 }
 
 void NodeFabricRouter::through_host(int node, int s, int t, std::vector<int>& links) const {
   if (s == t) return;
-  const std::vector<int>& host = switch_host_[static_cast<std::size_t>(node)];
-  links.push_back(host[static_cast<std::size_t>(s)]);
-  links.push_back(FabricGraph::direction(host[static_cast<std::size_t>(t)], false));
+  links.push_back(of(switch_host_, node_.pcie_switches, node, s));
+  links.push_back(FabricGraph::direction(of(switch_host_, node_.pcie_switches, node, t), false));
 }
 
 void NodeFabricRouter::gpu_nic(int node, int i, bool out, std::vector<int>& links) const {
-  const auto n = static_cast<std::size_t>(node);
   const int k = node_.gpu_nic[static_cast<std::size_t>(i)];
   const int gpu_switch = node_.gpu_switch(i, gpus_);
   const int nic_switch = node_.nic_switch(k);
-  const int gpu = gpu_pcie_[n][static_cast<std::size_t>(i)];
-  const int nic = nic_pcie_[n][static_cast<std::size_t>(k)];
-  const int net = nic_net_[n][static_cast<std::size_t>(k)];
+  const int gpu = of(gpu_pcie_, gpus_, node, i);
+  const int nic = of(nic_pcie_, node_.nics, node, k);
+  const int net = of(nic_net_, node_.nics, node, k);
   // Without GPUDirect the data is staged in host memory: up to the host and back down even on one switch.
   const auto host_hop = [&](int s, int t) {
     if (node_.gpudirect || s != t) return through_host(node, s, t, links);
-    links.push_back(switch_host_[n][static_cast<std::size_t>(s)]);
-    links.push_back(FabricGraph::direction(switch_host_[n][static_cast<std::size_t>(s)], false));
+    links.push_back(of(switch_host_, node_.pcie_switches, node, s));
+    links.push_back(FabricGraph::direction(of(switch_host_, node_.pcie_switches, node, s), false));
   };
   if (out) {
     links.push_back(gpu);

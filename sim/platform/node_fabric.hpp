@@ -18,9 +18,7 @@ class NodeFabricRouter {
   /// Appends the directed links from GPU `from` to GPU `to` (from != to).
   void route(int from, int to, std::vector<int>& links) const;
   /// UP id (GPU -> NVSwitch) of local GPU g's NVSwitch port in node n (nvswitch nodes).
-  int nvswitch_port(int n, int g) const {
-    return gpu_nvswitch_[static_cast<std::size_t>(n)][static_cast<std::size_t>(g)];
-  }
+  int nvswitch_port(int n, int g) const { return of(gpu_nvswitch_, gpus_, n, g); }
 
  private:
   /// Three tiers: the leaves, pods' spines and core, and the UP ids of their links (leaf -> spine, spine -> core).
@@ -44,12 +42,18 @@ class NodeFabricRouter {
   /// GPU i of `node` to its NIC (`out`), or that NIC to GPU i (`!out`), including the NIC's network link.
   void gpu_nic(int node, int i, bool out, std::vector<int>& links) const;
 
+  /// Entry i of node n in `ids`, which holds `per` entries of each node in a row.
+  static int of(const std::vector<int>& ids, int per, int n, int i) {
+    return ids[static_cast<std::size_t>(n) * static_cast<std::size_t>(per) + static_cast<std::size_t>(i)];
+  }
+
   NodeSpec node_;
   int gpus_ = 1;
-  /// Per node: UP id of each GPU's PCIe link (GPU -> switch), of each GPU's NVSwitch port (GPU -> NVSwitch),
-  /// of each PCIe switch's host link (switch -> host), of each NIC's PCIe link (switch -> NIC) and of each
-  /// NIC's network link (NIC -> network switch).
-  std::vector<std::vector<int>> gpu_pcie_, gpu_nvswitch_, switch_host_, nic_pcie_, nic_net_;
+  /// Node after node (of(): a route looks up a few ids of each of its nodes in one array each, not behind a vector
+  /// per node): UP id of each GPU's PCIe link (GPU -> switch), of each GPU's NVSwitch port (GPU -> NVSwitch), of
+  /// each PCIe switch's host link (switch -> host), of each NIC's PCIe link (switch -> NIC) and of each NIC's
+  /// network link (NIC -> network switch).
+  std::vector<int> gpu_pcie_, gpu_nvswitch_, switch_host_, nic_pcie_, nic_net_;
   /// Per node, G x G: directed id of the NVLink bundle from local GPU i to j, -1 where there is none.
   std::vector<std::vector<std::vector<int>>> nvlink_;
   std::vector<int> rail_spine_;  ///< rails: UP id of rail k's link to the spine (rail -> spine)

@@ -48,9 +48,12 @@ struct CommOverlap {
   double slowdown = 1;
 };
 
-/// Raw record of a run: marks[worker][iteration], the trace events, per-worker traffic and message arrows.
+/// Raw record of a run: each worker's marks per iteration, the trace events, per-worker traffic and message arrows.
 struct Timeline {
+  /// Lists of marks per iteration: one per worker (marks[worker]), or, with `marks_of`, one per group of workers
+  /// that share theirs (the ranks of a class of the analytic level), stored once, each some worker's.
   std::vector<std::vector<IterationMarks>> marks;
+  std::vector<int> marks_of;  ///< per worker: its list in `marks`; empty: marks[worker] is worker's
   std::vector<TraceEvent> events;
   std::vector<WorkerTraffic> traffic;
   std::vector<MessageArrow> messages;
@@ -60,6 +63,12 @@ struct Timeline {
   std::vector<int> out;                 ///< workers out of the run (crashed or taken out)
   std::string stopped;                  ///< why the job stopped early; empty when it ran to the end
   double stopped_at_s = 0;              ///< when it stopped (simulated time), with `stopped`
+
+  std::size_t workers() const { return marks_of.empty() ? marks.size() : marks_of.size(); }
+  /// Worker w's marks per iteration.
+  const std::vector<IterationMarks>& worker_marks(std::size_t w) const {
+    return marks_of.empty() ? marks[w] : marks[static_cast<std::size_t>(marks_of[w])];
+  }
 };
 
 }  // namespace dtsim::run

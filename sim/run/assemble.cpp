@@ -23,23 +23,24 @@ namespace {
 std::vector<double> iteration_ends(const Timeline& timeline, int iterations, int gradients_per_step) {
   std::size_t survivors_count = 0;
   bool lockstep = true, first = true;
-  for (std::size_t w = 0; w < timeline.marks.size(); ++w) {
-    for (const IterationMarks& m : timeline.marks[w]) lockstep = lockstep && !m.dropped;
+  for (std::size_t w = 0; w < timeline.workers(); ++w) {
+    const std::vector<IterationMarks>& marks = timeline.worker_marks(w);
+    for (const IterationMarks& m : marks) lockstep = lockstep && !m.dropped;
     if (std::find(timeline.out.begin(), timeline.out.end(), static_cast<int>(w)) != timeline.out.end()) continue;
-    if (first) survivors_count = timeline.marks[w].size();
-    lockstep = lockstep && timeline.marks[w].size() == survivors_count;
+    if (first) survivors_count = marks.size();
+    lockstep = lockstep && marks.size() == survivors_count;
     first = false;
   }
   std::vector<double> ends;
   if (lockstep) {
     ends.assign(std::min(survivors_count, static_cast<std::size_t>(iterations)), 0.0);
-    for (const auto& worker : timeline.marks)
+    for (const auto& worker : timeline.marks)  // every worker's list (a shared list once: the maximum is the same)
       for (std::size_t it = 0; it < ends.size() && it < worker.size(); ++it) ends[it] = std::max(ends[it], worker[it].end_s);
     return ends;
   }
   std::vector<double> accepted;
-  for (const auto& worker : timeline.marks)
-    for (const IterationMarks& m : worker)
+  for (std::size_t w = 0; w < timeline.workers(); ++w)
+    for (const IterationMarks& m : timeline.worker_marks(w))
       if (!m.dropped) accepted.push_back(m.end_s);
   std::sort(accepted.begin(), accepted.end());
   const std::size_t per_step = static_cast<std::size_t>(gradients_per_step);
@@ -54,7 +55,7 @@ RunResult assemble_result(RunInfo info, Timeline timeline, double single_worker_
   RunResult r;
   r.info = std::move(info);
   r.single_worker_iteration_s = single_worker_iteration_s;
-  const auto workers = timeline.marks.size();
+  const std::size_t workers = timeline.workers();
   DTSIM_CHECK(workers == static_cast<std::size_t>(r.info.workers), "one mark list per worker");
   const int replicas = r.info.sampled > 0 ? r.info.sampled : r.info.replicas > 0 ? r.info.replicas : r.info.workers;
   const double global_batch = static_cast<double>(replicas) * r.info.batch_per_worker;
@@ -70,7 +71,9 @@ RunResult assemble_result(RunInfo info, Timeline timeline, double single_worker_
     ir.time_s = ir.end_s - ir.start_s;
     ir.samples_per_s = global_batch / ir.time_s;
     ir.scaling_efficiency = ir.samples_per_s / (r.info.workers * single_rate);
-    for (const auto& worker : timeline.marks) {
+    ir.per_worker.reserve(workers);
+    for (std::size_t w = 0; w < workers; ++w) {
+      const std::vector<IterationMarks>& worker = timeline.worker_marks(w);
       if (static_cast<std::size_t>(it) >= worker.size()) {
         ir.per_worker.push_back({});
         continue;
@@ -90,14 +93,22 @@ RunResult assemble_result(RunInfo info, Timeline timeline, double single_worker_
   r.mean_iteration_s = completed > 0 ? previous_end / completed : 0.0;
   r.samples_per_s = completed > 0 ? global_batch / r.mean_iteration_s : 0.0;
   r.scaling_efficiency = r.samples_per_s / (r.info.workers * single_rate);
-  for (const auto& worker : timeline.marks) {
-    WorkerSummary& w = r.workers.emplace_back();
-    w.iterations = static_cast<int>(worker.size());
-    for (const IterationMarks& m : worker) {
+  // A list's summary once, for each worker that has it.
+  std::vector<WorkerSummary> summaries;
+  for (const auto& marks : timeline.marks) {
+    WorkerSummary& w = summaries.emplace_back();
+    w.iterations = static_cast<int>(marks.size());
+    for (const IterationMarks& m : marks) {
       w.dropped += m.dropped ? 1 : 0;
       w.skipped += m.skipped ? 1 : 0;
       w.waiting_s += m.comm_wait_s;
     }
+  }
+  if (timeline.marks_of.empty()) {
+    r.workers = std::move(summaries);
+  } else {
+    r.workers.reserve(workers);
+    for (const int list : timeline.marks_of) r.workers.push_back(summaries[static_cast<std::size_t>(list)]);
   }
   r.servers = std::move(timeline.servers);
   r.failures = std::move(timeline.failures);

@@ -88,9 +88,10 @@ void CommCosts::add_links(const taskgraph::TaskGraph& graph, std::vector<double>
     for (const Task& t : graph.programs[r].tasks)
       if (t.op != Op::compute && t.op != Op::recv) ++uses[key(static_cast<int>(r), t)];
   // Every communication on one kind of group (a role's group, or its pipeline peer) is summed per pair of group
-  // ranks first (PairBytes: whole bytes, exact in any order); each instance of the group then walks its pairs'
-  // paths once, not once per distinct message size.
-  std::map<std::tuple<int, std::string, int>, PairBytes> on_group;  // (role, group, peer of a send) ->
+  // ranks first (PairBytes); each instance of the group (the instances the timing shares links with) then walks its
+  // pairs' paths once, not once per distinct message size. Every load is of whole bytes (transfers' and the stage
+  // exchanges' whole bytes, whole times), so the sums are exact in any order.
+  std::map<GroupKind, PairBytes> on_group;
   for (const auto& [k, count] : uses) {
     const auto& [role, op, group, bytes, peer] = k;
     if (meets_elsewhere(op)) {  // the stage's whole iteration, once per exchanging iteration (its first bucket's push)
@@ -101,48 +102,48 @@ void CommCosts::add_links(const taskgraph::TaskGraph& graph, std::vector<double>
     }
     const Task probe{op, taskgraph::Stream::compute, "", "", 0, bytes, group, peer, -1, {}};
     const std::vector<std::vector<actors::Flow>> flows = group_flows(role, probe, true);
-    const bool send = op == Op::send;
-    on_group[{role, send ? "" : group, send ? peer : -1}].add(actors::as_schedule(flows, s_.workers), count);
+    on_group[kind_of(role, probe)].add(actors::as_schedule(flows, s_.workers), count);
   }
-  for (int rank = 0; rank < s_.workers; ++rank) {  // each rank's role once, then that role's kinds of group
-    const int role = placement_.stage(rank);
-    for (auto at = on_group.lower_bound({role, "", -1}); at != on_group.end() && std::get<0>(at->first) == role; ++at) {
-      const auto& [_, group, peer] = at->first;
-      if (peer >= 0)
-        at->second.add_to_links(fabric_, link_bytes, {rank, placement_.stage_rank(rank, peer)});
-      else if (placement_.leads(rank, group))
-        at->second.add_to_links(fabric_, link_bytes, placement_.members(rank, group));
-    }
+  for (auto& [kind, pairs] : on_group) {
+    const ConcurrentInstances& instances = instances_of(kind);
+    for (std::size_t k = 0; k < instances.size(); ++k) pairs.add_to_links(fabric_, link_bytes, instances.hosts(k));
   }
 }
 
-std::vector<int> CommCosts::members(int role, const Task& t) const {
+CommCosts::GroupKind CommCosts::kind_of(int role, const Task& t) {
+  const bool send = t.op == Op::send;
+  return {role, send ? std::string() : t.group, send ? t.peer : -1};
+}
+
+std::vector<int> CommCosts::members(int role, const Task& t) const { return members(kind_of(role, t)); }
+
+std::vector<int> CommCosts::members(const GroupKind& kind) const {
+  const auto& [role, group, peer] = kind;
   const int rank = placement_.representative(role);
-  if (t.op == Op::send) return {rank, placement_.stage_rank(rank, t.peer)};
-  return placement_.members(rank, t.group);
+  if (peer >= 0) return {rank, placement_.stage_rank(rank, peer)};
+  return placement_.members(rank, group);
 }
 
 collectives::Group CommCosts::group_of(const std::vector<int>& m) const {
   return {static_cast<int>(m.size()), parallel::ranks_per_node(m, s_.platform.gpus_per_node)};
 }
 
-ConcurrentInstances& CommCosts::instances_of(int role, const Task& t) {
-  const bool send = t.op == Op::send;
-  const std::tuple<int, std::string, int> k{role, send ? std::string() : t.group, send ? t.peer : -1};
-  if (auto at = instances_.find(k); at != instances_.end()) return at->second;
+ConcurrentInstances& CommCosts::instances_of(const GroupKind& kind) {
+  if (auto at = instances_.find(kind); at != instances_.end()) return at->second;
+  const auto& [role, group, peer] = kind;
   if (stage_ranks_.empty()) {
     stage_ranks_.resize(static_cast<std::size_t>(placement_.layout().pipeline));
     for (int rank = 0; rank < s_.workers; ++rank)
       stage_ranks_[static_cast<std::size_t>(placement_.stage(rank))].push_back(rank);
   }
   const int representative = placement_.representative(role);
-  const std::vector<int> own = members(role, t);
+  const std::vector<int> own = members(kind);
   std::vector<int> hosts;
   std::size_t instances = 0, mine = 0;
   for (const int rank : stage_ranks_[static_cast<std::size_t>(role)]) {
     std::vector<int> instance;
-    if (send) instance = {rank, placement_.stage_rank(rank, t.peer)};
-    else if (placement_.leads(rank, t.group)) instance = placement_.members(rank, t.group);
+    if (peer >= 0) instance = {rank, placement_.stage_rank(rank, peer)};
+    else if (placement_.leads(rank, group)) instance = placement_.members(rank, group);
     else continue;
     // The representative's instance in the order its plan is timed in.
     if (std::find(instance.begin(), instance.end(), representative) != instance.end()) instance = own, mine = instances;
@@ -150,7 +151,7 @@ ConcurrentInstances& CommCosts::instances_of(int role, const Task& t) {
     hosts.insert(hosts.end(), instance.begin(), instance.end());
     ++instances;
   }
-  return instances_.try_emplace(k, fabric_, static_cast<int>(own.size()), std::move(hosts), mine).first->second;
+  return instances_.try_emplace(kind, fabric_, static_cast<int>(own.size()), std::move(hosts), mine).first->second;
 }
 
 const CommCosts::Entry& CommCosts::entry(int role, const Task& t) {
@@ -172,7 +173,7 @@ const CommCosts::Entry& CommCosts::entry(int role, const Task& t) {
   } else if (m.size() > 1) {
     const GroupPaths paths(fabric_, m);
     const std::vector<std::vector<actors::Flow>> flows = group_flows(role, t, true);
-    const LinkDivisors divisors = instances_of(role, t).divisors(flows);
+    const LinkDivisors divisors = instances_of(kind_of(role, t)).divisors(flows);
     const SharedLinks shared(paths, divisors);
     const core::PathModel& network = divisors.empty() ? static_cast<const core::PathModel&>(paths) : shared;
     e.time_s = collectives_.time_s(t.op, group_of(m), t.bytes, network) + launch_s(role, t);

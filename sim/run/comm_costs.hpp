@@ -68,12 +68,18 @@ class CommCosts {
     collectives::RankTraffic traffic;
   };
 
+  /// A kind of group: (role, group of a collective or "", peer stage of a send or -1).
+  using GroupKind = std::tuple<int, std::string, int>;
+  static GroupKind kind_of(int role, const taskgraph::Task& t);
+
   std::vector<int> members(int role, const taskgraph::Task& t) const;
+  /// The representative's instance of a kind of group, in group order.
+  std::vector<int> members(const GroupKind& kind) const;
   collectives::Group group_of(const std::vector<int>& m) const;
   const Entry& entry(int role, const taskgraph::Task& t);
-  /// Every instance of the group of collective or send `t` among the ranks of stage `role` (one per group; a send:
-  /// each rank and its peer), made once per (role, group, peer).
-  ConcurrentInstances& instances_of(int role, const taskgraph::Task& t);
+  /// Every instance of a kind of group among the ranks of its role's stage (one per group; a send: each rank and
+  /// its peer), made once: what the timing shares links with and what the link loads walk.
+  ConcurrentInstances& instances_of(const GroupKind& kind);
   /// The exchange of `role`'s buckets at servers or neighbours, made once.
   const StageExchange& stage_exchange_of(int role);
 
@@ -85,7 +91,7 @@ class CommCosts {
   const std::vector<parallel::StagePlan>* stages_;
   std::map<int, StageExchange> exchanges_;  ///< by role
   std::map<int, std::shared_ptr<const actors::ServerExchange>> servers_;  ///< by role
-  std::map<std::tuple<int, std::string, int>, ConcurrentInstances> instances_;  ///< by (role, group, peer)
+  std::map<GroupKind, ConcurrentInstances> instances_;
   std::vector<std::vector<int>> stage_ranks_;  ///< by role: its ranks, in order (made on first use)
 };
 

@@ -51,6 +51,21 @@ int hybrid_shard(const parallel::Placement& placement) {
              : 1;
 }
 
+/// The ranks whose trace events a run keeps. With a timeline: the first trace_workers and the lowest rank of every
+/// stage, so that every stage shows. Without one: worker 0, whose events the report's exchanges in flight measure
+/// (nothing else reads them; a plan's or sweep's candidates run so).
+std::vector<bool> traced_ranks(const scenario::Scenario& s, const parallel::Placement& placement) {
+  const auto W = static_cast<std::size_t>(s.workers);
+  std::vector<bool> traced(W, false);
+  traced[0] = true;
+  if (!s.output.timeline) return traced;
+  for (std::size_t w = 0; w < std::min<std::size_t>(W, static_cast<std::size_t>(s.output.trace_workers)); ++w)
+    traced[w] = true;
+  for (int stage = 0; stage < s.parallel.pipeline; ++stage)
+    traced[static_cast<std::size_t>(placement.representative(stage))] = true;
+  return traced;
+}
+
 parallel::Workload workload_of(const scenario::Scenario& s, int iterations,
                                std::shared_ptr<std::string> compression_note = nullptr) {
   const parallel::Layout layout = scenario::layout_of(s);
@@ -79,8 +94,8 @@ parallel::Workload workload_of(const scenario::Scenario& s, int iterations,
                                                                 : parallel::DataExchange::gradients);
   in.averaged_copies = scheme.exchanged_copies(s.sync);
   in.average_in_flight = s.sync.exchanges_in_flight() > 0;
-  // Traced: the first trace_workers ranks and each stage's first (timeline_of), at most.
-  const std::int64_t traced = std::min(s.workers, s.output.trace_workers) + layout.pipeline;
+  // Traced (traced_ranks), at most: the first trace_workers ranks and each stage's first, or worker 0 alone.
+  const std::int64_t traced = s.output.timeline ? std::min(s.workers, s.output.trace_workers) + layout.pipeline : 1;
   // Counting the tasks without the graph builds one iteration at pipeline and at 2 x pipeline micro-batches: a graph
   // no bigger than that (a plan candidate's one iteration of up to 2 x pipeline micro-batches) is built and counted.
   std::optional<parallel::Workload> built;
@@ -379,31 +394,27 @@ void sort_events(std::vector<TraceEvent>& events) {
   }
 }
 
-/// The timeline from each rank's spans and traffic: marks for every rank, events for the traced ranks (the
-/// first trace_workers and the lowest rank of every stage, so that every stage shows).
+/// The timeline from each rank's spans and traffic: marks for every rank (one list per distinct spans of a stage,
+/// which the ranks that have them share: a class of the analytic level), events for the traced ranks (traced_ranks).
 Timeline timeline_of(const scenario::Scenario& s, const parallel::Workload& work, const parallel::Placement& placement,
                      const std::function<const std::vector<taskgraph::Span>&(int rank)>& spans_of,
                      const std::function<WorkerTraffic(int rank)>& traffic_of) {
   Timeline timeline;
   const auto W = static_cast<std::size_t>(s.workers);
-  std::vector<bool> traced(W, false);
-  for (std::size_t w = 0; w < std::min<std::size_t>(W, static_cast<std::size_t>(s.output.trace_workers)); ++w) traced[w] = true;
-  for (int stage = 0; stage < s.parallel.pipeline; ++stage) traced[static_cast<std::size_t>(placement.representative(stage))] = true;
-  // Ranks that share their spans (a class of the analytic level) share their marks: computed once per class.
-  std::map<std::pair<std::size_t, const std::vector<taskgraph::Span>*>, std::size_t> marked;  // -> its first rank
-  timeline.marks.reserve(W);
+  const std::vector<bool> traced = traced_ranks(s, placement);
+  std::map<std::pair<std::size_t, const std::vector<taskgraph::Span>*>, int> marked;  // -> its list in marks
+  timeline.marks_of.reserve(W);
   timeline.traffic.reserve(W);
   for (std::size_t w = 0; w < W; ++w) {
     const auto role = static_cast<std::size_t>(placement.stage(static_cast<int>(w)));
     const taskgraph::Program& program = work.graph.programs[role];
     const std::vector<taskgraph::Span>& spans = spans_of(static_cast<int>(w));
-    if (w == 0) {  // the report's worker 0: its marks with the pipeline bubble, never shared
-      timeline.marks.push_back(rank_marks(program, work.stages[role], spans, true));
-    } else {
-      const auto [first, fresh] = marked.try_emplace({role, &spans}, w);
-      timeline.marks.push_back(fresh ? rank_marks(program, work.stages[role], spans, false)
-                                     : timeline.marks[first->second]);
-    }
+    // The report's worker 0 has its marks with the pipeline bubble, shared with no other.
+    const auto [list, fresh] =
+        w == 0 ? std::pair{marked.end(), true}
+               : marked.try_emplace({role, &spans}, static_cast<int>(timeline.marks.size()));
+    if (fresh) timeline.marks.push_back(rank_marks(program, work.stages[role], spans, w == 0));
+    timeline.marks_of.push_back(fresh ? static_cast<int>(timeline.marks.size()) - 1 : list->second);
     timeline.traffic.push_back(traffic_of(static_cast<int>(w)));
     if (!traced[w]) continue;
     for (std::size_t i = 0; i < program.tasks.size(); ++i) {
@@ -513,7 +524,7 @@ RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
     // The critical path through the representatives' simulated spans, of the iterations every rank completed (a
     // failure may have stopped the job in the middle of one).
     std::size_t completed = static_cast<std::size_t>(s.iterations);
-    for (const auto& marks : timeline.marks) completed = std::min(completed, marks.size());
+    for (const auto& marks : timeline.marks) completed = std::min(completed, marks.size());  // each some rank's
     std::vector<std::vector<taskgraph::Span>> representatives;
     for (int stage = 0; stage < l.pipeline; ++stage) {
       std::vector<taskgraph::Span>& spans =
@@ -547,7 +558,7 @@ RunResult run_layout(const scenario::Scenario& s, const LayoutNotes& notes) {
   for (const parallel::StagePlan& stage : work.stages) info.buckets += static_cast<std::int64_t>(stage.exchanges.buckets.size());
   info.compression = *compression_note;
   info.collective_launch_s = costs.collectives().launch_s(Op::allreduce, s.workers);
-  const std::vector<IterationMarks> worker0 = timeline.marks.front();
+  const std::vector<IterationMarks> worker0 = timeline.worker_marks(0);
   RunResult result = assemble_result(std::move(info), std::move(timeline), single_worker_s, s.workers);
   if (!result.iterations.empty()) {
     // Worker 0 is the first rank of stage 0: its layers are those of stage 0's units.

@@ -17,7 +17,7 @@ void PairBytes::add(const collectives::Schedule& plan, double times) {
 }
 
 void PairBytes::add_to_links(const platform::Fabric& fabric, std::vector<double>& link_bytes,
-                             const std::vector<int>& members) {
+                             std::span<const int> members) {
   flush();
   link_bytes.resize(static_cast<std::size_t>(fabric.link_count()), 0.0);
   const auto host = [&](int rank) {

@@ -1,6 +1,7 @@
 #pragma once
 /// Bytes per (from, to) pair over several plans, summed before any path is walked.
 #include <map>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -19,8 +20,7 @@ class PairBytes {
   /// Puts the bytes on the links of `fabric` (platform::add_link_bytes of every plan added, with its times): rank
   /// r of the plans is host members[r] (every rank its own host when `members` is empty; switch endpoints are
   /// themselves). Sizes `link_bytes` to the fabric's links.
-  void add_to_links(const platform::Fabric& fabric, std::vector<double>& link_bytes,
-                    const std::vector<int>& members = {});
+  void add_to_links(const platform::Fabric& fabric, std::vector<double>& link_bytes, std::span<const int> members = {});
 
  private:
   bool same_pairs(const collectives::Step& step) const;

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "sim/core/error.hpp"
 #include "sim/run/run_simulation.hpp"
@@ -74,6 +77,30 @@ TEST(LayoutScenario, ReportsTheLayoutAndEveryStage) {
   for (const char* lane : {"compute", "tensor", "data", "pipeline"})
     EXPECT_TRUE(std::any_of(r.events.begin(), r.events.end(), [&](const TraceEvent& e) { return e.lane == lane; }))
         << lane;
+}
+
+// Without a timeline only worker 0's events are kept (the report's exchanges in flight read them, nothing else):
+// the same events as with one, and the same times.
+TEST(LayoutScenario, WithoutATimelineOnlyWorkerZerosEventsAreKept) {
+  const std::vector<std::string> layout{"model.name=gpt2_small", "parallel.tensor=2", "parallel.pipeline=2",
+                                        "parallel.micro_batch=8", "gpu.precision=fp16"};
+  std::vector<std::string> off = layout;
+  off.push_back("output.timeline=false");
+  const RunResult with_timeline = run_simulation(with(layout)), without = run_simulation(with(off));
+  using Event = std::tuple<std::string, std::string, double, double, std::int64_t>;
+  const auto worker0 = [](const RunResult& r) {
+    std::vector<Event> events;
+    for (const TraceEvent& e : r.events)
+      if (e.worker == 0) events.emplace_back(e.lane, e.name, e.start_s, e.end_s, e.bytes);
+    std::sort(events.begin(), events.end());  // the order of ties is the sort's
+    return events;
+  };
+  EXPECT_TRUE(
+      std::all_of(without.events.begin(), without.events.end(), [](const TraceEvent& e) { return e.worker == 0; }));
+  EXPECT_FALSE(without.events.empty());
+  EXPECT_EQ(worker0(without), worker0(with_timeline));
+  EXPECT_LT(without.events.size(), with_timeline.events.size());
+  EXPECT_EQ(without.mean_iteration_s, with_timeline.mean_iteration_s);
 }
 
 TEST(LayoutScenario, ComputationBesideCollectivesSlowsByTheOverlapFactor) {

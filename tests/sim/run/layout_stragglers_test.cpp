@@ -87,14 +87,40 @@ const std::vector<std::string> kNoisy{"workers=8", "batch_size=4", "parallel.ten
                                       "stragglers.noise_scale=0.2", "stragglers.seed=7",
                                       "stragglers.slow_workers=[5]"};
 
-TEST(LayoutStragglers, AnalyticAgreesWithFlow) {
-  const RunResult analytic = run_simulation(free(kNoisy));
-  const RunResult flow = run_simulation(free(kNoisy, "flow"));
+/// Every rank's breakdown and summary in both iterations: the analytic level's marks are one list per class of ranks
+/// (Timeline::marks_of), the flow level's one per rank.
+void expect_same_ranks(const RunResult& analytic, const RunResult& flow) {
   ASSERT_EQ(analytic.iterations.size(), 2u);
   ASSERT_EQ(flow.iterations.size(), 2u);
   for (std::size_t i = 0; i < 2; ++i) expect_same_time(flow.iterations[i].end_s, analytic.iterations[i].end_s);
-  for (std::size_t w = 0; w < 8; ++w) expect_same_time(flow.iterations[1].per_worker[w].forward_s,
-                                                       analytic.iterations[1].per_worker[w].forward_s);
+  for (std::size_t i = 0; i < 2; ++i)
+    for (std::size_t w = 0; w < 8; ++w) {
+      const Breakdown& a = analytic.iterations[i].per_worker[w];
+      const Breakdown& f = flow.iterations[i].per_worker[w];
+      expect_same_time(f.forward_s, a.forward_s);
+      expect_same_time(f.backward_s, a.backward_s);
+      expect_same_time(f.update_s, a.update_s);
+      expect_same_time(f.exposed_comm_s, a.exposed_comm_s);
+      expect_same_time(f.idle_s, a.idle_s);
+    }
+  for (std::size_t w = 0; w < 8; ++w) {
+    EXPECT_EQ(flow.workers[w].iterations, analytic.workers[w].iterations);
+    expect_same_time(flow.workers[w].waiting_s, analytic.workers[w].waiting_s);
+  }
+}
+
+TEST(LayoutStragglers, AnalyticAgreesWithFlow) {
+  expect_same_ranks(run_simulation(free(kNoisy)), run_simulation(free(kNoisy, "flow")));
+}
+
+// One slow rank and no noise: the analytic level runs classes of ranks (rank_classes), ranks of one class sharing
+// one list of marks, and every rank still has the flow level's breakdown.
+const std::vector<std::string> kOneSlow{"workers=8", "batch_size=4", "parallel.tensor=2", "parallel.pipeline=2",
+                                        "parallel.micro_batch=1", "iterations=2", "stragglers.slow_workers=[5]",
+                                        "stragglers.slow_factor=1.5"};
+
+TEST(LayoutStragglers, SharedMarksOfClassesAgreeWithFlowsEveryRank) {
+  expect_same_ranks(run_simulation(free(kOneSlow)), run_simulation(free(kOneSlow, "flow")));
 }
 
 TEST(LayoutStragglers, SameSeedSameTimesAnotherSeedOthers) {
