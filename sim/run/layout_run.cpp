@@ -152,7 +152,6 @@ std::int64_t server_messages(CommCosts& costs, int role, const Task& t, std::int
 /// Every rank's tasks over all iterations and the flows their communication starts (a group plan's, fused at the flow
 /// level, over the group's ranks; each distinct communication planned once): what a simulated level's CPU time
 /// grows with.
-
 double graph_cpu_s_of(const scenario::Scenario& s, const taskgraph::TaskGraph& graph,
                       const parallel::Placement& placement, CommCosts& costs) {
   const bool fuse = s.fidelity == scenario::Fidelity::flow;
