@@ -31,6 +31,12 @@ void ServerRuns::meet(const MeetingKey& key, std::size_t count) {
   barrier->wait();
 }
 
+void ServerRuns::to_server(Shared& links, int root, int server, std::int64_t bytes, bool push) {
+  // A colocated server on the root's own host takes the push from memory.
+  if (server != root && !links.connections.send(context_, push ? root : server, push ? server : root, bytes))
+    context_.take_out(root, lost_connection(root));
+}
+
 void ServerRuns::move_pieces(int root, int bucket, std::size_t e, const ServerExchange& exchange, bool push) {
   const auto& pieces = exchange.pieces[static_cast<std::size_t>(bucket)][e];
   Shared& links = shared(exchange);
@@ -43,10 +49,7 @@ void ServerRuns::move_pieces(int root, int bucket, std::size_t e, const ServerEx
                          run::WorkerTraffic& traffic = traffic_[static_cast<std::size_t>(root)];
                          if (push) links.stages.run(root, setup.before_push, piece.push_bytes);
                          const std::int64_t bytes = push ? piece.push_bytes : piece.pull_bytes;
-                         // A colocated server on the root's own host takes the push from memory.
-                         if (server != root && !links.connections.send(context_, push ? root : server,
-                                                                       push ? server : root, bytes))
-                           context_.take_out(root, lost_connection(root));
+                         to_server(links, root, server, bytes, push);
                          (push ? traffic.bytes_sent : traffic.bytes_received) += bytes;
                          if (!push) links.stages.run(root, setup.after_pull, piece.pull_bytes);
                          done->release();
@@ -97,13 +100,11 @@ void ServerRuns::push_then_pull(int root, int task, int bucket, std::size_t e, c
                          const int server = setup.server_hosts[static_cast<std::size_t>(piece.server)];
                          run::WorkerTraffic& traffic = traffic_[static_cast<std::size_t>(root)];
                          links.stages.run(root, setup.before_push, piece.push_bytes);
-                         if (server != root && !links.connections.send(context_, root, server, piece.push_bytes))
-                           context_.take_out(root, lost_connection(root));
+                         to_server(links, root, server, piece.push_bytes, true);
                          traffic.bytes_sent += piece.push_bytes;
                          pushed->release();
                          meet({Meet::piece_summed, role.first_root, task, k}, static_cast<std::size_t>(role.roots));
-                         if (server != root && !links.connections.send(context_, server, root, piece.pull_bytes))
-                           context_.take_out(root, lost_connection(root));
+                         to_server(links, root, server, piece.pull_bytes, false);
                          traffic.bytes_received += piece.pull_bytes;
                          links.stages.run(root, setup.after_pull, piece.pull_bytes);
                          pulled->release();

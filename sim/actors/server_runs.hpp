@@ -74,6 +74,9 @@ class ServerRuns {
   void pull_round(int rank, int task, int bucket, std::size_t e, const ServerRole& role, const ServerExchange& exchange,
                   bool sum);
   /// Every piece of exchange `e` of bucket `bucket` pushed (`push`) or pulled by `root`, each on an actor of its own.
+  /// Moves `bytes` of a piece between `root` and its server (push: to it; else back), over their connection;
+  /// a failed transfer takes the root out.
+  void to_server(Shared& links, int root, int server, std::int64_t bytes, bool push);
   void move_pieces(int root, int bucket, std::size_t e, const ServerExchange& exchange, bool push);
   /// In-order connections (BytePS): the last exchange's pieces of bucket `bucket` pushed by `root` (push task
   /// `task`), each pulled as soon as every root of the group has pushed it (ps-lite answers a pull once the key
